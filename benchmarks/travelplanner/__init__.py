@@ -1,0 +1,1 @@
+"""TravelPlanner (Xie et al., ICML 2024): sandbox tools, agents, evaluator, reproducing the official code."""

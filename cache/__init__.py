@@ -1,0 +1,1 @@
+"""Content-addressed disk cache of LLM calls (diskcache, sha256 keys over canonical JSON)."""

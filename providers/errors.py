@@ -1,0 +1,85 @@
+"""Errors an LLM call can raise, one class per distinct reaction of the engine.
+
+    LLMError                      anything an LLM call can raise; .provider .model
+    ├── ProviderError             the provider failed; .status (int | None)
+    │   ├── RetryableError        gateway retries, bounded, jittered
+    │   │   ├── RateLimited       429; .retry_after (seconds | None) is honoured
+    │   │   ├── ServerError       5xx, malformed body, dropped connection
+    │   │   └── ProviderTimeout   also a TimeoutError
+    │   └── PermanentError        never retried
+    │       ├── AuthError         401/403: ends the run, not only the rollout
+    │       ├── BadRequest        400/404/422, content filter
+    │       └── ContextTooLong    → rollout status "token_limit"
+    ├── BudgetExhausted           the next call would pass the spend cap → status "budget_exhausted"
+    └── ReplayMiss                cache mode replay and no entry; carries the key
+
+No message carries an API key or request headers.
+"""
+
+from __future__ import annotations
+
+
+class LLMError(Exception):
+    """Anything an LLM call can raise."""
+
+    def __init__(self, message: str, *, provider: str = "", model: str = "") -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.model = model
+
+
+class ProviderError(LLMError):
+    """The provider failed."""
+
+    def __init__(self, message: str, *, status: int | None = None, provider: str = "", model: str = "") -> None:
+        super().__init__(message, provider=provider, model=model)
+        self.status = status
+
+
+class RetryableError(ProviderError):
+    """Worth retrying: the gateway does, bounded and with jitter."""
+
+
+class RateLimited(RetryableError):
+    """HTTP 429; `retry_after` (seconds) is honoured when the server sent it."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, status: int | None = 429,
+                 provider: str = "", model: str = "") -> None:
+        super().__init__(message, status=status, provider=provider, model=model)
+        self.retry_after = retry_after
+
+
+class ServerError(RetryableError):
+    """5xx, a malformed body or a dropped connection."""
+
+
+class ProviderTimeout(RetryableError, TimeoutError):
+    """The call timed out."""
+
+
+class PermanentError(ProviderError):
+    """Never retried."""
+
+
+class AuthError(PermanentError):
+    """401/403: the key is missing or wrong; ends the run."""
+
+
+class BadRequest(PermanentError):
+    """400/404/422 or a content filter refusal."""
+
+
+class ContextTooLong(PermanentError):
+    """The prompt does not fit the model's context window."""
+
+
+class BudgetExhausted(LLMError):
+    """The next call would pass the run's spend cap."""
+
+
+class ReplayMiss(LLMError):
+    """Cache mode `replay` and no stored entry for this request."""
+
+    def __init__(self, message: str, *, key: str, provider: str = "", model: str = "") -> None:
+        super().__init__(message, provider=provider, model=model)
+        self.key = key

@@ -1,0 +1,59 @@
+"""The one interface every LLM sits behind: a typed request in, a typed response out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message; `role` is `system`, `user` or `assistant`."""
+
+    role: str
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """Everything that can change a completion (all of it goes into the cache key, spec: DESIGN.md)."""
+
+    model: str
+    """Model string as the user wrote it, e.g. `openai:gpt-4o-mini` or `offline:oracle`."""
+    messages: tuple[Message, ...]
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+    sample: int = 0
+    """Sample index: k samples of one prompt are k distinct requests (and cache entries)."""
+    extras: tuple[tuple[str, Any], ...] = ()
+    """Provider-specific sampling fields, as sorted (name, value) pairs so the request stays hashable."""
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens billed for one call."""
+
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResponse:
+    """One completion."""
+
+    text: str
+    finish_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    request_id: str | None = None
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """What agents call: one async method. Providers, the cache and the gateway all satisfy it."""
+
+    async def complete(self, request: ChatRequest) -> ChatResponse: ...

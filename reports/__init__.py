@@ -1,0 +1,1 @@
+"""Tables, error breakdowns and plots of a run; Markdown, CSV and a self-contained HTML page."""

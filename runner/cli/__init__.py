@@ -1,0 +1,1 @@
+"""The `tripbench` command line: one module per command group."""

@@ -1,0 +1,32 @@
+"""The `tripbench` command group: wiring only, each command lives in its own module."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from runner.errors import UserError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tripbench")
+def cli() -> None:
+    """Run LLM agents on travel-planning benchmarks at scale."""
+
+
+def main() -> None:
+    """Console entry point: user errors print one line, Ctrl-C exits 130, neither shows a traceback."""
+    try:
+        sys.exit(cli.main(standalone_mode=False) or 0)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except UserError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(exc.exit_code)

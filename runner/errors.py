@@ -1,0 +1,26 @@
+"""User-facing errors: printed as one message by the CLI, never as a traceback."""
+
+from __future__ import annotations
+
+
+class UserError(Exception):
+    """A mistake the user can fix; the CLI prints `str(self)` and exits with `exit_code`."""
+
+    exit_code = 1
+
+
+class ConfigError(UserError):
+    """A bad setting: names the file, the field, what was expected and what was found."""
+
+    exit_code = 2
+
+    def __init__(self, path: str, field: str, expected: str, got: object = None) -> None:
+        self.path, self.field, self.expected, self.got = path, field, expected, got
+        message = f"{path}: {field}: expected {expected}"
+        if got is not None:
+            message += f", got {got!r}"
+        super().__init__(message)
+
+
+class DataError(UserError):
+    """Bad or missing input data: names the file (and line, where known) and what is wrong."""
