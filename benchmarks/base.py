@@ -1,0 +1,168 @@
+"""The plugin interface the engine drives: a benchmark hands out tasks, strategies, tools and an evaluator.
+
+The runner (`runner/`) knows nothing about travel. It loads a `Benchmark` by name (`benchmarks/registry.py`),
+asks it for the tasks of a split and for its strategies, and runs every rollout key
+`(benchmark, split, task, model, strategy, sample)` by calling the strategy:
+
+    result = await strategy(task, model, tools)
+
+`model` is a `providers.interface.ChatModel` already bound to one rollout: it routes every call through the
+gateway (cache, spend cap, rate limits, retries) and fills in the run's model string, sampling parameters and
+sample index, so a strategy builds `ChatRequest(model="", messages=..., stop=...)` and never sees a provider,
+the cache or a budget (inspect_ai's solvers get `generate` the same way). `tools` is whatever `open_tools`
+returned (TravelPlanner: the sandbox), shared by all rollouts of a run, so it must be safe to use concurrently.
+
+Strategies never catch `providers.errors.LLMError`: the runner maps it to a generic status (`provider_error`,
+`token_limit`, `budget_exhausted`, ...). Everything a rollout returns is JSON the runner stores and never reads;
+statuses other than the generic ones below are opaque strings the benchmark documents in `statuses`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from providers.interface import ChatModel
+
+# Generic terminal statuses, set by strategies (DELIVERED) or by the runner (the rest).
+DELIVERED = "delivered"
+"""The strategy produced its answer."""
+PROVIDER_ERROR = "provider_error"
+"""An LLM call failed for good (retries exhausted, bad request, auth)."""
+TOKEN_LIMIT = "token_limit"
+"""The prompt no longer fits the model's context window."""
+BUDGET_EXHAUSTED = "budget_exhausted"
+"""The run's spend cap stopped the rollout; not a model failure, it runs again on resume with a higher cap."""
+REPLAY_MISS = "replay_miss"
+"""Cache mode `replay` and a call that is not in the cache."""
+CALL_LIMIT = "call_limit"
+"""The rollout reached the run's `max_calls` LLM calls (a safety net; benchmarks keep their own step limits)."""
+CRASHED = "crashed"
+"""The strategy raised an unexpected exception: a bug, recorded with its traceback, never fatal to the run."""
+
+GENERIC_STATUSES: Mapping[str, str] = {
+    DELIVERED: "the strategy produced its answer",
+    PROVIDER_ERROR: "an LLM call failed for good",
+    TOKEN_LIMIT: "the prompt no longer fits the context window",
+    BUDGET_EXHAUSTED: "stopped by the spend cap (re-run on resume)",
+    REPLAY_MISS: "replay mode and an uncached call",
+    CALL_LIMIT: "reached the run's max_calls per rollout",
+    CRASHED: "the strategy raised an unexpected exception",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One benchmark item, e.g. one TravelPlanner query."""
+
+    id: str
+    """Stable within its split: part of the rollout key, so resume and reports depend on it."""
+    input: Mapping[str, Any]
+    """JSON-serialisable record the strategies and the evaluator read (the runner stores it, never reads it)."""
+
+
+@dataclass(slots=True)
+class RolloutResult:
+    """What a strategy returns for one task. Every field is JSON-serialisable."""
+
+    status: str
+    """`DELIVERED`, or a benchmark status listed in `Benchmark.statuses` (e.g. a dead-loop type)."""
+    answer: str | None = None
+    """The final text answer (TravelPlanner: the plan as the model wrote it)."""
+    plan: Any = None
+    """The structured answer the evaluator and the submission formatter read (JSON)."""
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    """The trajectory, one JSON object per step (thought, action, observation, state, ...)."""
+    error: str | None = None
+    """Why the rollout ended early, in words; None when delivered."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One constraint checked on one rollout's answer."""
+
+    group: str
+    """Constraint family, e.g. `commonsense` or `hard`."""
+    constraint: str
+    """Official constraint key, e.g. `is_valid_restaurants`."""
+    passed: bool | None
+    """None when the constraint does not apply to this task."""
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """All verdicts on one rollout, plus benchmark-specific JSON details (e.g. the plan's total cost)."""
+
+    verdicts: tuple[Verdict, ...]
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """One way of solving a task with an LLM (an agent loop, a prompt, a baseline)."""
+
+    name: str
+    """Unique within its benchmark; part of the rollout key and of the run spec's `strategies` list."""
+
+    async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
+        """Solves one task.
+
+        Args:
+            task: The task to solve.
+            model: The rollout's LLM; every call goes through the run's gateway.
+            tools: The object `Benchmark.open_tools` returned, shared by all rollouts.
+
+        Returns:
+            The rollout's result. LLM errors propagate to the runner, which records them as a status.
+        """
+        ...
+
+
+@runtime_checkable
+class Benchmark(Protocol):
+    """A benchmark as the runner sees it. Found by name through `benchmarks.registry.get_benchmark`."""
+
+    name: str
+    """Registry name, e.g. `travelplanner`; the first element of every rollout key."""
+    options_model: type[BaseModel]
+    """Pydantic model of the run spec's `[options]` table (data paths, step limits, ...); `extra="forbid"`."""
+    statuses: Mapping[str, str]
+    """Benchmark-specific terminal statuses -> one-line description (reports list them beside the generic ones)."""
+
+    def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
+        """Returns the tasks of a split name (`train`, `validation`, `test`) or of a query file (a `Path`).
+
+        Raises:
+            runner.errors.DataError: the split or file is missing or malformed (names the file and line).
+        """
+        ...
+
+    def strategies(self, options: BaseModel) -> Sequence[Strategy]:
+        """Returns every strategy the benchmark offers, configured by the run's options."""
+        ...
+
+    def open_tools(self, options: BaseModel) -> Any:
+        """Returns the tools all strategies share for a run; the runner calls its `close()` at the end if any."""
+        ...
+
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
+        """Scores results (pure, no LLM call); item i scores `results[i]` on `tasks[i]`.
+
+        Args:
+            tasks: The tasks, aligned with `results`.
+            results: Stored rollout results, possibly re-loaded from a finished run.
+            mode: Evaluator mode, e.g. `official` or `strict`.
+
+        Returns:
+            One evaluation per result; None where the task hides its constraints (a test split).
+        """
+        ...
+
+    def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
+        """Formats results as the benchmark's official submission file, one JSON object per line, in task order."""
+        ...

@@ -1,0 +1,60 @@
+"""Benchmarks by name, imported only when asked for (a run of one benchmark never loads the others).
+
+A name is either a built-in (`travelplanner`), a benchmark an installed package declares in the
+`tripbench.benchmarks` entry-point group, or a `module:attribute` import path (`mypkg.bench:MyBenchmark`), which
+is how a project or a test plugs in its own benchmark without installing anything. The attribute may be a
+`Benchmark` instance or a class that builds one with no arguments.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+
+from benchmarks.base import Benchmark
+from runner.errors import UserError
+
+BUILTIN: dict[str, str] = {
+    "travelplanner": "benchmarks.travelplanner.benchmark:TravelPlannerBenchmark",
+}
+ENTRY_POINT_GROUP = "tripbench.benchmarks"
+
+
+def available() -> list[str]:
+    """Names `get_benchmark` accepts without an import path: built-ins and installed plugins, sorted."""
+    return sorted({*BUILTIN, *(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))})
+
+
+def _target(name: str) -> str:
+    if name in BUILTIN:
+        return BUILTIN[name]
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            return ep.value
+    if ":" in name:
+        return name
+    raise UserError(f"unknown benchmark {name!r}: expected one of {', '.join(available())} or a module:attribute path")
+
+
+def get_benchmark(name: str) -> Benchmark:
+    """Returns the benchmark called `name`, importing its module now.
+
+    Args:
+        name: A built-in or entry-point name, or a `module:attribute` import path.
+
+    Raises:
+        runner.errors.UserError: no such benchmark, or its module cannot be imported.
+    """
+    module_name, _, attribute = _target(name).partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UserError(f"benchmark {name!r}: cannot import {module_name}: {exc}") from exc
+    try:
+        found = getattr(module, attribute)
+    except AttributeError:
+        raise UserError(f"benchmark {name!r}: {module_name} has no attribute {attribute!r}") from None
+    benchmark = found() if isinstance(found, type) else found
+    if not isinstance(benchmark, Benchmark):
+        raise UserError(f"benchmark {name!r}: {module_name}:{attribute} does not provide the Benchmark interface")
+    return benchmark
