@@ -24,3 +24,22 @@ def travelplanner_data() -> Path:
     if not TRAVELPLANNER_DATA.is_dir():
         pytest.fail(f"staged data not found at {TRAVELPLANNER_DATA}: clone the project beside ../shared")
     return TRAVELPLANNER_DATA
+
+
+@pytest.fixture(scope="session")
+def travelplanner_index(travelplanner_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A TravelPlanner index built once per session from the staged database (no synthetic flights)."""
+    from sandbox_index import build_travelplanner_index
+
+    dest = tmp_path_factory.mktemp("travelplanner_index") / "travelplanner.sqlite"
+    build_travelplanner_index(travelplanner_data / "database", dest)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def sandbox(travelplanner_index: Path):  # type: ignore[no-untyped-def]
+    """An open, read-only Sandbox over the session's index (shared: it is safe across threads)."""
+    from sandbox_index import open_sandbox
+
+    with open_sandbox(travelplanner_index) as opened:
+        yield opened

@@ -1,0 +1,32 @@
+"""Where tripbench keeps its data: the data home and the index files inside it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+HOME_ENV = "TRIPBENCH_HOME"
+TRAVELPLANNER_INDEX = "travelplanner.sqlite"
+
+
+def default_home() -> Path:
+    """The data home: `$TRIPBENCH_HOME`, else the platform's user-data directory + `/tripbench`.
+
+    Linux and other Unixes follow XDG (`$XDG_DATA_HOME` or `~/.local/share`), macOS uses
+    `~/Library/Application Support`, Windows `%LOCALAPPDATA%`.
+    """
+    if explicit := os.environ.get(HOME_ENV):
+        return Path(explicit).expanduser()
+    if sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    elif sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "tripbench"
+
+
+def travelplanner_index_path(home: Path | None = None) -> Path:
+    """The TravelPlanner index file: `<home>/travelplanner.sqlite` (home defaults to `default_home()`)."""
+    return (home if home is not None else default_home()) / TRAVELPLANNER_INDEX

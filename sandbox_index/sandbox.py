@@ -1,0 +1,215 @@
+"""The read-only TravelPlanner sandbox: typed lookups over a built index, safe from several threads."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from runner.errors import DataError
+from sandbox_index import queries, schema
+from sandbox_index.home import travelplanner_index_path
+
+_REIMPORT = "run `tripbench data import DIR` (or `tripbench data fetch`) to build it"
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A query result with what it takes to render it as pandas would (`DataFrame.to_string`).
+
+    Attributes:
+        columns: official column names in the tool's column order (spec §1.1).
+        dtypes: `'int'`, `'float'` or `'str'` per column: what pandas infers for the full CSV column.
+        index: pandas row label of each row (0-based data-row position in the CSV, before dropna).
+        rows: typed values (int / float / str) per row, file order.
+    """
+
+    columns: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    index: tuple[int, ...]
+    rows: tuple[tuple[object, ...], ...]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+class DistanceRow(NamedTuple):
+    """Raw `duration` / `distance` texts of a distance.csv row; None where the field is missing."""
+
+    duration: str | None
+    distance: str | None
+
+
+def _safe(*args: object) -> bool:
+    """True when every argument can be bound as SQLite text: a str encodable as UTF-8.
+
+    Arguments are untrusted model text; a lone surrogate (e.g. `'\\ud800'`) cannot be encoded, and such a
+    value can equal nothing in the index, so the lookup is simply empty.
+    """
+    for arg in args:
+        if not isinstance(arg, str):
+            return False
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+    return True
+
+
+class Sandbox:
+    """Lookups over a TravelPlanner index (see `open_sandbox`).
+
+    Read-only, one SQLite connection per thread (opened `immutable=1`); every lookup binds its arguments,
+    compares case-sensitively, keeps file order and never raises on odd text: it returns an empty Frame
+    or None.
+    """
+
+    def __init__(self, path: Path, *, synthetic: bool = False) -> None:
+        self.path = path
+        self.synthetic = synthetic
+        self._uri = f"{path.resolve().as_uri()}?immutable=1"
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        conn = self._conn()
+        self._columns = queries.column_dtypes(conn)
+        self._cities = tuple(queries.cities(conn))
+        self._city_states = tuple(queries.city_states(conn))
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
+            self._local.conn = conn
+            with self._lock:
+                self._connections.append(conn)
+        return conn
+
+    def close(self) -> None:
+        """Close every thread's connection (the sandbox must not be used afterwards)."""
+        with self._lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _frame(
+        self, table: str, texts: tuple[str, ...], lookup: Callable[[sqlite3.Connection], list[queries.Row]]
+    ) -> Frame:
+        """Run `lookup` unless one of its untrusted `texts` cannot be bound; wrap the rows in a Frame."""
+        columns = self._columns[table]
+        found = lookup(self._conn()) if _safe(*texts) else []
+        return Frame(
+            columns=tuple(name for name, _ in columns),
+            dtypes=tuple(dtype for _, dtype in columns),
+            index=tuple(row[0] for row in found),  # type: ignore[misc]
+            rows=tuple(tuple(row[1:]) for row in found),
+        )
+
+    # Tool lookups (spec §3).
+    def flights(self, origin: str, destination: str, date: str) -> Frame:
+        """FlightSearch: flights from `origin` to `destination` on `date` (YYYY-MM-DD)."""
+        return self._frame(
+            "flights",
+            (origin, destination, date),
+            lambda conn: queries.flights(conn, origin, destination, date, self.synthetic),
+        )
+
+    def accommodations(self, city: str) -> Frame:
+        """AccommodationSearch: accommodations in `city`."""
+        return self._frame("accommodations", (city,), lambda conn: queries.by_city(conn, "accommodations", city))
+
+    def restaurants(self, city: str) -> Frame:
+        """RestaurantSearch: restaurants in `city`."""
+        return self._frame("restaurants", (city,), lambda conn: queries.by_city(conn, "restaurants", city))
+
+    def attractions(self, city: str) -> Frame:
+        """AttractionSearch: attractions in `city`."""
+        return self._frame("attractions", (city,), lambda conn: queries.by_city(conn, "attractions", city))
+
+    def distance(self, origin: str, destination: str) -> DistanceRow | None:
+        """The first distance.csv row from `origin` to `destination` (no dropna), or None."""
+        if not _safe(origin, destination):
+            return None
+        row = queries.distance(self._conn(), origin, destination)
+        return None if row is None else DistanceRow(*row)  # type: ignore[arg-type]
+
+    def cities(self) -> tuple[str, ...]:
+        """citySet.txt: the cities the agent may name, file order."""
+        return self._cities
+
+    def state_cities(self) -> dict[str, tuple[str, ...]]:
+        """citySet_with_states.txt: state -> its cities, file order (CitySearch, spec §3.6)."""
+        grouped: dict[str, list[str]] = {}
+        for city, state in self._city_states:
+            grouped.setdefault(state, []).append(city)
+        return {state: tuple(cities) for state, cities in grouped.items()}
+
+    def city_states(self) -> dict[str, str]:
+        """citySet_with_states.txt: city -> state (the evaluator's city map)."""
+        return dict(self._city_states)
+
+    # Evaluator / CostEnquiry lookups (spec §2): substring name unless exact, exact city.
+    def _match(self, table: str, name: str, city: str, exact: bool) -> Frame:
+        return self._frame(table, (name, city), lambda conn: queries.by_name(conn, table, name, city, exact))
+
+    def match_restaurants(self, name: str, city: str, *, exact: bool = False) -> Frame:
+        """Restaurants in `city` whose Name contains (or, with `exact`, equals) `name`."""
+        return self._match("restaurants", name, city, exact)
+
+    def match_attractions(self, name: str, city: str, *, exact: bool = False) -> Frame:
+        """Attractions in `city` whose Name contains (or, with `exact`, equals) `name`."""
+        return self._match("attractions", name, city, exact)
+
+    def match_accommodations(self, name: str, city: str, *, exact: bool = False) -> Frame:
+        """Accommodations in `city` whose NAME contains (or, with `exact`, equals) `name`."""
+        return self._match("accommodations", name, city, exact)
+
+    def flights_by_number(self, number: str) -> Frame:
+        """Every flight with that Flight Number, file order."""
+        return self._frame(
+            "flights", (number,), lambda conn: queries.flights_by_number(conn, number, self.synthetic)
+        )
+
+    def metadata(self) -> dict[str, str]:
+        """The index's metadata: schema version, source sizes and sha256, row counts, build time."""
+        return queries.metadata(self._conn())
+
+
+def open_sandbox(path: Path | None = None, *, synthetic: bool = False) -> Sandbox:
+    """Open a TravelPlanner index read-only.
+
+    Args:
+        path: the index file; defaults to `travelplanner_index_path()` in the data home.
+        synthetic: include synthetic flight rows (performance work and demos only, never scoring).
+
+    Raises:
+        DataError: the index is missing, not an index, or built by another schema version.
+    """
+    path = Path(path) if path is not None else travelplanner_index_path()
+    if not path.is_file():
+        raise DataError(f"{path}: no TravelPlanner index: {_REIMPORT}")
+    try:
+        with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as probe:
+            found = probe.execute("PRAGMA user_version").fetchone()[0]
+        probe.close()
+    except sqlite3.DatabaseError as exc:
+        raise DataError(f"{path}: not a TravelPlanner index ({exc}): {_REIMPORT}") from exc
+    if found != schema.SCHEMA_VERSION:
+        raise DataError(
+            f"{path}: index schema version {found}, this tripbench reads version {schema.SCHEMA_VERSION}: "
+            "run `tripbench data import DIR` again to rebuild it"
+        )
+    try:
+        return Sandbox(path, synthetic=synthetic)
+    except sqlite3.DatabaseError as exc:
+        raise DataError(f"{path}: damaged TravelPlanner index ({exc}): {_REIMPORT}") from exc
