@@ -1,0 +1,211 @@
+"""The on-disk cache of LLM calls: a typed wrapper over `diskcache.Cache` holding orjson bytes, never pickles.
+
+One entry per cache key: the response, the key's fields (what `cache explain` diffs) and what the call cost (what a
+hit saves). Like diskcache's persisted settings, the directory records the key scheme it was written with, and a
+tripbench using another scheme refuses it rather than silently missing on every call. Hit and miss counters and the
+dollars saved are kept in memory and added to the directory's totals on `flush()`/`close()`, so a hit costs one
+SQLite read and no write.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import diskcache
+import orjson
+from diskcache.core import MODE_BINARY, MODE_RAW
+
+from cache.keys import KEY_SCHEME
+from providers.interface import ChatResponse, Usage
+from runner.errors import DataError
+
+log = logging.getLogger(__name__)
+
+_META_SCHEME = "meta:scheme"
+_META_HITS = "meta:hits"
+_META_MISSES = "meta:misses"
+_META_SAVED = "meta:saved_microusd"  # an integer, so diskcache's atomic `incr` can add to it across processes
+_META_KEYS = (_META_SCHEME, _META_HITS, _META_MISSES, _META_SAVED)
+
+
+class CorruptEntry(ValueError):
+    """A stored value that is not one of our entries (bad JSON, wrong shape, or a pickle)."""
+
+
+class _BytesDisk(diskcache.Disk):
+    """diskcache's `Disk`, refusing to write or read anything but bytes and integers: no pickle, either way."""
+
+    def store(self, value: Any, read: bool, key: Any = diskcache.core.UNKNOWN) -> Any:
+        if type(value) not in (bytes, int):
+            raise TypeError(f"the LLM cache stores bytes and integers only, not {type(value).__name__}")
+        return super().store(value, read, key=key)
+
+    def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
+        if mode not in (MODE_RAW, MODE_BINARY):
+            raise CorruptEntry(f"entry stored in diskcache mode {mode}, not bytes")
+        return super().fetch(mode, filename, value, read)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """One stored call."""
+
+    fields: dict[str, Any]
+    """The key's fields (`cache.keys.key_fields`): what made the key, for `cache explain`."""
+    response: ChatResponse
+    cost_usd: float | None
+    """What the original provider call cost (None: no price known); each hit saves it again."""
+    created: float
+    """Unix time the entry was written."""
+
+    def to_bytes(self) -> bytes:
+        """The stored form: orjson of the dataclass (nested `ChatResponse`/`Usage` included)."""
+        return orjson.dumps(self)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> CacheEntry:
+        """Parse a stored entry; raises `CorruptEntry` for anything that is not one."""
+        try:
+            raw = orjson.loads(data)
+            response = dict(raw["response"])
+            usage = Usage(**response.pop("usage"))
+            cost = raw["cost_usd"]
+            entry = cls(
+                fields=dict(raw["fields"]),
+                response=ChatResponse(**response, usage=usage),
+                cost_usd=None if cost is None else float(cost),
+                created=float(raw["created"]),
+            )
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise CorruptEntry(str(exc)) from exc
+        if not isinstance(entry.response.text, str):
+            raise CorruptEntry("response.text is not a string")
+        return entry
+
+
+@dataclass(frozen=True, slots=True)
+class CacheStats:
+    """What `tripbench cache stats` prints."""
+
+    entries: int
+    size_bytes: int
+    hits: int
+    misses: int
+    saved_usd: float
+
+
+class CacheStore:
+    """A directory of cached calls; thread- and process-safe (diskcache), usable as a context manager.
+
+    Args:
+        directory: Where the cache lives; created if missing.
+
+    Raises:
+        DataError: The directory was written with another key scheme.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        # No size-based eviction: diskcache would cull our counters with the entries; `prune()` is explicit.
+        self._cache = diskcache.Cache(str(self.directory), disk=_BytesDisk, eviction_policy="none")
+        self._cache.add(_META_SCHEME, KEY_SCHEME.encode())
+        stored = self._cache.get(_META_SCHEME)
+        if stored != KEY_SCHEME.encode():
+            found = stored.decode(errors="replace") if isinstance(stored, bytes) else repr(stored)
+            self._cache.close()
+            raise DataError(
+                f"{self.directory}: cache written with key scheme {found}, this tripbench uses {KEY_SCHEME}; "
+                "point --cache-dir elsewhere or delete the directory"
+            )
+        self._lock = threading.Lock()
+        self._hits = self._misses = self._saved_microusd = 0
+
+    def get(self, key: str) -> CacheEntry | None:
+        """The entry under `key`, or None. A corrupt entry is logged as a warning and counts as a miss."""
+        try:
+            data = self._cache.get(key)
+            entry = None if data is None else CacheEntry.from_bytes(data)
+        except CorruptEntry as exc:
+            log.warning("cache entry %s in %s is corrupt (%s): treating it as a miss", key, self.directory, exc)
+            entry = None
+        with self._lock:
+            if entry is None:
+                self._misses += 1
+            else:
+                self._hits += 1
+                self._saved_microusd += round((entry.cost_usd or 0.0) * 1e6)
+        return entry
+
+    def set(self, key: str, entry: CacheEntry) -> None:
+        """Store (or overwrite) the entry under `key`."""
+        self._cache.set(key, entry.to_bytes())
+
+    def entries(self) -> Iterator[tuple[str, CacheEntry]]:
+        """Every readable entry (corrupt ones are skipped with a warning), in storage order."""
+        for key in self._cache.iterkeys():
+            if key in _META_KEYS:
+                continue
+            try:
+                data = self._cache.get(key)
+                if data is not None:
+                    yield key, CacheEntry.from_bytes(data)
+            except CorruptEntry as exc:
+                log.warning("cache entry %s in %s is corrupt (%s): skipped", key, self.directory, exc)
+
+    def stats(self) -> CacheStats:
+        """Entry count, bytes on disk, and hits / misses / dollars saved over the directory's life."""
+        self.flush()
+        meta_present = sum(1 for k in _META_KEYS if k in self._cache)
+        return CacheStats(
+            entries=len(self._cache) - meta_present,
+            size_bytes=self._cache.volume(),
+            hits=self._cache.get(_META_HITS, 0),
+            misses=self._cache.get(_META_MISSES, 0),
+            saved_usd=self._cache.get(_META_SAVED, 0) / 1e6,
+        )
+
+    def prune(self, *, older_than_s: float | None = None, max_bytes: int | None = None) -> int:
+        """Delete entries older than `older_than_s`, then the oldest until the directory fits `max_bytes`.
+
+        Returns:
+            How many entries were deleted.
+        """
+        now = time.time()
+        by_age = sorted((entry.created, key) for key, entry in self.entries())
+        doomed = [key for created, key in by_age if older_than_s is not None and now - created > older_than_s]
+        for key in doomed:
+            self._cache.delete(key)
+        deleted = len(doomed)
+        if max_bytes is not None:
+            for _, key in by_age[len(doomed):]:
+                if self._cache.volume() <= max_bytes:
+                    break
+                self._cache.delete(key)
+                deleted += 1
+        return deleted
+
+    def flush(self) -> None:
+        """Add this process's hit / miss / saved counts to the directory's totals."""
+        with self._lock:
+            counts = ((_META_HITS, self._hits), (_META_MISSES, self._misses), (_META_SAVED, self._saved_microusd))
+            self._hits = self._misses = self._saved_microusd = 0
+        for meta_key, delta in counts:
+            if delta:
+                self._cache.incr(meta_key, delta, default=0)
+
+    def close(self) -> None:
+        """Flush the counters and close the database."""
+        self.flush()
+        self._cache.close()
+
+    def __enter__(self) -> CacheStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,252 @@
+"""The one place an LLM call goes through: cache, spend cap, rate limits, retries, then the provider.
+
+`Gateway` satisfies `ChatModel`, so a strategy is handed it as inspect_ai's solvers are handed `generate` and never
+sees a cache, a limiter or a provider. It is built as httpx's send ladder, one concern per rung:
+
+    complete          telemetry: one `CallRecord` per caller, success or error
+    _from_cache       key, hit / replay miss, coalescing of identical in-flight calls, storing the response
+    _within_budget    reserve the worst-case cost against the spend cap, settle with the real cost
+    _with_retries     bounded retries with backoff (runner.retry)
+    _rate_limited     concurrency slot, RPM and TPM buckets, reconciliation, 429 feedback (runner.ratelimit)
+    provider.complete
+
+Rate limiting sits inside the retry loop, not around it: every attempt is a request the server counts, so every
+attempt takes a request and its tokens from the buckets, and a retry waiting out its backoff holds no slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cache.keys import digest, key_fields
+from cache.modes import CacheMode
+from cache.store import CacheEntry, CacheStore
+from providers.errors import LLMError, RateLimited, ReplayMiss
+from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
+from providers.prices import Price, cost_usd
+from providers.registry import resolve_model
+from providers.tokens import count_prompt_tokens
+from runner.budget import SpendCap
+from runner.errors import ConfigError
+from runner.ratelimit import LimitKey, RateLimiter
+from runner.records import CallRecord
+from runner.retry import Retrier
+
+DEFAULT_OUTPUT_TOKENS = 4096
+"""Output tokens a request without `max_tokens` is assumed to use, for the spend cap and the TPM bucket (the
+Anthropic provider's own default; OpenAI sets no bound a client could reserve)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A resolved model: the provider that answers it and the identity its calls are keyed and limited by."""
+
+    model: ChatModel
+    provider: str
+    model_id: str
+    endpoint: str | None
+    limit_key: LimitKey
+
+    @classmethod
+    def of(cls, model_string: str, model: ChatModel) -> Target:
+        """Identity from the provider's `.provider`, `.model`, `.endpoint` (built-ins have them), else the string.
+
+        `.api_key_id` (a short hash, never the key) separates the buckets of two keys where a provider offers it.
+        """
+        prefix, _, name = model_string.partition(":")
+        provider = getattr(model, "provider", None) or prefix
+        model_id = getattr(model, "model", None) or name
+        endpoint = getattr(model, "endpoint", None)
+        key_id = getattr(model, "api_key_id", None) or "-"
+        return cls(model, provider, model_id, endpoint, LimitKey(provider, model_id, key_id))
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What one caller got: the response and how it was obtained."""
+
+    response: ChatResponse
+    hit: bool
+    cost_usd: float | None
+    saved_usd: float | None
+    retries: int = 0
+
+
+@dataclass(slots=True)
+class _Call:
+    """One call on its way down the ladder."""
+
+    request: ChatRequest
+    target: Target
+    key: str | None = None
+    attempts: int = 0
+    prompt_tokens: int = 0
+    """cl100k estimate, counted once per provider call (hits never need it)."""
+
+    @property
+    def output_allowance(self) -> int:
+        max_tokens = self.request.max_tokens
+        return max_tokens if max_tokens is not None else DEFAULT_OUTPUT_TOKENS
+
+
+class Gateway:
+    """Every LLM call of a run: `await gateway.complete(request)` routes on `request.model`.
+
+    Args:
+        resolve: Model string -> provider; each model is resolved once (default: the provider registry).
+        cache: The call cache; None disables caching (as mode `off`).
+        mode: How the cache is used.
+        spend_cap: The run's cap (shared by every model); default: no cap.
+        limiter: RPM / TPM buckets and concurrency caps; default: unlimited.
+        retrier: Retry policy and backoff; default: `RetryPolicy()`.
+        prices: Price overrides by model string (the run spec's), over the bundled table.
+        on_call: Receives one `CallRecord` per call, in the caller's task (so a contextvar can name the rollout).
+        clock: Seconds, for latencies.
+    """
+
+    def __init__(self, *, resolve: Callable[[str], ChatModel] = resolve_model, cache: CacheStore | None = None,
+                 mode: CacheMode = CacheMode.READWRITE, spend_cap: SpendCap | None = None,
+                 limiter: RateLimiter | None = None, retrier: Retrier | None = None,
+                 prices: Mapping[str, Price] | None = None, on_call: Callable[[CallRecord], None] | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self._resolve = resolve
+        self._cache = cache
+        self._mode = mode if cache is not None else CacheMode.OFF
+        self.spend_cap = spend_cap or SpendCap()
+        self._limiter = limiter or RateLimiter()
+        self._retrier = retrier or Retrier()
+        self._prices = dict(prices or {})
+        self._on_call = on_call
+        self._clock = clock
+        self._targets: dict[str, Target] = {}
+        self._in_flight: dict[str, asyncio.Future[tuple[ChatResponse, float | None, int]]] = {}
+
+    def target(self, model: str) -> Target:
+        """The resolved target of a model string (resolved on first use, then reused)."""
+        if model not in self._targets:
+            self._targets[model] = Target.of(model, self._resolve(model))
+        return self._targets[model]
+
+    async def aclose(self) -> None:
+        """Close the providers this gateway resolved (their HTTP pools)."""
+        for target in self._targets.values():
+            if (close := getattr(target.model, "aclose", None)) is not None:
+                await close()
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        """One LLM call through cache, spend cap, limits and retries; recorded whatever happens.
+
+        Raises:
+            LLMError: `ReplayMiss`, `BudgetExhausted`, a `PermanentError`, or the last `RetryableError` once retries
+                are exhausted.
+        """
+        started = self._clock()
+        call = _Call(request, self.target(request.model))
+        try:
+            outcome = await self._from_cache(call)
+        except LLMError as exc:
+            self._record(call, started, error=exc)
+            raise
+        self._record(call, started, outcome=outcome)
+        return outcome.response
+
+    def _record(self, call: _Call, started: float, *, outcome: _Outcome | None = None,
+                error: LLMError | None = None) -> None:
+        if self._on_call is None:
+            return
+        self._on_call(CallRecord(
+            model=call.request.model,
+            cache_key=call.key,
+            hit=outcome.hit if outcome else False,
+            usage=outcome.response.usage if outcome else Usage(),
+            cost_usd=outcome.cost_usd if outcome else 0.0,
+            saved_usd=outcome.saved_usd if outcome else 0.0,
+            latency_s=self._clock() - started,
+            retries=outcome.retries if outcome else max(0, call.attempts - 1),
+            error_type=type(error).__name__ if error else None,
+            error=str(error) if error else None,
+        ))
+
+    async def _from_cache(self, call: _Call) -> _Outcome:
+        """Serve from the cache, or make (or join) the one provider call for this key and store its response."""
+        target, mode = call.target, self._mode
+        fields = key_fields(call.request, provider=target.provider, resolved_model=target.model_id,
+                            endpoint=target.endpoint)
+        call.key = key = digest(fields)
+        if mode.reads:
+            assert self._cache is not None
+            entry = self._cache.get(key)
+            if entry is not None:
+                return _Outcome(entry.response, hit=True, cost_usd=0.0, saved_usd=entry.cost_usd)
+            if mode is CacheMode.REPLAY:
+                raise ReplayMiss(f"cache mode replay: no entry for {_describe(call.request)} (key {key})",
+                                 key=key, provider=target.provider, model=target.model_id)
+        if mode is CacheMode.OFF:
+            response, cost = await self._within_budget(call)
+            return _Outcome(response, hit=False, cost_usd=cost, saved_usd=0.0, retries=call.attempts - 1)
+
+        # Identical calls in flight share one provider call; the first caller's call is shielded so that
+        # cancelling it does not fail the others.
+        joined = key in self._in_flight
+        if not joined:
+            self._in_flight[key] = asyncio.ensure_future(self._call_and_store(call, fields))
+            self._in_flight[key].add_done_callback(lambda _: self._in_flight.pop(key, None))
+        response, cost, retries = await asyncio.shield(self._in_flight[key])
+        if joined:
+            return _Outcome(response, hit=True, cost_usd=0.0, saved_usd=cost)
+        return _Outcome(response, hit=False, cost_usd=cost, saved_usd=0.0, retries=retries)
+
+    async def _call_and_store(self, call: _Call, fields: dict[str, Any]) -> tuple[ChatResponse, float | None, int]:
+        response, cost = await self._within_budget(call)
+        if self._mode.writes:
+            assert self._cache is not None and call.key is not None
+            self._cache.set(call.key, CacheEntry(fields, response, cost, time.time()))
+        return response, cost, call.attempts - 1
+
+    async def _within_budget(self, call: _Call) -> tuple[ChatResponse, float | None]:
+        """Reserve the call's worst-case cost, send it, settle with what it cost."""
+        request = call.request
+        call.prompt_tokens = count_prompt_tokens((m.role, m.content) for m in request.messages)
+        worst = self._cost(Usage(input_tokens=call.prompt_tokens, output_tokens=call.output_allowance), request.model)
+        if worst is None and self.spend_cap.cap_usd is not None:
+            raise ConfigError("run spec", f"models[{request.model!r}].prices",
+                              "a price: a spend cap is set and the bundled price table does not know this model")
+        reservation = self.spend_cap.reserve(worst or 0.0, what=f"a call to {request.model}")
+        cost: float | None = 0.0
+        try:
+            response = await self._with_retries(call)
+            cost = self._cost(response.usage, request.model)
+        finally:
+            self.spend_cap.settle(reservation, cost or 0.0)  # a failed call is settled at 0: nothing was billed
+        return response, cost
+
+    async def _with_retries(self, call: _Call) -> ChatResponse:
+        """Attempts through the rate limiter until one succeeds or the retry policy gives up."""
+        return await self._retrier.call(lambda: self._rate_limited(call))
+
+    async def _rate_limited(self, call: _Call) -> ChatResponse:
+        """One attempt: wait for room under the limits, send, reconcile tokens; a 429 slows the key down."""
+        call.attempts += 1
+        key = call.target.limit_key
+        async with self._limiter.admit(key, call.prompt_tokens + call.output_allowance) as lease:
+            try:
+                response = await call.target.model.complete(call.request)
+            except RateLimited as exc:
+                self._limiter.rate_limited(key, exc.retry_after)
+                raise
+            lease.reconcile(response.usage.input_tokens + response.usage.output_tokens)
+        return response
+
+    def _cost(self, usage: Usage, model: str) -> float | None:
+        return cost_usd(usage, model, overrides=self._prices)
+
+
+def _describe(request: ChatRequest) -> str:
+    """A short human name for a request in error messages: model, sample and the start of the last message."""
+    last = request.messages[-1].content if request.messages else ""
+    snippet = last[:60].replace("\n", " ") + ("…" if len(last) > 60 else "")
+    return f"{request.model} sample {request.sample}, {len(request.messages)} messages, last {snippet!r}"

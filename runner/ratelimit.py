@@ -1,0 +1,187 @@
+"""Client-side rate limits: calls wait for room under RPM and TPM rather than fail with 429s.
+
+Per (provider, model, API key) there is a request bucket and a token-weighted bucket. A call reserves its
+estimated tokens (the gateway counts the prompt with tiktoken's cl100k encoding and adds `max_tokens`) before it
+is sent, and the reservation is reconciled with the usage the provider reports. A 429 pauses the buckets for its
+Retry-After and empties them, so traffic ramps up again from zero instead of replaying a burst. Per-model and global concurrency
+caps bound how many calls are in flight. The limiter's identity key holds a short sha256 of the API key, never the
+key itself (inspect_ai's `concurrency(name, key=...)` split); `LimitKey.display` is what logs show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The limits of one (provider, model, key); None means unlimited."""
+
+    rpm: float | None = None
+    tpm: float | None = None
+    max_concurrency: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LimitKey:
+    """Identity of one set of buckets."""
+
+    provider: str
+    model: str
+    key_id: str = "-"
+    """A short sha256 of the API key where the provider offers one ("-" otherwise): never the key."""
+
+    @property
+    def display(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+
+class TokenBucket:
+    """Refills `per_minute / 60` units a second up to `burst_s` seconds' worth; takes wait, first come first served.
+
+    A take larger than the capacity is admitted once the bucket is full and leaves it in debt, so one huge prompt
+    waits its turn instead of never fitting.
+
+    Args:
+        per_minute: Sustained rate.
+        burst_s: Seconds of rate the bucket holds when idle. Small keeps traffic smooth, as servers that enforce
+            a per-minute limit over shorter windows expect.
+        clock: Monotonic seconds.
+        sleep: Awaitable sleep (a fake one in tests).
+    """
+
+    def __init__(self, per_minute: float, *, burst_s: float, clock: Clock, sleep: Sleep) -> None:
+        self.rate = per_minute / 60.0
+        self.capacity = max(1.0, self.rate * burst_s)
+        self._clock, self._sleep = clock, sleep
+        self._level = self.capacity
+        self._updated = clock()
+        self._paused_until = 0.0
+        self._lock = asyncio.Lock()
+
+    def _refill(self) -> float:
+        now = self._clock()
+        if now > self._updated:
+            start = max(self._updated, min(now, self._paused_until))  # nothing accrues while paused
+            self._level = min(self.capacity, self._level + (now - start) * self.rate)
+            self._updated = now
+        return now
+
+    def _wait_for(self, amount: float) -> float:
+        now = self._refill()
+        if now < self._paused_until:
+            return self._paused_until - now
+        needed = min(amount, self.capacity) - self._level
+        return 0.0 if needed <= 0 else needed / self.rate
+
+    async def take(self, amount: float) -> None:
+        """Wait until `amount` units are available, then take them."""
+        async with self._lock:  # FIFO: the head of the queue waits, the others wait behind it
+            while (wait := self._wait_for(amount)) > 0:
+                await self._sleep(wait)
+            self._level -= amount
+
+    def give_back(self, amount: float) -> None:
+        """Return unused units (or, negative, charge more) after the real usage is known."""
+        self._refill()
+        self._level = min(self.capacity, self._level + amount)
+
+    def pause(self, seconds: float) -> None:
+        """Stop admitting for `seconds` and empty the bucket: the server told us we were too fast."""
+        now = self._refill()
+        self._paused_until = max(self._paused_until, now + seconds)
+        self._level = min(self._level, 0.0)
+
+
+@dataclass(slots=True)
+class _KeyState:
+    limits: Limits
+    requests: TokenBucket | None
+    tokens: TokenBucket | None
+    in_flight: asyncio.Semaphore | None
+
+
+@dataclass(slots=True)
+class Lease:
+    """One admitted call: reconcile its reserved tokens once the provider reports usage."""
+
+    reserved_tokens: int
+    _state: _KeyState
+    _settled: bool = field(default=False)
+
+    def reconcile(self, actual_tokens: int) -> None:
+        """Correct the token bucket from the estimate to the billed tokens (at most once)."""
+        if self._state.tokens is not None and not self._settled:
+            self._state.tokens.give_back(self.reserved_tokens - actual_tokens)
+        self._settled = True
+
+
+class RateLimiter:
+    """All buckets and concurrency caps of a run.
+
+    Args:
+        limits: Limits per model display name (`openai/gpt-4o`); `default` applies to the others.
+        default: Limits for models not in `limits`.
+        max_concurrency: Calls in flight across all models (None: unbounded).
+        burst_s: Bucket depth in seconds of rate (see `TokenBucket`).
+        backoff_s: How long a 429 without Retry-After pauses the buckets.
+        clock: Monotonic seconds; `time.monotonic` by default.
+        sleep: Awaitable sleep; `asyncio.sleep` by default.
+    """
+
+    def __init__(self, limits: dict[str, Limits] | None = None, *, default: Limits = Limits(),
+                 max_concurrency: int | None = None, burst_s: float = 1.0, backoff_s: float = 1.0,
+                 clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep) -> None:
+        self._limits = dict(limits or {})
+        self._default = default
+        self._burst_s, self._backoff_s = burst_s, backoff_s
+        self._clock, self._sleep = clock, sleep
+        self._global = asyncio.Semaphore(max_concurrency) if max_concurrency else None
+        self._states: dict[LimitKey, _KeyState] = {}
+
+    def _state(self, key: LimitKey) -> _KeyState:
+        state = self._states.get(key)
+        if state is None:
+            limits = self._limits.get(key.display, self._default)
+            bucket = functools.partial(TokenBucket, burst_s=self._burst_s, clock=self._clock, sleep=self._sleep)
+            state = _KeyState(
+                limits,
+                bucket(limits.rpm) if limits.rpm else None,
+                bucket(limits.tpm) if limits.tpm else None,
+                asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency else None,
+            )
+            self._states[key] = state
+        return state
+
+    @contextlib.asynccontextmanager
+    async def admit(self, key: LimitKey, estimated_tokens: int) -> AsyncIterator[Lease]:
+        """Hold a concurrency slot and take one request and `estimated_tokens` from the key's buckets.
+
+        Slots come first and tokens last, so tokens are spent just before the request leaves.
+        """
+        state = self._state(key)
+        async with contextlib.AsyncExitStack() as stack:
+            if self._global is not None:
+                await stack.enter_async_context(self._global)
+            if state.in_flight is not None:
+                await stack.enter_async_context(state.in_flight)
+            if state.requests is not None:
+                await state.requests.take(1)
+            if state.tokens is not None:
+                await state.tokens.take(estimated_tokens)
+            yield Lease(estimated_tokens, state)
+
+    def rate_limited(self, key: LimitKey, retry_after: float | None) -> None:
+        """A 429 for `key`: pause its buckets for the server's Retry-After (or `backoff_s`) and empty them."""
+        state = self._state(key)
+        for bucket in (state.requests, state.tokens):
+            if bucket is not None:
+                bucket.pause(retry_after if retry_after is not None else self._backoff_s)
