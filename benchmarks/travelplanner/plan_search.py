@@ -1,0 +1,275 @@
+"""A constraint-aware plan builder over structured options: the "competent planner" of the offline models.
+
+`offline:oracle` parses the notebook in the Planner prompt into these options and calls `build_plan`; the
+demo-world generator calls it on its own tables to prove every query it writes is feasible. The plan it returns
+is in the submission format (spec §6.4) and is built to pass the official checks (spec §7.2, §7.3):
+
+* route org → c1 (→ c2 → c3) → org, one leg on every odd day, two nights in each visited city;
+* legs: flights (cheapest) with taxi where no flight exists — taxi and flight may mix, spec §7.2 (7) — or
+  self-driving on every leg, whichever is cheaper and allowed by the transportation constraint;
+* per city the cheapest accommodation that satisfies room type, house rule and minimum nights;
+* meals: every restaurant at most once (Diverse Restaurants); the required cuisines are covered first, by the
+  cheapest restaurant serving each; optional travel-day meals are added only while the budget allows;
+* one attraction per stay day, each written `Name, City;` (the trailing `;` makes the evaluator check it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+HOUSE_RULE_TEXT = {"smoking": "No smoking", "parties": "No parties", "children under 10": "No children under 10",
+                   "visitors": "No visitors", "pets": "No pets"}
+"""Query house rule -> the accommodation rule that forbids it (spec §7.3)."""
+ROOM_TYPE_OK = {"shared room": {"Shared room"}, "not shared room": {"Private room", "Entire home/apt"},
+                "private room": {"Private room"}, "entire room": {"Entire home/apt"}}
+"""Query room type -> the accommodation `room type` values that satisfy it (spec §7.3)."""
+NIGHTS_PER_CITY = 2
+
+
+@dataclass(frozen=True, slots=True)
+class FlightOption:
+    number: str
+    price: int
+    dep_time: str
+    arr_time: str
+
+
+@dataclass(frozen=True, slots=True)
+class Drive:
+    """A GoogleDistanceMatrix answer that has a cost (spec §3.2)."""
+
+    cost: int
+    duration: str
+    distance: str
+
+
+@dataclass(frozen=True, slots=True)
+class Leg:
+    origin: str
+    destination: str
+    flights: tuple[FlightOption, ...] = ()
+    self_driving: Drive | None = None
+    taxi: Drive | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Stay:
+    name: str
+    price: float
+    room_type: str
+    house_rules: str
+    minimum_nights: float
+    maximum_occupancy: int
+
+
+@dataclass(frozen=True, slots=True)
+class Eatery:
+    name: str
+    cost: int
+    cuisines: str
+
+
+@dataclass(frozen=True, slots=True)
+class CityOptions:
+    name: str
+    stays: tuple[Stay, ...] = ()
+    eateries: tuple[Eatery, ...] = ()
+    attractions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What the planner needs from a query (a parsed query text, or the dataset record)."""
+
+    org: str
+    days: int
+    people: int = 1
+    budget: float | None = None
+    house_rule: str | None = None
+    cuisines: tuple[str, ...] = ()
+    room_type: str | None = None
+    transportation: str | None = None
+
+
+@dataclass(slots=True)
+class PlanResult:
+    plan: list[dict[str, str]]
+    cost: float
+    complete: bool
+    """False when some mandatory item had no acceptable option (the plan then shows `-` there)."""
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def feasible(self) -> bool:
+        """Complete and within budget: the plan should pass every official check."""
+        return self.complete and not self.problems
+
+
+def stay_ok(stay: Stay, request: Request) -> bool:
+    """An accommodation the query accepts for a two-night stay."""
+    if request.room_type and stay.room_type not in ROOM_TYPE_OK.get(request.room_type, {stay.room_type}):
+        return False
+    if request.house_rule and HOUSE_RULE_TEXT.get(request.house_rule, "\0") in stay.house_rules:
+        return False
+    return stay.minimum_nights <= NIGHTS_PER_CITY
+
+
+def stay_cost(stay: Stay, people: int) -> float:
+    """One night for the group, as the evaluator charges it (spec §7.3)."""
+    return stay.price * math.ceil(people / max(stay.maximum_occupancy, 1))
+
+
+def choose_stay(city: CityOptions, request: Request) -> Stay | None:
+    """The cheapest acceptable accommodation of a city (first in file order on ties)."""
+    usable = [s for s in city.stays if stay_ok(s, request)]
+    return min(usable, key=lambda s: stay_cost(s, request.people), default=None)
+
+
+def _legs_plan(legs: Sequence[Leg], request: Request) -> tuple[list[str | None], float]:
+    """Transportation text per leg (None: no option) and its cost, over the allowed mode families."""
+    people = request.people
+    families: list[list[tuple[float, str] | None]] = []
+    if request.transportation != "no self-driving":
+        families.append([
+            (leg.self_driving.cost * math.ceil(people / 5), _drive_text("Self-driving", leg, leg.self_driving))
+            if leg.self_driving else None for leg in legs])
+    air_or_taxi = []
+    for leg in legs:
+        options: list[tuple[float, str]] = []
+        if request.transportation != "no flight" and leg.flights:
+            best = min(leg.flights, key=lambda f: f.price)
+            options.append((best.price * people, f"Flight Number: {best.number}, from {leg.origin} to "
+                            f"{leg.destination}, Departure Time: {best.dep_time}, Arrival Time: {best.arr_time}"))
+        if leg.taxi:
+            options.append((leg.taxi.cost * math.ceil(people / 4), _drive_text("Taxi", leg, leg.taxi)))
+        air_or_taxi.append(min(options, key=lambda o: o[0], default=None))
+    families.append(air_or_taxi)
+
+    def score(family: list[tuple[float, str] | None]) -> tuple[int, float]:
+        return sum(o is None for o in family), sum(o[0] for o in family if o)
+
+    best_family = min(families, key=score)
+    return [o[1] if o else None for o in best_family], score(best_family)[1]
+
+
+def _drive_text(mode: str, leg: Leg, drive: Drive) -> str:
+    return (f"{mode}, from {leg.origin} to {leg.destination}, duration: {drive.duration}, "
+            f"distance: {drive.distance}, cost: {drive.cost}")
+
+
+def build_plan(request: Request, cities: Sequence[CityOptions], legs: Sequence[Leg]) -> PlanResult:
+    """Build a day-by-day plan for the route org → cities... → org.
+
+    Args:
+        request: the query's parameters.
+        cities: the visited cities in route order (1, 2 or 3 of them).
+        legs: `len(cities) + 1` legs, org → cities[0] → ... → org.
+
+    Returns:
+        The plan (one dict per day, submission keys), its official total cost, and whether it is complete.
+    """
+    days, people = request.days, request.people
+    transport, cost = _legs_plan(legs, request)
+    complete = all(t is not None for t in transport)
+    plan: list[dict[str, str]] = []
+    meal_slots: list[tuple[int, str, CityOptions, bool]] = []  # (day index, meal, city, mandatory)
+    for d in range(days):
+        travel = d % 2 == 0
+        city = _city_of_day(cities, d, days)
+        if travel:
+            leg_i = d // 2
+            leg = legs[leg_i]
+            current = f"from {leg.origin} to {leg.destination}"
+            transportation = transport[leg_i] or "-"
+        else:
+            current, transportation = city.name, "-"
+        day = {"days": d + 1, "current_city": current, "transportation": transportation, "breakfast": "-",
+               "attraction": "-", "lunch": "-", "dinner": "-", "accommodation": "-"}
+        if d < days - 1:
+            stay = choose_stay(city, request)
+            if stay is None:
+                complete = False
+            else:
+                day["accommodation"] = f"{stay.name}, {city.name}"
+                cost += stay_cost(stay, people)
+        meal_slots += [(d, meal, city, not travel) for meal in ("breakfast", "lunch", "dinner")]
+        plan.append(day)
+    cost, meals_complete = _assign_meals(plan, meal_slots, request, cost)
+    complete = complete and meals_complete
+    used: set[tuple[str, str]] = set()
+    for d, day in enumerate(plan):
+        if d % 2 == 1:
+            city = _city_of_day(cities, d, days)
+            pick = next((a for a in city.attractions if (a, city.name) not in used), None)
+            if pick is None:
+                complete = False
+            else:
+                used.add((pick, city.name))
+                day["attraction"] = f"{pick}, {city.name};"
+    problems = [] if request.budget is None or cost <= request.budget else [f"cost {cost:g} over budget"]
+    return PlanResult(plan, cost, complete, problems)
+
+
+def _city_of_day(cities: Sequence[CityOptions], d: int, days: int) -> CityOptions:
+    """Where day d's meals and bed are: the arrival city, or on the last day the city being left."""
+    return cities[d // 2] if d < days - 1 else cities[-1]
+
+
+def _assign_meals(plan: list[dict[str, str]], slots: list[tuple[int, str, CityOptions, bool]], request: Request,
+                  cost: float) -> tuple[float, bool]:
+    """Fill mandatory meal slots (cuisines first, then cheapest), then optional ones while the budget allows."""
+    used: set[tuple[str, str]] = set()
+    people = request.people
+
+    def take(slot: tuple[int, str, CityOptions, bool], eatery: Eatery) -> None:
+        nonlocal cost
+        d, meal, city, _ = slot
+        plan[d][meal] = f"{eatery.name}, {city.name}"
+        used.add((eatery.name, city.name))
+        cost += eatery.cost * people
+
+    mandatory = [s for s in slots if s[3]]
+    free = list(mandatory)
+    for cuisine in request.cuisines:
+        candidates = [(e.cost, i, s, e) for i, s in enumerate(free) for e in s[2].eateries
+                      if cuisine in e.cuisines and (e.name, s[2].name) not in used]
+        if candidates:
+            _, i, slot, eatery = min(candidates, key=lambda c: (c[0], c[1]))
+            take(slot, eatery)
+            free.pop(i)
+    complete = True
+    for slot in free:
+        eatery = _cheapest_unused(slot[2], used)
+        if eatery is None:
+            complete = False
+        else:
+            take(slot, eatery)
+    for slot in (s for s in slots if not s[3]):
+        eatery = _cheapest_unused(slot[2], used)
+        if eatery is not None and (request.budget is None or cost + eatery.cost * people <= request.budget):
+            take(slot, eatery)
+    return cost, complete
+
+
+def _cheapest_unused(city: CityOptions, used: set[tuple[str, str]]) -> Eatery | None:
+    return min((e for e in city.eateries if (e.name, city.name) not in used), key=lambda e: e.cost, default=None)
+
+
+def pick_cities(candidates: Sequence[CityOptions], request: Request, count: int) -> list[CityOptions]:
+    """The route's cities: the first `count` candidates (file order) with an acceptable accommodation.
+
+    Falls back to the first unacceptable candidates when too few pass, so a plan is always delivered.
+    """
+    good = [c for c in candidates if choose_stay(c, request) is not None]
+    rest = [c for c in candidates if c not in good]
+    return (good + rest)[:count]
+
+
+def leg_modes(request: Request) -> tuple[str, ...]:
+    """What to look up for a leg, in order, stopping at the first usable answer.
+
+    Flights first (taxi as the fallback: the two may mix, spec §7.2 (7)); self-driving when flights are ruled out.
+    """
+    return ("self-driving",) if request.transportation == "no flight" else ("flight", "taxi")
