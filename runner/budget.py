@@ -28,13 +28,14 @@ class SpendCap:
 
     Args:
         cap_usd: The most the run may spend; None for a run without a cap (costs are still summed).
+        spent_usd: What earlier sessions of a resumed run already spent against the same cap.
     """
 
-    def __init__(self, cap_usd: float | None = None) -> None:
+    def __init__(self, cap_usd: float | None = None, *, spent_usd: float = 0.0) -> None:
         if cap_usd is not None and cap_usd < 0:
             raise ValueError(f"spend cap must be >= 0, got {cap_usd}")
         self.cap_usd = cap_usd
-        self._spent = 0.0
+        self._spent = spent_usd
         self._reserved = 0.0
         self._lock = threading.Lock()  # never held across an await: only arithmetic happens under it
 
