@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,6 +18,7 @@ from sandbox_index import schema
 from sandbox_index.csv_semantics import CsvScan, convert, is_missing, read_lines, scan_csv
 from sandbox_index.csv_semantics import iter_rows as iter_csv_rows
 from sandbox_index.schema import SourceTable
+from sandbox_index.synthetic import insert_synthetic_flights
 
 @dataclass(frozen=True, slots=True)
 class BuildSummary:
@@ -63,9 +64,8 @@ def build_travelplanner_index(
                 f"{path}: missing file (a TravelPlanner database folder holds {', '.join(schema.SOURCE_FILES)})"
             )
     dest.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    os.close(handle)
-    temp = Path(temp_name)
+    # Beside dest (same file system, so the rename is atomic); SQLite creates it with the umask's mode.
+    temp = dest.parent / f".{dest.name}.{uuid.uuid4().hex[:12]}.tmp"
     try:
         conn = sqlite3.connect(temp, isolation_level=None)
         try:
@@ -176,8 +176,6 @@ def _import_background(conn: sqlite3.Connection, paths: dict[str, Path]) -> None
 def _add_synthetic(conn: sqlite3.Connection, real_rows: int, total: int | None, seed: int) -> int:
     if not total or total <= real_rows:
         return 0
-    from sandbox_index.synthetic import insert_synthetic_flights
-
     return insert_synthetic_flights(conn, total - real_rows, seed=seed)
 
 
