@@ -8,6 +8,7 @@
     │   │   └── ProviderTimeout   also a TimeoutError
     │   └── PermanentError        never retried
     │       ├── AuthError         401/403: ends the run, not only the rollout
+    │       │   └── MissingAPIKey  the key's environment variable is unset (also a runner UserError)
     │       ├── BadRequest        400/404/422, content filter
     │       └── ContextTooLong    → rollout status "token_limit"
     ├── BudgetExhausted           the next call would pass the spend cap → status "budget_exhausted"
@@ -17,6 +18,8 @@ No message carries an API key or request headers.
 """
 
 from __future__ import annotations
+
+from runner.errors import UserError
 
 
 class LLMError(Exception):
@@ -63,6 +66,15 @@ class PermanentError(ProviderError):
 
 class AuthError(PermanentError):
     """401/403: the key is missing or wrong; ends the run."""
+
+
+class MissingAPIKey(AuthError, UserError):
+    """The environment variable holding the key is unset; a user error too, so the CLI prints one line."""
+
+    def __init__(self, variable: str, *, provider: str = "", model: str = "") -> None:
+        super().__init__(f"{provider or 'the provider'} needs an API key: set the environment variable {variable}",
+                         provider=provider, model=model)
+        self.variable = variable
 
 
 class BadRequest(PermanentError):

@@ -37,7 +37,9 @@ class Usage:
     """Tokens billed for one call."""
 
     input_tokens: int = 0
+    """All prompt tokens, cached ones included (OpenAI's `prompt_tokens`; Anthropic's input + cache reads/writes)."""
     cached_input_tokens: int = 0
+    """The part of `input_tokens` served from the provider's prompt cache, billed at the cached-input rate."""
     output_tokens: int = 0
 
 

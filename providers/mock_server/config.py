@@ -1,0 +1,138 @@
+"""The mock server's knobs, validated with pydantic and readable from a TOML or JSON file.
+
+Example `mock.toml`:
+
+    seed = 7
+    rpm = 600
+    tpm = 100000
+    reply = "mypackage.replies:travel_agent"   # optional: module:function producing replies
+
+    [latency]
+    kind = "lognormal"      # fixed | uniform | lognormal
+    median_s = 0.2
+    sigma = 0.5
+
+    [faults]                # fractions of requests, drawn from a generator seeded with `seed`
+    rate_limited = 0.2      # 429 with Retry-After: retry_after_s
+    server_error = 0.05     # 500
+    hang = 0.02             # no answer for hang_s, then the connection is dropped
+    malformed = 0.01        # 200 with a truncated JSON body
+    dropped = 0.0           # connection closed without an answer
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
+
+from runner.errors import ConfigError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Latency(_Strict):
+    """How long a successful reply takes, before it is sent."""
+
+    kind: Literal["fixed", "uniform", "lognormal"] = "fixed"
+    seconds: float = Field(default=0.0, ge=0)
+    """`fixed`: every reply takes this long."""
+    low_s: float = Field(default=0.0, ge=0)
+    """`uniform`: lower bound."""
+    high_s: float = Field(default=0.0, ge=0)
+    """`uniform`: upper bound."""
+    median_s: float = Field(default=0.0, ge=0)
+    """`lognormal`: the median (exp of the underlying normal's mean)."""
+    sigma: float = Field(default=0.5, ge=0)
+    """`lognormal`: standard deviation of the underlying normal."""
+
+    @model_validator(mode="after")
+    def _bounds_ordered(self) -> Latency:
+        if self.kind == "uniform" and self.high_s < self.low_s:
+            raise ValueError("uniform latency needs low_s <= high_s")
+        return self
+
+
+class Faults(_Strict):
+    """Random faults: each request draws one, with these probabilities (seeded)."""
+
+    rate_limited: float = Field(default=0.0, ge=0, le=1)
+    server_error: float = Field(default=0.0, ge=0, le=1)
+    hang: float = Field(default=0.0, ge=0, le=1)
+    malformed: float = Field(default=0.0, ge=0, le=1)
+    dropped: float = Field(default=0.0, ge=0, le=1)
+    retry_after_s: float | None = Field(default=1.0, ge=0)
+    """Retry-After sent with injected 429s; None sends none."""
+    hang_s: float = Field(default=3600.0, ge=0)
+    """How long a hung request stays unanswered before its connection is dropped."""
+
+    @model_validator(mode="after")
+    def _at_most_one(self) -> Faults:
+        if self.rate_limited + self.server_error + self.hang + self.malformed + self.dropped > 1:
+            raise ValueError("fault rates must add up to at most 1")
+        return self
+
+
+class MockConfig(_Strict):
+    """Everything the mock server can be told."""
+
+    seed: int = 0
+    """Seeds the fault and latency draws: the same seed and request order give the same faults."""
+    latency: Latency = Latency()
+    faults: Faults = Faults()
+    rpm: int | None = Field(default=None, gt=0)
+    """Requests per minute allowed per API key (token bucket, full at start); None for no limit."""
+    tpm: int | None = Field(default=None, gt=0)
+    """Tokens per minute per API key, charged input + output tokens of each reply; None for no limit."""
+    reply: str | None = None
+    """`module:function` called with a `MockRequest`, returning a str or a `MockReply`; None for the echo."""
+    context_window: int = Field(default=128_000, gt=0)
+    """Prompts with more tokens get the protocol's context-length error."""
+    api_keys: tuple[str, ...] | None = None
+    """Accepted keys; None accepts any non-empty key."""
+    keep_requests: int = Field(default=10_000, ge=0)
+    """How many received requests to keep for inspection (the newest)."""
+
+
+def load_config(path: Path) -> MockConfig:
+    """Read a `MockConfig` from a `.toml` or `.json` file.
+
+    Raises:
+        ConfigError: the file is unreadable, not TOML/JSON, or a field is wrong (named with its path).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(str(path), "(file)", "a readable file", exc.strerror) from None
+    try:
+        if path.suffix == ".toml":
+            data = tomllib.loads(text)
+        elif path.suffix == ".json":
+            data = json.loads(text)
+        else:
+            raise ConfigError(str(path), "(file)", "a .toml or .json file", path.suffix or path.name)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(str(path), "(file)", f"valid {path.suffix[1:].upper()}", str(exc)) from None
+    try:
+        return MockConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise ConfigError(str(path), field, _expected(first), first.get("input")) from None
+
+
+def _expected(error: ErrorDetails) -> str:
+    """pydantic's message reworded to follow "expected" ("Input should be > 0" -> "> 0")."""
+    if error["type"] == "extra_forbidden":
+        return "no such setting"
+    message = error["msg"]
+    for lead in ("Input should be ", "Value error, "):
+        if message.startswith(lead):
+            return message[len(lead):]
+    return message

@@ -1,0 +1,55 @@
+"""What the two wire protocols share: the `Wire` shape the app drives, and message parsing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from providers.interface import Message
+from providers.mock_server.replies import Completion, MockRequest
+
+
+class Wire(Protocol):
+    """One wire protocol: where it is served, how it names keys and request ids, its bodies."""
+
+    api: str
+    path: str
+    request_id_header: str
+
+    def api_key(self, headers: Mapping[str, str]) -> str | None: ...
+    def parse(self, body: Mapping[str, Any]) -> MockRequest: ...
+    def success(self, request: MockRequest, completion: Completion, number: int) -> dict[str, Any]: ...
+    def error(self, status: int, message: str, code: str | None = None) -> dict[str, Any]: ...
+    def context_error(self, prompt_tokens: int, window: int) -> dict[str, Any]: ...
+
+
+class WireError(ValueError):
+    """The request body does not follow the protocol: answered with a 400."""
+
+
+def text_of(content: object, where: str) -> str:
+    """A message's text: a string, or a list of `{"type": "text", "text": ...}` parts (both protocols)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(p, dict) and isinstance(p.get("text"), str) for p in content):
+        return "".join(p["text"] for p in content)
+    raise WireError(f"{where}: expected a string or a list of text parts")
+
+
+def messages_of(body: Mapping[str, Any], roles: tuple[str, ...]) -> list[Message]:
+    """`body["messages"]` checked and converted (both protocols)."""
+    raw = body.get("messages")
+    if not isinstance(raw, list) or not raw:
+        raise WireError("messages: expected a non-empty list")
+    messages = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or item.get("role") not in roles:
+            raise WireError(f"messages[{i}].role: expected one of {', '.join(roles)}")
+        messages.append(Message(item["role"], text_of(item.get("content"), f"messages[{i}].content")))
+    return messages
+
+
+def bearer_token(headers: Mapping[str, str]) -> str | None:
+    """The token of an `Authorization: Bearer …` header."""
+    scheme, _, token = headers.get("Authorization", "").partition(" ")
+    return (token.strip() or None) if scheme.lower() == "bearer" else None

@@ -1,0 +1,146 @@
+"""Model strings -> `ChatModel`s: `openai:…`, `anthropic:…`, `openai-compatible:NAME@URL`, plus plugins.
+
+Built-in providers import their SDK only when a model asks for it, so a missing SDK costs nothing until used and
+then fails with the install command. Keys come from the environment and live only inside the provider object.
+Plugins (a benchmark's `offline:` models) register a factory for their prefix; the factory receives the model
+string without the prefix.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from providers.errors import MissingAPIKey
+from providers.interface import ChatModel
+from runner.errors import UserError
+
+ProviderFactory = Callable[[str], ChatModel]
+
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+# Local OpenAI-compatible servers (vLLM, Ollama) ignore the key, but the SDK insists on one; vLLM's docs use this.
+PLACEHOLDER_KEY = "EMPTY"
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderOptions:
+    """Per-model settings for the built-in providers (plugins receive only the model name)."""
+
+    api_key_env: str | None = None
+    """Environment variable holding the key, instead of OPENAI_API_KEY / ANTHROPIC_API_KEY."""
+    base_url: str | None = None
+    """Send `openai:` / `anthropic:` requests elsewhere (a proxy, the mock server)."""
+    timeout_s: float = 120.0
+    """Per-request timeout."""
+
+
+def _api_key(variable: str, provider: str, model: str) -> str:
+    key = os.environ.get(variable, "")
+    if not key:
+        raise MissingAPIKey(variable, provider=provider, model=model)
+    return key
+
+
+def _import_provider(module: str, sdk: str, model: str) -> object:
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != sdk:
+            raise
+        raise UserError(f"model {model!r} needs the {sdk} package: pip install '{sdk}'") from None
+
+
+def _openai(name: str, options: ProviderOptions) -> ChatModel:
+    module = _import_provider("providers.openai_chat", "openai", f"openai:{name}")
+    key = _api_key(options.api_key_env or DEFAULT_KEY_ENV["openai"], "openai", name)
+    return module.OpenAIChat(name, api_key=key, base_url=options.base_url,  # type: ignore[attr-defined]
+                             timeout_s=options.timeout_s)
+
+
+def _anthropic(name: str, options: ProviderOptions) -> ChatModel:
+    module = _import_provider("providers.anthropic_messages", "anthropic", f"anthropic:{name}")
+    key = _api_key(options.api_key_env or DEFAULT_KEY_ENV["anthropic"], "anthropic", name)
+    return module.AnthropicMessages(name, api_key=key, base_url=options.base_url,  # type: ignore[attr-defined]
+                                    timeout_s=options.timeout_s)
+
+
+def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
+    name, at, url = spec.partition("@")
+    parts = urlsplit(url)
+    if not (name and at and parts.scheme in ("http", "https") and parts.netloc):
+        raise UserError(f"model 'openai-compatible:{spec}': expected openai-compatible:NAME@http://HOST:PORT/v1")
+    module = _import_provider("providers.openai_chat", "openai", f"openai-compatible:{spec}")
+    key = _api_key(options.api_key_env, "openai-compatible", name) if options.api_key_env else PLACEHOLDER_KEY
+    return module.OpenAIChat(  # type: ignore[attr-defined]
+        name, api_key=key, base_url=url, provider="openai-compatible", timeout_s=options.timeout_s,
+        max_tokens_field="max_tokens",  # what vLLM and Ollama read
+    )
+
+
+_BUILTINS: dict[str, Callable[[str, ProviderOptions], ChatModel]] = {
+    "openai": _openai,
+    "anthropic": _anthropic,
+    "openai-compatible": _openai_compatible,
+}
+
+
+class ProviderRegistry:
+    """Prefix -> provider factory: the built-ins plus whatever plugins register."""
+
+    def __init__(self) -> None:
+        self._plugins: dict[str, ProviderFactory] = {}
+
+    def register(self, prefix: str, factory: ProviderFactory) -> None:
+        """Serve `PREFIX:NAME` models with `factory(NAME)`; registering a prefix again replaces its factory."""
+        if not prefix or ":" in prefix or prefix in _BUILTINS:
+            raise ValueError(f"cannot register provider prefix {prefix!r}")
+        self._plugins[prefix] = factory
+
+    def prefixes(self) -> list[str]:
+        """Every prefix this registry resolves, built-ins first."""
+        return [*_BUILTINS, *self._plugins]
+
+    def resolve(self, model: str, options: ProviderOptions | None = None) -> ChatModel:
+        """The `ChatModel` behind a model string (see `resolve_model`)."""
+        prefix, colon, name = model.partition(":")
+        if not (colon and name):
+            raise UserError(f"model {model!r}: expected PROVIDER:NAME with PROVIDER one of "
+                            f"{', '.join(self.prefixes())}")
+        if prefix in _BUILTINS:
+            return _BUILTINS[prefix](name, options or ProviderOptions())
+        if prefix in self._plugins:
+            return self._plugins[prefix](name)
+        raise UserError(f"model {model!r}: unknown provider {prefix!r}; known: {', '.join(self.prefixes())}")
+
+
+_registry = ProviderRegistry()
+
+
+def register_provider(prefix: str, factory: ProviderFactory) -> None:
+    """Make `resolve_model` serve `PREFIX:NAME` models with `factory(NAME)` (plugins such as `offline:`)."""
+    _registry.register(prefix, factory)
+
+
+def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str | None = None,
+                  timeout_s: float = 120.0) -> ChatModel:
+    """The provider for a model string.
+
+    Args:
+        model: `openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-5`, `openai-compatible:NAME@http://HOST:PORT/v1`
+            or `PREFIX:NAME` for a registered plugin.
+        api_key_env: read the key from this environment variable instead of the provider's default.
+        base_url: send `openai:`/`anthropic:` requests to another endpoint.
+        timeout_s: per-request timeout.
+
+    Returns:
+        A `ChatModel`; built-in providers also expose `.provider`, `.model`, `.endpoint` and `aclose()`.
+
+    Raises:
+        UserError: the string is malformed, names an unknown provider, or the provider's SDK is not installed.
+        MissingAPIKey: the key's environment variable is unset (an `AuthError` and a `UserError`).
+    """
+    return _registry.resolve(model, ProviderOptions(api_key_env=api_key_env, base_url=base_url,
+                                                    timeout_s=timeout_s))

