@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from runner.cli.data import data_command
+from runner.cli.mock_server import mock_server_command
 from runner.errors import UserError
 
 
@@ -13,6 +15,12 @@ from runner.errors import UserError
 @click.version_option(package_name="tripbench")
 def cli() -> None:
     """Run LLM agents on travel-planning benchmarks at scale."""
+
+
+cli.add_command(mock_server_command)
+
+
+cli.add_command(data_command)
 
 
 def main() -> None:

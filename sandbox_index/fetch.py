@@ -1,0 +1,145 @@
+"""Download the public TravelPlanner dataset and database into the data home, then import the database.
+
+Sources (both overridable, e.g. with a mirror or a local server):
+- the query splits, from the Hugging Face dataset `osunlp/TravelPlanner` (CSV per split, CC-BY-4.0);
+- the database archive, the zip the official README links on Google Drive (MIT); it unpacks to a
+  `database/` folder in the official layout.
+
+Layout written under the home: `travelplanner/queries/{split}.csv`, `travelplanner/database/…` and the
+index `travelplanner.sqlite`. Every download goes to a temp file renamed into place when complete.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import urllib.error
+import urllib.request
+import uuid
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from runner.errors import DataError
+from sandbox_index import schema
+from sandbox_index.build import BuildSummary, build_travelplanner_index
+from sandbox_index.csv_semantics import iter_csv
+from sandbox_index.home import travelplanner_index_path
+
+DEFAULT_DATASET_URL = "https://huggingface.co/datasets/osunlp/TravelPlanner/resolve/main/{split}.csv"
+# "Download the database" link of the official README (Google Drive file 1pF1Sw6p…), in its direct form.
+DEFAULT_DATABASE_URL = (
+    "https://drive.usercontent.google.com/download?id=1pF1Sw6pBmq2sFkJvm-LzJOqrmfWoQgxE&export=download&confirm=t"
+)
+SPLITS = ("train", "validation", "test")
+_QUERY_COLUMNS = ("org", "dest", "days", "date", "query", "level")  # present in every split (spec §1.2)
+
+
+@dataclass(frozen=True, slots=True)
+class FetchSummary:
+    """What `fetch_travelplanner` wrote."""
+
+    queries: dict[str, Path]
+    database_dir: Path
+    build: BuildSummary
+
+
+def fetch_travelplanner(
+    home: Path,
+    *,
+    dataset_url: str = DEFAULT_DATASET_URL,
+    database_url: str = DEFAULT_DATABASE_URL,
+    timeout: float = 60.0,
+    progress: Callable[[str], None] = lambda message: None,
+) -> FetchSummary:
+    """Download the query splits and the database archive into `home`, and build the index.
+
+    Args:
+        home: the data home.
+        dataset_url: URL template of a split's CSV, with `{split}` for train / validation / test.
+        database_url: URL of the database zip archive.
+        timeout: seconds to wait for the server at each step.
+        progress: called with a short line before each step.
+
+    Raises:
+        DataError: a download failed (offline, refused, HTTP error), the archive is not a zip in the
+            official layout, or the data is malformed.
+    """
+    root = home / "travelplanner"
+    queries = root / "queries"
+    queries.mkdir(parents=True, exist_ok=True)
+    fetched: dict[str, Path] = {}
+    for split in SPLITS:
+        url = dataset_url.format(split=split)
+        progress(f"downloading {split} split from {url}")
+        target = queries / f"{split}.csv"
+        _download(url, target, timeout, check=_check_split)
+        fetched[split] = target
+    progress(f"downloading the database archive from {database_url}")
+    archive = root / "database.zip"
+    _download(database_url, archive, timeout, check=_check_zip)
+    database = _unpack(archive, root / "database")
+    archive.unlink()
+    progress(f"importing {database}")
+    build = build_travelplanner_index(database, travelplanner_index_path(home))
+    return FetchSummary(fetched, database, build)
+
+
+def _download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None]) -> None:
+    temp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response, open(temp, "wb") as out:
+            shutil.copyfileobj(response, out, 1 << 20)
+        check(temp, url)
+        temp.replace(target)
+    except urllib.error.HTTPError as exc:
+        raise DataError(f"cannot download {url}: HTTP {exc.code} {exc.reason}") from exc
+    except (urllib.error.URLError, socket.timeout, ConnectionError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise DataError(
+            f"cannot download {url}: {reason} (offline? `tripbench data import DIR` imports a folder you have)"
+        ) from exc
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def _check_split(path: Path, url: str) -> None:
+    _, header = next(iter_csv(path))
+    missing = [column for column in _QUERY_COLUMNS if column not in header]
+    if missing:
+        raise DataError(f"{url}: not a TravelPlanner split: no {missing[0]!r} column")
+
+
+def _check_zip(path: Path, url: str) -> None:
+    if not zipfile.is_zipfile(path):
+        # Google Drive answers with a web page when it wants a manual confirmation.
+        raise DataError(
+            f"{url}: not a zip archive (a web page?); download the database by hand, unzip it and run "
+            "`tripbench data import DIR`"
+        )
+
+
+def _unpack(archive: Path, dest: Path) -> Path:
+    """Extract the archive into a fresh `dest` and return the folder holding the official layout."""
+    staging = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            for member in bundle.namelist():
+                resolved = (staging / member).resolve()
+                if not resolved.is_relative_to(staging.resolve()):
+                    raise DataError(f"{archive}: unsafe path in archive: {member!r}")
+            bundle.extractall(staging)
+        found = [
+            path.parent.parent
+            for path in staging.rglob(Path(schema.CITY_SET).name)
+            if "__MACOSX" not in path.parts and all((path.parent.parent / f).is_file() for f in schema.SOURCE_FILES)
+        ]
+        if not found:
+            raise DataError(f"{archive}: no database folder in the official layout ({', '.join(schema.SOURCE_FILES)})")
+        if dest.exists():
+            shutil.rmtree(dest)
+        found[0].rename(dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return dest

@@ -1,0 +1,127 @@
+"""`tripbench data fetch` against a real local HTTP server, and the `data` commands end to end."""
+
+from __future__ import annotations
+
+import functools
+import socket
+import subprocess
+import sys
+import threading
+import zipfile
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from runner.cli.main import cli
+from runner.errors import DataError
+from sandbox_index import open_sandbox, travelplanner_index_path
+from sandbox_index.fetch import fetch_travelplanner
+
+SPLIT_HEADER = "org,dest,days,visiting_city_number,date,people_number,local_constraint,budget,query,level\n"
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+@pytest.fixture
+def server(tmp_path: Path, travelplanner_data: Path) -> Iterator[tuple[str, Path]]:
+    """A local HTTP server (port 0) serving the splits and a zip of the staged database."""
+    root = tmp_path / "served"
+    root.mkdir()
+    for split in ("train", "validation", "test"):
+        (root / f"{split}.csv").write_text(
+            SPLIT_HEADER + f"Sarasota,Chicago,3,1,\"['2022-03-22']\",1,,1900,a {split} query,easy\n"
+        )
+    database = travelplanner_data / "database"
+    with zipfile.ZipFile(root / "database.zip", "w", zipfile.ZIP_DEFLATED) as bundle:
+        for path in sorted(database.rglob("*")):
+            if path.is_file() and "sources" not in path.parts and path.suffix != ".jsonl":
+                bundle.write(path, Path("database") / path.relative_to(database))
+    (root / "not-a-zip").write_text("<html>Google Drive can't scan this file</html>")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(root)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", root
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_fetch_downloads_splits_and_builds_the_index(server: tuple[str, Path], tmp_path: Path) -> None:
+    base, root = server
+    home = tmp_path / "home"
+    summary = fetch_travelplanner(
+        home, dataset_url=base + "/{split}.csv", database_url=base + "/database.zip", timeout=10
+    )
+    for split in ("train", "validation", "test"):
+        assert summary.queries[split].read_bytes() == (root / f"{split}.csv").read_bytes()
+    assert summary.build.rows["accommodations"] == 4285
+    with open_sandbox(travelplanner_index_path(home)) as sandbox:
+        assert [row[0] for row in sandbox.flights("St. Petersburg", "Rockford", "2022-03-16").rows] == ["F3573659"]
+    leftovers = [p.name for p in (home / "travelplanner").iterdir()]
+    assert sorted(leftovers) == ["database", "queries"]
+
+
+@pytest.mark.parametrize(
+    ("dataset", "database", "message"),
+    [
+        ("/missing-{split}.csv", "/database.zip", "HTTP 404"),
+        ("/{split}.csv", "/not-a-zip", "not a zip archive"),
+        ("/{split}.csv", "/train.csv", "not a zip archive"),
+    ],
+)
+def test_fetch_failures_are_data_errors(
+    server: tuple[str, Path], tmp_path: Path, dataset: str, database: str, message: str
+) -> None:
+    base, _ = server
+    home = tmp_path / "home"
+    with pytest.raises(DataError, match=message):
+        fetch_travelplanner(home, dataset_url=base + dataset, database_url=base + database, timeout=10)
+    assert not travelplanner_index_path(home).exists()
+    assert not [p for p in home.rglob("*.tmp")]
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_offline_fetch_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}"
+    done = subprocess.run(
+        [sys.executable, "-c", "from runner.cli.main import main; main()", "data", "fetch", "--home", str(tmp_path),
+         "--dataset-url", url + "/{split}.csv", "--database-url", url + "/db.zip"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1
+    errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "cannot download" in errors[0] and "refused" in errors[0]
+    assert "Traceback" not in done.stderr
+
+
+def test_cli_import_and_info(travelplanner_data: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    home = tmp_path / "home"
+    done = runner.invoke(
+        cli, ["data", "import", str(travelplanner_data / "database"), "--home", str(home),
+              "--synthetic-flights", "5000", "--seed", "3"],
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert "accommodations: 4,285 rows (762 dropped" in done.output
+    assert "synthetic flights: 889 rows" in done.output
+    info = runner.invoke(cli, ["data", "info"], env={"TRIPBENCH_HOME": str(home)})
+    assert info.exit_code == 0, info.output
+    assert "synthetic_flights: 889" in info.output and "rows.flights: 4111" in info.output
+
+
+def test_cli_info_without_index_is_a_data_error(tmp_path: Path) -> None:
+    done = CliRunner().invoke(cli, ["data", "info", "--home", str(tmp_path)])
+    assert isinstance(done.exception, DataError)
+    assert "tripbench data import" in str(done.exception)
