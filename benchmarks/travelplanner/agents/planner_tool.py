@@ -1,0 +1,59 @@
+"""What the official agents share: the Planner tool (spec §3.8), `format_step` and the prompt-token rule.
+
+Every official agent counts prompt tokens with tiktoken's encoding for `gpt-3.5-turbo` (cl100k_base, spec §4.2),
+whatever model it drives; we count with the same ranks, loaded offline (`providers.tokens`).
+"""
+
+from __future__ import annotations
+
+from providers.interface import ChatModel, ChatRequest, Message
+from providers.tokens import count_text_tokens
+
+PLANNER_TOKEN_LIMIT = 12_000
+"""Prompt tokens above which the Planner answers `Max Token Length Exceeded.` without calling the LLM (§3.8)."""
+PLANNER_TOKEN_LIMIT_ANSWER = "Max Token Length Exceeded."
+PLANNER_MAX_TOKENS = 4096
+"""The Planner LLM's `max_tokens`, temperature 0 (spec §3.8)."""
+
+
+def format_step(text: str) -> str:
+    """Normalises one LLM output as the official agents do: strip, then delete every newline (spec §4.2)."""
+    return text.strip("\n").strip().replace("\n", "")
+
+
+def count_tokens(text: str) -> int:
+    """cl100k tokens of a prompt, as the official length checks count them.
+
+    Special-token strings (`<|endoftext|>`) count as plain text: tiktoken's default would raise on them, which in
+    the official code would stop the run on a model output that merely quotes one.
+    """
+    return count_text_tokens(text)
+
+
+def user_request(prompt: str, *, max_tokens: int | None, stop: tuple[str, ...] = (),
+                 temperature: float | None = 0.0) -> ChatRequest:
+    """One chat call with the prompt as a single user message, as every official agent sends it (spec §4.3)."""
+    return ChatRequest(model="", messages=(Message("user", prompt),), temperature=temperature,
+                       max_tokens=max_tokens, stop=stop)
+
+
+async def run_planner(model: ChatModel, template: str, text: str, query: str,
+                      *, max_prompt_tokens: int = PLANNER_TOKEN_LIMIT) -> str:
+    """The Planner tool: one call with `template` formatted with the given information and query (spec §3.8).
+
+    Args:
+        model: The rollout's model.
+        template: `PLANNER_INSTRUCTION` (two-stage, direct) or `COT_PLANNER_INSTRUCTION` (cot).
+        text: The information: `str(notebook.list_all())` in two-stage mode, the reference information in
+            sole-planning mode.
+        query: The query (in two-stage mode, the agent's own `Planner[...]` argument, spec §4.5).
+        max_prompt_tokens: Official 12,000 (the Gemini branch has no limit).
+
+    Returns:
+        The model's reply unchanged, or `Max Token Length Exceeded.` when the prompt is too long (no call made).
+    """
+    prompt = template.format(text=text, query=query)
+    if count_tokens(prompt) > max_prompt_tokens:
+        return PLANNER_TOKEN_LIMIT_ANSWER
+    response = await model.complete(user_request(prompt, max_tokens=PLANNER_MAX_TOKENS))
+    return response.text

@@ -1,0 +1,179 @@
+"""The two-stage ReAct agent against the spec's verified behaviour (spec §4), on the real sandbox."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from benchmarks.travelplanner.agents.planner_tool import count_tokens
+from benchmarks.travelplanner.agents.react import (
+    FILTERED_ACTION,
+    MASK,
+    NULL_ACTION_FEEDBACK,
+    NULL_ACTION_OBSERVATION,
+    ReactAgent,
+    ReactLimits,
+)
+from benchmarks.travelplanner.prompts import ZEROSHOT_REACT_INSTRUCTION
+from benchmarks.travelplanner.tools import INVALID_ACTION
+
+QUERY = "Please help me plan a trip from St. Petersburg to Rockford spanning 3 days from March 16th to March 18th, 2022."
+FLIGHTS = "FlightSearch[St. Petersburg, Rockford, 2022-03-16]"
+
+
+def script(model, *steps: tuple[str, str]) -> None:  # type: ignore[no-untyped-def]
+    """Enqueue (thought, action) pairs: the agent asks for a thought and an action separately per step."""
+    for thought, action in steps:
+        model.enqueue(thought, action)
+
+
+async def run(model, sandbox, **limits):  # type: ignore[no-untyped-def]
+    return await ReactAgent(model, sandbox, ReactLimits(**limits)).run(QUERY)
+
+
+def states(result) -> list[str]:  # type: ignore[no-untyped-def]
+    return [step["state"] for step in result.steps]
+
+
+async def test_calls_are_separate_thought_and_action_requests_stopped_at_newline(scripted_model, sandbox):
+    script(scripted_model, ("I need flights.\nAction 1: ignored", "CitySearch[Illinois]\n"))
+    script(scripted_model, ("Done.", "CitySearch[Texas]"), ("Done.", "CitySearch[Ohio]"))
+    result = await run(scripted_model, sandbox, max_steps=3)
+    first, second = scripted_model.requests[:2]
+    assert first.stop == ("\n",) and first.max_tokens == 256 and len(first.messages) == 1
+    assert first.messages[0].content == ZEROSHOT_REACT_INSTRUCTION.format(query=QUERY, scratchpad="\nThought 1:")
+    assert second.messages[0].content.endswith("\nThought 1: I need flights.\nAction 1:")
+    assert result.steps[0] == {
+        "step": 1,
+        "thought": "Thought 1: I need flights.",  # official quirk: the prefix stays in the log
+        "action": "Action 1: CitySearch[Illinois]",
+        "observation": "['Moline', 'Belleville', 'Bloomington', 'Champaign', 'Chicago', 'Rockford', 'Peoria']",
+        "state": "Successful",
+    }
+    assert result.scratchpad.startswith(
+        "\nThought 1: I need flights.\nAction 1: CitySearch[Illinois]\nObservation 1: ['Moline', ")
+    assert result.halted == "max_steps" and result.answer == ""
+
+
+async def test_first_search_masks_every_none_in_the_scratchpad(scripted_model, sandbox):
+    # official quirk, spec §4.5: before any search current_data is None, so "None" is masked everywhere.
+    script(scripted_model, ("None of this is known yet.", FLIGHTS), ("Write it.", "NotebookWrite[Flights]"),
+           ("Restaurants next.", "RestaurantSearch[Rockford]"))
+    scripted_model.enqueue("Stop.", "Planner[Plan my trip]", "Day 1: ...")
+    result = await run(scripted_model, sandbox)
+    flights_table = result.steps[0]["observation"]
+    assert "F3573659" in flights_table
+    step2_prompt = scripted_model.prompts[2]
+    assert f"Thought 1: {MASK} of this is known yet." in step2_prompt
+    assert flights_table in step2_prompt  # the table itself is only masked by the next masking action
+    step3_prompt = scripted_model.prompts[4]
+    assert flights_table.strip() not in step3_prompt
+    assert f"Observation 1: {MASK}" in step3_prompt
+    # The notebook keeps the flights and the Planner sees them as the repr of `list_all()`.
+    planner_prompt = scripted_model.prompts[-1]
+    notebook = ast.literal_eval(planner_prompt.split("Given information: ")[1].split("\nQuery: ")[0])
+    assert notebook == [{"index": 0, "Short Description": "Flights", "Content": flights_table}]
+    assert planner_prompt.endswith("Query: Plan my trip\nTravel Plan:")
+    assert result.answer == "Day 1: ..." and states(result)[-1] == "Successful"
+
+
+async def test_argument_splitting_needs_comma_space(scripted_model, sandbox):
+    script(scripted_model, ("Search.", "FlightSearch[St. Petersburg,Rockford,2022-03-16]"),
+           ("Again.", "FlightSearch[St. Petersburg, Rockford, 16 March]"),
+           ("Again.", "FlightSearch[Atlantis, Rockford, 2022-03-16]"),
+           ("Again.", FLIGHTS))
+    result = await run(scripted_model, sandbox)
+    assert [s["observation"] for s in result.steps[:3]] == [
+        "Illegal Flight Search. Please try again.",
+        "'16 March' is not in the format YYYY-MM-DD",
+        result.steps[2]["observation"],
+    ]
+    assert result.steps[2]["observation"].startswith("Atlantis is not valid city in ['")
+    # Three failures of one tool (any kind) since the last success: the 4th call stops the run (spec §4.7).
+    assert states(result) == ["Illegal args. Other Error", "Illegal args. DateError", "Illegal args. City Error",
+                              "flights early stop due to 3 max retries."]
+    assert result.steps[3]["observation"] == "" and result.answer == ""
+    assert result.scratchpad.endswith("\nAction 4: " + FLIGHTS + "\nObservation 4: ")
+
+
+async def test_any_success_resets_the_counters(scripted_model, sandbox):
+    script(scripted_model, ("a", "RestaurantSearch[Atlantis]"), ("b", "RestaurantSearch[Lemuria]"),
+           ("c", "CitySearch[Atlantis]"),  # "Invalid State" is a success (spec §3.6) and resets every counter
+           ("d", "RestaurantSearch[Mu]"), ("e", "RestaurantSearch[Thule]"), ("f", "RestaurantSearch[Avalon]"),
+           ("g", "RestaurantSearch[Hyperborea]"))
+    result = await run(scripted_model, sandbox)
+    assert result.steps[2]["observation"] == "Invalid State"
+    assert states(result) == ["Illegal args. City Error"] * 2 + ["Successful"] + ["Illegal args. City Error"] * 3 + [
+        "restaurants early stop due to 3 max retries."]
+
+
+async def test_accommodation_search_failures_never_stop_the_run(scripted_model, sandbox):
+    # official quirk, spec §4.7: AccommodationSearch maps to `accommodation`, which is no counter (verified: 5
+    # failures in a row, no stop).
+    script(scripted_model, *[(f"try {i}", f"AccommodationSearch[Nowhere {i}]") for i in range(5)],
+           ("ok", "AccommodationSearch[Rockford]"))
+    scripted_model.enqueue("plan", "Planner[Trip]", "A plan")
+    result = await run(scripted_model, sandbox)
+    assert states(result) == ["Illegal args. City Error"] * 5 + ["Successful", "Successful"]
+    assert result.answer == "A plan"
+
+
+async def test_accommodation_search_after_three_invalid_actions_stops(scripted_model, sandbox):
+    script(scripted_model, ("a", "Search the web"), ("b", "Fly[now]"), ("c", "DistanceMatrix[A, B, taxi]"),
+           ("d", "AccommodationSearch[Rockford]"))
+    result = await run(scripted_model, sandbox)
+    assert [s["observation"] for s in result.steps[:3]] == [INVALID_ACTION] * 3
+    assert states(result) == ["invalidAction"] * 3 + ["invalidAction early stop due to 3 max retries."]
+
+
+async def test_third_identical_action_stops_before_executing(scripted_model, sandbox):
+    script(scripted_model, ("a", "CitySearch[Ohio]"), ("b", "CitySearch[Ohio]"), ("c", "CitySearch[Texas]"),
+           ("d", "CitySearch[Texas]"), ("e", "CitySearch[Texas]"))
+    result = await run(scripted_model, sandbox)
+    assert states(result) == ["Successful"] * 4 + ["same action 3 times repeated"]
+    assert result.steps[-1]["action"] == "Action 5: CitySearch[Texas]"
+    assert result.steps[-1]["observation"] == "" and result.answer == ""
+    assert result.scratchpad.endswith("\nAction 5: CitySearch[Texas]")  # no "Observation 5:" line
+
+
+async def test_null_actions_are_logged_and_count_for_repetition(scripted_model, sandbox):
+    script(scripted_model, ("a", "\n\n"), ("b", ""), ("c", "  "))
+    result = await run(scripted_model, sandbox)
+    assert result.steps[0] == {"step": 1, "thought": "Thought 1: a", "action": "Action 1:" + FILTERED_ACTION,
+                               "observation": NULL_ACTION_OBSERVATION, "state": ""}
+    assert "\nAction 1:" + FILTERED_ACTION + "\nObservation 1: " + NULL_ACTION_FEEDBACK in result.scratchpad
+    assert "['\\n', 'Thought', 'Action', 'Observation']" in FILTERED_ACTION  # backslash-n, not a newline
+    assert states(result) == ["", "", "same action 3 times repeated"]
+
+
+async def test_thirty_step_limit(scripted_model, sandbox):
+    script(scripted_model, *[("t", "CitySearch[Ohio]" if i % 2 else "CitySearch[Texas]") for i in range(30)])
+    result = await run(scripted_model, sandbox)
+    assert len(result.steps) == 30 and len(scripted_model.requests) == 60
+    assert result.halted == "max_steps" and result.answer == "" and states(result)[-1] == "Successful"
+
+
+async def test_prompt_token_limit_halts_before_the_next_step(scripted_model, sandbox):
+    empty = count_tokens(ZEROSHOT_REACT_INSTRUCTION.format(query=QUERY, scratchpad=""))
+    script(scripted_model, ("Look.", "RestaurantSearch[Rockford]"))  # a long table
+    result = await run(scripted_model, sandbox, max_prompt_tokens=empty + 200)
+    assert len(result.steps) == 1 and result.halted == "token_limit" and result.answer == ""
+
+
+async def test_planner_prompt_over_12000_tokens_is_not_sent(scripted_model, sandbox):
+    script(scripted_model, ("a", "RestaurantSearch[Chicago]"), ("b", "NotebookWrite[Chicago food]"),
+           ("c", "AccommodationSearch[Chicago]"), ("d", "NotebookWrite[Chicago rooms]"),
+           ("e", "AttractionSearch[Chicago]"), ("f", "NotebookWrite[Chicago sights]"))
+    script(scripted_model, ("g", "Planner[Trip]"))
+    result = await run(scripted_model, sandbox, planner_max_prompt_tokens=2000)
+    assert result.answer == "Max Token Length Exceeded."
+    assert len(scripted_model.requests) == 14  # the Planner made no call
+    assert result.steps[-1]["state"] == "Max Token Length of Planner Exceeded."
+
+
+@pytest.mark.parametrize("action", ["Planner[]", "planner[Trip]", "Planner[Trip] now"])
+async def test_malformed_planner_actions_are_invalid(scripted_model, sandbox, action):
+    script(scripted_model, ("a", action), ("b", "CitySearch[Ohio]"), ("c", "CitySearch[Texas]"))
+    result = await run(scripted_model, sandbox, max_steps=3)
+    assert states(result) == ["invalidAction", "Successful", "Successful"]
