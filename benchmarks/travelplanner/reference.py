@@ -1,0 +1,126 @@
+"""The sole-planning `reference_information` of a route, rebuilt from the sandbox (spec §1.2, §5).
+
+The dataset gives every query the official tool outputs for its route: per city `Attractions in X`,
+`Restaurants in X`, `Accommodations in X`; per leg `Flight from A to B on D`, `Self-driving from A to B`,
+`Taxi from A to B` (cities first, then the legs, as in every train query). Two forms exist: the dataset's
+list of `{'Description', 'Content'}` with rendered tables (its Python repr is the dataset string), and
+`database/*_ref_info.jsonl`, a description -> rows (or message string) object. Restaurant tables keep the
+CSV row labels in the rendered form: they were made by a release of `Restaurants.run` that returned
+`results.to_string()` (seen in one stored revision of `tools/restaurants/apis.py`); the other tables are
+`to_string(index=False)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks.travelplanner.render import records, to_string
+from benchmarks.travelplanner.tools import (
+    accommodation_search,
+    attraction_search,
+    distance_matrix,
+    flight_search,
+    restaurant_search,
+)
+from sandbox_index import Frame, Sandbox
+
+# The modes of a leg's two ground-transport entries, as passed to the distance tool.
+GROUND_MODES = ("self-driving", "taxi")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One reference-information item: its description and the tool result behind it."""
+
+    description: str
+    data: Frame | str
+    index: bool = False  # render the row labels (restaurant tables)
+
+    @property
+    def content(self) -> str:
+        """The rendered `Content` of the dataset form."""
+        return to_string(self.data, index=self.index) if isinstance(self.data, Frame) else self.data
+
+    @property
+    def rows(self) -> list[dict[str, Any]] | str:
+        """The `*_ref_info.jsonl` value: row dicts, or the message string."""
+        return records(self.data) if isinstance(self.data, Frame) else self.data
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A trip: origin, the visited cities in order, and the date of each leg (one more than cities)."""
+
+    origin: str
+    cities: tuple[str, ...]
+    leg_dates: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.leg_dates) != len(self.cities) + 1:
+            raise ValueError(f"a route through {len(self.cities)} cities has {len(self.cities) + 1} legs, "
+                             f"got {len(self.leg_dates)} dates")
+
+    @classmethod
+    def every_other_day(cls, origin: str, cities: tuple[str, ...], dates: tuple[str, ...]) -> Route:
+        """The usual schedule: a leg on day 1, 3, 5, ... and the way home on the last day.
+
+        44 of the 45 train queries follow it; the other one moves on days 1, 2, 3 and 7, so use the real
+        leg dates where they are known.
+        """
+        legs = tuple(dates[min(2 * i, len(dates) - 1)] for i in range(len(cities))) + (dates[-1],)
+        return cls(origin, tuple(cities), legs)
+
+    def legs(self) -> list[tuple[str, str, str]]:
+        """(from, to, date) of every leg, the way home last."""
+        stops = (self.origin, *self.cities, self.origin)
+        return [(stops[i], stops[i + 1], date) for i, date in enumerate(self.leg_dates)]
+
+
+def city_entries(sandbox: Sandbox, city: str) -> list[Entry]:
+    """`Attractions in`, `Restaurants in`, `Accommodations in` the city."""
+    return [
+        Entry(f"Attractions in {city}", attraction_search(sandbox, city)),
+        Entry(f"Restaurants in {city}", restaurant_search(sandbox, city), index=True),
+        Entry(f"Accommodations in {city}", accommodation_search(sandbox, city)),
+    ]
+
+
+def flight_entry(sandbox: Sandbox, origin: str, destination: str, date: str) -> Entry:
+    """`Flight from A to B on D`: the FlightSearch result."""
+    return Entry(f"Flight from {origin} to {destination} on {date}", flight_search(sandbox, origin, destination, date))
+
+
+def ground_entry(sandbox: Sandbox, origin: str, destination: str, mode: str) -> Entry:
+    """`Self-driving from A to B` / `Taxi from A to B`: the GoogleDistanceMatrix text for that mode.
+
+    Args:
+        mode: the mode as the agent writes it (`self-driving`, `taxi`); the description capitalizes it.
+    """
+    return Entry(f"{mode[:1].upper()}{mode[1:]} from {origin} to {destination}",
+                 distance_matrix(sandbox, origin, destination, mode))
+
+
+def leg_entries(sandbox: Sandbox, origin: str, destination: str, date: str) -> list[Entry]:
+    """The flight, self-driving and taxi entries of one leg."""
+    return [flight_entry(sandbox, origin, destination, date)] + [
+        ground_entry(sandbox, origin, destination, mode) for mode in GROUND_MODES
+    ]
+
+
+def route_entries(sandbox: Sandbox, route: Route) -> list[Entry]:
+    """Every entry of the route, in the dataset's order: all cities, then all legs."""
+    entries = [entry for city in route.cities for entry in city_entries(sandbox, city)]
+    for origin, destination, date in route.legs():
+        entries += leg_entries(sandbox, origin, destination, date)
+    return entries
+
+
+def reference_information(sandbox: Sandbox, route: Route) -> list[dict[str, str]]:
+    """The dataset form: `[{'Description': ..., 'Content': ...}]`; `repr()` of it is the dataset string."""
+    return [{"Description": entry.description, "Content": entry.content} for entry in route_entries(sandbox, route)]
+
+
+def reference_rows(sandbox: Sandbox, route: Route) -> dict[str, list[dict[str, Any]] | str]:
+    """The `*_ref_info.jsonl` form: description -> row dicts or message string."""
+    return {entry.description: entry.rows for entry in route_entries(sandbox, route)}
