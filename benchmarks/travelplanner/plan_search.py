@@ -273,3 +273,21 @@ def leg_modes(request: Request) -> tuple[str, ...]:
     Flights first (taxi as the fallback: the two may mix, spec §7.2 (7)); self-driving when flights are ruled out.
     """
     return ("self-driving",) if request.transportation == "no flight" else ("flight", "taxi")
+
+
+def pick_cities(candidates: Sequence[CityOptions], request: Request, count: int) -> list[CityOptions]:
+    """The route's cities: the first `count` candidates (file order) with an acceptable accommodation.
+
+    Falls back to the first unacceptable candidates when too few pass, so a plan is always delivered.
+    """
+    good = [c for c in candidates if choose_stay(c, request) is not None]
+    rest = [c for c in candidates if c not in good]
+    return (good + rest)[:count]
+
+
+def leg_modes(request: Request) -> tuple[str, ...]:
+    """What to look up for a leg, in order, stopping at the first usable answer.
+
+    Flights first (taxi as the fallback: the two may mix, spec §7.2 (7)); self-driving when flights are ruled out.
+    """
+    return ("self-driving",) if request.transportation == "no flight" else ("flight", "taxi")
