@@ -43,3 +43,33 @@ def sandbox(travelplanner_index: Path):  # type: ignore[no-untyped-def]
 
     with open_sandbox(travelplanner_index) as opened:
         yield opened
+
+
+@pytest.fixture
+async def start_mock_llm():
+    """Start mock LLM servers on 127.0.0.1:0 with any config: `server = await start_mock_llm(MockConfig(rpm=60))`.
+
+    Each server has `.base_url` (Anthropic SDK), `.openai_base_url` (OpenAI SDK), `.plan` (scripted faults:
+    `fail_next(429, retry_after=1)`, `malformed_next()`, `delay_next(2.0)`, `hang_next()`, `drop_next()`),
+    `.received` and `.tally`; all are closed at teardown.
+    """
+    from providers.mock_server import serve
+
+    started = []
+
+    async def start(config=None):
+        server = await serve("127.0.0.1", 0, config)
+        started.append(server)
+        return server
+
+    try:
+        yield start
+    finally:
+        for server in started:
+            await server.close()
+
+
+@pytest.fixture
+async def mock_llm(start_mock_llm):
+    """A running mock LLM server with the default config (instant, honest, unlimited); see `start_mock_llm`."""
+    return await start_mock_llm()

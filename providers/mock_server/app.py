@@ -14,6 +14,7 @@ import logging
 import math
 import random
 from collections import Counter, deque
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -84,6 +85,15 @@ class MockState:
             return self._latency_random.lognormvariate(math.log(latency.median_s), latency.sigma)
         return latency.seconds
 
+    async def pause(self, seconds: float) -> None:
+        """Sleep `seconds`, or less if the server is shutting down (so shutdown never waits on a slow reply)."""
+        if seconds <= 0:
+            return
+        try:
+            await asyncio.wait_for(self.closing.wait(), seconds)
+        except TimeoutError:
+            pass
+
     def reset(self) -> None:
         """Zero the tally and forget received requests."""
         self.tally = Tally()
@@ -129,10 +139,7 @@ async def _inject(request: web.Request, state: MockState, wire: Wire, fault: Fau
         state.tally.statuses["200"] += 1
         return web.Response(body=MALFORMED_BODY, content_type="application/json")
     if fault.kind == "hang":
-        try:
-            await asyncio.wait_for(state.closing.wait(), fault.seconds)
-        except TimeoutError:
-            pass
+        await state.pause(fault.seconds)
     return await _drop(request)
 
 
@@ -157,7 +164,7 @@ async def _chat(request: web.Request, wire: Wire) -> web.StreamResponse:
         state.tally.faults[fault.kind] += 1
         if fault.kind != "delay":
             return await _inject(request, state, wire, fault)
-        await asyncio.sleep(fault.seconds)
+        await state.pause(fault.seconds)
 
     try:
         chat = wire.parse(body)
@@ -179,7 +186,7 @@ async def _chat(request: web.Request, wire: Wire) -> web.StreamResponse:
         return _answer(state, 429, wire.error(429, message, code="rate_limit_exceeded"),
                        {**admission.headers, **_retry_headers(admission.retry_after_s)})
 
-    await asyncio.sleep(state.latency_s())
+    await state.pause(state.latency_s())
     tally = state.tally
     tally.served += 1
     tally.input_tokens += completion.input_tokens
@@ -187,6 +194,13 @@ async def _chat(request: web.Request, wire: Wire) -> web.StreamResponse:
     tally.output_tokens += completion.output_tokens
     headers = {**admission.headers, wire.request_id_header: f"req_mock_{tally.served}"}
     return _answer(state, 200, wire.success(chat, completion, tally.served), headers)
+
+
+def _chat_handler(wire: Wire) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    async def handle(request: web.Request) -> web.StreamResponse:
+        return await _chat(request, wire)
+
+    return handle
 
 
 async def _tally(request: web.Request) -> web.Response:
@@ -211,7 +225,7 @@ def create_app(config: MockConfig | None = None) -> web.Application:
     app = web.Application()
     app[MOCK_STATE] = MockState(config or MockConfig())
     for wire in (OpenAIChatWire(), AnthropicMessagesWire()):
-        app.router.add_post(wire.path, lambda request, wire=wire: _chat(request, wire))
+        app.router.add_post(wire.path, _chat_handler(wire))
     app.router.add_get("/_tally", _tally)
     app.router.add_post("/_tally/reset", _reset)
     app.router.add_get("/health", _health)

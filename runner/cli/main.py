@@ -7,6 +7,7 @@ import sys
 import click
 
 from runner.cli.data import data_command
+from runner.cli.evaluate import check_submission_command, evaluate_command
 from runner.cli.mock_server import mock_server_command
 from runner.errors import UserError
 
@@ -21,6 +22,8 @@ cli.add_command(mock_server_command)
 
 
 cli.add_command(data_command)
+cli.add_command(evaluate_command)
+cli.add_command(check_submission_command)
 
 
 def main() -> None:

@@ -1,0 +1,40 @@
+"""`tripbench mock-server`: serve a local OpenAI/Anthropic-compatible LLM with fault injection."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import click
+
+from providers.mock_server import MockConfig, load_config, serve
+from runner.errors import UserError
+
+
+@click.command("mock-server")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="TCP port; 0 picks a free one.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="TOML or JSON file of knobs: latency, faults, rpm/tpm, reply function (see "
+                   "providers/mock_server/config.py).")
+def mock_server_command(host: str, port: int, config_path: Path | None) -> None:
+    """Serve a local OpenAI/Anthropic-compatible LLM with fault injection until Ctrl-C."""
+    config = load_config(config_path) if config_path is not None else MockConfig()
+    asyncio.run(_serve_until_interrupted(host, port, config))
+
+
+async def _serve_until_interrupted(host: str, port: int, config: MockConfig) -> None:
+    try:
+        server = await serve(host, port, config)
+    except OSError as exc:
+        raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        click.echo(f"mock LLM server on {server.base_url}")
+        click.echo(f"  OpenAI base URL:    {server.openai_base_url}")
+        click.echo(f"  Anthropic base URL: {server.base_url}")
+        click.echo(f"  tally: {server.base_url}/_tally   (Ctrl-C stops)")
+        await asyncio.Event().wait()
+    finally:
+        await server.close()
+        click.echo("mock LLM server stopped", err=True)

@@ -1,0 +1,31 @@
+"""Providers under test: built through `resolve_model`, pointed at the mock server, closed at teardown."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+from providers_support import MODELS, SECRET_KEY
+
+from providers.interface import ChatModel
+from providers.mock_server import RunningServer
+from providers.registry import resolve_model
+
+
+@pytest.fixture
+async def provider_for(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Callable[..., ChatModel]]:
+    """`provider_for("openai" | "anthropic", server, timeout_s=…)`: our real provider over the real SDK."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET_KEY)
+    made: list[ChatModel] = []
+
+    def build(api: str, server: RunningServer, timeout_s: float = 10.0) -> ChatModel:
+        base_url = server.openai_base_url if api == "openai" else server.base_url
+        model = resolve_model(MODELS[api], base_url=base_url, timeout_s=timeout_s)
+        made.append(model)
+        return model
+
+    yield build
+    for model in made:
+        await model.aclose()  # type: ignore[attr-defined]
