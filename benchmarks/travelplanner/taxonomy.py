@@ -71,10 +71,14 @@ class RolloutError:
 
 
 def stop_from_steps(steps: list[dict[str, Any]]) -> tuple[str | None, str | None]:
-    """The dead-loop category and tool named by the last step's state, or (None, None) (spec §10)."""
-    if not steps or not isinstance(steps[-1], Mapping):
+    """The dead-loop category and tool named by the last logged state, or (None, None) (spec §10).
+
+    Entries without a `state` (reflections, the plan-parsing note) are not steps of the agent and are skipped.
+    """
+    logged = [step for step in steps if isinstance(step, Mapping) and "state" in step]
+    if not logged:
         return None, None
-    state = steps[-1].get("state") or ""
+    state = logged[-1]["state"] or ""
     if state == _SAME_ACTION:
         return SAME_ACTION_DEAD_LOOP, None
     if state == _PLANNER_TOO_LONG:

@@ -1,0 +1,113 @@
+"""The LLM strategies as the runner sees them: task and model in, `RolloutResult` out.
+
+`two-stage` runs the ReAct agent (spec §4); `direct`, `cot`, `react` and `reflexion` are the sole-planning
+strategies (spec §5). Each turns its final answer into a structured plan (`parsing.parse_answer`: the deterministic
+parser, then the official extraction prompt through the same model) and ends with one terminal status: `delivered`
+or one of `taxonomy.STATUSES`. LLM errors are not caught: the runner records them (provider error, spend cap, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks.base import DELIVERED, TOKEN_LIMIT, RolloutResult, Task
+from benchmarks.travelplanner import taxonomy
+from benchmarks.travelplanner.agents.planner_tool import PLANNER_TOKEN_LIMIT_ANSWER
+from benchmarks.travelplanner.agents.react import ReactAgent, ReactLimits
+from benchmarks.travelplanner.agents.sole_planning import ReactPlanner, ReactPlannerLimits, plan_once
+from benchmarks.travelplanner.parsing import parse_answer
+from benchmarks.travelplanner.reference import Route, reference_information
+from providers.interface import ChatModel
+from runner.errors import DataError
+from sandbox_index import Sandbox
+
+SOLE_PLANNING = ("direct", "cot", "react", "reflexion")
+HALTS = {"max_steps": taxonomy.MAX_STEPS, "token_limit": TOKEN_LIMIT}
+
+
+@dataclass(frozen=True, slots=True)
+class TwoStageStrategy:
+    """`two-stage`: the ReAct agent collects information into its notebook, then calls the Planner."""
+
+    limits: ReactLimits = field(default_factory=ReactLimits)
+    extract_with_llm: bool = True
+    """Fall back on the official extraction prompt for answers the deterministic parser cannot read."""
+    name: str = "two-stage"
+
+    async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
+        run = await ReactAgent(model, tools, self.limits).run(task.input["query"])
+        return await conclude(run.answer, run.steps, halted=run.halted,
+                              model=model if self.extract_with_llm else None)
+
+
+@dataclass(frozen=True, slots=True)
+class SolePlanningStrategy:
+    """`direct`, `cot`, `react` or `reflexion` over the query's reference information (spec §5)."""
+
+    name: str
+    limits: ReactPlannerLimits = field(default_factory=ReactPlannerLimits)
+    extract_with_llm: bool = True
+
+    async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
+        text = reference_text(task, tools)
+        query = task.input["query"]
+        if self.name in ("direct", "cot"):
+            run = await plan_once(model, self.name, text, query)
+        else:
+            planner = ReactPlanner(model, tools, reflect=self.name == "reflexion", limits=self.limits)
+            run = await planner.run(text, query)
+        if run.crash:
+            return RolloutResult(status=taxonomy.COSTENQUIRY_CRASH, answer=None, steps=run.steps, error=run.crash)
+        return await conclude(run.answer, run.steps, halted=run.halted,
+                              model=model if self.extract_with_llm else None)
+
+
+async def conclude(answer: str, steps: list[dict[str, Any]], *, halted: str | None,
+                   model: ChatModel | None) -> RolloutResult:
+    """The terminal status of a finished agent run, and its structured plan when it delivered one.
+
+    Args:
+        answer: The final answer ('' when the agent stopped without one).
+        steps: The step log; a two-stage early stop is read from its last state (spec §10).
+        halted: `max_steps` / `token_limit` when the loop stopped on a limit.
+        model: The model for the extraction fallback, or None for the deterministic parser only.
+    """
+    category, tool = taxonomy.stop_from_steps(steps)
+    if category is not None:
+        reason = f"{category} ({tool})" if tool else category
+        return RolloutResult(status=category, answer=answer or None, steps=steps, error=reason)
+    if halted is not None:
+        return RolloutResult(status=HALTS[halted], answer=None, steps=steps, error=f"halted: {halted}")
+    if answer == PLANNER_TOKEN_LIMIT_ANSWER:
+        return RolloutResult(status=taxonomy.PLANNER_TOKEN_LIMIT, answer=answer, steps=steps,
+                             error="the Planner prompt exceeded 12,000 tokens")
+    if not answer.strip():
+        return RolloutResult(status=taxonomy.EMPTY_ANSWER, answer=answer, steps=steps, error="empty answer")
+    parsed = await parse_answer(answer, model)
+    steps = [*steps, {"parse": parsed.method, "error": parsed.error}]
+    if parsed.plan is None:
+        return RolloutResult(status=taxonomy.PARSE_FAILURE, answer=answer, steps=steps, error=parsed.error)
+    return RolloutResult(status=DELIVERED, answer=answer, plan=parsed.plan, steps=steps)
+
+
+def reference_text(task: Task, sandbox: Sandbox) -> str:
+    """The sole-planning `text`: the dataset's reference information as its Python repr (spec §5).
+
+    Where the dataset's reference information is not at hand (the staged validation split), it is rebuilt from
+    the query's reference route (`reference_route`, the visited cities) with the sandbox tools; see
+    `benchmarks.travelplanner.benchmark` for how that differs from the dataset's.
+
+    Raises:
+        DataError: the task has neither.
+    """
+    given = task.input.get("reference_information")
+    if isinstance(given, str):
+        return given
+    if isinstance(given, list):
+        return str(given)  # equals the dataset string (checked on all 45 train queries)
+    route = task.input.get("reference_route")
+    if not route:
+        raise DataError(f"task {task.id}: no reference_information (and no reference route) for sole planning")
+    path = Route.every_other_day(task.input["org"], tuple(route), tuple(task.input["date"]))
+    return str(reference_information(sandbox, path))

@@ -1,0 +1,186 @@
+"""TravelPlanner as the runner sees it: tasks, strategies, the sandbox, evaluation and the submission file.
+
+Tasks come from a split name (`train`, `validation`, `test`: the Hugging Face split files under the data folder,
+`<data_dir>/queries/<split>.{jsonl,csv,parquet}`) or from a query file in the same layout. A task's `input` is the
+query record in the Hugging Face field layout (native JSON values), so every strategy and the evaluator read it
+with `dataset.query_from_record`; its id is the 1-based row number, the official `idx`.
+
+Sole planning reads the record's `reference_information`. The staged validation split has none (the dataset's is
+in a file too large to stage); when a split lacks it and `queries/<split>_ref_routes.jsonl` exists, the task gets
+the route's cities (`reference_route`) and the strategies rebuild the information with the sandbox tools
+(`reference.py`). What differs from the dataset's own: leg dates follow the every-other-day schedule (true for
+44 of the 45 train queries); the staged flights table is partial, so many flight entries read `There is no flight
+from ...` where the full table has flights; everything else is the tools' output for the same cities, in the
+dataset's order and rendering. Runs on rebuilt information are not comparable with published sole-planning
+numbers; the report says which source a run used (`reference_source` in each task).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from benchmarks.base import Evaluation, RolloutResult, Strategy, Task, Verdict
+from benchmarks.travelplanner import taxonomy
+from benchmarks.travelplanner.agents.react import ReactLimits
+from benchmarks.travelplanner.agents.sole_planning import ReactPlannerLimits
+from benchmarks.travelplanner.agents.strategies import SOLE_PLANNING, SolePlanningStrategy, TwoStageStrategy
+from benchmarks.travelplanner.dataset import Query, find_split_file, load_queries, query_from_record
+from benchmarks.travelplanner.evaluation import MODES, make_evaluator
+from runner.errors import DataError
+from sandbox_index import Sandbox, default_home, open_sandbox, travelplanner_index_path
+
+SPLITS = ("train", "validation", "test")
+
+
+class TravelPlannerOptions(BaseModel):
+    """The run spec's `[options]` table for TravelPlanner."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    data_dir: Path | None = None
+    """Folder holding `queries/<split>.*` (default: `<tripbench home>/travelplanner`, where `data fetch` writes)."""
+    index: Path | None = None
+    """The sandbox index (default: `<tripbench home>/travelplanner.sqlite`)."""
+    synthetic_flights: bool = False
+    """Let the tools see synthetic flight rows (performance work only; never for scoring)."""
+    max_steps: int = 30
+    """Two-stage ReAct step limit (official 30)."""
+    react_max_prompt_tokens: int = 30_000
+    """Two-stage prompt limit: official 15,000 for gpt-3.5 models, 30,000 otherwise."""
+    react_temperature: float | None = 0.0
+    """Two-stage ReAct temperature: official 1.0 for gpt-3.5 models, 0 otherwise."""
+    planner_max_prompt_tokens: int = 12_000
+    """Planner prompts above this answer `Max Token Length Exceeded.` without a call (official 12,000)."""
+    sole_planning_max_steps: int = 30
+    sole_planning_max_prompt_tokens: int = 14_000
+    """react / reflexion prompt limit (official 14,000)."""
+    extract_with_llm: bool = True
+    """Use the official extraction prompt for answers the deterministic parser cannot read."""
+    greedy_seed: int = 0
+
+
+class TravelPlannerBenchmark:
+    """The `travelplanner` benchmark (Xie et al., ICML 2024)."""
+
+    name = "travelplanner"
+    options_model = TravelPlannerOptions
+    statuses: Mapping[str, str] = taxonomy.STATUSES
+
+    def __init__(self) -> None:
+        # `evaluate` gets no options: it scores with the sandbox of the last `open_tools`/`load_tasks` call.
+        self._index: Path | None = None
+
+    def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
+        """Tasks of a split name or a query file; see the module docstring.
+
+        Raises:
+            DataError: missing or malformed query file.
+        """
+        opts = _options(options)
+        self._index = _index_path(opts)
+        if isinstance(split, Path) or split not in SPLITS:
+            path = Path(split)
+            routes_file = path.with_name(f"{path.stem}_ref_routes.jsonl")
+        else:
+            data_dir = opts.data_dir or default_home() / "travelplanner"
+            path = find_split_file(data_dir, split)
+            routes_file = path.parent / f"{split}_ref_routes.jsonl"
+        queries = load_queries(path)
+        routes = _read_routes(routes_file, len(queries)) if routes_file.is_file() else {}
+        return [Task(id=str(n), input=task_record(q, routes.get(n))) for n, q in enumerate(queries, start=1)]
+
+    def strategies(self, options: BaseModel) -> Sequence[Strategy]:
+        """`two-stage`, the sole-planning `direct`, `cot`, `react`, `reflexion`, and the `greedy` baseline."""
+        from benchmarks.travelplanner.greedy import GreedyStrategy
+
+        opts = _options(options)
+        react = ReactLimits(max_steps=opts.max_steps, max_prompt_tokens=opts.react_max_prompt_tokens,
+                            planner_max_prompt_tokens=opts.planner_max_prompt_tokens,
+                            temperature=opts.react_temperature)
+        planner = ReactPlannerLimits(max_steps=opts.sole_planning_max_steps,
+                                     max_prompt_tokens=opts.sole_planning_max_prompt_tokens)
+        return [TwoStageStrategy(limits=react, extract_with_llm=opts.extract_with_llm),
+                *(SolePlanningStrategy(name=name, limits=planner, extract_with_llm=opts.extract_with_llm)
+                  for name in SOLE_PLANNING),
+                GreedyStrategy(seed=opts.greedy_seed)]
+
+    def open_tools(self, options: BaseModel) -> Sandbox:
+        """The read-only sandbox every rollout of the run shares (safe across threads)."""
+        opts = _options(options)
+        self._index = _index_path(opts)
+        return open_sandbox(self._index, synthetic=opts.synthetic_flights)
+
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
+        """Scores each result with the `official` (default) or `strict` evaluator; None where labels are hidden."""
+        if mode not in MODES:
+            raise DataError(f"unknown TravelPlanner evaluation mode {mode!r} (expected one of {', '.join(MODES)})")
+        queries = [query_from_record(task.input, f"task {task.id}") for task in tasks]
+        if not any(query.has_labels for query in queries):
+            return [None] * len(queries)
+        with open_sandbox(self._index or travelplanner_index_path()) as sandbox:
+            evaluator = make_evaluator(sandbox, mode)
+            return [_evaluation(evaluator.evaluate(query, result.plan)) if query.has_labels else None
+                    for query, result in zip(queries, results, strict=True)]
+
+    def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
+        """The official submission lines (spec §6.3): `{"idx", "query", "plan"}` in task order, null plan if none."""
+        for number, (task, result) in enumerate(zip(tasks, results, strict=True), start=1):
+            yield {"idx": number, "query": task.input["query"], "plan": result.plan or None}
+
+
+def task_record(query: Query, route: list[str] | None = None) -> dict[str, Any]:
+    """A query as a task input: its Hugging Face record with native JSON values (no annotated plan)."""
+    record: dict[str, Any] = {
+        "org": query.org, "dest": query.dest, "days": query.days, "visiting_city_number": query.visiting_city_number,
+        "date": list(query.date), "people_number": query.people_number,
+        "local_constraint": query.local_constraint.as_dict() if query.local_constraint else None,
+        "budget": query.budget, "query": query.query, "level": query.level,
+    }
+    if query.reference_information is not None:
+        record["reference_information"] = query.reference_information
+        record["reference_source"] = "dataset"
+    elif route:
+        record["reference_route"] = route
+        record["reference_source"] = "rebuilt from the reference route"
+    return record
+
+
+def _options(options: BaseModel) -> TravelPlannerOptions:
+    if isinstance(options, TravelPlannerOptions):
+        return options
+    return TravelPlannerOptions.model_validate(options.model_dump())
+
+
+def _index_path(options: TravelPlannerOptions) -> Path:
+    return options.index or travelplanner_index_path()
+
+
+def _read_routes(path: Path, count: int) -> dict[int, list[str]]:
+    """`{"idx", "annotated_route_cities"}` lines -> idx -> cities (the staged validation reference routes)."""
+    routes: dict[int, list[str]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                idx, cities = int(row["idx"]), row["annotated_route_cities"]
+            except (ValueError, KeyError, TypeError) as exc:
+                raise DataError(f"{path}:{number}: expected {{'idx', 'annotated_route_cities'}}: {exc}") from None
+            if not (1 <= idx <= count) or not isinstance(cities, list) or not all(isinstance(c, str) for c in cities):
+                raise DataError(f"{path}:{number}: idx 1..{count} and a list of city names expected")
+            routes[idx] = cities
+    return routes
+
+
+def _evaluation(verdict: Any) -> Evaluation:
+    verdicts = [Verdict(group, key, result[0], result[1])
+                for group, box in (("commonsense", verdict.commonsense), ("hard", verdict.hard)) if box
+                for key, result in box.items()]
+    details = {"delivered": verdict.delivered, "total_cost": verdict.total_cost, "verdict": verdict.to_json()}
+    return Evaluation(verdicts=tuple(verdicts), details=details)
