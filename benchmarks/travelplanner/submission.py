@@ -27,6 +27,11 @@ from benchmarks.travelplanner.evaluation.plan_days import MAX_FIELD_CHARS
 from benchmarks.travelplanner.metrics import Scores, compute_scores
 from runner.errors import DataError, UserError
 
+TEST_LABELS_HIDDEN = (
+    "the public test split hides each query's constraints (people_number, local_constraint, budget, "
+    "visiting_city_number): only the leaderboard can score it. Check the file's format with `tripbench "
+    "check-submission FILE --split test`, or give every line its full query record to score it locally.")
+
 DAY_KEYS = ("current_city", "transportation", "breakfast", "attraction", "lunch", "dinner", "accommodation")
 """The keys every day of a plan must carry (spec §6.4; the day number key `day`/`days` is optional)."""
 
@@ -89,12 +94,13 @@ def _parse_line(path: Path, number: int, line: str) -> SubmissionLine:
     return SubmissionLine(number, record, plan, query_text=query if isinstance(query, str) else None)
 
 
-def pair_queries(lines: Sequence[SubmissionLine], split_queries: Sequence[Query] | None) -> list[tuple[Query, Any, str | None]]:
+def pair_queries(lines: Sequence[SubmissionLine], split_queries: Sequence[Query] | None,
+                 split: str | None = None) -> list[tuple[Query, Any, str | None]]:
     """`(query, plan, error)` per query: line i with split query i, or with the line's own record.
 
     Raises:
         DataError: an embedded query record is invalid, or a line has neither a record nor a split query.
-        UserError: no split was given and a line carries only the query text.
+        UserError: no query set was given (or it is the public test split) and a line carries only the text.
     """
     pairs: list[tuple[Query, Any, str | None]] = []
     for i, line in enumerate(lines):
@@ -102,6 +108,8 @@ def pair_queries(lines: Sequence[SubmissionLine], split_queries: Sequence[Query]
             raise DataError(line.query_error)
         query = line.query
         if query is None:
+            if split_queries is None and split == "test":
+                raise UserError(f"line {line.number} has no query record, and {TEST_LABELS_HIDDEN}")
             if split_queries is None:
                 raise UserError(f"line {line.number} has no query record: pass --split or --queries to pair "
                                 "lines with queries")
@@ -129,13 +137,10 @@ def evaluate_submission(path: Path, sandbox: EvaluationSandbox, *, split_queries
         UserError: a query hides its constraints (public test split), or lines cannot be paired.
     """
     lines = read_submission(path)
-    pairs = pair_queries(lines, split_queries)
+    pairs = pair_queries(lines, split_queries, split)
     hidden = next((i for i, (query, _, _) in enumerate(pairs) if not query.has_labels), None)
     if hidden is not None:
-        raise UserError(
-            f"query {hidden + 1} hides its constraints (people_number, local_constraint, budget, ...), as the public "
-            "test split does: it can only be scored by the leaderboard. Run `tripbench check-submission FILE "
-            "--split test` to check the format, or give each line its full query record.")
+        raise UserError(f"query {hidden + 1} has no labels: {TEST_LABELS_HIDDEN}")
     evaluator = make_evaluator(sandbox, mode)
     verdicts = [PlanVerdict(None, None, None, error) if error else evaluator.evaluate(query, plan)
                 for query, plan, error in pairs]
