@@ -106,7 +106,7 @@ class ProviderRegistry:
     def resolve(self, model: str, options: ProviderOptions | None = None) -> ChatModel:
         """The `ChatModel` behind a model string (see `resolve_model`)."""
         prefix, colon, name = model.partition(":")
-        if not (colon and name):
+        if not (prefix and colon and name):
             raise UserError(f"model {model!r}: expected PROVIDER:NAME with PROVIDER one of "
                             f"{', '.join(self.prefixes())}")
         if prefix in _BUILTINS:

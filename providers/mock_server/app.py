@@ -15,7 +15,7 @@ import math
 import random
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from aiohttp import web
@@ -52,6 +52,11 @@ class Tally:
     """Injected faults by kind (`status`, `malformed`, `hang`, `dropped`, `delay`)."""
     rate_limited: int = 0
     """429s from the server-side RPM/TPM limits (not injected ones)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready copy (`asdict` would rebuild the Counters from their items, miscounting them)."""
+        return {f.name: dict(value) if isinstance(value := getattr(self, f.name), Counter) else value
+                for f in fields(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +209,7 @@ def _chat_handler(wire: Wire) -> Callable[[web.Request], Awaitable[web.StreamRes
 
 
 async def _tally(request: web.Request) -> web.Response:
-    return web.json_response(asdict(request.app[MOCK_STATE].tally))
+    return web.json_response(request.app[MOCK_STATE].tally.to_json())
 
 
 async def _reset(request: web.Request) -> web.Response:

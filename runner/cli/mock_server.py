@@ -19,7 +19,7 @@ from runner.errors import UserError
               help="TOML or JSON file of knobs: latency, faults, rpm/tpm, reply function (see "
                    "providers/mock_server/config.py).")
 def mock_server_command(host: str, port: int, config_path: Path | None) -> None:
-    """Serve a local OpenAI/Anthropic-compatible LLM with fault injection until Ctrl-C."""
+    """Serve a local OpenAI/Anthropic-compatible mock LLM until Ctrl-C."""
     config = load_config(config_path) if config_path is not None else MockConfig()
     asyncio.run(_serve_until_interrupted(host, port, config))
 

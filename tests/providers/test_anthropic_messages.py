@@ -1,0 +1,85 @@
+"""The Anthropic Messages provider through the real `anthropic` SDK against the mock server."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from providers_support import chat
+
+from providers.errors import BadRequest
+from providers.interface import ChatRequest, Message
+from providers.mock_server import MockConfig, MockReply
+from providers.tokens import count_prompt_tokens, count_text_tokens
+
+
+async def test_happy_path_maps_text_finish_usage_and_request_id(mock_llm, provider_for) -> None:
+    model = provider_for("anthropic", mock_llm)
+    response = await model.complete(chat("Plan a trip to Rome"))
+    assert response.text == "[mock claude-haiku-4-5] you said: Plan a trip to Rome"
+    assert response.finish_reason == "end_turn"
+    prompt = count_prompt_tokens([("system", "You are a travel agent."), ("user", "Plan a trip to Rome")])
+    assert response.usage.input_tokens == prompt
+    assert response.usage.output_tokens == count_text_tokens(response.text)
+    assert response.request_id == "req_mock_1"
+    assert mock_llm.tally.served == 1 and mock_llm.tally.output_tokens == response.usage.output_tokens
+
+
+async def test_system_messages_go_to_the_system_parameter(mock_llm, provider_for) -> None:
+    request = ChatRequest(model="t", messages=(
+        Message("system", "Rule one."), Message("user", "Hi"), Message("assistant", "Hello"),
+        Message("system", "Rule two."), Message("user", "Go"),
+    ))
+    await provider_for("anthropic", mock_llm).complete(request)
+    body = mock_llm.received[-1].body
+    assert body["system"] == "Rule one.\n\nRule two."
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+
+
+async def test_request_fields_reach_the_wire(mock_llm, provider_for) -> None:
+    await provider_for("anthropic", mock_llm).complete(
+        chat(temperature=0.2, top_p=0.8, max_tokens=100, stop=("END",), seed=5, extras=(("top_k", 40),)))
+    body = mock_llm.received[-1].body
+    assert (body["model"], body["max_tokens"], body["stop_sequences"]) == ("claude-haiku-4-5", 100, ["END"])
+    assert (body["temperature"], body["top_p"], body["top_k"]) == (0.2, 0.8, 40)
+    assert "seed" not in body  # the Messages API has none
+
+
+async def test_max_tokens_defaults_because_the_api_requires_it(mock_llm, provider_for) -> None:
+    await provider_for("anthropic", mock_llm).complete(chat())
+    assert mock_llm.received[-1].body["max_tokens"] == 4096
+
+
+@pytest.mark.parametrize(("stop", "max_tokens", "finish"), [
+    (("Rome",), None, "stop_sequence"),
+    ((), 2, "max_tokens"),
+])
+async def test_stop_reasons(mock_llm, provider_for, stop, max_tokens, finish) -> None:
+    response = await provider_for("anthropic", mock_llm).complete(chat(stop=stop, max_tokens=max_tokens))
+    assert response.finish_reason == finish
+    if finish == "stop_sequence":
+        assert response.text == "[mock claude-haiku-4-5] you said: Plan a trip to "
+
+
+def cached_reply(request):
+    return MockReply("from cache", cached_input_tokens=9)
+
+
+def refusing_reply(request):
+    return MockReply("", finish_reason="refusal")
+
+
+async def test_cache_reads_count_as_input_tokens(start_mock_llm, provider_for, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "anthropic_replies", sys.modules[__name__])
+    server = await start_mock_llm(MockConfig(reply="anthropic_replies:cached_reply"))
+    response = await provider_for("anthropic", server).complete(chat())
+    prompt = count_prompt_tokens([("system", "You are a travel agent."), ("user", "Plan a trip to Rome")])
+    assert server.received and response.usage.cached_input_tokens == 9
+    assert response.usage.input_tokens == prompt  # Anthropic's input_tokens (prompt - 9) + its cache reads (9)
+
+
+async def test_refusal_is_a_bad_request(start_mock_llm, provider_for, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "anthropic_replies", sys.modules[__name__])
+    server = await start_mock_llm(MockConfig(reply="anthropic_replies:refusing_reply"))
+    with pytest.raises(BadRequest, match="refused"):
+        await provider_for("anthropic", server).complete(chat())

@@ -1,0 +1,111 @@
+"""Model strings -> providers: parsing, keys from the environment, plugins, missing SDKs."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from providers_support import SECRET_KEY
+
+from providers.anthropic_messages import AnthropicMessages
+from providers.errors import AuthError, MissingAPIKey
+from providers.interface import ChatModel, ChatRequest, ChatResponse
+from providers.openai_chat import OpenAIChat
+from providers.registry import ProviderRegistry, resolve_model
+from runner.errors import UserError
+
+
+@pytest.fixture
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET_KEY)
+
+
+def test_builtin_prefixes(keys) -> None:
+    openai_model = resolve_model("openai:gpt-4o-mini")
+    assert isinstance(openai_model, OpenAIChat) and isinstance(openai_model, ChatModel)
+    assert (openai_model.provider, openai_model.model) == ("openai", "gpt-4o-mini")
+    assert openai_model.endpoint.startswith("https://api.openai.com/v1")
+    claude = resolve_model("anthropic:claude-sonnet-4-5")
+    assert isinstance(claude, AnthropicMessages) and claude.model == "claude-sonnet-4-5"
+    assert claude.endpoint.startswith("https://api.anthropic.com")
+
+
+def test_openai_compatible_takes_name_and_url() -> None:
+    model = resolve_model("openai-compatible:Qwen/Qwen2.5-7B@http://gpu-box:8000/v1")
+    assert isinstance(model, OpenAIChat)
+    assert (model.provider, model.model) == ("openai-compatible", "Qwen/Qwen2.5-7B")
+    assert model.endpoint == "http://gpu-box:8000/v1/"
+
+
+@pytest.mark.parametrize("bad", [
+    "gpt-4o", "openai:", ":gpt-4o", "openai-compatible:llama", "openai-compatible:@http://h:1/v1",
+    "openai-compatible:llama@gpu-box:8000", "openai-compatible:llama@ftp://h/v1",
+])
+def test_malformed_model_strings_are_user_errors(bad, keys) -> None:
+    with pytest.raises(UserError) as caught:
+        resolve_model(bad)
+    assert repr(bad) in str(caught.value) and "expected" in str(caught.value)
+
+
+def test_unknown_provider_lists_the_known_ones() -> None:
+    with pytest.raises(UserError, match=r"unknown provider 'gemini'; known: openai, anthropic, openai-compatible"):
+        resolve_model("gemini:pro")
+
+
+@pytest.mark.parametrize(("model", "variable"), [
+    ("openai:gpt-4o", "OPENAI_API_KEY"), ("anthropic:claude-haiku-4-5", "ANTHROPIC_API_KEY"),
+])
+def test_missing_key_names_the_variable(model, variable) -> None:
+    with pytest.raises(MissingAPIKey) as caught:
+        resolve_model(model)
+    assert isinstance(caught.value, AuthError) and isinstance(caught.value, UserError)
+    assert caught.value.variable == variable and variable in str(caught.value)
+
+
+def test_per_model_key_variable(monkeypatch) -> None:
+    with pytest.raises(MissingAPIKey, match="TEAM_B_OPENAI_KEY"):
+        resolve_model("openai:gpt-4o", api_key_env="TEAM_B_OPENAI_KEY")
+    monkeypatch.setenv("TEAM_B_OPENAI_KEY", SECRET_KEY)
+    model = resolve_model("openai:gpt-4o", api_key_env="TEAM_B_OPENAI_KEY")
+    assert SECRET_KEY not in repr(model)
+    with pytest.raises(MissingAPIKey, match="VLLM_KEY"):
+        resolve_model("openai-compatible:m@http://h:1/v1", api_key_env="VLLM_KEY")
+
+
+def test_key_stays_out_of_repr(keys) -> None:
+    for name in ("openai:gpt-4o", "anthropic:claude-haiku-4-5"):
+        model = resolve_model(name)
+        assert SECRET_KEY not in repr(model) and SECRET_KEY not in str(model)
+
+
+class EchoModel:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        return ChatResponse(text=self.name)
+
+
+async def test_plugins_get_the_name_without_the_prefix() -> None:
+    registry = ProviderRegistry()
+    registry.register("offline", EchoModel)
+    model = registry.resolve("offline:oracle:v2")
+    assert (await model.complete(ChatRequest(model="offline:oracle:v2", messages=()))).text == "oracle:v2"
+    assert registry.prefixes() == ["openai", "anthropic", "openai-compatible", "offline"]
+    with pytest.raises(UserError, match="unknown provider 'offline'"):
+        ProviderRegistry().resolve("offline:oracle")  # registries are independent
+
+
+@pytest.mark.parametrize("prefix", ["", "openai", "a:b"])
+def test_builtin_or_malformed_prefixes_cannot_be_registered(prefix) -> None:
+    with pytest.raises(ValueError):
+        ProviderRegistry().register(prefix, EchoModel)
+
+
+def test_missing_sdk_gives_the_install_command(monkeypatch, keys) -> None:
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # import anthropic -> ModuleNotFoundError
+    monkeypatch.delitem(sys.modules, "providers.anthropic_messages")
+    with pytest.raises(UserError, match=r"needs the anthropic package: pip install 'anthropic'"):
+        resolve_model("anthropic:claude-haiku-4-5")
+    assert isinstance(resolve_model("openai:gpt-4o"), OpenAIChat)  # other providers are unaffected
