@@ -6,6 +6,8 @@ whatever model it drives; we count with the same ranks, loaded offline (`provide
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from providers.interface import ChatModel, ChatRequest, Message
 from providers.tokens import count_text_tokens
 
@@ -28,6 +30,22 @@ def count_tokens(text: str) -> int:
     the official code would stop the run on a model output that merely quotes one.
     """
     return count_text_tokens(text)
+
+
+def halt_reason(step: int, max_steps: int, prompt: Callable[[], str], max_prompt_tokens: int) -> str | None:
+    """Why an official loop halts before `step`: `max_steps`, then `token_limit` (spec §4.4, §5), else None.
+
+    Args:
+        step: The 1-based number of the step about to run.
+        max_steps: The step limit (30).
+        prompt: Builds the prompt the next call would send (only built when the step limit is not reached).
+        max_prompt_tokens: The prompt-length limit.
+    """
+    if step > max_steps:
+        return "max_steps"
+    if count_tokens(prompt()) > max_prompt_tokens:
+        return "token_limit"
+    return None
 
 
 def user_request(prompt: str, *, max_tokens: int | None, stop: tuple[str, ...] = (),

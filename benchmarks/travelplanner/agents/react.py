@@ -16,8 +16,8 @@ from typing import Any
 from benchmarks.travelplanner.agents.planner_tool import (
     PLANNER_TOKEN_LIMIT,
     PLANNER_TOKEN_LIMIT_ANSWER,
-    count_tokens,
     format_step,
+    halt_reason,
     run_planner,
     user_request,
 )
@@ -119,11 +119,7 @@ class ReactAgent:
         return ZEROSHOT_REACT_INSTRUCTION.format(query=self.query, scratchpad=self.scratchpad)
 
     def _halted(self) -> str | None:
-        if self.step_n > self.limits.max_steps:
-            return "max_steps"
-        if count_tokens(self.prompt()) > self.limits.max_prompt_tokens:
-            return "token_limit"
-        return None
+        return halt_reason(self.step_n, self.limits.max_steps, self.prompt, self.limits.max_prompt_tokens)
 
     async def _ask(self) -> str:
         request = user_request(self.prompt(), max_tokens=self.limits.max_tokens, stop=("\n",),

@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks.travelplanner.agents.planner_tool import count_tokens, format_step, run_planner, user_request
+from benchmarks.travelplanner.agents.planner_tool import format_step, halt_reason, run_planner, user_request
 from benchmarks.travelplanner.prompts import (
     COT_PLANNER_INSTRUCTION,
     PLANNER_INSTRUCTION,
@@ -138,11 +138,7 @@ class ReactPlanner:
         return REACT_PLANNER_INSTRUCTION.format(text=self.text, query=self.query, scratchpad=self.scratchpad)
 
     def _halted(self) -> str | None:
-        if self.step_n > self.limits.max_steps:
-            return "max_steps"
-        if count_tokens(self.prompt()) > self.limits.max_prompt_tokens:
-            return "token_limit"
-        return None
+        return halt_reason(self.step_n, self.limits.max_steps, self.prompt, self.limits.max_prompt_tokens)
 
     async def _ask(self, prompt: str) -> str:
         request = user_request(prompt, max_tokens=self.limits.max_tokens,

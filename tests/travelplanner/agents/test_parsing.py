@@ -54,7 +54,8 @@ def test_the_planner_prompt_example_parses_as_the_extraction_example_would():
 
 
 def test_day_colon_number_header_of_the_finish_example():
-    text = "Day: 1\nCurrent City: A\nTransportation: -\nBreakfast: -\nAttraction: -\nLunch: -\nDinner: -\nAccommodation: -"
+    text = "Day: 1\nCurrent City: A\nTransportation: -\nBreakfast: -\nAttraction: -\nLunch: -\nDinner: -\n" \
+           "Accommodation: -"
     assert parse_plan_text(text) == [dict.fromkeys(PLAN_KEYS, "-") | {"days": 1, "current_city": "A"}]
 
 

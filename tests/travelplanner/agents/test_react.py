@@ -18,7 +18,7 @@ from benchmarks.travelplanner.agents.react import (
 from benchmarks.travelplanner.prompts import ZEROSHOT_REACT_INSTRUCTION
 from benchmarks.travelplanner.tools import INVALID_ACTION
 
-QUERY = "Please help me plan a trip from St. Petersburg to Rockford spanning 3 days from March 16th to March 18th, 2022."
+QUERY = "Please help me plan a trip from St. Petersburg to Rockford spanning 3 days from March 16th to March 18th."
 FLIGHTS = "FlightSearch[St. Petersburg, Rockford, 2022-03-16]"
 
 
