@@ -1,0 +1,160 @@
+"""Reading a run back: `load_run(run_dir) -> RunResults`, the read side of `runner/store.py` (schema there).
+
+Used by `tripbench status`, the reports and re-scoring. Read-only and synchronous (plain sqlite3, `mode=ro`), so it
+is safe while a run is still writing: WAL readers see the last committed rollout and never block the writer.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from benchmarks.base import Evaluation, RolloutResult, Task, Verdict
+from providers.interface import Usage
+from runner.errors import UserError
+from runner.expand import RolloutKey
+from runner.store import RESULTS_FILE
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One `tripbench run` invocation on the run directory."""
+
+    id: int
+    spec: dict[str, Any]
+    spec_path: str | None
+    tool_version: str
+    planned: dict[str, dict[str, int]]
+    """Rollouts planned per model and strategy (all of them, finished ones included)."""
+    started_at: float
+    ended_at: float | None
+    outcome: str | None
+    """`completed`, `interrupted`, `budget`, `failed`; None while running or after the process was killed."""
+    spent_usd: float
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRollout:
+    """One finished rollout as stored (steps are read on demand with `RunResults.steps`)."""
+
+    id: int
+    key: RolloutKey
+    status: str
+    error_type: str | None
+    error: str | None
+    answer: str | None
+    plan: Any
+    n_steps: int
+    calls: int
+    cache_hits: int
+    retries: int
+    usage: Usage
+    cost_usd: float
+    saved_usd: float
+    started_at: float
+    finished_at: float
+    session: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCall:
+    """One LLM call of a stored rollout."""
+
+    rollout_id: int
+    idx: int
+    model: str
+    cache_key: str | None
+    hit: bool
+    usage: Usage
+    cost_usd: float | None
+    saved_usd: float | None
+    latency_s: float
+    retries: int
+    error_type: str | None
+    error: str | None
+
+
+class RunResults:
+    """A run directory's results, read-only. Use as a context manager, or call `close()`."""
+
+    def __init__(self, conn: sqlite3.Connection, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self._conn = conn
+        self.sessions = [
+            SessionInfo(row[0], orjson.loads(row[1]), row[2], row[3], orjson.loads(row[4]), *row[5:])
+            for row in conn.execute("SELECT id, spec, spec_path, tool_version, planned, started_at, ended_at, "
+                                    "outcome, spent_usd FROM session ORDER BY id")
+        ]
+        self.rollouts = [_rollout(row) for row in conn.execute("SELECT * FROM rollout ORDER BY id")]
+
+    def __enter__(self) -> RunResults:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        """The spec of the latest session (what the run is doing now)."""
+        return self.sessions[-1].spec if self.sessions else {}
+
+    @property
+    def spent_usd(self) -> float:
+        """Money spent by every committed rollout of every session (re-run rollouts included)."""
+        return sum(session.spent_usd for session in self.sessions)
+
+    def tasks(self) -> list[Task]:
+        """The tasks the run saw, in split order."""
+        rows = self._conn.execute("SELECT id, input FROM task ORDER BY benchmark, split, position")
+        return [Task(task_id, orjson.loads(data)) for task_id, data in rows]
+
+    def steps(self, rollout_id: int) -> list[dict[str, Any]]:
+        """The trajectory of one rollout."""
+        rows = self._conn.execute("SELECT data FROM step WHERE rollout_id = ? ORDER BY idx", (rollout_id,))
+        return [orjson.loads(data) for (data,) in rows]
+
+    def result(self, rollout: StoredRollout) -> RolloutResult:
+        """The strategy's result as it was returned (what evaluators and submission formatters take)."""
+        return RolloutResult(rollout.status, rollout.answer, rollout.plan, self.steps(rollout.id), rollout.error)
+
+    def calls(self, rollout_id: int | None = None) -> list[StoredCall]:
+        """LLM calls of one rollout, or of the whole run."""
+        query = "SELECT * FROM llm_call" + (" WHERE rollout_id = ?" if rollout_id is not None else "")
+        rows = self._conn.execute(query + " ORDER BY rollout_id, idx", () if rollout_id is None else (rollout_id,))
+        return [StoredCall(r[0], r[1], r[2], r[3], bool(r[4]), Usage(r[5], r[6], r[7]), *r[8:]) for r in rows]
+
+    def evaluations(self, mode: str) -> dict[int, Evaluation]:
+        """Stored evaluations of one evaluator mode, by rollout id."""
+        verdicts: dict[int, list[Verdict]] = {}
+        for rollout_id, group, name, passed, message in self._conn.execute(
+                "SELECT rollout_id, grp, name, passed, message FROM verdict WHERE mode = ? ORDER BY rollout_id, idx", (mode,)):
+            verdicts.setdefault(rollout_id, []).append(
+                Verdict(group, name, None if passed is None else bool(passed), message))
+        rows = self._conn.execute("SELECT rollout_id, details FROM evaluation WHERE mode = ?", (mode,))
+        return {rid: Evaluation(tuple(verdicts.get(rid, ())), orjson.loads(details)) for rid, details in rows}
+
+
+def _rollout(row: tuple) -> StoredRollout:
+    plan = orjson.loads(row[11]) if row[11] is not None else None
+    return StoredRollout(row[0], RolloutKey(*row[1:7]), row[7], row[8], row[9], row[10], plan, *row[12:16],
+                         Usage(*row[16:19]), *row[19:])
+
+
+def load_run(run_dir: Path) -> RunResults:
+    """Opens a run directory's results read-only.
+
+    Raises:
+        UserError: the directory holds no results store.
+    """
+    path = run_dir / RESULTS_FILE
+    if not path.is_file():
+        raise UserError(f"{run_dir}: no {RESULTS_FILE} here: not a tripbench run directory")
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+    return RunResults(conn, run_dir)

@@ -1,0 +1,295 @@
+"""The run spec: one TOML file saying what to run, validated by pydantic with errors that name file and field.
+
+    benchmark = "travelplanner"          # a registry name or a module:attribute path
+    split = "validation"                 # or: queries = "my_queries.jsonl" (relative to this file)
+    limit = 20                           # first N tasks; or tasks = ["3", "17"]
+    strategies = ["react"]
+    samples = 1
+    max_cost = 25.0                      # USD, the whole run across resumes
+    concurrency = 256                    # rollouts in flight, all models together
+
+    [sampling]                           # defaults for every model
+    temperature = 0.0
+
+    [[models]]
+    model = "openai:gpt-4o-mini"
+    rpm = 500
+    tpm = 200_000
+    prices = { input = 0.15, output = 0.60 }   # USD per million tokens, overrides the bundled table
+
+    [options]                            # the benchmark's own options, validated by its options_model
+
+A bad value is a `ConfigError` such as `run.toml: models[1].temperature: expected a number <= 2, got "hot"`.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal
+
+from annotated_types import Ge, Gt, Le, Lt
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from cache.modes import CacheMode
+from providers.prices import Price
+from runner.errors import ConfigError
+
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
+
+
+class Sampling(BaseModel):
+    """Sampling parameters sent with every call (and part of every cache key)."""
+
+    model_config = _STRICT
+
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    """Sampling temperature; unset leaves the strategy's own value or the provider default."""
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    """Nucleus sampling mass."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Output tokens per call (also what the spend cap reserves for a call)."""
+    seed: int | None = None
+    """Provider seed, where supported."""
+
+    def over(self, defaults: Sampling) -> Sampling:
+        """These values, falling back to `defaults` field by field."""
+        return Sampling(**{name: getattr(self, name) if getattr(self, name) is not None else getattr(defaults, name)
+                           for name in Sampling.model_fields})
+
+
+class ModelSpec(Sampling):
+    """One model under test; its sampling fields override `[sampling]`."""
+
+    model: str = Field(min_length=1)
+    """Provider model string, e.g. `openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-5`, `openai-compatible:NAME@URL`."""
+    name: str | None = Field(default=None, min_length=1)
+    """Label in rollout keys and reports (default: `model`); lets one model appear twice with other settings."""
+    rpm: int | None = Field(default=None, ge=1)
+    """Requests per minute the gateway allows itself."""
+    tpm: int | None = Field(default=None, ge=1)
+    """Tokens per minute (prompt estimate + max_tokens reserved before sending)."""
+    concurrency: int | None = Field(default=None, ge=1)
+    """Rollouts of this model in flight at once (default: no per-model bound below the global one)."""
+    prices: Price | None = None
+    """Price override; required for models the bundled table does not know when a spend cap is set."""
+
+    @property
+    def label(self) -> str:
+        """The model's name in rollout keys."""
+        return self.name or self.model
+
+
+class RunSpec(BaseModel):
+    """Everything that defines a run. Fields that change results are compared on resume (`result_fields`)."""
+
+    model_config = _STRICT
+
+    benchmark: str = Field(min_length=1)
+    """Registry name (`travelplanner`) or `module:attribute` import path of a Benchmark."""
+    split: str | None = None
+    """Split name (`train`, `validation`, `test`); exactly one of `split` and `queries`."""
+    queries: str | None = None
+    """Query file, relative to the spec file; its file name is the split in rollout keys."""
+    tasks: list[str] | None = None
+    """Only these task ids, in this order."""
+    limit: int | None = Field(default=None, ge=1)
+    """Only the first N tasks (after `tasks`)."""
+    models: list[ModelSpec] = Field(min_length=1)
+    """Models under test."""
+    strategies: list[str] = Field(min_length=1)
+    """Strategy names of the benchmark."""
+    samples: int = Field(default=1, ge=1)
+    """Rollouts per (task, model, strategy); each sample has its own cache entries."""
+    sampling: Sampling = Sampling()
+    """Default sampling parameters for every model."""
+    max_calls: int | None = Field(default=None, ge=1)
+    """LLM calls per rollout before the runner stops it as `call_limit` (benchmark step limits live in `options`)."""
+    expected_calls: float | None = Field(default=None, gt=0)
+    """Calls per rollout `--dry-run` assumes for uncached work (default: the run's mean so far, else max_calls)."""
+    cache: CacheMode = CacheMode.READWRITE
+    """Cache mode: `readwrite`, `replay`, `refresh` or `off`."""
+    cache_dir: str | None = None
+    """Cache directory, relative to the spec file (default: the user's tripbench cache)."""
+    max_cost: float | None = Field(default=None, gt=0)
+    """Spend cap in USD for the whole run, resumes included."""
+    concurrency: int = Field(default=64, ge=1)
+    """Rollouts in flight, all models together."""
+    evaluate: list[str] = ["official"]
+    """Evaluator modes run on finished rollouts at the end of each session (empty: none)."""
+    options: dict[str, Any] = {}
+    """The benchmark's own options, validated by its `options_model`."""
+
+    @model_validator(mode="after")
+    def _one_source_of_tasks(self) -> RunSpec:
+        if (self.split is None) == (self.queries is None):
+            raise ValueError("exactly one of split and queries")
+        labels = [m.label for m in self.models]
+        if len(set(labels)) != len(labels):
+            raise ValueError("distinct model names (set name = ... to use one model twice)")
+        if len(set(self.strategies)) != len(self.strategies):
+            raise ValueError("distinct strategy names")
+        return self
+
+    def result_fields(self) -> dict[str, Any]:
+        """What a resumed run must keep equal: everything that changes a rollout's result.
+
+        Task selection, models and strategies may grow (they only add rollouts); limits, caps, concurrency and
+        cache location may change freely. A model present in both specs must keep its provider string and sampling.
+        """
+        return {
+            "benchmark": self.benchmark,
+            "split": self.split,
+            "queries": self.queries,
+            "sampling": self.sampling.model_dump(),
+            "max_calls": self.max_calls,
+            "options": self.options,
+            "models": {m.label: {"model": m.model, **m.over(self.sampling).model_dump()} for m in self.models},
+        }
+
+
+def changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """Dotted paths whose values differ between two `result_fields()` snapshots (models compared by name)."""
+    changed: list[str] = []
+    for name in sorted(before.keys() | after.keys()):
+        old, new = before.get(name), after.get(name)
+        if name == "models":
+            for label in sorted(old.keys() & new.keys()):
+                changed += [f"models.{label}.{f}" for f in sorted(old[label]) if old[label][f] != new[label].get(f)]
+        elif old != new:
+            changed.append(name)
+    return changed
+
+
+def load_spec(path: Path) -> RunSpec:
+    """Reads and validates a run spec.
+
+    Raises:
+        ConfigError: unreadable file, bad TOML, or an invalid field (naming the file, field and what was expected).
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(str(path), "(file)", "a readable TOML file", exc.strerror) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), "(syntax)", f"valid TOML ({exc})") from None
+    return parse_spec(data, str(path))
+
+
+def parse_spec(data: dict[str, Any], source: str) -> RunSpec:
+    """Validates a spec already read as a dict; `source` names it in errors."""
+    try:
+        return RunSpec.model_validate(data)
+    except ValidationError as exc:
+        raise config_error(exc, RunSpec, source) from None
+
+
+def parse_options(model: type[BaseModel], options: dict[str, Any], source: str) -> BaseModel:
+    """Validates the spec's `[options]` table with the benchmark's options model."""
+    try:
+        return model.model_validate(options)
+    except ValidationError as exc:
+        raise config_error(exc, model, source, prefix=("options",)) from None
+
+
+class _Literal:
+    """A value shown as TOML/JSON would write it (`"hot"`, not Python's `'hot'`) in a ConfigError."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return json.dumps(self.value, default=str, ensure_ascii=False)
+
+
+def config_error(exc: ValidationError, root: type[BaseModel], source: str, prefix: tuple = ()) -> ConfigError:
+    """The first error of a pydantic `ValidationError` as a ConfigError naming file, field and expectation."""
+    error = exc.errors()[0]
+    loc = tuple(part for part in error["loc"] if not isinstance(part, str) or not part.startswith("function-"))
+    field = _dotted(prefix + loc) or "(top level)"
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        known = _known_fields(root, loc[:-1])
+        return ConfigError(source, field, f"one of the fields {', '.join(known)}" if known else "no field here")
+    if kind == "missing":
+        return ConfigError(source, field, f"{_describe(root, loc)} (required)")
+    if kind == "value_error":
+        return ConfigError(source, field, str(error["msg"]).removeprefix("Value error, "))
+    return ConfigError(source, field, _describe(root, loc) or error["msg"], _Literal(error.get("input")))
+
+
+def _dotted(loc: tuple) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _field(root: type[BaseModel], loc: tuple) -> Any:
+    """The FieldInfo at `loc` (list indexes skipped), or None."""
+    model: Any = root
+    info = None
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        fields = getattr(model, "model_fields", None)
+        if not fields or part not in fields:
+            return None
+        info = fields[part]
+        model = _inner_model(info.annotation)
+    return info
+
+
+def _inner_model(annotation: Any) -> Any:
+    """The pydantic model inside an annotation such as `list[ModelSpec]` or `Prices | None`, or None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _known_fields(root: type[BaseModel], loc: tuple) -> list[str]:
+    """Field names of the table at `loc` (the root model when `loc` holds only list indexes)."""
+    if all(isinstance(part, int) for part in loc):
+        return sorted(root.model_fields)
+    info = _field(root, loc)
+    model = _inner_model(info.annotation) if info is not None else None
+    return sorted(model.model_fields) if model is not None else []
+
+
+_BOUNDS = {Ge: (">=", "ge"), Gt: (">", "gt"), Le: ("<=", "le"), Lt: ("<", "lt")}
+
+
+def _describe(root: type[BaseModel], loc: tuple) -> str:
+    """What the field at `loc` accepts, in words: `a number <= 2`, `one of "a", "b"`, `a list of strings`."""
+    info = _field(root, loc)
+    if info is None:
+        return ""
+    what = _type_words(info.annotation, list_item=bool(loc) and isinstance(loc[-1], int))
+    bounds = [f"{_BOUNDS[type(m)][0]} {getattr(m, _BOUNDS[type(m)][1])}" for m in info.metadata if type(m) in _BOUNDS]
+    return " ".join([what, " and ".join(bounds)]).strip()
+
+
+def _type_words(annotation: Any, list_item: bool = False) -> str:
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        words = [_type_words(a, list_item) for a in args if a is not type(None)]
+        return " or ".join(words)
+    if origin is list:
+        return _type_words(args[0]) if list_item else f"a list of {_type_words(args[0]).removeprefix('a ')}s"
+    if origin is Literal:
+        return "one of " + ", ".join(json.dumps(a) for a in args)
+    if isinstance(annotation, type) and issubclass(annotation, CacheMode):
+        return "one of " + ", ".join(json.dumps(m.value) for m in annotation)
+    names = {bool: "true or false", int: "an integer", float: "a number", str: "a string", dict: "a table"}
+    if annotation in names:
+        return names[annotation]
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "a table"
+    return getattr(annotation, "__name__", str(annotation))

@@ -1,0 +1,217 @@
+"""The results store `RUN_DIR/results.sqlite`: one writer task during a run, read-only readers at any time.
+
+Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
+
+    session     one row per `tripbench run` invocation on the run dir (the first is the run's start)
+                id, spec (RunSpec JSON snapshot), spec_path, tool_version, planned (JSON {model: {strategy: n}}),
+                started_at, ended_at, outcome (completed | interrupted | budget | failed; NULL while running or
+                after a kill), spent_usd (money spent by rollouts committed in this session)
+    task        benchmark, split, id, position (order in the split), input (JSON): what the rollouts saw
+    rollout     id, the key (benchmark, split, task, model, strategy, sample; UNIQUE), status, error_type
+                (exception class), error, answer, plan (JSON), n_steps, calls, cache_hits, retries,
+                input_tokens, cached_input_tokens, output_tokens, cost_usd, saved_usd, started_at,
+                finished_at (unix seconds), session
+    step        rollout_id, idx, data (JSON: one trajectory entry as the strategy wrote it)
+    llm_call    rollout_id, idx, model (provider string), cache_key, hit, input/cached_input/output tokens,
+                cost_usd (NULL: unknown price), saved_usd, latency_s, retries, error_type, error
+    evaluation  rollout_id, mode, details (JSON)
+    verdict     rollout_id, mode, idx (the evaluator's order), grp, name, passed (1 / 0 / NULL), message
+
+A rollout is committed with its steps and calls in one transaction as soon as it finishes, so a crash loses only
+what was in flight. Re-running a rollout (a budget-exhausted one on resume) replaces its rows; the money it spent
+stays counted in its session's `spent_usd`, so the run's total spend (`sum(session.spent_usd)`) never goes down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import orjson
+
+from benchmarks.base import Evaluation, Task
+from runner.expand import RolloutKey
+from runner.migrations import migrate
+from runner.records import RolloutRecord
+
+RESULTS_FILE = "results.sqlite"
+
+# Statuses a resumed run runs again: the rollout was stopped by the run's circumstances, not by the model.
+RERUN_STATUSES = frozenset({"budget_exhausted", "replay_miss"})
+
+Job = Callable[[aiosqlite.Connection], Awaitable[Any]]
+
+
+def to_json(value: Any) -> str:
+    """JSON text of untrusted strategy output; odd values (lone surrogates, non-JSON types) are escaped, not fatal."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return _text(json.dumps(value, default=repr, ensure_ascii=False))
+
+
+def _text(value: Any) -> Any:
+    """A string SQLite can store: lone surrogates (possible in model output) become `?`."""
+    if value is None:
+        return None
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "replace").decode("utf-8")
+
+
+def _prepare(path: Path) -> None:
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA journal_mode=WAL")
+        migrate(conn)
+    conn.close()
+
+
+class ResultsStore:
+    """The only writer of a run's results: every write is a job run in order by one task, one transaction each."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+        self.path = path
+        self._conn = conn
+        self._jobs: asyncio.Queue[tuple[Job, asyncio.Future[Any]] | None] = asyncio.Queue()
+        self._writer = asyncio.create_task(self._write_loop(), name="results-writer")
+
+    @classmethod
+    async def open(cls, run_dir: Path) -> ResultsStore:
+        """Opens (creating and migrating as needed) `run_dir/results.sqlite` and starts the writer task."""
+        run_dir.mkdir(parents=True, exist_ok=True)
+        path = run_dir / RESULTS_FILE
+        await asyncio.to_thread(_prepare, path)
+        conn = await aiosqlite.connect(path, isolation_level=None)
+        # WAL + synchronous=NORMAL: a commit survives a killed process (only power loss can drop the last ones).
+        await conn.execute("PRAGMA synchronous=NORMAL")
+        await conn.execute("PRAGMA foreign_keys=ON")
+        return cls(conn, path)
+
+    async def close(self) -> None:
+        """Lets queued writes finish, then closes the connection."""
+        await self._jobs.put(None)
+        await self._writer
+        await self._conn.close()
+
+    async def _write_loop(self) -> None:
+        while (item := await self._jobs.get()) is not None:
+            job, done = item
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+                value = await job(self._conn)
+                await self._conn.execute("COMMIT")
+            except Exception as exc:  # the job failed: undo it and hand the error to whoever asked for it
+                await self._conn.execute("ROLLBACK")
+                if not done.done():
+                    done.set_exception(exc)
+            else:
+                if not done.done():
+                    done.set_result(value)
+
+    async def _submit(self, job: Job) -> Any:
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        await self._jobs.put((job, done))
+        return await done
+
+    # -- reads the engine needs before it starts writing ------------------------------------------------------
+    async def finished_keys(self) -> set[RolloutKey]:
+        """Keys of rollouts a resumed run skips (every stored one except `RERUN_STATUSES`)."""
+        cursor = await self._conn.execute("SELECT benchmark, split, task, model, strategy, sample, status FROM rollout")
+        return {RolloutKey(*row[:6]) for row in await cursor.fetchall() if row[6] not in RERUN_STATUSES}
+
+    async def first_spec(self) -> dict[str, Any] | None:
+        """The spec of the run's first session, or None for a new run directory."""
+        cursor = await self._conn.execute("SELECT spec FROM session ORDER BY id LIMIT 1")
+        row = await cursor.fetchone()
+        return orjson.loads(row[0]) if row else None
+
+    async def spent_usd(self) -> float:
+        """Money the run has spent in all earlier sessions."""
+        cursor = await self._conn.execute("SELECT coalesce(sum(spent_usd), 0) FROM session")
+        return float((await cursor.fetchone())[0])
+
+    async def mean_calls(self) -> float | None:
+        """Mean LLM calls per stored rollout (what `--dry-run` expects of the rest), None if none is stored."""
+        cursor = await self._conn.execute("SELECT avg(calls) FROM rollout")
+        value = (await cursor.fetchone())[0]
+        return float(value) if value is not None else None
+
+    # -- writes ------------------------------------------------------------------------------------------------
+    async def start_session(self, spec: dict[str, Any], spec_path: str, version: str,
+                            planned: dict[str, dict[str, int]]) -> int:
+        """Records a new session; returns its id."""
+        async def job(conn: aiosqlite.Connection) -> int:
+            cursor = await conn.execute(
+                "INSERT INTO session (spec, spec_path, tool_version, planned, started_at) VALUES (?, ?, ?, ?, ?)",
+                (to_json(spec), spec_path, version, to_json(planned), time.time()))
+            return int(cursor.lastrowid)
+        return await self._submit(job)
+
+    async def end_session(self, session: int, outcome: str) -> None:
+        """Marks a session ended (`completed`, `interrupted`, `budget` or `failed`)."""
+        async def job(conn: aiosqlite.Connection) -> None:
+            await conn.execute("UPDATE session SET ended_at = ?, outcome = ? WHERE id = ?",
+                               (time.time(), outcome, session))
+        await self._submit(job)
+
+    async def save_tasks(self, benchmark: str, split: str, tasks: Sequence[Task]) -> None:
+        """Records the tasks of a run (their inputs, for reports and re-scoring without the dataset)."""
+        rows = [(benchmark, split, task.id, position, to_json(task.input)) for position, task in enumerate(tasks)]
+
+        async def job(conn: aiosqlite.Connection) -> None:
+            await conn.executemany("INSERT OR REPLACE INTO task VALUES (?, ?, ?, ?, ?)", rows)
+        await self._submit(job)
+
+    async def save_rollout(self, record: RolloutRecord, session: int) -> None:
+        """Commits a finished rollout with its steps and calls in one transaction, replacing an earlier attempt.
+
+        Raises:
+            TypeError: the result holds something that cannot be stored (raised before anything is queued).
+        """
+        key, result = record.key, record.result
+        tokens = record.tokens()
+        row = (*_key_tuple(key), result.status, record.error_type, _text(result.error), _text(result.answer),
+               to_json(result.plan), len(result.steps), len(record.calls), record.cache_hits, record.retries,
+               tokens.input_tokens, tokens.cached_input_tokens, tokens.output_tokens, record.cost_usd,
+               record.saved_usd, record.started_at, record.finished_at, session)
+        steps = [to_json(step) for step in result.steps]
+        calls = [(i, c.model, c.cache_key, int(c.hit), c.usage.input_tokens, c.usage.cached_input_tokens,
+                  c.usage.output_tokens, c.cost_usd, c.saved_usd, c.latency_s, c.retries, c.error_type, _text(c.error))
+                 for i, c in enumerate(record.calls)]
+
+        async def job(conn: aiosqlite.Connection) -> None:
+            await conn.execute("DELETE FROM rollout WHERE benchmark = ? AND split = ? AND task = ? AND model = ? "
+                               "AND strategy = ? AND sample = ?", _key_tuple(key))
+            cursor = await conn.execute(f"INSERT INTO rollout VALUES (NULL{', ?' * len(row)})", row)
+            rollout_id = cursor.lastrowid
+            await conn.executemany("INSERT INTO step VALUES (?, ?, ?)",
+                                   [(rollout_id, i, data) for i, data in enumerate(steps)])
+            await conn.executemany(f"INSERT INTO llm_call VALUES (?{', ?' * 13})",
+                                   [(rollout_id, *call) for call in calls])
+            await conn.execute("UPDATE session SET spent_usd = spent_usd + ? WHERE id = ?", (record.cost_usd, session))
+        await self._submit(job)
+
+    async def save_evaluations(self, mode: str, evaluations: Sequence[tuple[int, Evaluation]]) -> None:
+        """Stores (rollout id, evaluation) pairs for one evaluator mode, replacing earlier ones of that mode."""
+        details = [(rollout_id, mode, to_json(dict(ev.details))) for rollout_id, ev in evaluations]
+        verdicts = [(rollout_id, mode, i, v.group, v.constraint, None if v.passed is None else int(v.passed),
+                     _text(v.message)) for rollout_id, ev in evaluations for i, v in enumerate(ev.verdicts)]
+
+        async def job(conn: aiosqlite.Connection) -> None:
+            await conn.executemany("DELETE FROM verdict WHERE rollout_id = ? AND mode = ?",
+                                   [row[:2] for row in details])
+            await conn.executemany("INSERT OR REPLACE INTO evaluation VALUES (?, ?, ?)", details)
+            await conn.executemany("INSERT INTO verdict VALUES (?, ?, ?, ?, ?, ?, ?)", verdicts)
+        await self._submit(job)
+
+
+def _key_tuple(key: RolloutKey) -> tuple[str, str, str, str, str, int]:
+    return (key.benchmark, key.split, key.task, key.model, key.strategy, key.sample)
