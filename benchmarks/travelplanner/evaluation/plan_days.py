@@ -39,7 +39,7 @@ class PlanDays:
 
     def __init__(self, plan: Any, days: int) -> None:
         if not isinstance(plan, list):
-            raise Unscorable(f"the plan is a {type(plan).__name__}, not a list of day objects")
+            raise Unscorable(f"the plan is not a list of day objects ({type(plan).__name__})")
         self.plan = plan
         self.count = min(days, len(plan))
 
@@ -50,7 +50,7 @@ class PlanDays:
         """Day `i` (0-based) as a mapping."""
         unit = self.plan[i]
         if not isinstance(unit, dict):
-            raise Unscorable(f"day {i + 1} is a {type(unit).__name__}, not an object")
+            raise Unscorable(f"day {i + 1} is not an object ({type(unit).__name__})")
         return unit
 
     def field(self, i: int, key: str) -> str | None:
@@ -76,7 +76,7 @@ def _checked_text(value: Any, i: int, key: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise Unscorable(f"day {i + 1} {key} is a {type(value).__name__}, not text")
+        raise Unscorable(f"day {i + 1} {key} is not text ({type(value).__name__})")
     if len(value) > MAX_FIELD_CHARS:
         raise Unscorable(f"day {i + 1} {key} is {len(value):,} characters long (limit {MAX_FIELD_CHARS:,})")
     return value

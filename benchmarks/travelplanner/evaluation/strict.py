@@ -41,8 +41,11 @@ class StrictEvaluator(OfficialEvaluator):
 
     def day_places(self, current_city: str, i: int) -> str | list[str]:
         places = super().day_places(current_city, i)
-        # official: a bare string on non-travel days, so every character is a "city" (issue #50)
-        return [places] if isinstance(places, str) else places
+        # official: a bare string on non-travel days, so every character is a "city" (issue #50);
+        # an empty city would be a substring of everything, so it matches nothing here
+        if isinstance(places, str):
+            return [places] if places else []
+        return places
 
     def leg_kind(self, transportation: str) -> str | None:
         # official: `flight number` / `self-driving` / `taxi`, lower-cased, anything else unchecked (issue #51)

@@ -1,0 +1,75 @@
+"""`tripbench evaluate` and `tripbench check-submission` end to end (click CliRunner, real index)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from benchmarks.travelplanner.dataset import Query
+from runner.cli.main import cli
+from runner.errors import UserError
+
+
+def _train_submission(path: Path, queries: list[Query]) -> Path:
+    path.write_text("".join(json.dumps({"idx": i + 1, "query": q.query, "plan": q.annotated_plan}) + "\n"
+                            for i, q in enumerate(queries)))
+    return path
+
+
+def test_evaluate_json(tmp_path: Path, travelplanner_data: Path, travelplanner_index: Path,
+                       train_queries: list[Query]) -> None:
+    submission = _train_submission(tmp_path / "train.jsonl", train_queries)
+    result = CliRunner().invoke(cli, ["evaluate", str(submission), "--split", "train", "--data", str(travelplanner_data),
+                                      "--index", str(travelplanner_index), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert set(report) == {"metrics", "detailed", "per_plan"}
+    assert report["metrics"] == {
+        "Delivery Rate": 1.0, "Commonsense Constraint Micro Pass Rate": 1.0,
+        "Commonsense Constraint Macro Pass Rate": 1.0, "Hard Constraint Micro Pass Rate": 1.0,
+        "Hard Constraint Macro Pass Rate": 1.0, "Final Pass Rate": 1.0}
+    assert report["detailed"]["Hard Constraint"]["hard"]["7"]["Budget"] == {"true": 5, "false": 0, "total": 5}
+    assert len(report["per_plan"]) == 45
+    first = report["per_plan"][0]
+    assert set(first) == {"commonsense", "hard", "total_cost", "error"}
+    assert first["commonsense"]["is_not_absent"] == [True, None]
+    assert first["hard"]["valid_cuisine"] == [None, None]
+    assert first["total_cost"] == 1608 and first["error"] is None
+
+
+def test_evaluate_tables_and_strict_mode(tmp_path: Path, travelplanner_data: Path, travelplanner_index: Path,
+                                         train_queries: list[Query]) -> None:
+    submission = _train_submission(tmp_path / "train.jsonl", train_queries)
+    queries = travelplanner_data / "queries" / "train.jsonl"
+    result = CliRunner().invoke(cli, ["evaluate", str(submission), "--queries", str(queries), "--index",
+                                      str(travelplanner_index), "--mode", "strict"])
+    assert result.exit_code == 0, result.output
+    assert "strict evaluator" in result.output and "Final Pass Rate" in result.output
+    assert "97.8" in result.output  # 44 of 45: train query 41 fails Within Current City in strict mode
+    assert "Within Current City" in result.output and "7-day" in result.output
+
+
+def test_evaluate_refuses_the_public_test_split(tmp_path: Path, travelplanner_index: Path,
+                                                train_queries: list[Query]) -> None:
+    submission = _train_submission(tmp_path / "s.jsonl", train_queries[:2])
+    result = CliRunner().invoke(cli, ["evaluate", str(submission), "--split", "test", "--home", str(tmp_path),
+                                      "--index", str(travelplanner_index)])
+    assert result.exit_code == 1
+    assert isinstance(result.exception, UserError)
+    assert "public test split hides" in str(result.exception) and "check-submission" in str(result.exception)
+
+
+def test_check_submission_command(tmp_path: Path, travelplanner_data: Path, train_queries: list[Query]) -> None:
+    submission = _train_submission(tmp_path / "s.jsonl", train_queries)
+    result = CliRunner().invoke(cli, ["check-submission", str(submission), "--split", "test"])
+    assert result.exit_code == 1
+    assert "45 lines, but the test set has 1000 queries" in result.output
+    assert "1 problem(s)" in str(result.exception)
+    ok = CliRunner().invoke(cli, ["check-submission", str(submission), "--split", "train", "--data",
+                                  str(travelplanner_data)])
+    assert ok.exit_code == 0 and ok.output.strip() == f"{submission}: OK"
+    missing = CliRunner().invoke(cli, ["check-submission", str(submission), "--split", "train", "--queries",
+                                       str(tmp_path / "missing.jsonl")])
+    assert missing.exit_code == 1 and "query file not found" in str(missing.exception)
