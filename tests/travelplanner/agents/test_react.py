@@ -177,3 +177,29 @@ async def test_malformed_planner_actions_are_invalid(scripted_model, sandbox, ac
     script(scripted_model, ("a", action), ("b", "CitySearch[Ohio]"), ("c", "CitySearch[Texas]"))
     result = await run(scripted_model, sandbox, max_steps=3)
     assert states(result) == ["invalidAction", "Successful", "Successful"]
+
+
+async def test_a_failing_distance_call_still_masks_the_previous_data(scripted_model, sandbox):
+    # official quirk, spec §4.5: GoogleDistanceMatrix masks before splitting its arguments; other tools mask only
+    # once their validation passed.
+    drive = "GoogleDistanceMatrix[Rockford, Chicago, self-driving]"
+    script(scripted_model, ("a", drive), ("b", "FlightSearch[Rockford,Chicago,2022-03-16]"),
+           ("c", "GoogleDistanceMatrix[Rockford, Chicago]"))
+    result = await run(scripted_model, sandbox, max_steps=3)
+    assert states(result) == ["Successful", "Illegal args. Other Error", "Illegal args. Other Error"]
+    distance = result.steps[0]["observation"]
+    assert distance in scripted_model.prompts[4]  # still there after the failed FlightSearch
+    assert result.steps[2]["observation"] == "Illegal GoogleDistanceMatrix. Please try again."
+    assert distance not in result.scratchpad and f"Observation 1: {MASK}" in result.scratchpad
+
+
+async def test_notebook_after_city_search_stores_the_previous_search(scripted_model, sandbox):
+    script(scripted_model, ("a", "GoogleDistanceMatrix[Rockford, Chicago, self-driving]"),
+           ("b", "CitySearch[Illinois]"), ("c", "NotebookWrite[Cities]"), ("d", "GoogleDistanceMatrix[A, B]"))
+    scripted_model.enqueue("e", "Planner[Trip]", "plan")
+    result = await run(scripted_model, sandbox)
+    distance = result.steps[0]["observation"]
+    assert distance.startswith("self-driving, from Rockford to Chicago, duration: ")
+    assert f"Observation 1: {MASK}" in result.scratchpad  # masked by CitySearch
+    notebook = ast.literal_eval(scripted_model.prompts[-1].split("Given information: ")[1].split("\nQuery: ")[0])
+    assert notebook == [{"index": 0, "Short Description": "Cities", "Content": distance}]
