@@ -9,10 +9,12 @@ Sole planning reads the record's `reference_information`. The staged validation 
 in a file too large to stage); when a split lacks it and `queries/<split>_ref_routes.jsonl` exists, the task gets
 the route's cities (`reference_route`) and the strategies rebuild the information with the sandbox tools
 (`reference.py`). What differs from the dataset's own: leg dates follow the every-other-day schedule (true for
-44 of the 45 train queries); the staged flights table is partial, so many flight entries read `There is no flight
-from ...` where the full table has flights; everything else is the tools' output for the same cities, in the
-dataset's order and rendering. Runs on rebuilt information are not comparable with published sole-planning
-numbers; the report says which source a run used (`reference_source` in each task).
+44 of the 45 train queries), and flight entries come from the staged flights table, which is partial (many
+validation legs read `There is no flight from ...` where the full table has flights) and merged from two sources
+(other rows, other order). Everything else is the same tool output: rebuilt for the 15 three-day train queries,
+every city and ground-transport entry equals the dataset's and 8 of 15 are identical in full
+(`test_rebuilt_reference_information_matches_the_dataset_on_3_day_train_queries`). Runs on rebuilt information
+are not comparable with published sole-planning numbers; each task says its source (`reference_source`).
 """
 
 from __future__ import annotations

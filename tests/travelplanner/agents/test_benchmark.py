@@ -93,3 +93,22 @@ async def test_two_stage_statuses(scripted_model, sandbox, train):
     delivered = await strategy(train[0], scripted_model, sandbox)
     assert delivered.status == DELIVERED and delivered.plan[0]["current_city"] == "Rockford"
     assert delivered.steps[-1] == {"parse": "parser", "error": None}
+
+
+def test_rebuilt_reference_information_matches_the_dataset_on_3_day_train_queries(train, sandbox):
+    import ast
+
+    from benchmarks.travelplanner.agents.strategies import reference_text
+
+    checked = 0
+    for task in (t for t in train if t.input["days"] == 3):
+        record = {k: v for k, v in task.input.items() if k != "reference_information"}
+        rebuilt = ast.literal_eval(reference_text(Task(task.id, record | {"reference_route": [record["dest"]]}),
+                                                  sandbox))
+        dataset = task.input["reference_information"]
+        assert [e["Description"] for e in rebuilt] == [e["Description"] for e in dataset]
+        # Flight tables differ where the staged flights table (merged from two sources) has other rows or order.
+        assert [e for e in rebuilt if not e["Description"].startswith("Flight ")] == [
+            e for e in dataset if not e["Description"].startswith("Flight ")]
+        checked += 1
+    assert checked == 15
