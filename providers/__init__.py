@@ -1,1 +1,45 @@
 """Every LLM behind one async interface, the price table, and a local OpenAI/Anthropic-compatible mock server."""
+
+from providers.errors import (
+    AuthError,
+    BadRequest,
+    BudgetExhausted,
+    ContextTooLong,
+    LLMError,
+    MissingAPIKey,
+    PermanentError,
+    ProviderError,
+    ProviderTimeout,
+    RateLimited,
+    ReplayMiss,
+    RetryableError,
+    ServerError,
+)
+from providers.interface import ChatModel, ChatRequest, ChatResponse, Message, Usage
+from providers.prices import Price, cost_usd
+from providers.registry import register_provider, resolve_model
+
+__all__ = [
+    "AuthError",
+    "BadRequest",
+    "BudgetExhausted",
+    "ChatModel",
+    "ChatRequest",
+    "ChatResponse",
+    "ContextTooLong",
+    "LLMError",
+    "Message",
+    "MissingAPIKey",
+    "PermanentError",
+    "Price",
+    "ProviderError",
+    "ProviderTimeout",
+    "RateLimited",
+    "ReplayMiss",
+    "RetryableError",
+    "ServerError",
+    "Usage",
+    "cost_usd",
+    "register_provider",
+    "resolve_model",
+]

@@ -14,33 +14,23 @@ from typing import Any
 
 import anthropic
 
-from providers.errors import BadRequest, ProviderTimeout, ServerError
-from providers.http_errors import error_for_status, redact
+from providers.errors import BadRequest, ServerError
+from providers.http_errors import map_sdk_errors
 from providers.interface import ChatRequest, ChatResponse, Usage
+from providers.keys import key_digest
+
+
+def _status_details(exc: anthropic.APIStatusError) -> tuple[str, bool]:
+    message = exc.api_message or exc.message
+    # Anthropic reports an over-long prompt as a 400 invalid_request_error "prompt is too long: N tokens > M"
+    return message, "prompt is too long" in message
 
 
 @contextmanager
 def map_anthropic_errors(provider: str, model: str, secret: str | None) -> Iterator[None]:
     """Translate `anthropic` SDK exceptions raised inside the block into `providers.errors` classes."""
-    where = {"provider": provider, "model": model}
-    try:
+    with map_sdk_errors(anthropic, provider=provider, model=model, secret=secret, status_details=_status_details):
         yield
-    except anthropic.APITimeoutError as exc:  # before APIConnectionError, its base class
-        raise ProviderTimeout(f"{provider}:{model}: request timed out", **where) from exc
-    except anthropic.APIConnectionError as exc:  # refused, reset or dropped mid-response
-        raise ServerError(redact(f"{provider}:{model}: connection failed: {exc.__cause__ or exc}", secret),
-                          **where) from exc
-    except anthropic.APIStatusError as exc:
-        message = exc.api_message or exc.message
-        # Anthropic reports an over-long prompt as a 400 invalid_request_error "prompt is too long: N tokens > M"
-        too_long = "prompt is too long" in message
-        raise error_for_status(exc.status_code, message, headers=exc.response.headers, context_too_long=too_long,
-                               secret=secret, **where) from exc
-    except anthropic.APIResponseValidationError as exc:
-        raise ServerError(f"{provider}:{model}: response does not match the Messages schema",
-                          status=exc.status_code, **where) from exc
-    except ValueError as exc:  # the SDK's json.loads on a 200 body that is not JSON
-        raise ServerError(f"{provider}:{model}: malformed JSON in response: {exc}", **where) from exc
 
 
 class AnthropicMessages:
@@ -64,6 +54,8 @@ class AnthropicMessages:
                                                 timeout=timeout_s)
         self.endpoint = str(self._client.base_url)
         """Base URL the requests go to: part of a call's identity for the cache."""
+        self.api_key_id = key_digest(api_key)
+        """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""
         self._default_max_tokens = default_max_tokens
 
     def __repr__(self) -> str:

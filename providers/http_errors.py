@@ -1,15 +1,19 @@
-"""HTTP failures -> our error tree: the status table both SDK adapters share, Retry-After parsing, key redaction.
+"""HTTP failures -> our error tree: the SDK exception ladder and status table both adapters share.
 
-Each provider module catches its SDK's exceptions in one context manager (httpx's `map_httpcore_exceptions()`
-idiom) and hands the status, headers and server message here, so the two wire protocols classify alike.
+Each provider module translates its SDK's exceptions in one context manager (httpx's
+`map_httpcore_exceptions()` idiom) built on `map_sdk_errors` here, so the two wire protocols classify alike:
+429 -> RateLimited (Retry-After honoured), 5xx / dropped connection / malformed JSON -> ServerError, timeouts ->
+ProviderTimeout, 401/402/403 -> AuthError, other 4xx -> BadRequest, an over-long prompt -> ContextTooLong.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from email.utils import parsedate_to_datetime
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from types import ModuleType
+from typing import Any
 
 from providers.errors import (
     AuthError,
@@ -20,18 +24,9 @@ from providers.errors import (
     RateLimited,
     ServerError,
 )
+from providers.keys import redact
 
-# Things that look like provider keys (OpenAI `sk-…`, `sk-proj-…`, Anthropic `sk-ant-…`): a server may echo
-# (part of) the key it was sent, as OpenAI's 401 "Incorrect API key provided: sk-…" does.
-_KEY_LIKE = re.compile(r"sk-[A-Za-z0-9_\-*.]{3,}")
 _MAX_MESSAGE = 300
-
-
-def redact(text: str, secret: str | None = None) -> str:
-    """Remove `secret` and anything shaped like an API key from `text` (messages we raise may be logged)."""
-    if secret:
-        text = text.replace(secret, "[redacted]")
-    return _KEY_LIKE.sub("[redacted]", text)
 
 
 def retry_after_s(headers: Mapping[str, str]) -> float | None:
@@ -95,3 +90,37 @@ def error_for_status(
     if status == 409 or status >= 500:  # 409: OpenAI's transient "conflict" (a lock timeout), retried by its SDK
         return ServerError(text, **where)
     return BadRequest(text, **where)
+
+
+@contextmanager
+def map_sdk_errors(sdk: ModuleType, *, provider: str, model: str, secret: str | None,
+                   status_details: Callable[[Any], tuple[str, bool]]) -> Iterator[None]:
+    """Translate the exceptions of `openai` or `anthropic` raised inside the block into our classes.
+
+    Both official SDKs are generated from one template (Stainless) and share their exception classes' names and
+    meaning, so one ladder serves both; what differs, reading an error response, is `status_details`.
+
+    Args:
+        sdk: the imported `openai` or `anthropic` module.
+        provider: provider name for errors.
+        model: model id for errors.
+        secret: the API key, removed from messages should a server echo it.
+        status_details: `APIStatusError -> (server message, is a context-window error)`.
+    """
+    where = {"provider": provider, "model": model}
+    try:
+        yield
+    except sdk.APITimeoutError as exc:  # before APIConnectionError, its base class
+        raise ProviderTimeout(f"{provider}:{model}: request timed out", **where) from exc
+    except sdk.APIConnectionError as exc:  # refused, reset or dropped mid-response
+        raise ServerError(redact(f"{provider}:{model}: connection failed: {exc.__cause__ or exc}", secret),
+                          **where) from exc
+    except sdk.APIStatusError as exc:
+        message, too_long = status_details(exc)
+        raise error_for_status(exc.status_code, message, headers=exc.response.headers, context_too_long=too_long,
+                               secret=secret, **where) from exc
+    except sdk.APIResponseValidationError as exc:
+        raise ServerError(f"{provider}:{model}: response does not match the API schema", status=exc.status_code,
+                          **where) from exc
+    except ValueError as exc:  # the SDK's json.loads on a 200 body that is not JSON
+        raise ServerError(f"{provider}:{model}: malformed JSON in response: {exc}", **where) from exc

@@ -13,33 +13,23 @@ from typing import Any
 
 import openai
 
-from providers.errors import BadRequest, ProviderTimeout, ServerError
-from providers.http_errors import error_for_status, redact
+from providers.errors import BadRequest, ServerError
+from providers.http_errors import map_sdk_errors
 from providers.interface import ChatRequest, ChatResponse, Usage
+from providers.keys import key_digest
+
+
+def _status_details(exc: openai.APIStatusError) -> tuple[str, bool]:
+    body = exc.body if isinstance(exc.body, dict) else {}  # the SDK unwraps {"error": {...}} already
+    message = str(body.get("message") or exc.message)
+    return message, exc.code == "context_length_exceeded" or "maximum context length" in message
 
 
 @contextmanager
 def map_openai_errors(provider: str, model: str, secret: str | None) -> Iterator[None]:
     """Translate `openai` SDK exceptions raised inside the block into `providers.errors` classes."""
-    where = {"provider": provider, "model": model}
-    try:
+    with map_sdk_errors(openai, provider=provider, model=model, secret=secret, status_details=_status_details):
         yield
-    except openai.APITimeoutError as exc:  # before APIConnectionError, its base class
-        raise ProviderTimeout(f"{provider}:{model}: request timed out", **where) from exc
-    except openai.APIConnectionError as exc:  # refused, reset or dropped mid-response
-        raise ServerError(redact(f"{provider}:{model}: connection failed: {exc.__cause__ or exc}", secret),
-                          **where) from exc
-    except openai.APIStatusError as exc:
-        body = exc.body if isinstance(exc.body, dict) else {}
-        message = str(body.get("message") or exc.message)
-        too_long = exc.code == "context_length_exceeded" or "maximum context length" in message
-        raise error_for_status(exc.status_code, message, headers=exc.response.headers, context_too_long=too_long,
-                               secret=secret, **where) from exc
-    except openai.APIResponseValidationError as exc:
-        raise ServerError(f"{provider}:{model}: response does not match the Chat Completions schema",
-                          status=exc.status_code, **where) from exc
-    except ValueError as exc:  # the SDK's json.loads on a 200 body that is not JSON
-        raise ServerError(f"{provider}:{model}: malformed JSON in response: {exc}", **where) from exc
 
 
 class OpenAIChat:
@@ -63,6 +53,8 @@ class OpenAIChat:
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
         self.endpoint = str(self._client.base_url)
         """Base URL the requests go to: part of a call's identity for the cache."""
+        self.api_key_id = key_digest(api_key)
+        """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""
         self._max_tokens_field = max_tokens_field
 
     def __repr__(self) -> str:

@@ -9,13 +9,12 @@ string without the prefix.
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from providers.errors import MissingAPIKey
 from providers.interface import ChatModel
+from providers.keys import api_key_from_env
 from runner.errors import UserError
 
 ProviderFactory = Callable[[str], ChatModel]
@@ -37,13 +36,6 @@ class ProviderOptions:
     """Per-request timeout."""
 
 
-def _api_key(variable: str, provider: str, model: str) -> str:
-    key = os.environ.get(variable, "")
-    if not key:
-        raise MissingAPIKey(variable, provider=provider, model=model)
-    return key
-
-
 def _import_provider(module: str, sdk: str, model: str) -> object:
     try:
         return importlib.import_module(module)
@@ -55,14 +47,15 @@ def _import_provider(module: str, sdk: str, model: str) -> object:
 
 def _openai(name: str, options: ProviderOptions) -> ChatModel:
     module = _import_provider("providers.openai_chat", "openai", f"openai:{name}")
-    key = _api_key(options.api_key_env or DEFAULT_KEY_ENV["openai"], "openai", name)
+    key = api_key_from_env(options.api_key_env or DEFAULT_KEY_ENV["openai"], provider="openai", model=name)
     return module.OpenAIChat(name, api_key=key, base_url=options.base_url,  # type: ignore[attr-defined]
                              timeout_s=options.timeout_s)
 
 
 def _anthropic(name: str, options: ProviderOptions) -> ChatModel:
     module = _import_provider("providers.anthropic_messages", "anthropic", f"anthropic:{name}")
-    key = _api_key(options.api_key_env or DEFAULT_KEY_ENV["anthropic"], "anthropic", name)
+    key = api_key_from_env(options.api_key_env or DEFAULT_KEY_ENV["anthropic"], provider="anthropic",
+                           model=name)
     return module.AnthropicMessages(name, api_key=key, base_url=options.base_url,  # type: ignore[attr-defined]
                                     timeout_s=options.timeout_s)
 
@@ -73,7 +66,8 @@ def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
     if not (name and at and parts.scheme in ("http", "https") and parts.netloc):
         raise UserError(f"model 'openai-compatible:{spec}': expected openai-compatible:NAME@http://HOST:PORT/v1")
     module = _import_provider("providers.openai_chat", "openai", f"openai-compatible:{spec}")
-    key = _api_key(options.api_key_env, "openai-compatible", name) if options.api_key_env else PLACEHOLDER_KEY
+    key = (api_key_from_env(options.api_key_env, provider="openai-compatible", model=name)
+           if options.api_key_env else PLACEHOLDER_KEY)
     return module.OpenAIChat(  # type: ignore[attr-defined]
         name, api_key=key, base_url=url, provider="openai-compatible", timeout_s=options.timeout_s,
         max_tokens_field="max_tokens",  # what vLLM and Ollama read

@@ -7,7 +7,7 @@ from typing import Any
 
 from providers.interface import Message
 from providers.mock_server.replies import Completion, MockRequest
-from providers.mock_server.wire import WireError, bearer_token, messages_of, text_of
+from providers.mock_server.wire import WireError, bearer_token, messages_of, model_of, text_of
 
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
                 403: "permission_error", 404: "not_found_error", 413: "request_too_large",
@@ -28,10 +28,7 @@ class AnthropicMessagesWire:
 
     def parse(self, body: Mapping[str, Any]) -> MockRequest:
         """The request in protocol-neutral form (system first); `WireError` names the first bad field."""
-        if not isinstance(body.get("model"), str):
-            raise WireError("model: expected a string")
-        if body.get("stream"):
-            raise WireError("stream: streaming is not supported by the mock server")
+        model = model_of(body)
         max_tokens = body.get("max_tokens")
         if not isinstance(max_tokens, int) or max_tokens < 1:
             raise WireError("max_tokens: Field required (a positive integer)")
@@ -39,7 +36,7 @@ class AnthropicMessagesWire:
         if "system" in body:
             messages.insert(0, Message("system", text_of(body["system"], "system")))
         stop = tuple(body.get("stop_sequences") or ())
-        return MockRequest("anthropic", body["model"], tuple(messages), max_tokens, stop, dict(body))
+        return MockRequest("anthropic", model, tuple(messages), max_tokens, stop, dict(body))
 
     def success(self, request: MockRequest, completion: Completion, number: int) -> dict[str, Any]:
         """A `message` object."""

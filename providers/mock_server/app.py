@@ -9,7 +9,6 @@ are billed, so the tally equals the usage the clients received.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import math
 import random
@@ -27,6 +26,7 @@ from providers.mock_server.openai_chat import OpenAIChatWire
 from providers.mock_server.ratelimits import RateLimits
 from providers.mock_server.replies import complete, load_reply_function
 from providers.mock_server.wire import Wire, WireError
+from providers.keys import key_digest
 from providers.tokens import count_prompt_tokens
 
 log = logging.getLogger(__name__)
@@ -108,10 +108,6 @@ class MockState:
 MOCK_STATE = web.AppKey("mock_state", MockState)
 
 
-def _digest(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()[:12]
-
-
 def _masked(key: str) -> str:
     """How OpenAI quotes a rejected key: its first and last characters only."""
     return f"{key[:3]}{'*' * 8}{key[-4:]}" if len(key) > 8 else "*" * len(key)
@@ -159,7 +155,7 @@ async def _chat(request: web.Request, wire: Wire) -> web.StreamResponse:
     if not isinstance(body, dict):
         return _answer(state, 400, wire.error(400, "the request body is not a JSON object"))
     key = wire.api_key(request.headers)
-    state.received.append(ReceivedRequest(wire.api, body, _digest(key) if key else None))
+    state.received.append(ReceivedRequest(wire.api, body, key_digest(key) if key else None))
     if key is None or (config.api_keys is not None and key not in config.api_keys):
         message = f"Incorrect API key provided: {_masked(key)}." if key else "Missing API key."
         return _answer(state, 401, wire.error(401, message, code="invalid_api_key"))

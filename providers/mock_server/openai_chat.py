@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from providers.mock_server.replies import Completion, MockRequest
-from providers.mock_server.wire import WireError, bearer_token, messages_of
+from providers.mock_server.wire import WireError, bearer_token, messages_of, model_of
 
 _ERROR_TYPES = {401: "invalid_request_error", 403: "permission_denied", 404: "invalid_request_error",
                 429: "rate_limit_exceeded"}
@@ -27,17 +27,14 @@ class OpenAIChatWire:
 
     def parse(self, body: Mapping[str, Any]) -> MockRequest:
         """The request in protocol-neutral form; `WireError` names the first bad field."""
-        if not isinstance(body.get("model"), str):
-            raise WireError("model: expected a string")
-        if body.get("stream"):
-            raise WireError("stream: streaming is not supported by the mock server")
+        model = model_of(body)
         max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise WireError("max_completion_tokens: expected a positive integer")
         stop = body.get("stop") or ()
         stop = (stop,) if isinstance(stop, str) else tuple(stop)
         messages = messages_of(body, ("system", "developer", "user", "assistant", "tool"))
-        return MockRequest("openai", body["model"], tuple(messages), max_tokens, stop, dict(body))
+        return MockRequest("openai", model, tuple(messages), max_tokens, stop, dict(body))
 
     def success(self, request: MockRequest, completion: Completion, number: int) -> dict[str, Any]:
         """A `chat.completion` object."""

@@ -36,6 +36,15 @@ def text_of(content: object, where: str) -> str:
     raise WireError(f"{where}: expected a string or a list of text parts")
 
 
+def model_of(body: Mapping[str, Any]) -> str:
+    """`body["model"]`, after refusing what the mock server does not do (streaming)."""
+    if not isinstance(body.get("model"), str):
+        raise WireError("model: expected a string")
+    if body.get("stream"):
+        raise WireError("stream: streaming is not supported by the mock server")
+    return str(body["model"])
+
+
 def messages_of(body: Mapping[str, Any], roles: tuple[str, ...]) -> list[Message]:
     """`body["messages"]` checked and converted (both protocols)."""
     raw = body.get("messages")

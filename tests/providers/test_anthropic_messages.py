@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 from providers_support import chat
 
-from providers.errors import BadRequest
 from providers.interface import ChatRequest, Message
-from providers.mock_server import MockConfig, MockReply
 from providers.tokens import count_prompt_tokens, count_text_tokens
 
 
@@ -59,27 +55,3 @@ async def test_stop_reasons(mock_llm, provider_for, stop, max_tokens, finish) ->
     assert response.finish_reason == finish
     if finish == "stop_sequence":
         assert response.text == "[mock claude-haiku-4-5] you said: Plan a trip to "
-
-
-def cached_reply(request):
-    return MockReply("from cache", cached_input_tokens=9)
-
-
-def refusing_reply(request):
-    return MockReply("", finish_reason="refusal")
-
-
-async def test_cache_reads_count_as_input_tokens(start_mock_llm, provider_for, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "anthropic_replies", sys.modules[__name__])
-    server = await start_mock_llm(MockConfig(reply="anthropic_replies:cached_reply"))
-    response = await provider_for("anthropic", server).complete(chat())
-    prompt = count_prompt_tokens([("system", "You are a travel agent."), ("user", "Plan a trip to Rome")])
-    assert server.received and response.usage.cached_input_tokens == 9
-    assert response.usage.input_tokens == prompt  # Anthropic's input_tokens (prompt - 9) + its cache reads (9)
-
-
-async def test_refusal_is_a_bad_request(start_mock_llm, provider_for, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "anthropic_replies", sys.modules[__name__])
-    server = await start_mock_llm(MockConfig(reply="anthropic_replies:refusing_reply"))
-    with pytest.raises(BadRequest, match="refused"):
-        await provider_for("anthropic", server).complete(chat())

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
-import pytest
 from providers_support import chat
 
-from providers.errors import BadRequest
-from providers.mock_server import MockConfig, MockReply
 from providers.registry import resolve_model
 from providers.tokens import count_prompt_tokens, count_text_tokens
 
@@ -50,30 +45,6 @@ async def test_max_tokens_cuts_the_reply_with_finish_length(mock_llm, provider_f
     response = await provider_for("openai", mock_llm).complete(chat("x " * 50, max_tokens=3))
     assert response.finish_reason == "length"
     assert response.usage.output_tokens == 3
-
-
-def cached_reply(request):
-    return MockReply("from cache", cached_input_tokens=9)
-
-
-def filtered_reply(request):
-    return MockReply("", finish_reason="content_filter")
-
-
-async def test_cached_prompt_tokens_are_mapped(start_mock_llm, provider_for, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "openai_chat_replies", sys.modules[__name__])
-    server = await start_mock_llm(MockConfig(reply="openai_chat_replies:cached_reply"))
-    response = await provider_for("openai", server).complete(chat())
-    assert response.text == "from cache"
-    assert response.usage.cached_input_tokens == 9
-    assert response.usage.input_tokens > 9  # cached tokens are part of the prompt, not added to it
-
-
-async def test_content_filter_is_a_bad_request(start_mock_llm, provider_for, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "openai_chat_replies", sys.modules[__name__])
-    server = await start_mock_llm(MockConfig(reply="openai_chat_replies:filtered_reply"))
-    with pytest.raises(BadRequest, match="content filter"):
-        await provider_for("openai", server).complete(chat())
 
 
 async def test_openai_compatible_server_gets_max_tokens_and_a_placeholder_key(mock_llm) -> None:

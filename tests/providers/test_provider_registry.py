@@ -10,6 +10,7 @@ from providers_support import SECRET_KEY
 from providers.anthropic_messages import AnthropicMessages
 from providers.errors import AuthError, MissingAPIKey
 from providers.interface import ChatModel, ChatRequest, ChatResponse
+from providers.keys import key_digest
 from providers.openai_chat import OpenAIChat
 from providers.registry import ProviderRegistry, resolve_model
 from runner.errors import UserError
@@ -73,10 +74,11 @@ def test_per_model_key_variable(monkeypatch) -> None:
         resolve_model("openai-compatible:m@http://h:1/v1", api_key_env="VLLM_KEY")
 
 
-def test_key_stays_out_of_repr(keys) -> None:
+def test_key_stays_out_of_repr_and_only_its_digest_is_public(keys) -> None:
     for name in ("openai:gpt-4o", "anthropic:claude-haiku-4-5"):
         model = resolve_model(name)
         assert SECRET_KEY not in repr(model) and SECRET_KEY not in str(model)
+        assert model.api_key_id == key_digest(SECRET_KEY)
 
 
 class EchoModel:
