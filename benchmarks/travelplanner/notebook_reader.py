@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -74,21 +73,28 @@ def read_table(text: str) -> list[dict[str, str]]:
 class Collected:
     """Everything found in a notebook or a reference-information text, by city and by leg."""
 
-    flights: list[dict[str, str]] = field(default_factory=list)
+    flights: list[tuple[str, str, str, FlightOption]] = field(default_factory=list)
+    """(origin, destination, date, flight)."""
     drives: dict[tuple[str, str, str], Drive] = field(default_factory=dict)
-    cities: dict[str, CityOptions] = field(default_factory=dict)
-    """City -> options, in the order the cities first appear in the texts."""
+    """(origin, destination, mode) -> the distance-matrix answer."""
+    parts: dict[str, dict[str, list]] = field(default_factory=dict)
+    """City -> {"stays", "eateries", "attractions"}, cities in the order they first appear."""
+
+    def add(self, city: str, part: str, items: Iterable[object]) -> None:
+        self.parts.setdefault(city, {"stays": [], "eateries": [], "attractions": []})[part].extend(items)
+
+    def cities(self) -> dict[str, CityOptions]:
+        return {city: CityOptions(city, tuple(p["stays"]), tuple(p["eateries"]), tuple(p["attractions"]))
+                for city, p in self.parts.items()}
 
     def flights_for(self, origin: str, destination: str, date: str | None) -> tuple[FlightOption, ...]:
-        return tuple(FlightOption(r["Flight Number"], _int(r["Price"]), r["DepTime"], r["ArrTime"])
-                     for r in self.flights if r["OriginCityName"] == origin and r["DestCityName"] == destination
-                     and (date is None or r["FlightDate"] == date))
+        return tuple(f for a, b, day, f in self.flights
+                     if a == origin and b == destination and (date is None or day == date))
 
 
 def collect(contents: Iterable[str]) -> Collected:
     """Sort tool outputs (table texts and distance lines) into flights, drives and per-city options."""
     found = Collected()
-    per_city: dict[str, dict[str, list]] = defaultdict(lambda: {"stays": [], "eateries": [], "attractions": []})
     for content in contents:
         drive = _DRIVE.match(content.strip())
         if drive:
@@ -97,20 +103,16 @@ def collect(contents: Iterable[str]) -> Collected:
             continue
         kind, rows = table_kind(content), read_table(content)
         if kind == "flights":
-            found.flights += rows
-        elif kind == "accommodations":
-            for r in rows:
-                per_city[r["city"]]["stays"].append(Stay(r["NAME"], _float(r["price"]), r["room type"],
-                                                         r["house_rules"], _float(r["minimum nights"]),
-                                                         _int(r["maximum occupancy"])))
-        elif kind == "restaurants":
-            for r in rows:
-                per_city[r["City"]]["eateries"].append(Eatery(r["Name"], _int(r["Average Cost"]), r["Cuisines"]))
-        elif kind == "attractions":
-            for r in rows:
-                per_city[r["City"]]["attractions"].append(r["Name"])
-    found.cities = {city: CityOptions(city, tuple(v["stays"]), tuple(v["eateries"]), tuple(v["attractions"]))
-                    for city, v in per_city.items()}
+            found.flights += [(r["OriginCityName"], r["DestCityName"], r["FlightDate"],
+                               FlightOption(r["Flight Number"], _int(r["Price"]), r["DepTime"], r["ArrTime"]))
+                              for r in rows]
+        for r in rows if kind == "accommodations" else ():
+            found.add(r["city"], "stays", [Stay(r["NAME"], _float(r["price"]), r["room type"], r["house_rules"],
+                                                _float(r["minimum nights"]), _int(r["maximum occupancy"]))])
+        for r in rows if kind == "restaurants" else ():
+            found.add(r["City"], "eateries", [Eatery(r["Name"], _int(r["Average Cost"]), r["Cuisines"])])
+        for r in rows if kind == "attractions" else ():
+            found.add(r["City"], "attractions", [r["Name"]])
     return found
 
 

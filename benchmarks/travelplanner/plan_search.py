@@ -196,7 +196,7 @@ def build_plan(request: Request, cities: Sequence[CityOptions], legs: Sequence[L
                 cost += stay_cost(stay, people)
         meal_slots += [(d, meal, city, not travel) for meal in ("breakfast", "lunch", "dinner")]
         plan.append(day)
-    cost, meals_complete = _assign_meals(plan, meal_slots, request, cost)
+    cost, meals_complete, missing = _assign_meals(plan, meal_slots, request, cost)
     complete = complete and meals_complete
     used: set[tuple[str, str]] = set()
     for d, day in enumerate(plan):
@@ -208,7 +208,9 @@ def build_plan(request: Request, cities: Sequence[CityOptions], legs: Sequence[L
             else:
                 used.add((pick, city.name))
                 day["attraction"] = f"{pick}, {city.name};"
-    problems = [] if request.budget is None or cost <= request.budget else [f"cost {cost:g} over budget"]
+    problems = [f"no {cuisine} restaurant" for cuisine in missing]
+    if request.budget is not None and cost > request.budget:
+        problems.append(f"cost {cost:g} over budget")
     return PlanResult(plan, cost, complete, problems)
 
 
@@ -218,8 +220,12 @@ def _city_of_day(cities: Sequence[CityOptions], d: int, days: int) -> CityOption
 
 
 def _assign_meals(plan: list[dict[str, str]], slots: list[tuple[int, str, CityOptions, bool]], request: Request,
-                  cost: float) -> tuple[float, bool]:
-    """Fill mandatory meal slots (cuisines first, then cheapest), then optional ones while the budget allows."""
+                  cost: float) -> tuple[float, bool, list[str]]:
+    """Fill mandatory meal slots (cuisines first, then cheapest), then optional ones while the budget allows.
+
+    Returns the new total cost, whether every mandatory slot is filled, and the required cuisines no visited city
+    serves.
+    """
     used: set[tuple[str, str]] = set()
     people = request.people
 
@@ -232,6 +238,7 @@ def _assign_meals(plan: list[dict[str, str]], slots: list[tuple[int, str, CityOp
 
     mandatory = [s for s in slots if s[3]]
     free = list(mandatory)
+    missing = []
     for cuisine in request.cuisines:
         candidates = [(e.cost, i, s, e) for i, s in enumerate(free) for e in s[2].eateries
                       if cuisine in e.cuisines and (e.name, s[2].name) not in used]
@@ -239,6 +246,8 @@ def _assign_meals(plan: list[dict[str, str]], slots: list[tuple[int, str, CityOp
             _, i, slot, eatery = min(candidates, key=lambda c: (c[0], c[1]))
             take(slot, eatery)
             free.pop(i)
+        else:
+            missing.append(cuisine)
     complete = True
     for slot in free:
         eatery = _cheapest_unused(slot[2], used)
@@ -250,19 +259,24 @@ def _assign_meals(plan: list[dict[str, str]], slots: list[tuple[int, str, CityOp
         eatery = _cheapest_unused(slot[2], used)
         if eatery is not None and (request.budget is None or cost + eatery.cost * people <= request.budget):
             take(slot, eatery)
-    return cost, complete
+    return cost, complete, missing
 
 
 def _cheapest_unused(city: CityOptions, used: set[tuple[str, str]]) -> Eatery | None:
     return min((e for e in city.eateries if (e.name, city.name) not in used), key=lambda e: e.cost, default=None)
 
 
-def pick_cities(candidates: Sequence[CityOptions], request: Request, count: int) -> list[CityOptions]:
-    """The route's cities: the first `count` candidates (file order) with an acceptable accommodation.
+def city_ok(city: CityOptions, request: Request) -> bool:
+    """A city the route can use: an acceptable accommodation, an attraction and a few restaurants."""
+    return choose_stay(city, request) is not None and bool(city.attractions) and len(city.eateries) >= 3
 
-    Falls back to the first unacceptable candidates when too few pass, so a plan is always delivered.
+
+def pick_cities(candidates: Sequence[CityOptions], request: Request, count: int) -> list[CityOptions]:
+    """The route's cities: the first `count` usable candidates (in the order given).
+
+    Falls back to unusable candidates when too few pass, so a plan is always delivered.
     """
-    good = [c for c in candidates if choose_stay(c, request) is not None]
+    good = [c for c in candidates if city_ok(c, request)]
     rest = [c for c in candidates if c not in good]
     return (good + rest)[:count]
 
@@ -270,24 +284,18 @@ def pick_cities(candidates: Sequence[CityOptions], request: Request, count: int)
 def leg_modes(request: Request) -> tuple[str, ...]:
     """What to look up for a leg, in order, stopping at the first usable answer.
 
-    Flights first (taxi as the fallback: the two may mix, spec §7.2 (7)); self-driving when flights are ruled out.
+    Self-driving is by far the cheapest mode (5 cents a km per car, spec §3.2), so it comes first; a flight where
+    the drive is impossible (a `day`-long or unknown route). Without self-driving: flights, then a taxi. A taxi
+    leg may join flights but not self-driving (spec §7.2 (7)); `build_plan` keeps the trip consistent.
     """
-    return ("self-driving",) if request.transportation == "no flight" else ("flight", "taxi")
+    if request.transportation == "no flight":
+        return ("self-driving",)
+    if request.transportation == "no self-driving":
+        return ("flight", "taxi")
+    return ("self-driving", "flight")
 
 
-def pick_cities(candidates: Sequence[CityOptions], request: Request, count: int) -> list[CityOptions]:
-    """The route's cities: the first `count` candidates (file order) with an acceptable accommodation.
-
-    Falls back to the first unacceptable candidates when too few pass, so a plan is always delivered.
-    """
-    good = [c for c in candidates if choose_stay(c, request) is not None]
-    rest = [c for c in candidates if c not in good]
-    return (good + rest)[:count]
-
-
-def leg_modes(request: Request) -> tuple[str, ...]:
-    """What to look up for a leg, in order, stopping at the first usable answer.
-
-    Flights first (taxi as the fallback: the two may mix, spec §7.2 (7)); self-driving when flights are ruled out.
-    """
-    return ("self-driving",) if request.transportation == "no flight" else ("flight", "taxi")
+def taxi_from_drive(drive: Drive) -> Drive:
+    """The taxi answer for a route whose self-driving answer is known: same row, cost = int(km) (spec §3.2)."""
+    km = float(drive.distance.replace("km", "").replace(",", "").strip() or 0)
+    return Drive(int(km), drive.duration, drive.distance)

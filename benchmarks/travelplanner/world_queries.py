@@ -10,15 +10,19 @@ from datetime import date as Date
 from datetime import timedelta
 from typing import Any
 
+from benchmarks.travelplanner.notebook_reader import Collected
+from benchmarks.travelplanner.oracle import plan_from_collected, simulate_agenda
 from benchmarks.travelplanner.plan_search import (
-    HOUSE_RULE_TEXT, ROOM_TYPE_OK, CityOptions, Drive, Eatery, FlightOption, Leg, Request, Stay, build_plan,
-    leg_modes, pick_cities)
+    HOUSE_RULE_TEXT, ROOM_TYPE_OK, CityOptions, Drive, Eatery, FlightOption, Stay, stay_ok)
+from benchmarks.travelplanner.query_facts import QueryFacts
 from benchmarks.travelplanner.world_tables import DAYS_CELLS, LEVELS, QUERY_CUISINES, STATES, Tables
 
 FACTORS = {3: (2, 3, 9), 5: (3, 5, 15), 7: (4, 7, 21)}
 """(flights, hotel nights, meals) multipliers of `budget_calc` per trip length (spec §9)."""
 HARD_WEIGHTS = {"house rule": 0.3, "cuisine": 0.1, "room type": 0.3, "transportation": 0.3}
 MAX_ATTEMPTS = 500
+ORACLE_STEP_LIMIT = 30
+"""The two-stage agent's step limit (spec §4.4)."""
 
 
 class Infeasible(ValueError):
@@ -154,29 +158,41 @@ def _drive(tables: Tables, a: str, b: str, mode: str) -> Drive | None:
 
 
 def feasible(tables: Tables, record: dict[str, Any], constraint: dict[str, Any], dates: list[str]) -> bool:
-    """True when the oracle's own route and look-ups give a plan passing every check within budget."""
-    request = Request(record["org"], record["days"], record["people_number"], record["budget"],
-                      constraint["house rule"], tuple(constraint["cuisine"] or ()), constraint["room type"],
-                      constraint["transportation"])
+    """True when the oracle, run on this world, would collect a plan passing every check within budget.
+
+    The oracle's own agenda is driven by the world's tables (what each search would return), so the check also
+    covers the agent's 30-step limit (spec §4.4).
+    """
+    facts = QueryFacts(record["org"], record["dest"], record["days"], tuple(dates), record["people_number"],
+                       record["budget"], constraint["house rule"], tuple(constraint["cuisine"] or ()),
+                       constraint["room type"], constraint["transportation"])
+    request, found = facts.request(), Collected()
     states = tables.state_cities()
-    candidates = states.get(record["dest"], (record["dest"],))
-    cities = pick_cities([city_options(tables, c) for c in candidates if c != record["org"]], request,
-                         record["visiting_city_number"])
-    stops = [record["org"], *(c.name for c in cities), record["org"]]
-    legs = []
-    for i, (a, b) in enumerate(zip(stops, stops[1:])):
-        leg = Leg(a, b)
-        for mode in leg_modes(request):
-            if mode == "flight":
-                found = tuple(FlightOption(r[0], r[1], r[2], r[3]) for r in tables.flights
-                              if r[6] == a and r[7] == b and r[5] == dates[2 * i])
-                leg = Leg(a, b, flights=found)
-            elif (drive := _drive(tables, a, b, mode)) is not None:
-                leg = Leg(a, b, self_driving=drive) if mode == "self-driving" else Leg(a, b, taxi=drive)
-            if leg.flights or leg.self_driving or leg.taxi:
-                break
-        legs.append(leg)
-    return build_plan(request, cities, legs).feasible
+
+    def judge(action: str, rule: str) -> object:
+        kind, args = action.split("[", 1)[0], action[action.index("[") + 1:-1].split(", ")
+        if kind == "CitySearch":
+            return repr(list(states.get(args[0], ())))
+        if kind == "FlightSearch":
+            flights = [(a, b, d, FlightOption(r[0], r[1], r[2], r[3])) for r in tables.flights
+                       if (a := r[6]) == args[0] and (b := r[7]) == args[1] and (d := r[5]) == args[2]]
+            found.flights += flights
+            return bool(flights)
+        if kind == "GoogleDistanceMatrix":
+            drive = _drive(tables, args[0], args[1], args[2])
+            if drive is not None:
+                found.drives[(args[0], args[1], args[2])] = drive
+            return drive is not None
+        city = city_options(tables, args[0])
+        part = {"AccommodationSearch": "stays", "AttractionSearch": "attractions", "RestaurantSearch": "eateries"}[kind]
+        items = getattr(city, part)
+        kept = any(stay_ok(s, request) for s in city.stays) if rule == "stay" else bool(items)
+        if kept:
+            found.add(args[0], part, items)
+        return kept
+
+    _, steps = simulate_agenda(facts, judge)
+    return steps <= ORACLE_STEP_LIMIT and plan_from_collected(facts, found).feasible
 
 
 def _ordinal(day: int) -> str:

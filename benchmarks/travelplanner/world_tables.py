@@ -133,10 +133,10 @@ def _add_flights(tables: Tables, rng: random.Random) -> None:
         date = f"2022-03-{day:02d}"
         for a in tables.positions:
             for b in tables.positions:
-                if a == b or rng.random() > (0.25 if same_state[a] == same_state[b] else 0.6):
+                if a == b or rng.random() > (0.25 if same_state[a] == same_state[b] else 0.75):
                     continue
                 miles = round(km_between(tables, a, b) / 1.609)
-                for _ in range(rng.choice((1, 1, 2, 3))):
+                for _ in range(rng.choice((1, 2, 2, 3))):
                     number += 1 + rng.randrange(40)
                     minutes = int(miles / 500 * 60) + 40
                     dep = rng.randrange(5 * 60, 22 * 60)
@@ -165,13 +165,13 @@ def _add_city_places(tables: Tables, city: str, rng: random.Random) -> None:
     for name in _unique_names(lambda r: f"{r.choice(_ADJ)} {r.choice(_NOUN)} {r.choice(_PLACE)}", 12, rng):
         cuisines = ", ".join(rng.sample(CUISINES, rng.randint(1, 4)))
         tables.restaurants.append([name, city, cuisines, rng.randint(10, 100), round(rng.uniform(0, 5), 1)])
-    for name in _unique_names(lambda r: f"{r.choice(_STAY)} {r.choice(_NEAR)}", 10, rng):
+    for name in _unique_names(lambda r: f"{r.choice(_STAY)} {r.choice(_NEAR)}", 16, rng):
         room = rng.choice(("Entire home/apt", "Entire home/apt", "Private room", "Private room", "Shared room"))
         low, high, occupancy = {"Entire home/apt": (150, 900, (2, 8)), "Private room": (50, 400, (1, 3)),
                                 "Shared room": (20, 150, (1, 2))}[room]
         rules = "" if rng.random() < 0.1 else " & ".join(
             sorted(rng.sample(["No parties", "No smoking", "No children under 10", "No visitors", "No pets"],
-                              rng.randint(1, 3))))
+                              rng.randint(1, 2))))
         tables.accommodations.append([
             name, room, float(rng.randint(low, high)), float(rng.choice((1, 1, 1, 2, 2, 3, 5, 10))),
             float(rng.randint(1, 5)), rules, rng.randint(*occupancy), city])
