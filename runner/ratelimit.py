@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 
+_EPSILON = 1e-9
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -80,7 +82,9 @@ class TokenBucket:
         if now < self._paused_until:
             return self._paused_until - now
         needed = min(amount, self.capacity) - self._level
-        return 0.0 if needed <= 0 else needed / self.rate
+        # The tolerance stops a float residue (1 - 0.9999999999999964) from asking for a sleep too short to
+        # move the clock at all.
+        return 0.0 if needed <= _EPSILON else needed / self.rate
 
     async def take(self, amount: float) -> None:
         """Wait until `amount` units are available, then take them."""
@@ -165,14 +169,15 @@ class RateLimiter:
     async def admit(self, key: LimitKey, estimated_tokens: int) -> AsyncIterator[Lease]:
         """Hold a concurrency slot and take one request and `estimated_tokens` from the key's buckets.
 
-        Slots come first and tokens last, so tokens are spent just before the request leaves.
+        The model's own slot comes before the global one, so calls queued behind a model at its cap hold no
+        global slot that another model could use; tokens come last, spent just before the request leaves.
         """
         state = self._state(key)
         async with contextlib.AsyncExitStack() as stack:
-            if self._global is not None:
-                await stack.enter_async_context(self._global)
             if state.in_flight is not None:
                 await stack.enter_async_context(state.in_flight)
+            if self._global is not None:
+                await stack.enter_async_context(self._global)
             if state.requests is not None:
                 await state.requests.take(1)
             if state.tokens is not None:

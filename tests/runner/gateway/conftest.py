@@ -1,0 +1,23 @@
+"""Fixtures for gateway tests (the doubles themselves live in gateway_doubles.py)."""
+
+from __future__ import annotations
+
+import pytest
+from gateway_doubles import FakeClock, ScriptedProvider
+
+from runner.records import CallRecord
+
+
+@pytest.fixture
+def scripted() -> ScriptedProvider:
+    return ScriptedProvider()
+
+
+@pytest.fixture
+def fake_clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def records() -> list[CallRecord]:
+    return []
