@@ -34,6 +34,11 @@ _META_SAVED = "meta:saved_microusd"  # an integer, so diskcache's atomic `incr` 
 _META_KEYS = (_META_SCHEME, _META_HITS, _META_MISSES, _META_SAVED)
 
 
+def default_cache_dir(home: Path) -> Path:
+    """Where the cache lives inside a tripbench data home: `<home>/cache`."""
+    return home / "cache"
+
+
 class CorruptEntry(ValueError):
     """A stored value that is not one of our entries (bad JSON, wrong shape, or a pickle)."""
 
@@ -127,13 +132,8 @@ class CacheStore:
         self._hits = self._misses = self._saved_microusd = 0
 
     def get(self, key: str) -> CacheEntry | None:
-        """The entry under `key`, or None. A corrupt entry is logged as a warning and counts as a miss."""
-        try:
-            data = self._cache.get(key)
-            entry = None if data is None else CacheEntry.from_bytes(data)
-        except CorruptEntry as exc:
-            log.warning("cache entry %s in %s is corrupt (%s): treating it as a miss", key, self.directory, exc)
-            entry = None
+        """The entry under `key`, or None; counted as a hit or a miss (a corrupt entry is a miss)."""
+        entry = self.peek(key)
         with self._lock:
             if entry is None:
                 self._misses += 1
@@ -142,6 +142,15 @@ class CacheStore:
                 self._saved_microusd += round((entry.cost_usd or 0.0) * 1e6)
         return entry
 
+    def peek(self, key: str) -> CacheEntry | None:
+        """The entry under `key`, or None, without counting; a corrupt entry is logged as a warning."""
+        try:
+            data = self._cache.get(key)
+            return None if data is None else CacheEntry.from_bytes(data)
+        except CorruptEntry as exc:
+            log.warning("cache entry %s in %s is corrupt (%s): ignored", key, self.directory, exc)
+            return None
+
     def set(self, key: str, entry: CacheEntry) -> None:
         """Store (or overwrite) the entry under `key`."""
         self._cache.set(key, entry.to_bytes())
@@ -149,14 +158,8 @@ class CacheStore:
     def entries(self) -> Iterator[tuple[str, CacheEntry]]:
         """Every readable entry (corrupt ones are skipped with a warning), in storage order."""
         for key in self._cache.iterkeys():
-            if key in _META_KEYS:
-                continue
-            try:
-                data = self._cache.get(key)
-                if data is not None:
-                    yield key, CacheEntry.from_bytes(data)
-            except CorruptEntry as exc:
-                log.warning("cache entry %s in %s is corrupt (%s): skipped", key, self.directory, exc)
+            if key not in _META_KEYS and (entry := self.peek(key)) is not None:
+                yield key, entry
 
     def stats(self) -> CacheStats:
         """Entry count, bytes on disk, and hits / misses / dollars saved over the directory's life."""

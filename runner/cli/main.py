@@ -6,9 +6,11 @@ import sys
 
 import click
 
+from runner.cli.cache import cache_command
 from runner.cli.data import data_command
 from runner.cli.evaluate import check_submission_command, evaluate_command
 from runner.cli.mock_server import mock_server_command
+from runner.cli.run import run_command, status_command
 from runner.errors import UserError
 
 
@@ -19,8 +21,11 @@ def cli() -> None:
 
 
 cli.add_command(mock_server_command)
+cli.add_command(run_command)
+cli.add_command(status_command)
 
 
+cli.add_command(cache_command)
 cli.add_command(data_command)
 cli.add_command(evaluate_command)
 cli.add_command(check_submission_command)

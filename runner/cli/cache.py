@@ -1,0 +1,134 @@
+"""`tripbench cache`: what the LLM call cache holds, why a request hit or missed, and pruning it."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+import click
+import orjson
+
+from cache.explain import Explanation, explain, load_request
+from cache.keys import key_fields
+from cache.store import CacheStore, default_cache_dir
+from providers.registry import resolve_model
+from runner.errors import UserError
+from runner.gateway import Target
+from sandbox_index import default_home
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_SIZES = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9}
+
+cache_dir_option = click.option(
+    "--cache-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+    help="Cache directory (default: <data home>/cache; the data home is $TRIPBENCH_HOME or the user data dir).",
+)
+
+
+def _open(cache_dir: Path | None) -> CacheStore:
+    return CacheStore(cache_dir or default_cache_dir(default_home()))
+
+
+def _duration(text: str) -> float:
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*", text.lower())
+    if not match:
+        raise UserError(f"--older-than: expected a duration such as 30d, 12h or 90m, got {text!r}")
+    return float(match[1]) * _UNITS[match[2]]
+
+
+def _size(text: str) -> int:
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?b?)\s*", text.lower())
+    if not match:
+        raise UserError(f"--max-size: expected a size such as 500MB or 2GB, got {text!r}")
+    return int(float(match[1]) * _SIZES[match[2] if match[2] in _SIZES else match[2] + "b"])
+
+
+@click.group("cache")
+def cache_command() -> None:
+    """Inspect and prune the cache of LLM calls."""
+
+
+@cache_command.command("stats")
+@cache_dir_option
+def stats_command(cache_dir: Path | None) -> None:
+    """Entries, size on disk, hits / misses and dollars saved."""
+    with _open(cache_dir) as store:
+        stats = store.stats()
+        click.echo(f"cache      {store.directory}")
+    lookups = stats.hits + stats.misses
+    rate = f" ({stats.hits / lookups:.1%} hits)" if lookups else ""
+    click.echo(f"entries    {stats.entries:,}")
+    click.echo(f"size       {stats.size_bytes / 1e6:,.1f} MB")
+    click.echo(f"hits       {stats.hits:,}{rate}")
+    click.echo(f"misses     {stats.misses:,}")
+    click.echo(f"saved      ${stats.saved_usd:,.4f}")
+
+
+def _target(model: str) -> Target:
+    provider = resolve_model(model)
+    if (close := getattr(provider, "aclose", None)) is not None:
+        asyncio.run(close())  # only its identity is needed; nothing is sent
+    return Target.of(model, provider)
+
+
+def _render(explanation: Explanation, nearest_fields: dict[str, object] | None) -> None:
+    click.echo(f"key        {explanation.key}")
+    click.echo(f"stored     {'yes' if explanation.stored else 'no'}")
+    click.echo("fields     " + orjson.dumps(explanation.fields, option=orjson.OPT_SORT_KEYS).decode())
+    if explanation.stored:
+        return
+    if explanation.nearest_key is None or nearest_fields is None:
+        click.echo("nearest    none: the cache is empty")
+        return
+    click.echo(f"nearest    {explanation.nearest_key}")
+    for name in explanation.differing:
+        ours, theirs = explanation.fields.get(name), nearest_fields.get(name)
+        click.echo(f"  {name}: this request {orjson.dumps(ours).decode()[:200]}")
+        click.echo(f"  {' ' * len(name)}  stored entry {orjson.dumps(theirs).decode()[:200]}")
+
+
+@cache_command.command("explain")
+@click.argument("request_file", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@click.option("--key", default=None, help="Show the stored entry of this key (a run's call records its key).")
+@cache_dir_option
+def explain_command(request_file: Path | None, key: str | None, cache_dir: Path | None) -> None:
+    """Which fields made a request's key; else the nearest stored entry and the fields that differ.
+
+    REQUEST_FILE is JSON: {"model": "openai:gpt-4o-mini", "messages": [{"role": "user", "content": "..."}], ...}
+    with optional temperature, top_p, max_tokens, stop, seed, sample, extras. Resolving the model needs its API key
+    variable to be set, though nothing is sent.
+    """
+    if (request_file is None) == (key is None):
+        raise click.UsageError("give either REQUEST_FILE or --key")
+    with _open(cache_dir) as store:
+        if key is not None:
+            entry = store.peek(key)
+            if entry is None:
+                raise UserError(f"{key}: no entry in {store.directory}")
+            _render(Explanation(key, entry.fields, True, None, ()), None)
+            return
+        assert request_file is not None
+        request = load_request(request_file)
+        target = _target(request.model)
+        fields = key_fields(request, provider=target.provider, resolved_model=target.model_id,
+                            endpoint=target.endpoint)
+        explanation = explain(store, fields)
+        nearest = store.peek(explanation.nearest_key) if explanation.nearest_key else None
+        _render(explanation, nearest.fields if nearest else None)
+
+
+@cache_command.command("prune")
+@click.option("--older-than", default=None, help="Delete entries older than this (30d, 12h, 90m).")
+@click.option("--max-size", default=None, help="Then delete the oldest entries until the cache fits (500MB, 2GB).")
+@cache_dir_option
+def prune_command(older_than: str | None, max_size: str | None, cache_dir: Path | None) -> None:
+    """Delete old entries, or the oldest until the cache fits a size."""
+    if older_than is None and max_size is None:
+        raise click.UsageError("give --older-than, --max-size or both")
+    older_than_s = _duration(older_than) if older_than is not None else None
+    max_bytes = _size(max_size) if max_size is not None else None
+    with _open(cache_dir) as store:
+        deleted = store.prune(older_than_s=older_than_s, max_bytes=max_bytes)
+        stats = store.stats()
+    click.echo(f"deleted {deleted:,} entries; {stats.entries:,} left, {stats.size_bytes / 1e6:,.1f} MB")

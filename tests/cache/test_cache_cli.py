@@ -1,0 +1,111 @@
+"""`tripbench cache stats / explain / prune`, end to end through click."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cache.keys import cache_key, key_fields
+from cache.store import CacheEntry, CacheStore
+from providers.interface import ChatRequest, ChatResponse, Message, Usage
+from providers.registry import resolve_model
+from runner.cli.main import cli
+from runner.errors import DataError
+from runner.gateway import Target
+
+# An OpenAI-compatible server needs no key to resolve (nothing is sent by explain).
+MODEL = "openai-compatible:llama@http://127.0.0.1:9/v1"
+
+
+def stored_request(temperature: float) -> ChatRequest:
+    return ChatRequest(MODEL, (Message("user", "Plan a trip to Chicago."),), temperature=temperature)
+
+
+def identity() -> dict[str, object]:
+    target = Target.of(MODEL, resolve_model(MODEL))
+    return {"provider": target.provider, "resolved_model": target.model_id, "endpoint": target.endpoint}
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    directory = tmp_path / "cache"
+    with CacheStore(directory) as store:
+        request = stored_request(0.0)
+        fields = key_fields(request, **identity())  # type: ignore[arg-type]
+        response = ChatResponse("Day 1: ...", "stop", Usage(12, 0, 40))
+        store.set(cache_key(request, **identity()), CacheEntry(fields, response, 0.125, time.time()))  # type: ignore[arg-type]
+        store.get(cache_key(request, **identity()))  # type: ignore[arg-type]
+        store.get("v1:absent")
+    return directory
+
+
+def test_stats(cache_dir: Path) -> None:
+    result = CliRunner().invoke(cli, ["cache", "stats", "--cache-dir", str(cache_dir)])
+    assert result.exit_code == 0, result.output
+    lines = dict(line.split(None, 1) for line in result.output.splitlines())
+    assert lines["entries"] == "1" and lines["hits"] == "1 (50.0% hits)" and lines["misses"] == "1"
+    assert lines["saved"] == "$0.1250"
+
+
+def test_stats_default_directory_is_under_the_data_home(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["cache", "stats"], env={"TRIPBENCH_HOME": str(tmp_path)})
+    assert result.exit_code == 0, result.output
+    assert f"cache      {tmp_path / 'cache'}" in result.output
+
+
+def test_explain_names_the_nearest_entry_and_what_differs(cache_dir: Path, tmp_path: Path) -> None:
+    request_file = tmp_path / "request.json"
+    request_file.write_text(json.dumps({"model": MODEL, "temperature": 0.7,
+                                        "messages": [{"role": "user", "content": "Plan a trip to Chicago."}]}))
+    result = CliRunner().invoke(cli, ["cache", "explain", str(request_file), "--cache-dir", str(cache_dir)])
+    assert result.exit_code == 0, result.output
+    assert "stored     no" in result.output
+    assert f"nearest    {cache_key(stored_request(0.0), **identity())}" in result.output  # type: ignore[arg-type]
+    assert "  temperature: this request 0.7\n" in result.output and "stored entry 0.0" in result.output
+    assert '"endpoint":"http://127.0.0.1:9/v1/"' in result.output
+
+
+def test_explain_a_stored_request_and_a_key(cache_dir: Path, tmp_path: Path) -> None:
+    request_file = tmp_path / "request.json"
+    request_file.write_text(json.dumps({"model": MODEL, "temperature": 0,
+                                        "messages": [{"role": "user", "content": "Plan a trip to Chicago."}]}))
+    hit = CliRunner().invoke(cli, ["cache", "explain", str(request_file), "--cache-dir", str(cache_dir)])
+    assert "stored     yes" in hit.output
+    key = cache_key(stored_request(0.0), **identity())  # type: ignore[arg-type]
+    by_key = CliRunner().invoke(cli, ["cache", "explain", "--key", key, "--cache-dir", str(cache_dir)])
+    assert by_key.exit_code == 0 and '"temperature":0.0' in by_key.output
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{not json", "cannot read a JSON request"),
+    ('{"model": "x:y"}', "messages: missing"),
+    ('{"model": "x:y", "messages": [], "temprature": 1}', "temprature: unknown field"),
+    ('{"model": "x:y", "messages": [{"role": "user"}]}', "messages[0]: expected {role, content} strings"),
+    ('{"model": "x:y", "messages": [], "max_tokens": "lots"}', "max_tokens: expected an integer, got 'lots'"),
+])
+def test_explain_rejects_a_bad_request_file_naming_the_field(tmp_path: Path, content: str, message: str) -> None:
+    request_file = tmp_path / "bad.json"
+    request_file.write_text(content)
+    result = CliRunner().invoke(cli, ["cache", "explain", str(request_file), "--cache-dir", str(tmp_path / "c")])
+    assert isinstance(result.exception, DataError)
+    assert str(result.exception).startswith(f"{request_file}: ") and message in str(result.exception)
+
+
+def test_prune(cache_dir: Path) -> None:
+    kept = CliRunner().invoke(cli, ["cache", "prune", "--older-than", "1d", "--cache-dir", str(cache_dir)])
+    assert kept.exit_code == 0 and "deleted 0 entries; 1 left" in kept.output
+    gone = CliRunner().invoke(cli, ["cache", "prune", "--max-size", "1kb", "--cache-dir", str(cache_dir)])
+    assert gone.exit_code == 0 and "deleted 1 entries; 0 left" in gone.output
+    bad = CliRunner().invoke(cli, ["cache", "prune", "--older-than", "soon", "--cache-dir", str(cache_dir)])
+    assert "expected a duration such as 30d" in str(bad.exception)
+
+
+def test_help_lines() -> None:
+    result = CliRunner().invoke(cli, ["cache", "--help"])
+    assert result.exit_code == 0
+    for line in ("Inspect and prune the cache of LLM calls.", "stats", "explain", "prune"):
+        assert line in result.output
