@@ -269,7 +269,8 @@ def _parquet_records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     try:
         import pyarrow.parquet as parquet
     except ImportError as exc:
-        raise DataError(f"{path}: reading parquet needs pyarrow (pip install pyarrow), or use the CSV/JSONL file") from exc
+        raise DataError(f"{path}: reading parquet needs pyarrow (pip install pyarrow); "
+                        "or use the CSV / JSONL file") from exc
     try:
         rows = parquet.read_table(path).to_pylist()
     except Exception as exc:  # pyarrow raises its own ArrowInvalid/OSError family for corrupt files

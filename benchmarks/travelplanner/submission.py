@@ -149,7 +149,8 @@ def evaluate_submission(path: Path, sandbox: EvaluationSandbox, *, split_queries
     return SubmissionResult(queries, verdicts, compute_scores(queries, verdicts, split=whole_split))
 
 
-def check_submission(path: Path, *, split: str | None = None, split_queries: Sequence[Query] | None = None) -> list[str]:
+def check_submission(path: Path, *, split: str | None = None,
+                     split_queries: Sequence[Query] | None = None) -> list[str]:
     """The leaderboard format check (spec §6.4): one message per problem, empty when the file is fine.
 
     Checks the line count against the split, that each line is a `{"idx", "query", "plan"}` object, that the

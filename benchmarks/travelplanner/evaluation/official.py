@@ -20,11 +20,10 @@ from benchmarks.travelplanner.evaluation.field_parsing import (
     extract_before_parenthesis,
     extract_from_to,
     flight_number,
-    get_valid_name_city,
     is_valid_city_sequence,
     transportation_match,
 )
-from benchmarks.travelplanner.evaluation.lookups import Accommodation, EvaluationSandbox, PlanLookups
+from benchmarks.travelplanner.evaluation.lookups import Accommodation, CityTables, EvaluationSandbox, PlanLookups
 from benchmarks.travelplanner.evaluation.plan_days import PlanDays, Unscorable, present
 from benchmarks.travelplanner.evaluation.verdict import COMMONSENSE_KEYS, HARD_KEYS, PlanVerdict, Result
 
@@ -68,6 +67,7 @@ class OfficialEvaluator:
     def __init__(self, sandbox: EvaluationSandbox) -> None:
         self._sandbox = sandbox
         self._city_states = sandbox.city_states()
+        self._city_tables: CityTables = {}
 
     # ---- the questionable official behaviours: strict.StrictEvaluator overrides these -------------------
 
@@ -149,7 +149,8 @@ class OfficialEvaluator:
             days = PlanDays(plan, query.days)
         except Unscorable as exc:
             return PlanVerdict({key: _could_not_check(exc) for key in COMMONSENSE_KEYS}, None, None)
-        context = _Plan(query, query.local_constraint, days, PlanLookups(self._sandbox, exact_names=self.exact_names))
+        lookups = PlanLookups(self._sandbox, self._city_tables, self._city_states, exact_names=self.exact_names)
+        context = _Plan(query, query.local_constraint, days, lookups)
         commonsense = {key: self._checked(getattr(self, key), context) for key in COMMONSENSE_KEYS}
         if not (commonsense["is_not_absent"][0] and commonsense["is_valid_information_in_sandbox"][0]):
             return PlanVerdict(commonsense, None, None)
@@ -180,15 +181,15 @@ class OfficialEvaluator:
                     return False, problem
             for meal in MEALS:
                 value = p.days.optional(i, meal)
-                if present(value) and not p.lookups.restaurants(*get_valid_name_city(value)):
+                if present(value) and not p.lookups.restaurants(value):
                     return False, f"The {meal} in day {i + 1} is invalid in the sandbox."
             attraction = p.days.optional(i, "attraction")
             if present(attraction):
                 for item in self.attraction_items(attraction):
-                    if not p.lookups.attraction_exists(*get_valid_name_city(item)):
+                    if not p.lookups.attraction_exists(item):
                         return False, f"The attraction {item} in day {i + 1} is invalid in the sandbox."
             accommodation = p.days.optional(i, "accommodation")
-            if present(accommodation) and not p.lookups.accommodations(*get_valid_name_city(accommodation)):
+            if present(accommodation) and not p.lookups.accommodations(accommodation):
                 return False, f"The accommodation in day {i + 1} is invalid in the sandbox."
         return True, None
 
@@ -344,7 +345,7 @@ class OfficialEvaluator:
                 continue
             if value is None:  # official: TypeError inside get_valid_name_city (spec §7.6)
                 raise Unscorable("an accommodation is null")
-            row = self.minimum_nights_row(p.lookups.accommodations(*get_valid_name_city(value)))
+            row = self.minimum_nights_row(p.lookups.accommodations(value))
             if row is not None and nights < row.minimum_nights:
                 return False, f"The accommodation {value} do not obey the minumum nights rule."
         return True, None
@@ -362,7 +363,7 @@ class OfficialEvaluator:
             for meal in MEALS:
                 value = p.days.field(i, meal)
                 if present(value):
-                    restaurants = p.lookups.restaurants(*get_valid_name_city(value))
+                    restaurants = p.lookups.restaurants(value)
                     total += restaurants[0].average_cost * people if restaurants else 0
             for stay in self._stays(p, i):
                 if stay.maximum_occupancy <= 0:
@@ -388,8 +389,12 @@ class OfficialEvaluator:
         value = p.days.field(i, "accommodation")
         if not present(value):
             return []
-        rows = p.lookups.accommodations(*get_valid_name_city(value))
+        rows = p.lookups.accommodations(value)
         return list(rows[:1])
+
+    def _any_stay(self, p: _Plan, violates: Callable[[Accommodation], bool]) -> bool:
+        """Whether the accommodation of some day (its first matching row) violates a rule."""
+        return any(violates(stay) for i in range(len(p.days)) for stay in self._stays(p, i))
 
     def valid_cuisine(self, p: _Plan) -> Result:
         wanted = p.rules.cuisine
@@ -401,12 +406,11 @@ class OfficialEvaluator:
                 value = p.days.optional(i, meal)
                 if not present(value):
                     continue
-                name, city = get_valid_name_city(value)
-                if city == p.query.org:
+                if p.lookups.name_city(value)[1] == p.query.org:
                     if self.origin_meal_ends_day():
                         break
                     continue
-                restaurants = p.lookups.restaurants(name, city)
+                restaurants = p.lookups.restaurants(value)
                 if restaurants:
                     found.update(c for c in wanted if c in restaurants[0].cuisines)
         if len(found) == len(wanted):
@@ -418,9 +422,8 @@ class OfficialEvaluator:
         rule = p.rules.house_rule
         if rule is None:
             return None, None
-        for i in range(len(p.days)):
-            if any(FORBIDDING_RULE[rule] in stay.house_rules for stay in self._stays(p, i)):
-                return False, f"The house rule should be {rule}."
+        if self._any_stay(p, lambda stay: FORBIDDING_RULE[rule] in stay.house_rules):
+            return False, f"The house rule should be {rule}."
         return True, None
 
     def valid_transportation(self, p: _Plan) -> Result:
@@ -437,9 +440,8 @@ class OfficialEvaluator:
         room_type = p.rules.room_type
         if room_type is None:
             return None, None
-        for i in range(len(p.days)):
-            if any(not ROOM_TYPE_OK[room_type](stay.room_type) for stay in self._stays(p, i)):
-                return False, f"The room type should be {room_type}."
+        if self._any_stay(p, lambda stay: not ROOM_TYPE_OK[room_type](stay.room_type)):
+            return False, f"The room type should be {room_type}."
         return True, None
 
 

@@ -3,16 +3,25 @@
 Scores from this mode are *not* comparable with the paper or the leaderboard; they answer "is this plan
 actually right?". Each override below names the official behaviour it replaces:
 
-| Fix | Official behaviour (spec) | Strict behaviour |
-|---|---|---|
-| city matching (#50) | non-travel days match per character (§7.2 (3)) | the city name as a whole |
-| travel modes (#51) | `Self-driving` / `Flight` found case-sensitively in the hard check; `Driving`, `Bus` unchecked in the sandbox; conflicts use a different matcher (§7.2 (1), (7), §7.3) | one case-insensitive classifier everywhere (flight, then self-driving incl. `self driving` / `drive` / `driving`, then taxi); an unrecognised mode fails Within Sandbox |
-| last attraction | `split(';')[:-1]` drops it (§7.2 (1), (3), (6)) | every non-empty `;`-separated item, stripped |
-| names | substring of the name (`Fly` matches `Flying Mango`, §2) | exact name |
-| cuisine | a meal in the origin city skips the rest of the day (§7.3) | skips that meal only |
-| minimum nights | only applies when exactly one row matches (§7.2 (8)) | the first matching row |
-| null fields | `null` counts as filled in Complete Information (§7.2 (2)) | `null` is absent |
-| 3-day destination | nothing checks the visited city is `dest` (§7.2 (4)) | it must be `dest` |
+* City matching (issue #50). Official: on non-travel days the city is a string, so meals, attractions and
+  hotels match it per character (§7.2 (3)). Strict: the whole city name.
+* Travel modes (issue #51). Official: `no flight` / `no self-driving` look for case-sensitive `Flight` /
+  `Self-driving` (§7.3); Within Sandbox checks only texts containing `flight number`, `self-driving` or
+  `taxi`, so `Driving` or `Bus` pass unchecked (§7.2 (1)); the conflict check uses its own matcher, taxi
+  first (§7.2 (7)). Strict: one case-insensitive classifier everywhere (flight; then self-driving, also
+  `self driving`, `drive`, `driving`; then taxi), and an unrecognised mode fails Within Sandbox.
+* Last attraction. Official: `split(';')[:-1]` drops the text after the last `;`, so an attraction list
+  without a trailing `;` loses its last item in every attraction check (§7.2 (1), (3), (6)). Strict: every
+  non-empty `;`-separated item, stripped.
+* Names. Official: a case-sensitive substring (`Fly` finds `Flying Mango`, §2). Strict: the whole name.
+* Cuisine. Official: a meal in the origin city skips the rest of that day's meals (§7.3). Strict: only
+  that meal.
+* Minimum nights. Official: checked only when exactly one row matches (§7.2 (8)). Strict: the first
+  matching row, as the cost uses.
+* Null fields. Official: `null` is not in `['', '-']`, so it counts as filled in Complete Information
+  (§7.2 (2)). Strict: `null` is absent.
+* 3-day destination. Official: nothing checks that a 3-day trip visits `dest` (§7.2 (4)). Strict: the
+  visited city must be `dest`.
 """
 
 from __future__ import annotations
