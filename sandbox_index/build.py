@@ -135,6 +135,7 @@ def _fill(
     conn.executemany("INSERT INTO metadata VALUES (?, ?)", sorted(metadata.items()))
     conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
     conn.execute("COMMIT")
+    conn.execute("PRAGMA analysis_limit=1000")  # sampled statistics: seconds faster on 3.8M rows
     conn.execute("ANALYZE")
     return BuildSummary(dest, rows, dropped, added, seconds, metadata)
 

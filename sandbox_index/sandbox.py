@@ -13,6 +13,7 @@ from runner.errors import DataError
 from sandbox_index import queries, schema
 from sandbox_index.home import travelplanner_index_path
 
+_MMAP_BYTES = 1 << 32  # an upper bound: SQLite maps at most the file's size
 _REIMPORT = "run `tripbench data import DIR` (or `tripbench data fetch`) to build it"
 
 
@@ -83,6 +84,9 @@ class Sandbox:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
+            # Read pages through the OS page cache without a copy or a syscall per page: the p99 of
+            # cold-ish random lookups on the 3.8M-row table drops by an order of magnitude (perf/).
+            conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
             self._local.conn = conn
             with self._lock:
                 self._connections.append(conn)
