@@ -33,9 +33,16 @@ class FaultPlan:
     """
 
     def __init__(self, faults: Faults | None = None, seed: int = 0) -> None:
-        self.faults = faults or Faults()
+        self.faults = f = faults or Faults()
         self._random = random.Random(f"{seed}/faults")
         self._scripted: deque[Fault] = deque()
+        self._table = [(rate, fault) for rate, fault in (
+            (f.rate_limited, Fault("status", status=429, retry_after_s=f.retry_after_s)),
+            (f.server_error, Fault("status", status=500)),
+            (f.hang, Fault("hang", seconds=f.hang_s)),
+            (f.malformed, Fault("malformed")),
+            (f.dropped, Fault("dropped")),
+        ) if rate > 0]
 
     def fail_next(self, status: int, *, retry_after: float | None = None, times: int = 1) -> None:
         """Answer the next `times` requests with HTTP `status` (and Retry-After when given)."""
@@ -65,15 +72,8 @@ class FaultPlan:
         """The fault for the request now arriving, or None for a normal reply."""
         if self._scripted:
             return self._scripted.popleft()
-        f = self.faults
-        u = self._random.random()
-        for rate, fault in (
-            (f.rate_limited, Fault("status", status=429, retry_after_s=f.retry_after_s)),
-            (f.server_error, Fault("status", status=500)),
-            (f.hang, Fault("hang", seconds=f.hang_s)),
-            (f.malformed, Fault("malformed")),
-            (f.dropped, Fault("dropped")),
-        ):
+        u = self._random.random()  # drawn even with no rates set, so adding one does not shift the sequence
+        for rate, fault in self._table:
             if u < rate:
                 return fault
             u -= rate
