@@ -12,6 +12,8 @@ CSV row labels in the rendered form: they were made by a release of `Restaurants
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +26,9 @@ from benchmarks.travelplanner.tools import (
     restaurant_search,
 )
 from sandbox_index import Frame, Sandbox
+
+_CITY = re.compile(r"Attractions in (.+)")
+_FLIGHT_DATE = re.compile(r"Flight from .+ to .+ on (\d{4}-\d{2}-\d{2})")
 
 # The modes of a leg's two ground-transport entries, as passed to the distance tool.
 GROUND_MODES = ("self-driving", "taxi")
@@ -124,3 +129,63 @@ def reference_information(sandbox: Sandbox, route: Route) -> list[dict[str, str]
 def reference_rows(sandbox: Sandbox, route: Route) -> dict[str, list[dict[str, Any]] | str]:
     """The `*_ref_info.jsonl` form: description -> row dicts or message string."""
     return {entry.description: entry.rows for entry in route_entries(sandbox, route)}
+
+
+def route_of(origin: str, descriptions: Iterable[str]) -> Route:
+    """The route behind a reference-information list: its cities and the dates of its flight entries."""
+    cities, dates = [], []
+    for description in descriptions:
+        if city := _CITY.fullmatch(description):
+            cities.append(city.group(1))
+        elif date := _FLIGHT_DATE.fullmatch(description):
+            dates.append(date.group(1))
+    return Route(origin, tuple(cities), tuple(dates))
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """One reference entry where the sandbox's rebuild differs from the given one."""
+
+    description: str
+    form: str  # "order" (descriptions), "content" (rendered text) or "rows" (ref_info.jsonl values)
+    ours: Any
+    given: Any
+
+
+def compare_reference(
+    sandbox: Sandbox,
+    origin: str,
+    given: Sequence[Mapping[str, str]],
+    given_rows: Mapping[str, Any] | None = None,
+) -> tuple[int, list[Mismatch]]:
+    """Rebuild a query's reference information and compare it with the dataset's.
+
+    Args:
+        sandbox: the lookups to rebuild with.
+        origin: the query's `org`.
+        given: the dataset's list of `{'Description', 'Content'}` (text compared byte for byte).
+        given_rows: the query's `*_ref_info.jsonl` object (values compared value for value, types included).
+
+    Returns:
+        The number of entries compared and the mismatches.
+    """
+    entries = route_entries(sandbox, route_of(origin, (item["Description"] for item in given)))
+    descriptions = [entry.description for entry in entries]
+    if descriptions != [item["Description"] for item in given]:
+        return len(given), [Mismatch("(all)", "order", descriptions, [item["Description"] for item in given])]
+    mismatches = []
+    for entry, item in zip(entries, given, strict=True):
+        if entry.content != item["Content"]:
+            mismatches.append(Mismatch(entry.description, "content", entry.content, item["Content"]))
+        if given_rows is not None and not _same_values(entry.rows, given_rows.get(entry.description)):
+            mismatches.append(Mismatch(entry.description, "rows", entry.rows, given_rows.get(entry.description)))
+    return len(entries), mismatches
+
+
+def _same_values(ours: Any, given: Any) -> bool:
+    """Equal, with the same types (so `1030.0` never passes for `1030`) and the same key order."""
+    if isinstance(ours, dict) and isinstance(given, dict):
+        return list(ours) == list(given) and all(_same_values(ours[k], given[k]) for k in ours)
+    if isinstance(ours, list) and isinstance(given, list):
+        return len(ours) == len(given) and all(map(_same_values, ours, given))
+    return type(ours) is type(given) and ours == given

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -328,6 +328,9 @@ def execute_action(sandbox: Sandbox, action_type: str | None, argument: str | No
 
 # --- CostEnquiry (tools/planner/env.py, spec §3.9) ------------------------------------------------
 
+MAX_FIELD_CHARS = 2000
+"""Longest sub-plan field CostEnquiry parses: the official regexes are quadratic on long text (a field of real
+plans is well under 300 characters; the evaluator uses the same bound)."""
 COST_UNAVAILABLE = "Sorry, the cost of your plan is not available because of the following reasons:"
 _MEAL_REASONS = {
     # official quirk, spec §3.9: "breakfase" (sic).
@@ -340,8 +343,19 @@ _LEG_REASON = "The transporation information is not valid, please check."  # sic
 _LEG_CITIES_REASON = _LEG_REASON + " You have to make sure there are two cities (from A to B) in your transportation plan."
 
 
+def _text(plan: Mapping[str, Any], key: str) -> str:
+    """A field the official code parses with its regexes: KeyError when missing, TypeError when not text."""
+    value = plan[key]
+    if not isinstance(value, str):  # the official regexes raise TypeError on it
+        raise TypeError(f"sub plan field {key!r} is not text: {type(value).__name__}")
+    if len(value) > MAX_FIELD_CHARS:
+        raise TypeError(f"sub plan field {key!r} is {len(value):,} characters long (limit {MAX_FIELD_CHARS:,})")
+    return value
+
+
 def _given(plan: Mapping[str, Any], key: str) -> bool:
-    return key in plan and bool(plan[key]) and plan[key] != "-"
+    """The official "is filled" test: present, truthy and not `-` (and then it must be text)."""
+    return key in plan and bool(plan[key]) and plan[key] != "-" and bool(_text(plan, key))
 
 
 def _first(frame: Frame, column: str) -> Any:
@@ -357,7 +371,7 @@ def _leg_cost(sandbox: Sandbox, plan: Mapping[str, Any], people: float, reflect:
     value = plan["transportation"]
     origin, destination = parsing.extract_from_to(value)
     if origin is None or destination is None:
-        origin, destination = parsing.extract_from_to(plan["current_city"])
+        origin, destination = parsing.extract_from_to(_text(plan, "current_city"))
     if reflect and (origin is None or destination is None):
         return 0, _LEG_REASON
     lowered = value.lower()
@@ -376,6 +390,16 @@ def _leg_cost(sandbox: Sandbox, plan: Mapping[str, Any], people: float, reflect:
     return 0, None  # other transportation texts cost nothing and are not an error
 
 
+def _named(plan: Mapping[str, Any], key: str, match: Callable[..., Frame]) -> Frame | None:
+    """The rows named exactly by a "Name, City" field; None when the field is empty or unparsable."""
+    if not _given(plan, key):
+        return None
+    name, city = _parsing().get_valid_name_city(plan[key])
+    if name == "-" or city == "-":  # official quirk, spec §3.9: skipped silently, no error
+        return None
+    return match(name, city, exact=True)
+
+
 def cost_enquiry(sandbox: Sandbox, sub_plan: Mapping[str, Any], *, reflect: bool = False) -> str:
     """The CostEnquiry text for a one-day sub-plan (`ReactEnv.run`; `ReactReflectEnv.run` with `reflect`).
 
@@ -384,10 +408,9 @@ def cost_enquiry(sandbox: Sandbox, sub_plan: Mapping[str, Any], *, reflect: bool
 
     Raises:
         KeyError: `people_number` (or a needed `current_city`) is missing.
-        TypeError: a field is not text or `people_number` not a number. The official planner aborts the run
-            on both (spec §5), so the caller decides what that means.
+        TypeError: a field is not text (or longer than `MAX_FIELD_CHARS`), or `people_number` is not a number.
+            The official planner aborts the run on both (spec §5), so the caller decides what that means.
     """
-    get_valid_name_city = _parsing().get_valid_name_city
     people = sub_plan["people_number"]
     if isinstance(people, bool) or not isinstance(people, int | float):
         raise TypeError(f"people_number must be a number, got {people!r}")
@@ -400,23 +423,16 @@ def cost_enquiry(sandbox: Sandbox, sub_plan: Mapping[str, Any], *, reflect: bool
         total += cost
         reasons += [reason] if reason else []
     for meal, reason in _MEAL_REASONS.items():
-        if _given(sub_plan, meal):
-            name, city = get_valid_name_city(sub_plan[meal])
-            if name != "-" and city != "-":  # official quirk, spec §3.9: unparsable meals are skipped silently
-                found = sandbox.match_restaurants(name, city, exact=True)
-                if found:
-                    total += _first(found, "Average Cost") * people
-                else:
-                    reasons.append(reason)
-    if _given(sub_plan, "accommodation"):
-        name, city = get_valid_name_city(sub_plan["accommodation"])
-        if name != "-" and city != "-":
-            found = sandbox.match_accommodations(name, city, exact=True)
-            if found:
-                rooms = math.ceil(people * 1.0 / _first(found, "maximum occupancy"))
-                total += _first(found, "price") * rooms
-            else:
-                reasons.append("The accommodation information is not valid, please check.")
+        found = _named(sub_plan, meal, sandbox.match_restaurants)
+        if found:
+            total += _first(found, "Average Cost") * people
+        elif found is not None:
+            reasons.append(reason)
+    found = _named(sub_plan, "accommodation", sandbox.match_accommodations)
+    if found:
+        total += _first(found, "price") * math.ceil(people * 1.0 / _first(found, "maximum occupancy"))
+    elif found is not None:
+        reasons.append("The accommodation information is not valid, please check.")
     if not reasons:
         return f"The cost of your plan is {total} dollars."
     return COST_UNAVAILABLE + "".join(f"{k}. {reason} \t" for k, reason in enumerate(reasons, start=1))
