@@ -93,6 +93,11 @@ def find_split_file(data_dir: Path, split: str) -> Path:
     raise DataError(f"no query file for split {split!r} under {data_dir} (looked for {tried})")
 
 
+def load_split(split: str, data_dir: Path) -> list[Query]:
+    """The queries of `split` found under `data_dir` (see `find_split_file`)."""
+    return load_queries(find_split_file(data_dir, split))
+
+
 def load_queries(path: Path) -> list[Query]:
     """Read every query of a CSV / JSONL / parquet split file, in file order.
 
@@ -248,9 +253,12 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line)
+                record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise DataError(f"{path}:{number}: not valid JSON: {exc.msg}") from exc
+            except RecursionError as exc:
+                raise DataError(f"{path}:{number}: JSON nested too deeply") from exc
+            yield number, record
 
 
 def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, str]]]:

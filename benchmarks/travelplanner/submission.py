@@ -82,6 +82,8 @@ def _parse_line(path: Path, number: int, line: str) -> SubmissionLine:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
         return SubmissionLine(number, error=f"line {number}: not valid JSON ({exc.msg})")
+    except RecursionError:
+        return SubmissionLine(number, error=f"line {number}: JSON nested too deeply")
     if not isinstance(record, dict):
         return SubmissionLine(number, error=f"line {number}: expected a JSON object, got {type(record).__name__}")
     query, plan = record.get("query"), record.get("plan")

@@ -203,6 +203,7 @@ class OfficialEvaluator:
                 raise Unscorable(f"The transportation {transportation} in day {i + 1} can not be parsed.")
             number = _flight_number(transportation, i)
             origin, destination = extract_before_parenthesis(origin), extract_before_parenthesis(destination)
+            # official quirk, spec §7.2 (1): number and cities must match, the date is never checked
             if not any(f.origin == origin and f.destination == destination for f in p.lookups.flights(number)):
                 return f"The flight number in day {i + 1} is invalid in the sandbox."
             return None
@@ -231,7 +232,7 @@ class OfficialEvaluator:
             if ("from " in city or "to " in city) and self.is_absent(unit["transportation"]):
                 return False, f"No transportation in day {i + 1} is not allowed."
             if "from " not in city and " to " not in city and self.is_absent(unit["attraction"]):
-                return False, f"No attaction in day {i + 1} is not allowed."
+                return False, f"No attaction in day {i + 1} is not allowed."  # sic, the official message
             if i != query.days - 1 and self.is_absent(unit["accommodation"]):
                 return False, f"No accommodation in day {i + 1} is not allowed."
             if any(self.is_absent(unit[meal]) for meal in MEALS) and "from " not in city:
@@ -332,6 +333,7 @@ class OfficialEvaluator:
             value = p.days.field(i, "transportation")
             if present(value):
                 modes.add(self.conflict_mode(value))
+        # Taxi with Flight is allowed (spec §7.2 (7))
         if {"Self-driving", "Flight"} <= modes or {"Taxi", "Self-driving"} <= modes:
             return False, "The transportation is conflicting."
         return True, None
@@ -365,6 +367,7 @@ class OfficialEvaluator:
                 if present(value):
                     restaurants = p.lookups.restaurants(value)
                     total += restaurants[0].average_cost * people if restaurants else 0
+            # official quirk, spec §7.3: a stay is charged on every day it is listed, the last day included
             for stay in self._stays(p, i):
                 if stay.maximum_occupancy <= 0:
                     raise Unscorable(f"day {i + 1} accommodation has maximum occupancy {stay.maximum_occupancy}")
@@ -377,6 +380,7 @@ class OfficialEvaluator:
         if origin is None or destination is None or kind is None:
             return 0
         if kind == "flight":
+            # official quirk, spec §7.3: the first row with that number, whatever its route or date
             flights = p.lookups.flights(_flight_number(transportation, i))
             return flights[0].price * people if flights else 0
         cost = p.lookups.leg_cost(origin, destination, kind)
@@ -464,6 +468,5 @@ def _leg_cities(p: _Plan, transportation: str, i: int) -> tuple[str, str] | tupl
 def _flight_number(transportation: str, i: int) -> str:
     number = flight_number(transportation)
     if number is None:  # official: IndexError (issue #23, spec §7.6)
-        raise Unscorable(f"day {i + 1} transportation mentions a flight number without the exact text "
-                         f"'Flight Number: '")
+        raise Unscorable(f"day {i + 1} transportation lacks the exact text 'Flight Number: '")
     return number

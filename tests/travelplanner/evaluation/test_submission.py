@@ -69,10 +69,12 @@ def test_mixed_file(tmp_path: Path, sandbox: Any, train_queries: list[Query]) ->
 
 
 def test_unreadable_lines_are_undelivered(tmp_path: Path, sandbox: Any, train_queries: list[Query]) -> None:
-    path = _write(tmp_path / "s.jsonl", ['{"idx": 1, "plan": [', '[1, 2]', {"idx": 3, "plan": None}])
-    result = evaluate_submission(path, sandbox, split_queries=train_queries[:3])
+    path = _write(tmp_path / "s.jsonl", ['{"idx": 1, "plan": [', '[1, 2]', {"idx": 3, "plan": None},
+                                         "[" * 100_000 + "]" * 100_000])
+    result = evaluate_submission(path, sandbox, split_queries=train_queries[:4])
     assert [v.error for v in result.verdicts] == [
-        "line 1: not valid JSON (Expecting value)", "line 2: expected a JSON object, got list", None]
+        "line 1: not valid JSON (Expecting value)", "line 2: expected a JSON object, got list", None,
+        "line 4: JSON nested too deeply"]
     assert not any(v.delivered for v in result.verdicts)
 
 
