@@ -76,7 +76,11 @@ class Sandbox:
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         conn = self._conn()
-        self._columns = queries.column_dtypes(conn)
+        # table -> (column names, dtypes), shared by every Frame of that table.
+        self._shapes = {
+            table: (tuple(name for name, _ in columns), tuple(dtype for _, dtype in columns))
+            for table, columns in queries.column_dtypes(conn).items()
+        }
         self._cities = tuple(queries.cities(conn))
         self._city_states = tuple(queries.city_states(conn))
 
@@ -110,11 +114,11 @@ class Sandbox:
         self, table: str, texts: tuple[str, ...], lookup: Callable[[sqlite3.Connection], list[queries.Row]]
     ) -> Frame:
         """Run `lookup` unless one of its untrusted `texts` cannot be bound; wrap the rows in a Frame."""
-        columns = self._columns[table]
+        columns, dtypes = self._shapes[table]
         found = lookup(self._conn()) if _safe(*texts) else []
         return Frame(
-            columns=tuple(name for name, _ in columns),
-            dtypes=tuple(dtype for _, dtype in columns),
+            columns=columns,
+            dtypes=dtypes,
             index=tuple(row[0] for row in found),  # type: ignore[misc]
             rows=tuple(tuple(row[1:]) for row in found),
         )
@@ -208,6 +212,8 @@ def open_sandbox(path: Path | None = None, *, synthetic: bool = False) -> Sandbo
         probe.close()
     except sqlite3.DatabaseError as exc:
         raise DataError(f"{path}: not a TravelPlanner index ({exc}): {_REIMPORT}") from exc
+    if found == 0:  # a SQLite file tripbench did not build (every index sets user_version)
+        raise DataError(f"{path}: not a TravelPlanner index (no schema version): {_REIMPORT}")
     if found != schema.SCHEMA_VERSION:
         raise DataError(
             f"{path}: index schema version {found}, this tripbench reads version {schema.SCHEMA_VERSION}: "

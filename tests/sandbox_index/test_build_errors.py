@@ -99,3 +99,12 @@ def test_missing_or_foreign_index(tmp_path: Path) -> None:
     junk.write_bytes(b"this is not a database" * 100)
     with pytest.raises(DataError, match="not a TravelPlanner index"):
         open_sandbox(junk)
+
+
+def test_foreign_sqlite_file_is_not_an_index(tmp_path: Path) -> None:
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    conn.close()
+    with pytest.raises(DataError, match="not a TravelPlanner index"):
+        open_sandbox(other)

@@ -100,6 +100,8 @@ def test_embedded_newlines_survive(travelplanner_data: Path, travelplanner_index
         "a,b,c\n 7 ,1e3,None\n+8,-inf,null\n",  # whitespace around ints, exponent, infinity, NA strings
         "a,b,c\n1,,#N/A\n2,,n/a\n",  # an all-missing column is float
         ",x,y\n0,1_0,\"multi\nline\"\n\n1,5,z\n",  # unnamed index, underscore is text, blank line skipped
+        "a,b\r\n1,\"NA\"\r\n2,\"x, y\"\r\n",  # CRLF (another distance.csv copy has it), quoted NA
+        "a,b\n9223372036854775807,1.\n-3,.5\n",  # int64 bound, float literals without digits on a side
     ],
 )
 def test_inference_matches_pandas_on_edge_cases(text: str, tmp_path: Path) -> None:
