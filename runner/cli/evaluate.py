@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -12,6 +12,7 @@ from rich.table import Table
 
 from benchmarks.travelplanner.dataset import SPLIT_SIZES, Query, find_split_file, load_queries
 from benchmarks.travelplanner.evaluation import MODES, PAPER_NAMES
+from benchmarks.travelplanner.evaluation.verdict import UNCHECKED
 from benchmarks.travelplanner.metrics import RATE_NAMES, Scores
 from benchmarks.travelplanner.submission import SubmissionResult, check_submission, evaluate_submission
 from runner.errors import DataError, UserError
@@ -121,7 +122,7 @@ def _render(result: SubmissionResult, mode: str) -> None:
     console.print(_constraint_table(scores))
     errors = sum(verdict.error is not None for verdict in result.verdicts)
     unchecked = sum(1 for verdict in result.verdicts for box in (verdict.commonsense, verdict.hard) if box
-                    for _, message in box.values() if message and message.startswith("Could not check"))
+                    for _, message in box.values() if message and message.startswith(UNCHECKED))
     if errors or unchecked:
         console.print(f"{errors} line(s) could not be read and {unchecked} constraint(s) could not be checked "
                       "(scored as failures; see --json for the messages).")
@@ -147,7 +148,8 @@ def _constraint_table(scores: Scores) -> Table:
     return table
 
 
-def _rate(cells: Sequence[dict[str, dict[str, int]]] | object, name: str) -> str:
-    counts = [cell[name] for cell in cells if name in cell]  # type: ignore[union-attr]
+def _rate(cells: Iterable[dict[str, dict[str, int]]], name: str) -> str:
+    """100 x true / total of constraint `name` over some cells of the detail table, or '-'."""
+    counts = [cell[name] for cell in cells if name in cell]
     total = sum(count["total"] for count in counts)
     return f"{100 * sum(count['true'] for count in counts) / total:.1f}" if total else "-"

@@ -25,7 +25,7 @@ from benchmarks.travelplanner.evaluation.field_parsing import (
 )
 from benchmarks.travelplanner.evaluation.lookups import Accommodation, CityTables, EvaluationSandbox, PlanLookups
 from benchmarks.travelplanner.evaluation.plan_days import PlanDays, Unscorable, present
-from benchmarks.travelplanner.evaluation.verdict import COMMONSENSE_KEYS, HARD_KEYS, PlanVerdict, Result
+from benchmarks.travelplanner.evaluation.verdict import COMMONSENSE_KEYS, HARD_KEYS, UNCHECKED, PlanVerdict, Result
 
 MEALS = ("breakfast", "lunch", "dinner")
 NOT_FILLED = "You don't need to fill in the information for this or later days."
@@ -50,7 +50,7 @@ class _Plan:
 
 
 def _could_not_check(exc: Unscorable) -> Result:
-    return False, f"Could not check: {exc}"
+    return False, f"{UNCHECKED}{exc}"
 
 
 class OfficialEvaluator:

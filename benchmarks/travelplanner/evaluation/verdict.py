@@ -13,6 +13,9 @@ COMMONSENSE_KEYS = (
     "is_valid_transportation", "is_valid_information_in_current_city", "is_valid_information_in_sandbox",
     "is_not_absent",
 )
+UNCHECKED = "Could not check: "
+"""Prefix of the message of a constraint the plan's malformed input kept from being checked (`plan_days`)."""
+
 HARD_KEYS = ("valid_cuisine", "valid_room_rule", "valid_transportation", "valid_room_type", "valid_cost")
 
 PAPER_NAMES = {  # eval.py `paper_term_mapping`

@@ -73,3 +73,18 @@ def test_check_submission_command(tmp_path: Path, travelplanner_data: Path, trai
     missing = CliRunner().invoke(cli, ["check-submission", str(submission), "--split", "train", "--queries",
                                        str(tmp_path / "missing.jsonl")])
     assert missing.exit_code == 1 and "query file not found" in str(missing.exception)
+
+
+def test_evaluate_reports_unreadable_lines_and_unchecked_constraints(
+        tmp_path: Path, travelplanner_data: Path, travelplanner_index: Path, train_queries: list[Query]) -> None:
+    plan = [dict(day) for day in train_queries[0].annotated_plan]  # type: ignore[union-attr]
+    plan[0]["transportation"] = plan[0]["transportation"].replace("Flight Number:", "Flight number:")
+    submission = tmp_path / "s.jsonl"
+    submission.write_text("not json\n" + json.dumps({"idx": 2, "query": "", "plan": plan}) + "\n")
+    queries = tmp_path / "q.jsonl"
+    rows = [json.loads(line) for line in (travelplanner_data / "queries" / "train.jsonl").open()]
+    queries.write_text("".join(json.dumps(row) + "\n" for row in (rows[1], rows[0])))
+    result = CliRunner().invoke(cli, ["evaluate", str(submission), "--queries", str(queries), "--index",
+                                      str(travelplanner_index)])
+    assert result.exit_code == 0, result.output
+    assert "1 line(s) could not be read and 1 constraint(s) could not be checked" in result.output
