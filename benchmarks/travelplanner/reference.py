@@ -82,13 +82,23 @@ class Route:
         return [(stops[i], stops[i + 1], date) for i, date in enumerate(self.leg_dates)]
 
 
+# Per city, in the dataset's order: the tool action, the description's first word, the search, row labels shown.
+_CITY_TABLES = {
+    "AttractionSearch": ("Attractions", attraction_search, False),
+    "RestaurantSearch": ("Restaurants", restaurant_search, True),
+    "AccommodationSearch": ("Accommodations", accommodation_search, False),
+}
+
+
+def city_entry(sandbox: Sandbox, action_type: str, city: str) -> Entry:
+    """`Attractions in X` (AttractionSearch), `Restaurants in X` or `Accommodations in X`."""
+    word, search, index = _CITY_TABLES[action_type]
+    return Entry(f"{word} in {city}", search(sandbox, city), index=index)
+
+
 def city_entries(sandbox: Sandbox, city: str) -> list[Entry]:
     """`Attractions in`, `Restaurants in`, `Accommodations in` the city."""
-    return [
-        Entry(f"Attractions in {city}", attraction_search(sandbox, city)),
-        Entry(f"Restaurants in {city}", restaurant_search(sandbox, city), index=True),
-        Entry(f"Accommodations in {city}", accommodation_search(sandbox, city)),
-    ]
+    return [city_entry(sandbox, action_type, city) for action_type in _CITY_TABLES]
 
 
 def flight_entry(sandbox: Sandbox, origin: str, destination: str, date: str) -> Entry:
@@ -189,3 +199,21 @@ def _same_values(ours: Any, given: Any) -> bool:
     if isinstance(ours, list) and isinstance(given, list):
         return len(ours) == len(given) and all(map(_same_values, ours, given))
     return type(ours) is type(given) and ours == given
+
+
+def entry_for_action(sandbox: Sandbox, action_type: str | None, argument: str | None) -> Entry:
+    """The reference-information entry of the same lookup as an agent action (e.g. `RestaurantSearch[X]`).
+
+    Raises:
+        ValueError: the action has no reference form (CitySearch, the agent's own actions, unknown or
+            unparsable actions) or too few `", "`-separated arguments.
+    """
+    if argument is not None and action_type in _CITY_TABLES:
+        return city_entry(sandbox, action_type, argument)
+    parts = (argument or "").split(", ")
+    if action_type in ("FlightSearch", "GoogleDistanceMatrix") and len(parts) >= 3:
+        builder = flight_entry if action_type == "FlightSearch" else ground_entry
+        return builder(sandbox, *parts[:3])
+    raise ValueError(f"no reference_information entry for {action_type}[{argument}]: expected "
+                     "FlightSearch[From, To, YYYY-MM-DD], GoogleDistanceMatrix[From, To, Mode], "
+                     "AttractionSearch[City], RestaurantSearch[City] or AccommodationSearch[City]")

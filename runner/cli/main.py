@@ -11,6 +11,7 @@ from runner.cli.data import data_command
 from runner.cli.evaluate import check_submission_command, evaluate_command
 from runner.cli.mock_server import mock_server_command
 from runner.cli.run import run_command, status_command
+from runner.cli.tool import tool_command
 from runner.errors import UserError
 
 
@@ -28,6 +29,7 @@ cli.add_command(status_command)
 cli.add_command(cache_command)
 cli.add_command(data_command)
 cli.add_command(evaluate_command)
+cli.add_command(tool_command)
 cli.add_command(check_submission_command)
 
 

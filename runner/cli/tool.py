@@ -1,0 +1,58 @@
+"""`tripbench tool ACTION`: run one TravelPlanner tool action against the sandbox index and print the result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from benchmarks.travelplanner.reference import entry_for_action
+from benchmarks.travelplanner.render import records
+from benchmarks.travelplanner.tools import execute_action, parse_action
+from runner.cli.data import home_option
+from runner.errors import UserError
+from sandbox_index import Frame, default_home, open_sandbox, travelplanner_index_path
+
+
+@click.command("tool")
+@click.argument("action")
+@click.option("--reference", is_flag=True, help="Print the sole-planning reference_information rendering instead.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result rows (or message) as JSON.")
+@home_option
+@click.option("--index", "index_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="The index file (default: travelplanner.sqlite in the data home).")
+@click.option("--synthetic", is_flag=True, help="Include synthetic flights (performance work only).")
+def tool_command(action: str, reference: bool, as_json: bool, home: Path | None, index_path: Path | None,
+                 synthetic: bool) -> None:
+    """Run a TravelPlanner tool action and print what the agent would see.
+
+    ACTION is written as the two-stage agent writes it, e.g.
+    'FlightSearch[St. Petersburg, Rockford, 2022-03-16]', 'RestaurantSearch[Rockford]',
+    'GoogleDistanceMatrix[Kansas City, Pensacola, self-driving]' or 'CitySearch[Illinois]'.
+    """
+    if reference and as_json:
+        raise click.UsageError("--reference and --json are alternatives")
+    path = index_path or travelplanner_index_path(home or default_home())
+    action_type, argument = parse_action(action.replace("\n", ""))  # the agent deletes newlines (spec §4.2)
+    with open_sandbox(path, synthetic=synthetic) as sandbox:
+        if reference:
+            try:
+                _echo(entry_for_action(sandbox, action_type, argument).content)
+            except ValueError as exc:
+                raise UserError(str(exc)) from None
+            return
+        try:
+            outcome = execute_action(sandbox, action_type, argument)
+        except ValueError as exc:  # NotebookWrite / Planner: the agent's own state
+            raise UserError(f"{exc}; try a search action") from None
+    if as_json:
+        data = records(outcome.data) if isinstance(outcome.data, Frame) else outcome.data
+        _echo(json.dumps(outcome.observation if data is None else data, ensure_ascii=False, indent=2))
+    else:
+        _echo(outcome.observation)
+
+
+def _echo(text: str) -> None:
+    # Arguments are echoed back in error texts; a lone surrogate cannot be written as UTF-8.
+    click.echo(text.encode("utf-8", "backslashreplace").decode("utf-8"))
