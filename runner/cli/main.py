@@ -8,6 +8,7 @@ import click
 
 from runner.cli.cache import cache_command
 from runner.cli.data import data_command
+from runner.cli.demo import demo_command
 from runner.cli.evaluate import check_submission_command, evaluate_command
 from runner.cli.mock_server import mock_server_command
 from runner.cli.run import run_command, status_command
@@ -28,6 +29,7 @@ cli.add_command(status_command)
 
 cli.add_command(cache_command)
 cli.add_command(data_command)
+cli.add_command(demo_command)
 cli.add_command(evaluate_command)
 cli.add_command(tool_command)
 cli.add_command(check_submission_command)
