@@ -8,6 +8,7 @@ ProviderTimeout, 401/402/403 -> AuthError, other 4xx -> BadRequest, an over-long
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -122,5 +123,5 @@ def map_sdk_errors(sdk: ModuleType, *, provider: str, model: str, secret: str | 
     except sdk.APIResponseValidationError as exc:
         raise ServerError(f"{provider}:{model}: response does not match the API schema", status=exc.status_code,
                           **where) from exc
-    except ValueError as exc:  # the SDK's json.loads on a 200 body that is not JSON
+    except json.JSONDecodeError as exc:  # the SDK's json.loads on a 200 body that is not JSON
         raise ServerError(f"{provider}:{model}: malformed JSON in response: {exc}", **where) from exc
