@@ -55,10 +55,9 @@ def build_travelplanner_index(
         DataError: a missing file, a bad header, a malformed or undecodable row (naming file and line).
     """
     started = time.perf_counter()
-    source_dir = Path(source_dir)
-    dest = Path(dest)
+    source_dir, dest = Path(source_dir), Path(dest)
     paths = {name: source_dir / name for name in schema.SOURCE_FILES}
-    for name, path in paths.items():
+    for path in paths.values():
         if not path.is_file():
             raise DataError(
                 f"{path}: missing file (a TravelPlanner database folder holds {', '.join(schema.SOURCE_FILES)})"
@@ -69,33 +68,37 @@ def build_travelplanner_index(
     try:
         conn = sqlite3.connect(temp, isolation_level=None)
         try:
-            summary = _fill(conn, paths, synthetic_flights, seed, dest, started)
+            # A crash mid-build only loses a temp file that is deleted anyway: no journal, no fsync.
+            conn.execute("PRAGMA journal_mode=OFF")
+            conn.execute("PRAGMA synchronous=OFF")
+            conn.execute("PRAGMA cache_size=-262144")  # 256 MiB for the index builds
+            conn.execute("BEGIN")
+            rows, dropped = _import_sources(conn, paths)
+            conn.execute(schema.create_table(schema.FLIGHTS, schema.SYNTHETIC_FLIGHTS))
+            added = _add_synthetic(conn, rows["flights"], synthetic_flights, seed)
+            for ddl in schema.CREATE_INDEXES + schema.CREATE_SYNTHETIC_INDEXES:
+                conn.execute(ddl)
+            conn.execute("PRAGMA analysis_limit=1000")  # sampled statistics: seconds faster on 3.8M rows
+            conn.execute("ANALYZE")
+            seconds = time.perf_counter() - started
+            metadata = _metadata(source_dir, paths, rows, dropped, added, seed, seconds)
+            conn.executemany("INSERT INTO metadata VALUES (?, ?)", sorted(metadata.items()))
+            conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
+            conn.execute("COMMIT")
         finally:
             conn.close()
         os.replace(temp, dest)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    return summary
+    return BuildSummary(dest, rows, dropped, added, seconds, metadata)
 
 
-def _fill(
-    conn: sqlite3.Connection,
-    paths: dict[str, Path],
-    synthetic_total: int | None,
-    seed: int,
-    dest: Path,
-    started: float,
-) -> BuildSummary:
-    # A crash mid-build only loses a temp file that is deleted anyway: no journal, no fsync.
-    conn.execute("PRAGMA journal_mode=OFF")
-    conn.execute("PRAGMA synchronous=OFF")
-    conn.execute("PRAGMA cache_size=-262144")  # 256 MiB for the index builds
-    conn.execute("BEGIN")
+def _import_sources(conn: sqlite3.Connection, paths: dict[str, Path]) -> tuple[dict[str, int], dict[str, int]]:
+    """Create and fill every source table; return rows kept and rows dropped per table."""
     for ddl in (schema.CREATE_METADATA, schema.CREATE_COLUMN_DTYPES, schema.CREATE_CITIES,
                 schema.CREATE_CITY_STATES):  # fmt: skip
         conn.execute(ddl)
-    metadata: dict[str, str] = {}
     rows: dict[str, int] = {}
     dropped: dict[str, int] = {}
     for source in schema.CSV_TABLES:
@@ -109,35 +112,35 @@ def _fill(
         rows[source.table] = _insert(conn, source, scan)
         dropped[source.table] = scan.rows - rows[source.table]
     _import_background(conn, paths)
-    conn.execute(schema.create_table(schema.FLIGHTS, schema.SYNTHETIC_FLIGHTS))
-    added = _add_synthetic(conn, rows["flights"], synthetic_total, seed)
-    for ddl in schema.CREATE_INDEXES + schema.CREATE_SYNTHETIC_INDEXES:
-        conn.execute(ddl)
+    return rows, dropped
+
+
+def _metadata(
+    source_dir: Path,
+    paths: dict[str, Path],
+    rows: dict[str, int],
+    dropped: dict[str, int],
+    synthetic: int,
+    seed: int,
+    seconds: float,
+) -> dict[str, str]:
+    metadata = {
+        "schema_version": str(schema.SCHEMA_VERSION),
+        "tripbench_version": _tripbench_version(),
+        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "build_seconds": f"{seconds:.2f}",
+        "source_dir": str(source_dir.resolve()),
+        "synthetic_flights": str(synthetic),
+        "synthetic_seed": str(seed),
+    }
     for name, path in paths.items():
-        size, digest = _file_digest(path)
+        size, digest = _file_digest(path)  # a second read, but of files the OS has just cached
         metadata[f"source.{name}.bytes"] = str(size)
         metadata[f"source.{name}.sha256"] = digest
-    for table in rows:
-        metadata[f"rows.{table}"] = str(rows[table])
+    for table, count in rows.items():
+        metadata[f"rows.{table}"] = str(count)
         metadata[f"dropped.{table}"] = str(dropped[table])
-    metadata.update(
-        {
-            "schema_version": str(schema.SCHEMA_VERSION),
-            "tripbench_version": _tripbench_version(),
-            "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "source_dir": str(paths[schema.CITY_SET].parent.parent.resolve()),
-            "synthetic_flights": str(added),
-            "synthetic_seed": str(seed),
-        }
-    )
-    seconds = time.perf_counter() - started
-    metadata["build_seconds"] = f"{seconds:.2f}"
-    conn.executemany("INSERT INTO metadata VALUES (?, ?)", sorted(metadata.items()))
-    conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
-    conn.execute("COMMIT")
-    conn.execute("PRAGMA analysis_limit=1000")  # sampled statistics: seconds faster on 3.8M rows
-    conn.execute("ANALYZE")
-    return BuildSummary(dest, rows, dropped, added, seconds, metadata)
+    return metadata
 
 
 def _insert(conn: sqlite3.Connection, source: SourceTable, scan: CsvScan) -> int:
