@@ -56,6 +56,10 @@ class ChatResponse:
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """What agents call: one async method. Providers, the cache and the gateway all satisfy it."""
+    """What agents call: one async method. Providers, the cache and the gateway all satisfy it.
+
+    The built-in providers also expose `provider`, `model` (the id sent), `endpoint` (base URL), `api_key_id` (a
+    digest, never the key) and `async aclose()`; read them with `getattr`, since plugin models need not.
+    """
 
     async def complete(self, request: ChatRequest) -> ChatResponse: ...

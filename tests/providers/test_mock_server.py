@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 import sys
+import time
 from collections import Counter
 
 import aiohttp
@@ -145,6 +146,18 @@ def test_latency_distributions_are_seeded(latency, check) -> None:
     state = create_app(MockConfig(latency=latency, seed=9))[MOCK_STATE]
     xs = [state.latency_s() for _ in range(4000)]
     assert check(xs) and xs[0] == draws[0]
+
+
+async def test_latency_and_delay_next_slow_replies_down(start_mock_llm) -> None:
+    server = await start_mock_llm(MockConfig(latency=Latency(kind="fixed", seconds=0.2)))
+    started = time.perf_counter()
+    assert (await post(server, "/v1/chat/completions", OPENAI_BODY))[0] == 200
+    assert time.perf_counter() - started >= 0.2
+    server.plan.delay_next(0.3)
+    started = time.perf_counter()
+    assert (await post(server, "/v1/chat/completions", OPENAI_BODY))[0] == 200
+    assert time.perf_counter() - started >= 0.5  # the scripted delay, then the configured latency
+    assert server.tally.served == 2 and server.tally.faults == {"delay": 1}
 
 
 def shouting_reply(request: MockRequest) -> str:
