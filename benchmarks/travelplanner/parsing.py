@@ -11,7 +11,8 @@ parser for plans written in the official day format that every TravelPlanner pro
 including the newline-free form the sole-planning Finish answers take (spec §5: `Day 1:Current City: from A to
 BTransportation: ...`). It accepts only text it can read without guessing: every day has each of the seven
 fields exactly once and days are numbered 1, 2, 3, ...; anything else falls back to the official extraction prompt
-through the rollout's model (cached and costed by the gateway like any other call). The parser's output has
+through the rollout's model (cached and costed by the gateway like any other call; the official pipeline always
+used gpt-4-1106-preview for this step, whatever model planned). The parser's output has
 the shape the official extraction example produces: key `days`, and attraction lists as `Name, City;` items each
 ending with `;` (the extraction prompt asks for `;`-separated attractions and shows a trailing `;`; the evaluator
 drops the text after the last `;`, spec §7.2). `$` signs are deleted, as that prompt asks.
