@@ -90,6 +90,8 @@ async def run_demo(out: Path, *, seed: int = 0, per_cell: int = 1, console: Cons
     for run_dir in report.runs:
         with load_run(run_dir) as results:
             _score(results, report)
+    order = [name for name, _ in models] + ["no-llm"]
+    report.table3.sort(key=lambda row: (order.index(row[0]) if row[0] in order else len(order), row[1]))
     return report
 
 

@@ -1,0 +1,37 @@
+"""`tripbench demo` end to end, as a user runs it first: no data, no key, a fresh folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from runner.cli.main import cli
+from runner.results import load_run
+
+
+def _table(output: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith("│")]
+
+
+def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path):
+    out = tmp_path / "demo"
+    runner = CliRunner()
+    first = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "200"})
+    assert first.exit_code == 0, first.output
+    rows = _table(first.output)
+    assert [row.split("│")[1:3] for row in rows] == [
+        [" oracle                 ", " two-stage "], [" noisy                  ", " two-stage "],
+        [" oracle-via-mock-server ", " two-stage "], [" no-llm                 ", " greedy    "]]
+    oracle, noisy, via_mock, greedy = ([cell.strip() for cell in row.split("│")[3:9]] for row in rows)
+    assert oracle == via_mock == ["100.0"] * 6  # the oracle passes every query of the world, over HTTP too
+    assert greedy[0] == "100.0" and greedy[2] == greedy[5] == "0.0"  # delivers all, passes none (spec §8)
+    assert float(noisy[0]) < 100
+    assert "offline:noisy: 9/9 rollouts ended with the status of the fault injected into them" in first.output
+    assert (out / "world" / "database" / "flights" / "clean_Flights_2022.csv").is_file()
+    with load_run(out / "runs" / "offline-models") as results:
+        assert len(results.rollouts) == 27 and not any(r.cache_hits for r in results.rollouts)
+
+    again = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "200"})
+    assert again.exit_code == 0, again.output
+    assert _table(again.output) == rows
