@@ -20,6 +20,7 @@ from sandbox_index.csv_semantics import iter_rows as iter_csv_rows
 from sandbox_index.schema import SourceTable
 from sandbox_index.synthetic import insert_synthetic_flights
 
+
 @dataclass(frozen=True, slots=True)
 class BuildSummary:
     """What an import produced."""
@@ -59,9 +60,8 @@ def build_travelplanner_index(
     paths = {name: source_dir / name for name in schema.SOURCE_FILES}
     for path in paths.values():
         if not path.is_file():
-            raise DataError(
-                f"{path}: missing file (a TravelPlanner database folder holds {', '.join(schema.SOURCE_FILES)})"
-            )
+            layout = ", ".join(schema.SOURCE_FILES)
+            raise DataError(f"{path}: missing file (a TravelPlanner database folder holds {layout})")
     dest.parent.mkdir(parents=True, exist_ok=True)
     # Beside dest (same file system, so the rename is atomic); SQLite creates it with the umask's mode.
     temp = dest.parent / f".{dest.name}.{uuid.uuid4().hex[:12]}.tmp"
@@ -94,7 +94,9 @@ def build_travelplanner_index(
     return BuildSummary(dest, rows, dropped, added, seconds, metadata)
 
 
-def _import_sources(conn: sqlite3.Connection, paths: dict[str, Path]) -> tuple[dict[str, int], dict[str, int]]:
+def _import_sources(
+    conn: sqlite3.Connection, paths: dict[str, Path]
+) -> tuple[dict[str, int], dict[str, int]]:
     """Create and fill every source table; return rows kept and rows dropped per table."""
     for ddl in (schema.CREATE_METADATA, schema.CREATE_COLUMN_DTYPES, schema.CREATE_CITIES,
                 schema.CREATE_CITY_STATES):  # fmt: skip

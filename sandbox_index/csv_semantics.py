@@ -143,9 +143,7 @@ def iter_csv(path: Path) -> Iterator[tuple[int, list[str] | tuple[str, ...]]]:
                     header = _header_names(record, path)
                     yield start, header
                 elif len(record) != len(header):
-                    raise DataError(
-                        f"{path}: line {start}: expected {len(header)} fields, saw {len(record)}"
-                    )
+                    raise DataError(f"{path}: line {start}: expected {len(header)} fields, saw {len(record)}")
                 else:
                     yield start, record
             if header is None:

@@ -12,7 +12,6 @@ index `travelplanner.sqlite`. Every download goes to a temp file renamed into pl
 from __future__ import annotations
 
 import shutil
-import socket
 import urllib.error
 import urllib.request
 import uuid
@@ -29,9 +28,7 @@ from sandbox_index.home import travelplanner_index_path
 
 DEFAULT_DATASET_URL = "https://huggingface.co/datasets/osunlp/TravelPlanner/resolve/main/{split}.csv"
 # "Download the database" link of the official README (Google Drive file 1pF1Sw6p…), in its direct form.
-DEFAULT_DATABASE_URL = (
-    "https://drive.usercontent.google.com/download?id=1pF1Sw6pBmq2sFkJvm-LzJOqrmfWoQgxE&export=download&confirm=t"
-)
+DEFAULT_DATABASE_URL = "https://drive.usercontent.google.com/download?id=1pF1Sw6pBmq2sFkJvm-LzJOqrmfWoQgxE&export=download&confirm=t"
 SPLITS = ("train", "validation", "test")
 _QUERY_COLUMNS = ("org", "dest", "days", "date", "query", "level")  # present in every split (spec §1.2)
 
@@ -95,10 +92,10 @@ def _download(url: str, target: Path, timeout: float, check: Callable[[Path, str
         temp.replace(target)
     except urllib.error.HTTPError as exc:
         raise DataError(f"cannot download {url}: HTTP {exc.code} {exc.reason}") from exc
-    except (urllib.error.URLError, socket.timeout, ConnectionError) as exc:
+    except (TimeoutError, urllib.error.URLError, ConnectionError) as exc:
         reason = getattr(exc, "reason", exc)
         raise DataError(
-            f"cannot download {url}: {reason} (offline? `tripbench data import DIR` imports a folder you have)"
+            f"cannot download {url}: {reason} (offline? `tripbench data import DIR` imports a local folder)"
         ) from exc
     finally:
         temp.unlink(missing_ok=True)
@@ -133,10 +130,13 @@ def _unpack(archive: Path, dest: Path) -> Path:
         found = [
             path.parent.parent
             for path in staging.rglob(Path(schema.CITY_SET).name)
-            if "__MACOSX" not in path.parts and all((path.parent.parent / f).is_file() for f in schema.SOURCE_FILES)
+            if "__MACOSX" not in path.parts
+            and all((path.parent.parent / f).is_file() for f in schema.SOURCE_FILES)
         ]
         if not found:
-            raise DataError(f"{archive}: no database folder in the official layout ({', '.join(schema.SOURCE_FILES)})")
+            raise DataError(
+                f"{archive}: no database folder in the official layout ({', '.join(schema.SOURCE_FILES)})"
+            )
         if dest.exists():
             shutil.rmtree(dest)
         found[0].rename(dest)

@@ -83,8 +83,7 @@ def by_name(conn: sqlite3.Connection, table: str, name: str, city: str, exact: b
 
 
 _DISTANCE = (
-    "SELECT duration, distance FROM distances WHERE origin = ? AND destination = ? "
-    "ORDER BY row_label LIMIT 1"
+    "SELECT duration, distance FROM distances WHERE origin = ? AND destination = ? ORDER BY row_label LIMIT 1"
 )
 
 

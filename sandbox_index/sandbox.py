@@ -134,7 +134,9 @@ class Sandbox:
 
     def accommodations(self, city: str) -> Frame:
         """AccommodationSearch: accommodations in `city`."""
-        return self._frame("accommodations", (city,), lambda conn: queries.by_city(conn, "accommodations", city))
+        return self._frame(
+            "accommodations", (city,), lambda conn: queries.by_city(conn, "accommodations", city)
+        )
 
     def restaurants(self, city: str) -> Frame:
         """RestaurantSearch: restaurants in `city`."""

@@ -108,7 +108,7 @@ CREATE_INDEXES = (
     "CREATE INDEX distances_by_route ON distances (origin, destination)",
 )
 CREATE_SYNTHETIC_INDEXES = (
-    f'CREATE INDEX synthetic_flights_by_route_date ON {SYNTHETIC_FLIGHTS} '
+    f"CREATE INDEX synthetic_flights_by_route_date ON {SYNTHETIC_FLIGHTS} "
     '("OriginCityName", "DestCityName", "FlightDate")',
     f'CREATE INDEX synthetic_flights_by_number ON {SYNTHETIC_FLIGHTS} ("Flight Number")',
 )

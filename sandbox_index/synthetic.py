@@ -98,7 +98,9 @@ def insert_synthetic_flights(conn: sqlite3.Connection, count: int, *, seed: int 
     codes = ((slot * _DAY + departure) * _DAY + elapsed) * _PRICES + price
 
     # Values take the dtypes pandas gave the real columns, so a Frame mixing both renders alike.
-    dtypes = dict(conn.execute("SELECT name, dtype FROM column_dtypes WHERE table_name = 'flights'").fetchall())
+    dtypes = dict(
+        conn.execute("SELECT name, dtype FROM column_dtypes WHERE table_name = 'flights'").fetchall()
+    )
     conn.execute("CREATE TEMP TABLE synthetic_pairs (pair INTEGER PRIMARY KEY, origin, destination, miles)")
     as_distance = int if dtypes["Distance"] == "int" else float
     conn.executemany(
@@ -115,7 +117,7 @@ def insert_synthetic_flights(conn: sqlite3.Connection, count: int, *, seed: int 
     )
     first_label = conn.execute("SELECT COALESCE(MAX(row_label), -1) + 1 FROM flights").fetchone()[0]
     max_real = conn.execute(
-        "SELECT MAX(CAST(substr(\"Flight Number\", 2) AS INTEGER)) FROM flights "
+        'SELECT MAX(CAST(substr("Flight Number", 2) AS INTEGER)) FROM flights '
         "WHERE \"Flight Number\" GLOB 'F[0-9]*'"
     ).fetchone()[0]
     first_number = max(FIRST_NUMBER, (max_real or 0) + 1)

@@ -53,7 +53,9 @@ def import_command(source: Path, home: Path | None, synthetic_flights: int | Non
     show_default=True,
     help="URL template of each query split's CSV ({split} = train, validation, test).",
 )
-@click.option("--database-url", default=DEFAULT_DATABASE_URL, show_default=True, help="URL of the database zip.")
+@click.option(
+    "--database-url", default=DEFAULT_DATABASE_URL, show_default=True, help="URL of the database zip."
+)
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Network timeout in seconds.")
 def fetch_command(home: Path | None, dataset_url: str, database_url: str, timeout: float) -> None:
     """Download and import the TravelPlanner data.

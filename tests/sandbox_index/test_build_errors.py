@@ -18,7 +18,9 @@ ACCOMMODATIONS = "accommodations/clean_accommodations_2022.csv"
 def database(travelplanner_data: Path, tmp_path: Path) -> Path:
     """A writable copy of the staged database folder."""
     copy = tmp_path / "database"
-    shutil.copytree(travelplanner_data / "database", copy, ignore=shutil.ignore_patterns("*.jsonl", "sources"))
+    shutil.copytree(
+        travelplanner_data / "database", copy, ignore=shutil.ignore_patterns("*.jsonl", "sources")
+    )
     for path in copy.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     return copy

@@ -63,7 +63,9 @@ def test_fetch_downloads_splits_and_builds_the_index(server: tuple[str, Path], t
         assert summary.queries[split].read_bytes() == (root / f"{split}.csv").read_bytes()
     assert summary.build.rows["accommodations"] == 4285
     with open_sandbox(travelplanner_index_path(home)) as sandbox:
-        assert [row[0] for row in sandbox.flights("St. Petersburg", "Rockford", "2022-03-16").rows] == ["F3573659"]
+        assert [row[0] for row in sandbox.flights("St. Petersburg", "Rockford", "2022-03-16").rows] == [
+            "F3573659"
+        ]
     leftovers = [p.name for p in (home / "travelplanner").iterdir()]
     assert sorted(leftovers) == ["database", "queries"]
 
@@ -95,9 +97,10 @@ def _closed_port() -> int:
 
 def test_offline_fetch_is_one_line_and_exit_1(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{_closed_port()}"
+    command = [sys.executable, "-c", "from runner.cli.main import main; main()", "data", "fetch"]
     done = subprocess.run(
-        [sys.executable, "-c", "from runner.cli.main import main; main()", "data", "fetch", "--home", str(tmp_path),
-         "--dataset-url", url + "/{split}.csv", "--database-url", url + "/db.zip"],
+        [*command, "--home", str(tmp_path), "--dataset-url", url + "/{split}.csv",
+         "--database-url", url + "/db.zip"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 1

@@ -36,7 +36,9 @@ def test_metadata_records_sources_counts_and_versions(sandbox: Sandbox, travelpl
     assert meta["rows.flights"] == "4111" and meta["synthetic_flights"] == "0"
 
 
-def test_distance_takes_the_first_of_conflicting_duplicates(sandbox: Sandbox, travelplanner_data: Path) -> None:
+def test_distance_takes_the_first_of_conflicting_duplicates(
+    sandbox: Sandbox, travelplanner_data: Path
+) -> None:
     table = pd.read_csv(travelplanner_data / "database" / schema.DISTANCES.file)
     variants = table.drop_duplicates(["origin", "destination", "duration", "distance"])
     conflicting = variants[variants.duplicated(["origin", "destination"], keep=False)]

@@ -32,7 +32,9 @@ def test_rows_labels_and_values_equal_pandas(
     expected = _read_official(travelplanner_data / "database", source)
     labels, rows = _stored(travelplanner_index, source)
     assert labels == expected.index.tolist()
-    selected = expected[list(source.columns)].astype(object).where(expected[list(source.columns)].notna(), None)
+    selected = (
+        expected[list(source.columns)].astype(object).where(expected[list(source.columns)].notna(), None)
+    )
     assert rows == [tuple(row) for row in selected.itertuples(index=False, name=None)]
 
 
@@ -99,8 +101,8 @@ def test_embedded_newlines_survive(travelplanner_data: Path, travelplanner_index
         "a,b,c,d\n1,2.5,x,\n3,4,y,NA\n",  # float with missing, int column with a float literal
         "a,b,c\n 7 ,1e3,None\n+8,-inf,null\n",  # whitespace around ints, exponent, infinity, NA strings
         "a,b,c\n1,,#N/A\n2,,n/a\n",  # an all-missing column is float
-        ",x,y\n0,1_0,\"multi\nline\"\n\n1,5,z\n",  # unnamed index, underscore is text, blank line skipped
-        "a,b\r\n1,\"NA\"\r\n2,\"x, y\"\r\n",  # CRLF (another distance.csv copy has it), quoted NA
+        ',x,y\n0,1_0,"multi\nline"\n\n1,5,z\n',  # unnamed index, underscore is text, blank line skipped
+        'a,b\r\n1,"NA"\r\n2,"x, y"\r\n',  # CRLF (another distance.csv copy has it), quoted NA
         "a,b\n9223372036854775807,1.\n-3,.5\n",  # int64 bound, float literals without digits on a side
     ],
 )
@@ -113,6 +115,8 @@ def test_inference_matches_pandas_on_edge_cases(text: str, tmp_path: Path) -> No
     scan = scan_csv(path, ())
     assert scan.header == tuple(official.columns)
     assert scan.dtypes == tuple(_PANDAS_KIND[official[c].dtype.kind] for c in official.columns)
-    ours = [[convert(t, d) for t, d in zip(fields, scan.dtypes, strict=True)] for _, fields in iter_rows(scan)]
+    ours = [
+        [convert(t, d) for t, d in zip(fields, scan.dtypes, strict=True)] for _, fields in iter_rows(scan)
+    ]
     theirs = official.astype(object).where(official.notna(), None).values.tolist()
     assert ours == theirs

@@ -1,4 +1,4 @@
-"""Synthetic flights (paper Appendix A.3): seeded, stored apart, invisible by default, never on real triples."""
+"""Synthetic flights (paper A.3): seeded, stored apart, invisible by default, never on real triples."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ TOTAL = REAL_FLIGHTS + 3000
 @pytest.fixture(scope="module")
 def synthetic_index(travelplanner_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     dest = tmp_path_factory.mktemp("synthetic") / "travelplanner.sqlite"
-    summary = build_travelplanner_index(travelplanner_data / "database", dest, synthetic_flights=TOTAL, seed=7)
+    summary = build_travelplanner_index(
+        travelplanner_data / "database", dest, synthetic_flights=TOTAL, seed=7
+    )
     assert summary.synthetic_flights == TOTAL - REAL_FLIGHTS
     return dest
 
@@ -40,12 +42,16 @@ def test_synthetic_rows_only_on_triples_without_real_rows(synthetic_index: Path)
         'SELECT COUNT(*) FROM synthetic_flights s JOIN flights f ON s."Flight Number" = f."Flight Number"',
     )
     assert collisions == [(0,)]
-    assert _rows(synthetic_index, 'SELECT COUNT(DISTINCT "Flight Number") FROM synthetic_flights') == [(3000,)]
+    assert _rows(synthetic_index, 'SELECT COUNT(DISTINCT "Flight Number") FROM synthetic_flights') == [
+        (3000,)
+    ]
     assert _rows(synthetic_index, "SELECT MIN(row_label) FROM synthetic_flights") == [(REAL_FLIGHTS,)]
 
 
 def test_synthetic_rows_follow_the_recipe(synthetic_index: Path) -> None:
-    rows = _rows(synthetic_index, 'SELECT "Price", "Distance", "FlightDate", "DepTime" FROM synthetic_flights')
+    rows = _rows(
+        synthetic_index, 'SELECT "Price", "Distance", "FlightDate", "DepTime" FROM synthetic_flights'
+    )
     assert all(0.2 * distance - 1 <= price <= 0.5 * distance for price, distance, _, _ in rows)
     assert {date for _, _, date, _ in rows} <= {f"2022-03-{d:02d}" for d in range(1, 32)} | {"2022-04-01"}
     assert all(isinstance(price, int) and isinstance(distance, float) for price, distance, _, _ in rows)
@@ -64,7 +70,8 @@ def test_synthetic_rows_follow_the_recipe(synthetic_index: Path) -> None:
 def test_invisible_unless_asked_for(synthetic_index: Path) -> None:
     origin, dest, date, number = _rows(
         synthetic_index,
-        'SELECT "OriginCityName", "DestCityName", "FlightDate", "Flight Number" FROM synthetic_flights LIMIT 1',
+        'SELECT "OriginCityName", "DestCityName", "FlightDate", "Flight Number" '
+        "FROM synthetic_flights LIMIT 1",
     )[0]
     with open_sandbox(synthetic_index) as plain, open_sandbox(synthetic_index, synthetic=True) as full:
         assert len(plain.flights(origin, dest, date)) == 0
