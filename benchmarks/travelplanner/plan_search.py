@@ -30,6 +30,8 @@ NIGHTS_PER_CITY = 2
 
 @dataclass(frozen=True, slots=True)
 class FlightOption:
+    """One row of a FlightSearch table (what a plan needs of it)."""
+
     number: str
     price: int
     dep_time: str
@@ -47,6 +49,8 @@ class Drive:
 
 @dataclass(frozen=True, slots=True)
 class Leg:
+    """One leg of the route and what is known about getting there."""
+
     origin: str
     destination: str
     flights: tuple[FlightOption, ...] = ()
@@ -56,6 +60,8 @@ class Leg:
 
 @dataclass(frozen=True, slots=True)
 class Stay:
+    """One accommodation row."""
+
     name: str
     price: float
     room_type: str
@@ -66,6 +72,8 @@ class Stay:
 
 @dataclass(frozen=True, slots=True)
 class Eatery:
+    """One restaurant row."""
+
     name: str
     cost: int
     cuisines: str
@@ -73,6 +81,8 @@ class Eatery:
 
 @dataclass(frozen=True, slots=True)
 class CityOptions:
+    """What was found for one city."""
+
     name: str
     stays: tuple[Stay, ...] = ()
     eateries: tuple[Eatery, ...] = ()
