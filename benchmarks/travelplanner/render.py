@@ -11,7 +11,6 @@ float64 (never NaN: the official tables are `dropna()`ed) and str columns under 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,8 +20,6 @@ if TYPE_CHECKING:
 # display.precision (6 digits after the point, then trailing zeros trimmed per column).
 _PRECISION = 6
 _SMALL = 10.0**-_PRECISION
-# `_trim_zeros_float` trims only strings that look like a plain decimal number.
-_DECIMAL = re.compile(r"^\s*[\+-]?[0-9]+\.[0-9]*$")
 # pprint_thing(escape_chars=("\t", "\r", "\n")): control characters are shown escaped, one cell per line.
 _ESCAPES = str.maketrans({"\t": "\\t", "\r": "\\r", "\n": "\\n"})
 _NUMERIC = frozenset({"int", "float"})
@@ -65,8 +62,11 @@ def _column(name: str, dtype: str, values: list, leading_space: bool) -> list[st
     elif dtype == "int":
         cells = [f"{value: d}" if leading_space else f"{value:d}" for value in values]
     else:
-        prefix = " " if leading_space else ""
-        cells = [prefix + str(value).translate(_ESCAPES) for value in values]
+        cells = [str(value) for value in values]
+        if any(char in "".join(cells) for char in "\t\r\n"):  # rare: test the column once, not each cell
+            cells = [cell.translate(_ESCAPES) for cell in cells]
+        if leading_space:
+            cells = [" " + cell for cell in cells]
     # Numeric column labels get a leading space (`_get_formatted_column_labels`), visible when the
     # label is wider than the cells: `DestCityName  Distance`.
     header = name.translate(_ESCAPES)
@@ -100,22 +100,22 @@ def format_floats(values: Sequence[float], *, leading_space: bool = False) -> li
     return cells
 
 
+def _is_decimal(cell: str) -> bool:
+    # pandas tests `^\s*[\+-]?[0-9]+\.[0-9]*$`; of the cells formatted above, exactly the fixed-notation ones
+    # of finite values pass it (scientific ones contain "e", `inf` and `nan` no point).
+    return "." in cell and "e" not in cell
+
+
 def _trim_zeros(cells: list[str]) -> list[str]:
     """`_trim_zeros_float`: drop the trailing zeros every decimal cell shares, leave one after the point."""
-    decimals = [cell for cell in cells if _DECIMAL.match(cell)]
-    if not decimals:
+    decimal = [_is_decimal(cell) for cell in cells]
+    if not any(decimal):
         return cells
     # pandas trims one character per round while *all* decimal cells end in "0"; the rounds it makes
     # equal the fewest trailing zeros among them (a cell stops at its point, which is never a "0").
-    rounds = min(len(cell) - len(cell.rstrip("0")) for cell in decimals)
-    trimmed = []
-    for cell in cells:
-        if rounds and _DECIMAL.match(cell):
-            cell = cell[:-rounds]
-        if cell.endswith(".") and _DECIMAL.match(cell):
-            cell += "0"
-        trimmed.append(cell)
-    return trimmed
+    rounds = min(len(cell) - len(cell.rstrip("0")) for cell, is_decimal in zip(cells, decimal) if is_decimal)
+    trimmed = [cell[: len(cell) - rounds] if is_decimal else cell for cell, is_decimal in zip(cells, decimal)]
+    return [cell + "0" if cell.endswith(".") else cell for cell in trimmed]
 
 
 def _empty(columns: Sequence[str]) -> str:
