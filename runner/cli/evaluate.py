@@ -66,7 +66,7 @@ def _split_queries(split: str | None, queries_file: Path | None, data_dir: Path 
 @click.option("--json", "as_json", is_flag=True, help="Print metrics, detail table and per-plan verdicts as JSON.")
 def evaluate_command(submission: Path, split: str | None, queries_file: Path | None, data_dir: Path | None,
                      index_path: Path | None, home: Path | None, mode: str, as_json: bool) -> None:
-    """Score a TravelPlanner submission file (official metrics).
+    """Score a TravelPlanner submission file.
 
     SUBMISSION is JSONL with {"idx", "query", "plan"} per line; line i pairs with query i of the split, or
     with its own query record when "query" is an object.
@@ -92,7 +92,7 @@ def evaluate_command(submission: Path, split: str | None, queries_file: Path | N
 @home_option
 def check_submission_command(submission: Path, split: str, queries_file: Path | None, data_dir: Path | None,
                              home: Path | None) -> None:
-    """Check a submission's format before uploading it to the leaderboard.
+    """Check a submission's format for the leaderboard.
 
     Prints one message per problem and exits 1 if there is any. With the split's queries at hand (train,
     validation, --queries) the query texts and the number of days of each plan are checked too.

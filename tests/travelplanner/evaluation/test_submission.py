@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from benchmarks.travelplanner.dataset import Query
-from benchmarks.travelplanner.submission import check_submission, evaluate_submission
+from benchmarks.travelplanner.submission import DAY_KEYS, check_submission, evaluate_submission, plan_problems
 from runner.errors import DataError, UserError
 
 
@@ -131,3 +131,15 @@ def test_check_submission_counts_test_lines(tmp_path: Path, train_queries: list[
         f"{path}: 45 lines, but the test set has 1000 queries (lines are paired with queries by position; "
         "the file must cover every query)"]
     assert check_submission(path, split="train", split_queries=train_queries) == []
+
+
+def test_plan_days_are_inferred_without_the_query(train_queries: list[Query]) -> None:
+    """Public test split: no `days`, so the leading filled day objects are checked, trailing `{}` ignored."""
+    plan = [dict(day) for day in train_queries[0].annotated_plan]  # type: ignore[union-attr]
+    assert len(plan) == 7 and plan[3:] == [{}, {}, {}, {}]
+    assert plan_problems(plan, None) == []
+    assert plan_problems(plan, 7) == [f"day {i}: missing key {key!r}" for i in range(4, 8) for key in DAY_KEYS]
+    plan[2]["transportation"] = "Flight Number:F3573120, from Rockford to St. Petersburg"
+    assert plan_problems(plan, None) == [
+        "day 3: transportation 'Flight Number:F3573120, from Rockford to St. Petersburg' must spell the flight "
+        "as 'Flight Number: '"]
