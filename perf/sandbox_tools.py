@@ -20,11 +20,12 @@ import json
 import os
 import random
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
+
+from sandbox_flights import _percentiles, _time  # the sibling script's timers (run from perf/)
 
 from benchmarks.travelplanner.reference import city_entry, flight_entry
 from benchmarks.travelplanner.tools import cost_enquiry, execute_action, parse_action
@@ -46,22 +47,6 @@ FILES = {
 }
 
 
-def _time(calls: list[Callable[[], object]]) -> tuple[list[int], list[int]]:
-    """Wall and this thread's CPU time of each call, in ns (the wall tail includes waiting for a CPU)."""
-    wall, cpu = [], []
-    for call in calls:
-        started, started_cpu = time.perf_counter_ns(), time.thread_time_ns()
-        call()
-        cpu.append(time.thread_time_ns() - started_cpu)
-        wall.append(time.perf_counter_ns() - started)
-    return wall, cpu
-
-
-def _p(samples: list[int], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] / 1e6
-
-
 def _csv_rows(path: Path) -> list[dict[str, str]]:
     with open(path, encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
@@ -78,8 +63,9 @@ def _actions(sandbox: Sandbox, source: Path, size: int, rng: random.Random) -> d
         return [missing() if i % 10 == 0 else found() for i in range(size)]
 
     return {
-        "FlightSearch": some(lambda: "FlightSearch[{}, {}, {}]".format(*rng.choice(flights)),
-                             lambda: f"FlightSearch[{rng.choice(cities)}, {rng.choice(cities)}, 2022-03-0{rng.randint(1, 9)}]"),
+        "FlightSearch": some(
+            lambda: "FlightSearch[{}, {}, {}]".format(*rng.choice(flights)),
+            lambda: f"FlightSearch[{rng.choice(cities)}, {rng.choice(cities)}, 2022-03-0{rng.randint(1, 9)}]"),
         "AttractionSearch": [f"AttractionSearch[{rng.choice(cities)}]" for _ in range(size)],
         "AccommodationSearch": [f"AccommodationSearch[{rng.choice(cities)}]" for _ in range(size)],
         "RestaurantSearch": [f"RestaurantSearch[{rng.choice(cities)}]" for _ in range(size)],
@@ -119,7 +105,8 @@ class OfficialTools:
             return found.to_string(index=False) if len(found) else "There is no flight ..."
         if kind == "GoogleDistanceMatrix":
             origin, destination, mode = argument.split(", ")[:3]
-            found = self.distances[(self.distances["origin"] == origin) & (self.distances["destination"] == destination)]
+            table = self.distances
+            found = table[(table["origin"] == origin) & (table["destination"] == destination)]
             return f"{mode}, {found['duration'].values[0]}" if len(found) else "no valid information."
         table = {"AttractionSearch": "attractions", "AccommodationSearch": "accommodations",
                  "RestaurantSearch": "restaurants"}[kind]
@@ -129,11 +116,11 @@ class OfficialTools:
 
 
 def _line(name: str, samples: tuple[list[int], list[int]], baseline: list[int] | None) -> tuple[float, float]:
-    wall, cpu = samples
-    ratio = f"  {_p(baseline, 0.5) / _p(wall, 0.5):6.0f}x p50 vs pandas" if baseline else ""
-    print(f"  {name:<30} n={len(wall):>6}  wall p50 {_p(wall, 0.5):6.3f} p99 {_p(wall, 0.99):6.3f} ms | "
-          f"cpu p50 {_p(cpu, 0.5):6.3f} p99 {_p(cpu, 0.99):6.3f} ms{ratio}")
-    return _p(wall, 0.99), _p(cpu, 0.99)
+    (wall50, wall99), (cpu50, cpu99) = _percentiles(samples[0]), _percentiles(samples[1])
+    ratio = f"  {_percentiles(baseline)[0] / wall50:6.0f}x p50 vs pandas" if baseline else ""
+    print(f"  {name:<30} n={len(samples[0]):>6}  wall p50 {wall50:6.3f} p99 {wall99:6.3f} ms | "
+          f"cpu p50 {cpu50:6.3f} p99 {cpu99:6.3f} ms{ratio}")
+    return wall99, cpu99
 
 
 def main() -> None:
@@ -170,7 +157,8 @@ def run(sandbox: Sandbox, args: argparse.Namespace, rng: random.Random) -> None:
             baseline = _time([lambda a=a: official.observation(a) for a in batch[: args.baseline_size]])[0]
         p99s.append(_line(name, samples, baseline))
     plans = _sub_plans(args.size, rng)
-    p99s.append(_line("CostEnquiry (annotated days)", _time([lambda p=p: cost_enquiry(sandbox, p) for p in plans]), None))
+    p99s.append(_line("CostEnquiry (annotated days)",
+                      _time([lambda p=p: cost_enquiry(sandbox, p) for p in plans]), None))
     cities = [rng.choice(sandbox.cities()) for _ in range(args.size)]
     for kind in ("AttractionSearch", "RestaurantSearch", "AccommodationSearch"):
         p99s.append(_line(f"reference: {kind}", _time(

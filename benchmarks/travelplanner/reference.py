@@ -85,6 +85,7 @@ class Route:
 # Per city, in the dataset's order: the tool action, the description's first word, the search, row labels shown.
 _CITY_TABLES = {
     "AttractionSearch": ("Attractions", attraction_search, False),
+    # official quirk, spec §1.2: only the restaurant tables show the CSV row labels (see the module docstring).
     "RestaurantSearch": ("Restaurants", restaurant_search, True),
     "AccommodationSearch": ("Accommodations", accommodation_search, False),
 }

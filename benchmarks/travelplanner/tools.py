@@ -17,9 +17,8 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
-
 from types import ModuleType
+from typing import Any
 
 from benchmarks.travelplanner.render import to_string
 from sandbox_index import DistanceRow, Frame, Sandbox
@@ -214,7 +213,8 @@ class Notebook:
     def list_all(self) -> list[dict[str, Any]]:
         """Every entry as `{index, Short Description, Content}`; a Frame's content is rendered as text."""
         return [
-            {"index": i, "Short Description": description, "Content": to_string(data) if isinstance(data, Frame) else data}
+            {"index": i, "Short Description": description,
+             "Content": to_string(data) if isinstance(data, Frame) else data}  # None and strings as they are
             for i, (description, data) in enumerate(self._entries)
         ]
 
@@ -244,7 +244,8 @@ def _found(observation: str, data: Frame | str) -> ToolOutcome:
 
 
 def _city_error(sandbox: Sandbox, city: str, counter: str) -> ToolOutcome | None:
-    """validate_city_format: the whole argument must be a citySet.txt name (311, no `Jackson`)."""
+    """validate_city_format: the whole argument must be a citySet.txt name."""
+    # official quirk, spec §4.7: the agent's list has 311 cities, without the evaluator's `Jackson`.
     cities = sandbox.cities()
     if city in cities:
         return None
@@ -266,11 +267,11 @@ def _flight(sandbox: Sandbox, argument: str) -> ToolOutcome:
 
 
 def _city_table(sandbox: Sandbox, action_type: str, city: str) -> ToolOutcome:
-    counter = _CITY_TABLES[action_type][1]
+    search, counter = _CITY_TABLES[action_type]
     error = _city_error(sandbox, city, counter)
     if error:
         return error
-    result = _CITY_TABLES[action_type][0](sandbox, city)
+    result = search(sandbox, city)
     text = data_text(result)
     # spec §4.6: restaurants are `.strip()`ed, attractions and accommodations `.strip('\n').strip()`.
     return _found(text.strip() if action_type == "RestaurantSearch" else text.strip("\n").strip(), result)
@@ -284,14 +285,16 @@ _CITY_TABLES = {
 
 
 def _distance(sandbox: Sandbox, argument: str) -> ToolOutcome:
+    # official quirk, spec §4.5: the original masks before splitting its arguments, so a failing call masks too.
+    failure = _failure("Illegal GoogleDistanceMatrix. Please try again.", OTHER_ERROR, "googleDistanceMatrix",
+                       masks=True)
     parts = argument.split(_ARGUMENT_SEPARATOR)
+    if len(parts) < 3:  # IndexError in the original
+        return failure
     try:
-        if len(parts) < 3:
-            raise ValueError("too few arguments")  # IndexError in the original
         result = distance_matrix(sandbox, *parts[:3])
-    except ValueError:
-        # The original masks before splitting, so a failed call masks too.
-        return _failure("Illegal GoogleDistanceMatrix. Please try again.", OTHER_ERROR, "googleDistanceMatrix", masks=True)
+    except ValueError:  # an unreadable distance text in the database: the original's `eval` fails too
+        return failure
     return _found(result, result)
 
 
@@ -338,9 +341,11 @@ _MEAL_REASONS = {
     "lunch": "The lunch information is not valid, please check.",
     "dinner": "The dinner information is not valid, please check.",
 }
-_FLIGHT_REASON = "The filght information is not valid"  # sic
-_LEG_REASON = "The transporation information is not valid, please check."  # sic
-_LEG_CITIES_REASON = _LEG_REASON + " You have to make sure there are two cities (from A to B) in your transportation plan."
+# official quirk, spec §3.9: the misspellings "filght" and "transporation" are the original's.
+_FLIGHT_REASON = "The filght information is not valid"
+_LEG_REASON = "The transporation information is not valid, please check."
+_LEG_CITIES_REASON = (_LEG_REASON + " You have to make sure there are two cities (from A to B) in your "
+                      "transportation plan.")
 
 
 def _text(plan: Mapping[str, Any], key: str) -> str:
@@ -376,6 +381,7 @@ def _leg_cost(sandbox: Sandbox, plan: Mapping[str, Any], people: float, reflect:
         return 0, _LEG_REASON
     lowered = value.lower()
     if "flight number" in lowered:
+        # official quirk, spec §3.9: only the number is looked up; the flight's route is not checked.
         number = parsing.flight_number(value)
         found = sandbox.flights_by_number(number) if number is not None else None
         return (_first(found, "Price") * people, None) if found else (0, _FLIGHT_REASON)

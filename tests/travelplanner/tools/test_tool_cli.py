@@ -62,7 +62,8 @@ def test_json_prints_the_rows(travelplanner_index: Path, travelplanner_data: Pat
 
 
 def test_home_option_finds_the_index(travelplanner_index: Path) -> None:
-    done = CliRunner().invoke(cli, ["tool", "CitySearch[Ohio]"], env={"TRIPBENCH_HOME": str(travelplanner_index.parent)})
+    home = {"TRIPBENCH_HOME": str(travelplanner_index.parent)}
+    done = CliRunner().invoke(cli, ["tool", "CitySearch[Ohio]"], env=home)
     assert done.exit_code == 0 and done.output.startswith("[")
 
 
