@@ -61,6 +61,8 @@ class SubmissionResult:
     queries: list[Query]
     verdicts: list[PlanVerdict]
     scores: Scores
+    misaligned: list[int]
+    """Numbers of lines whose query text differs from the split query they were paired with."""
 
 
 def read_submission(path: Path) -> list[SubmissionLine]:
@@ -148,7 +150,9 @@ def evaluate_submission(path: Path, sandbox: EvaluationSandbox, *, split_queries
                 for query, plan, error in pairs]
     queries = [query for query, _, _ in pairs]
     whole_split = split if split_queries is not None and all(line.query is None for line in lines) else None
-    return SubmissionResult(queries, verdicts, compute_scores(queries, verdicts, split=whole_split))
+    misaligned = [line.number for line, (query, _, _) in zip(lines, pairs)
+                  if line.query is None and line.query_text and line.query_text != query.query]
+    return SubmissionResult(queries, verdicts, compute_scores(queries, verdicts, split=whole_split), misaligned)
 
 
 def check_submission(path: Path, *, split: str | None = None,

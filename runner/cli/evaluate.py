@@ -78,6 +78,10 @@ def evaluate_command(submission: Path, split: str | None, queries_file: Path | N
     with open_sandbox(index_path) as sandbox:
         result = evaluate_submission(submission, sandbox, split_queries=split_queries,
                                      split=None if queries_file else split, mode=mode)
+    if result.misaligned:
+        click.echo(f"Warning: {len(result.misaligned)} line(s) carry another query's text than the query they are "
+                   f"paired with (first: line {result.misaligned[0]}); lines pair with queries by position, as in "
+                   "the official evaluation.", err=True)
     if as_json:
         click.echo(json.dumps(_as_json(result), ensure_ascii=False))
     else:

@@ -37,6 +37,10 @@ def test_lines_pair_with_queries_by_position(tmp_path: Path, sandbox: Any, train
                                                   {"idx": 2, "query": "", "plan": plans[0]}])
     result = evaluate_submission(swapped, sandbox, split_queries=train_queries[:2])
     assert result.scores.rates["Final Pass Rate"] == 0.0
+    assert result.misaligned == []  # empty texts say nothing
+    labelled = _write(tmp_path / "labelled.jsonl", [{"idx": 1, "query": train_queries[1].query, "plan": plans[1]},
+                                                    {"idx": 2, "query": train_queries[1].query, "plan": plans[0]}])
+    assert evaluate_submission(labelled, sandbox, split_queries=train_queries[:2]).misaligned == [1]
 
 
 def test_embedded_query_record_is_used(tmp_path: Path, sandbox: Any, rockford_query: Query) -> None:
