@@ -64,25 +64,29 @@ def _template_fields(template: str, prompt: str) -> dict[str, str] | None:
     A field runs to the first occurrence of the next literal (the last field to the final literal), which is
     unambiguous for these templates: notebooks and reference information are Python reprs with escaped newlines.
     """
-    parts = list(Formatter().parse(template))
-    trailing = parts[-1][0] if parts[-1][1] is None else ""
+    parts: list[tuple[str, str | None]] = []  # (literal before, field); escaped braces split literals: rejoin
+    pending = ""
+    for literal, name, _, _ in Formatter().parse(template):
+        pending += literal
+        if name is not None:
+            parts.append((pending, name))
+            pending = ""
+    trailing = pending
     if not prompt.startswith(parts[0][0]) or not prompt.endswith(trailing):
         return None
-    fields, at = {}, len(parts[0][0])
-    limit = len(prompt) - len(trailing)
-    for i, (_, name, _, _) in enumerate(parts):
-        if name is None:
-            break
-        last = i + 1 == len(parts) or parts[i + 1][1] is None
-        following = "" if last else parts[i + 1][0]
-        if following:
+    fields, at, limit = {}, len(parts[0][0]), len(prompt) - len(trailing)
+    for i, (_, name) in enumerate(parts):
+        following = parts[i + 1][0] if i + 1 < len(parts) else None
+        if following is None:
+            end = limit
+        elif following:
             end = prompt.find(following, at, limit)
         else:
-            end = limit if last else at  # adjacent fields: the next one takes the text (fixed up below)
+            end = at  # adjacent fields: the next one takes the text (fixed up below)
         if end < at:
             return None
         fields[name] = prompt[at:end]
-        at = end + len(following)
+        at = end + len(following or "")
     if "scratchpad" in fields and "query" in fields:  # `{query}{scratchpad}`: the scratchpad starts at Thought 1
         joined = fields["query"] + fields["scratchpad"]
         cut = joined.find("\nThought 1:")

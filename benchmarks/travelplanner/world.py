@@ -1,9 +1,11 @@
 """A small deterministic TravelPlanner world, built the way the paper built the real one (Xie et al. 2024, §3, A.3).
 
 `generate_world(out, seed=...)` writes the official folder layout — `database/` with the five CSV tables (official
-headers) and the `background/` city lists, plus `queries/<split>.jsonl` in the Hugging Face field layout — so the
-real importer (`sandbox_index.build_travelplanner_index`) and the real query loader read it exactly as they read
-the official data. Same seed, same bytes.
+headers) and the `background/` city lists, plus `queries/<split>.jsonl` in the Hugging Face field layout and
+`queries/<split>_ref_routes.jsonl`, each query's feasible route, in the layout of the staged validation routes
+(sole planning rebuilds reference information from it) — so the real importer
+(`sandbox_index.build_travelplanner_index`) and the real query loader read it exactly as they read the official
+data. Same seed, same bytes.
 
 What it reproduces from the paper's construction:
 * states with cities; driving distances for every ordered city pair (a few rows empty, a few with a `day` duration,
@@ -58,11 +60,17 @@ def generate_world(out: Path, *, seed: int = 0, per_cell: int = 2, split: str = 
         path = database / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode("utf-8"))
-    records = make_queries(tables, random.Random(seed + 1), per_cell)
+    records, routes = make_queries(tables, random.Random(seed + 1), per_cell)
     queries = Path(out) / "queries" / f"{split}.jsonl"
     queries.parent.mkdir(parents=True, exist_ok=True)
-    queries.write_bytes("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8"))
+    _write_jsonl(queries, records)
+    # the layout of the staged validation routes: sole planning rebuilds reference information from them
+    _write_jsonl(queries.with_name(f"{split}_ref_routes.jsonl"), [
+        {"idx": i, "org": r["org"], "dest": r["dest"], "annotated_route_cities": route}
+        for i, (r, route) in enumerate(zip(records, routes), start=1)])
     levels = {level: sum(r["level"] == level for r in records) for level in LEVELS}
     return WorldSummary(Path(out), database, queries, tables.row_counts(), levels)
 
 
+def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> None:
+    path.write_bytes("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode("utf-8"))

@@ -29,9 +29,16 @@ class Infeasible(ValueError):
     """The official generator's ValueError: the sampled query is discarded and another one drawn."""
 
 
-def make_queries(tables: Tables, rng: random.Random, per_cell: int) -> list[dict[str, Any]]:
-    """`per_cell` feasible queries for each (level, days) cell, level-major like the official splits."""
+def make_queries(tables: Tables, rng: random.Random,
+                 per_cell: int) -> tuple[list[dict[str, Any]], list[list[str]]]:
+    """`per_cell` feasible queries for each (level, days) cell, level-major like the official splits.
+
+    Returns:
+        The query records (Hugging Face layout, no reference information) and, per query, the visited cities
+        of a route on which a passing plan exists (what the dataset's annotated routes are).
+    """
     records: list[dict[str, Any]] = []
+    routes: list[list[str]] = []
     for level in LEVELS:
         for days in DAYS_CELLS:
             made = 0
@@ -39,18 +46,19 @@ def make_queries(tables: Tables, rng: random.Random, per_cell: int) -> list[dict
                 if made == per_cell:
                     break
                 try:
-                    record = _sample(tables, rng, level, days)
+                    record, route = _sample(tables, rng, level, days)
                 except Infeasible:
                     continue
                 if record not in records:
                     records.append(record)
+                    routes.append(route)
                     made += 1
             else:
                 raise RuntimeError(f"demo world: no feasible {level} {days}-day query in {MAX_ATTEMPTS} draws")
-    return records
+    return records, routes
 
 
-def _sample(tables: Tables, rng: random.Random, level: str, days: int) -> dict[str, Any]:
+def _sample(tables: Tables, rng: random.Random, level: str, days: int) -> tuple[dict[str, Any], list[str]]:
     start = rng.randint(1, 32 - days)
     dates = [(Date(2022, 3, start) + timedelta(d)).isoformat() for d in range(days)]
     states = tables.state_cities()
@@ -76,11 +84,11 @@ def _sample(tables: Tables, rng: random.Random, level: str, days: int) -> dict[s
     budget = round_to_hundreds(core * factor)
     record = {"org": org, "dest": dest, "days": days, "visiting_city_number": {3: 1, 5: 2, 7: 3}[days],
               "date": repr(dates), "people_number": people, "local_constraint": repr(constraint), "budget": budget,
-              "query": query_text(rng, org, dest, days, dates, people, budget, constraint), "level": level,
-              "reference_information": "[]"}
-    if not feasible(tables, record, constraint, dates):
+              "query": query_text(rng, org, dest, days, dates, people, budget, constraint), "level": level}
+    route = feasible_route(tables, record, constraint, dates)
+    if route is None:
         raise Infeasible(f"no plan within ${budget}")
-    return record
+    return record, route
 
 
 def _weighted_sample(rng: random.Random, weights: dict[str, float], k: int) -> list[str]:
@@ -157,8 +165,10 @@ def _drive(tables: Tables, a: str, b: str, mode: str) -> Drive | None:
     return Drive(int(km * 0.05) if mode == "self-driving" else int(km), row[3], row[4])
 
 
-def feasible(tables: Tables, record: dict[str, Any], constraint: dict[str, Any], dates: list[str]) -> bool:
-    """True when the oracle, run on this world, would collect a plan passing every check within budget.
+def feasible_route(tables: Tables, record: dict[str, Any], constraint: dict[str, Any],
+                   dates: list[str]) -> list[str] | None:
+    """The route's cities when the oracle, run on this world, would collect a plan passing every check within
+    budget; None when it would not.
 
     The oracle's own agenda is driven by the world's tables (what each search would return), so the check also
     covers the agent's 30-step limit (spec §4.4).
@@ -192,7 +202,10 @@ def feasible(tables: Tables, record: dict[str, Any], constraint: dict[str, Any],
         return kept
 
     _, steps = simulate_agenda(facts, judge)
-    return steps <= ORACLE_STEP_LIMIT and plan_from_collected(facts, found).feasible
+    result = plan_from_collected(facts, found)
+    if steps > ORACLE_STEP_LIMIT or not result.feasible:
+        return None
+    return list(dict.fromkeys(day["current_city"] for day in result.plan[1::2]))
 
 
 def _ordinal(day: int) -> str:

@@ -117,3 +117,17 @@ def test_extraction_prompt_answers(travelplanner_data: Path):
     reply = oracle_reply(extraction_prompt(render_plan(plan)))
     assert reply.startswith("```json\n") and reply.endswith("\n```")
     assert "```json" not in oracle_reply(extraction_prompt("Sorry, no plan today."))
+
+
+@pytest.mark.parametrize("strategy", ["direct", "cot", "react", "reflexion"])
+async def test_oracle_sole_planning_on_rebuilt_reference_information(demo_world, strategy: str):
+    benchmark = TravelPlannerBenchmark()
+    options = benchmark.options_model(index=demo_world.index)
+    tasks = benchmark.load_tasks(demo_world.summary.queries, options)[::4]
+    # the world writes no reference information, only routes: the benchmark rebuilds it from the sandbox
+    assert all(t.input["reference_source"] == "rebuilt from the reference route" for t in tasks)
+    planner = next(s for s in benchmark.strategies(options) if s.name == strategy)
+    with benchmark.open_tools(options) as sandbox:
+        results = [await planner(task, OfflineModel("oracle"), sandbox) for task in tasks]
+        rates = _rates(tasks, results, sandbox)
+    assert rates["Final Pass Rate"] == 1.0, rates

@@ -24,7 +24,7 @@ def test_same_seed_same_bytes_other_seed_other_world(tmp_path: Path):
     again = _digests(generate_world(tmp_path / "b", seed=7).root)
     other = _digests(generate_world(tmp_path / "c", seed=8).root)
     assert first == again
-    assert len(first) == 9  # five tables, three background lists, one query file
+    assert len(first) == 10  # five tables, three background lists, the queries and their routes
     assert all(first[name] != other[name] for name in first if name.endswith(".csv") or "queries" in name)
 
 
