@@ -204,7 +204,9 @@ class Gateway:
         response, cost = await self._within_budget(call)
         if self._mode.writes:
             assert self._cache is not None and call.key is not None
-            self._cache.set(call.key, CacheEntry(fields, response, cost, time.time()))
+            # A write can wait on the disk (a WAL checkpoint's fsync): off the loop. Reads stay inline, a hit
+            # is one indexed SQLite read and a thread hop would double its latency.
+            await asyncio.to_thread(self._cache.set, call.key, CacheEntry(fields, response, cost, time.time()))
         return response, cost, call.attempts - 1
 
     async def _within_budget(self, call: _Call) -> tuple[ChatResponse, float | None]:

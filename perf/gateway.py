@@ -1,0 +1,127 @@
+"""Gateway overhead: calls/s through gateway + openai SDK + HTTP beside raw SDK calls, and cache-hit latency.
+
+Everything runs against the mock server at zero latency on 127.0.0.1, in this process, so the figures are the
+client's own costs. Four measurements in one run, same prompts, same concurrency:
+
+- raw SDK: `AsyncOpenAI.chat.completions.create`, retries off (the baseline);
+- gateway, cache off: the same calls through `Gateway` (key, spend-cap reservation with a price, token estimate,
+  limiter with RPM/TPM set far above the rate, retry wrapper, telemetry callback);
+- gateway, cache misses: as above, plus writing each response to a fresh disk cache;
+- gateway, cache hits: the last round's requests again, answered from the disk cache, timed one call at a time.
+
+    python perf/gateway.py               # 2,000 calls
+    python perf/gateway.py --size 200    # CI smoke
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import openai
+
+from cache.modes import CacheMode
+from cache.store import CacheStore
+from providers.interface import ChatRequest, Message
+from providers.mock_server import serve
+from providers.prices import Price
+from providers.registry import resolve_model
+from runner.budget import SpendCap
+from runner.gateway import Gateway
+from runner.ratelimit import Limits, RateLimiter
+from runner.records import CallRecord
+
+
+def _requests(model: str, size: int, tag: str) -> list[ChatRequest]:
+    return [ChatRequest(model, (Message("system", "You are a travel planner."),
+                                Message("user", f"{tag}: plan day {i} of a trip from Sarasota to Chicago.")),
+                        temperature=0.0, max_tokens=64) for i in range(size)]
+
+
+async def _timed(calls: list[Callable[[], Awaitable[object]]], concurrency: int) -> tuple[float, float]:
+    """Wall and CPU seconds (this process: client and server) to run every call, `concurrency` in flight."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(call: Callable[[], Awaitable[object]]) -> None:
+        async with gate:
+            await call()
+
+    started, cpu = time.perf_counter(), time.process_time()
+    await asyncio.gather(*(one(c) for c in calls))
+    return time.perf_counter() - started, time.process_time() - cpu
+
+
+def _gateway(model: str, cache: CacheStore | None, mode: CacheMode, sink: list[CallRecord]) -> Gateway:
+    limits = {"openai-compatible/mock": Limits(rpm=10_000_000, tpm=10_000_000_000)}
+    return Gateway(resolve=resolve_model, cache=cache, mode=mode, spend_cap=SpendCap(1_000.0),
+                   limiter=RateLimiter(limits), prices={model: Price(input=0.15, output=0.60)}, on_call=sink.append)
+
+
+async def main(size: int, concurrency: int, rounds: int) -> None:
+    server = await serve("127.0.0.1", 0)
+    model = f"openai-compatible:mock@{server.openai_base_url}"
+    sdk = openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="EMPTY", max_retries=0)
+    sink: list[CallRecord] = []
+
+    def raw(request: ChatRequest) -> Callable[[], Awaitable[object]]:
+        messages = [{"role": m.role, "content": m.content} for m in request.messages]
+        return lambda: sdk.chat.completions.create(model="mock", messages=messages,  # type: ignore[arg-type]
+                                                   temperature=0.0, max_tokens=64)
+
+    # The three paths run interleaved, round after round, and each keeps its best round: on a shared machine
+    # the load drifts over a run, and interleaving exposes every path to the same drift.
+    raw_s: list[tuple[float, float]] = []
+    plain_s: list[tuple[float, float]] = []
+    miss_s: list[tuple[float, float]] = []
+    with tempfile.TemporaryDirectory() as tmp, CacheStore(Path(tmp) / "cache") as store:
+        plain = _gateway(model, None, CacheMode.OFF, sink)
+        cached = _gateway(model, store, CacheMode.READWRITE, sink)
+        await _timed([raw(r) for r in _requests(model, 50, "warm-up")], concurrency)
+        for round_ in range(rounds):
+            requests = _requests(model, size, f"round {round_}")  # new prompts: every cached call is a miss
+            raw_s.append(await _timed([raw(r) for r in requests], concurrency))
+            plain_s.append(await _timed([lambda r=r: plain.complete(r) for r in requests], concurrency))
+            miss_s.append(await _timed([lambda r=r: cached.complete(r) for r in requests], concurrency))
+        served = server.tally.served
+        hit_latencies = []
+        for request in requests:
+            started = time.perf_counter()
+            await cached.complete(request)
+            hit_latencies.append(time.perf_counter() - started)
+        assert server.tally.served == served, "a cache hit reached the server"
+        await plain.aclose()
+        await cached.aclose()
+    await sdk.close()
+    await server.close()
+    best = {name: (min(w for w, _ in runs), min(c for _, c in runs))
+            for name, runs in (("raw openai SDK (baseline)", raw_s), ("gateway, cache off", plain_s),
+                               ("gateway, cache misses + writes", miss_s))}
+    best["gateway, cache hits (sequential)"] = (sum(hit_latencies), sum(hit_latencies))
+    raw_wall, raw_cpu = best["raw openai SDK (baseline)"]
+    print(f"{size:,} calls per path, best of {rounds} interleaved rounds, concurrency {concurrency}, "
+          "mock server at zero latency on 127.0.0.1 (its CPU counts in every path alike)")
+    print(f"{'path':34} {'calls/s':>9} {'vs raw':>7} {'CPU ms/call':>12} {'vs raw':>7}")
+    for name, (wall, cpu) in best.items():
+        print(f"{name:34} {size / wall:9,.0f} {raw_wall / wall:6.2f}x {cpu / size * 1e3:12.3f} {cpu / raw_cpu:6.2f}x")
+    plain_wall, plain_cpu = best["gateway, cache off"]
+    miss_wall, miss_cpu = best["gateway, cache misses + writes"]
+    print(f"gateway overhead over raw SDK calls, CPU per call: cache off {plain_cpu / raw_cpu - 1:+.1%}, "
+          f"cache misses + writes {miss_cpu / raw_cpu - 1:+.1%} (wall: {plain_wall / raw_wall - 1:+.1%}, "
+          f"{miss_wall / raw_wall - 1:+.1%})")
+    quantiles = statistics.quantiles(hit_latencies, n=100)
+    print(f"cache-hit latency: p50 {quantiles[49] * 1e3:.3f} ms, p95 {quantiles[94] * 1e3:.3f} ms "
+          f"(raw SDK: {raw_cpu / size * 1e3:.3f} ms CPU per call)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=2000, help="calls per measurement")
+    parser.add_argument("--concurrency", type=int, default=32, help="calls in flight")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; each path keeps its best")
+    args = parser.parse_args()
+    asyncio.run(main(args.size, args.concurrency, args.rounds))
