@@ -7,7 +7,6 @@ import os
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -15,8 +14,7 @@ from pathlib import Path
 
 from runner.errors import DataError
 from sandbox_index import schema
-from sandbox_index.csv_semantics import CsvScan, convert, is_missing, read_lines, scan_csv
-from sandbox_index.csv_semantics import iter_rows as iter_csv_rows
+from sandbox_index.csv_semantics import CsvScan, read_lines, scan_csv, typed_rows
 from sandbox_index.schema import SourceTable
 from sandbox_index.synthetic import insert_synthetic_flights
 
@@ -147,22 +145,10 @@ def _metadata(
 
 def _insert(conn: sqlite3.Connection, source: SourceTable, scan: CsvScan) -> int:
     """Insert the rows a tool sees; return how many."""
-    positions = [scan.position(c) for c in source.columns]
-    dtypes = [scan.dtypes[p] for p in positions]
-    placeholders = ", ".join("?" * (len(positions) + 1))
-    sql = f"INSERT INTO {source.table} VALUES ({placeholders})"
-
-    def visible_rows() -> Iterator[tuple[object, ...]]:
-        for label, fields in iter_csv_rows(scan):
-            if source.dropna and any(is_missing(text) for text in fields):
-                continue  # official dropna() over ALL columns, spec §1.1
-            if source.dropna:
-                yield (label, *(convert(fields[p], d) for p, d in zip(positions, dtypes, strict=True)))
-            else:  # distance: raw texts, None where missing (spec §3.2)
-                yield (label, *(convert(fields[p], "str") for p in positions))
-
+    sql = f"INSERT INTO {source.table} VALUES ({', '.join('?' * (len(source.columns) + 1))})"
     before = conn.total_changes
-    conn.executemany(sql, visible_rows())
+    for batch in typed_rows(scan, source.columns, dropna=source.dropna):
+        conn.executemany(sql, batch)
     return conn.total_changes - before
 
 

@@ -5,8 +5,10 @@ which strings count as missing, which dtype a column gets (which decides how a v
 `131.0`, not `131`), the label of each row, and how unnamed header cells are called. This module reproduces
 exactly those rules for the files tripbench imports; the equivalence is tested against real pandas.
 
-Files are streamed twice (`scan_csv` infers dtypes over the whole column, `iter_records` then yields the
-rows), so a full-size flights file (~300 MB) never sits in memory.
+Files are streamed twice (`scan_csv` infers dtypes over the whole column, `typed_rows` then yields the
+rows), so a full-size flights file (~300 MB) never sits in memory. Both passes work on batches of rows
+turned into columns, so the per-value work runs in C (`frozenset.isdisjoint`, `map` of a compiled regex,
+`int`, `float`): the 3.8M-row flights file imports in tens of seconds, not minutes.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import csv
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress, islice
 from pathlib import Path
+from typing import Any
 
 from runner.errors import DataError
 
@@ -49,20 +53,8 @@ class CsvScan:
         return self.header.index(column)
 
 
-def is_missing(text: str) -> bool:
-    """True when pandas reads `text` as NaN (default `na_values`, exact match)."""
-    return text in NA_VALUES
-
-
-def convert(text: str, dtype: Dtype) -> int | float | str | None:
-    """The value pandas holds for a non-missing `text` in a column of `dtype`; None when missing."""
-    if text in NA_VALUES:
-        return None
-    if dtype == "int":
-        return int(text)
-    if dtype == "float":
-        return float(text)
-    return text
+_CONVERT = {"int": int, "float": float, "str": None}  # str: the raw text, as pandas keeps it
+_BATCH = 65_536
 
 
 class _DtypeTracker:
@@ -76,13 +68,19 @@ class _DtypeTracker:
         self.can_int = self.can_float = True
         self.has_missing = False
 
-    def see(self, text: str) -> None:
-        if text in NA_VALUES:
-            self.has_missing = True
-            return
-        if self.can_int and not (_INT.fullmatch(text) and abs(int(text)) <= _INT64_MAX):
+    def see(self, column: tuple[str, ...]) -> None:
+        """Update with a batch of one column's raw values."""
+        batch_missing = not NA_VALUES.isdisjoint(column)
+        self.has_missing |= batch_missing
+        if not (self.can_int or self.can_float):
+            return  # settled as str: nothing but missing values left to notice
+        values = [v for v in column if v not in NA_VALUES] if batch_missing else column
+        if self.can_int and not (
+            all(map(_INT.fullmatch, values))
+            and (max(map(len, values), default=0) < 19 or all(abs(int(v)) <= _INT64_MAX for v in values))
+        ):
             self.can_int = False
-        if not self.can_int and self.can_float and not _FLOAT.fullmatch(text):
+        if not self.can_int and self.can_float and not all(map(_FLOAT.fullmatch, values)):
             self.can_float = False
 
     @property
@@ -101,14 +99,6 @@ def _header_names(cells: list[str], path: Path) -> tuple[str, ...]:
     return names
 
 
-def _open_reader(path: Path) -> tuple[object, Iterator[list[str]]]:
-    try:
-        handle = open(path, encoding="utf-8-sig", newline="")  # noqa: SIM115 - closed by the caller
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return handle, csv.reader(handle)
-
-
 def _first_undecodable_line(path: Path) -> int:
     # The text layer decodes in chunks, so the failing line is found again byte-wise for the message.
     with open(path, "rb") as handle:
@@ -120,48 +110,73 @@ def _first_undecodable_line(path: Path) -> int:
     return 0
 
 
-def iter_csv(path: Path) -> Iterator[tuple[int, list[str] | tuple[str, ...]]]:
-    """Yield `(line, header)` first, then `(line, fields)` per data row; `line` is the record's first line.
+def _record_line(path: Path, index: int) -> int:
+    """First physical line of the `index`-th data record (0-based, blank lines skipped): error messages."""
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle)
+        line, seen = 0, -2  # the header is record -1
+        for record in reader:
+            start, line = line + 1, reader.line_num
+            if record:
+                seen += 1
+                if seen == index:
+                    return start
+    return line
+
+
+def _read(path: Path) -> Iterator[Any]:
+    try:
+        handle = open(path, encoding="utf-8-sig", newline="")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    reader = csv.reader(handle)
+    try:
+        with handle:
+            cells = next((record for record in reader if record), None)
+            if cells is None:
+                raise DataError(f"{path}: empty file, expected a CSV header")
+            header = _header_names(cells, path)
+            yield header
+            rows = 0
+            while batch := list(islice(reader, _BATCH)):
+                if set(map(len, batch)) != {len(header)}:
+                    batch = [record for record in batch if record]  # blank lines: skipped, as pandas does
+                    for i, record in enumerate(batch):
+                        if len(record) != len(header):
+                            line = _record_line(path, rows + i)
+                            raise DataError(
+                                f"{path}: line {line}: expected {len(header)} fields, saw {len(record)}"
+                            )
+                rows += len(batch)
+                if batch:
+                    yield batch
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: line {_first_undecodable_line(path)}: not valid UTF-8") from exc
+    except csv.Error as exc:
+        raise DataError(f"{path}: line {reader.line_num + 1}: malformed CSV: {exc}") from exc
+
+
+def read_csv(path: Path) -> tuple[tuple[str, ...], Iterator[list[list[str]]]]:
+    """The header (pandas column names) and an iterator over batches of data rows (lists of fields).
 
     Blank lines are skipped as pandas does (`skip_blank_lines=True`); every data row must have as many
     fields as the header.
 
     Raises:
         DataError: unreadable or undecodable file, empty file, malformed CSV or a wrong field count,
-            naming the file and line.
+            naming the file and line (the iterator raises when it reaches the bad row).
     """
-    handle, reader = _open_reader(path)
-    line = 0
-    try:
-        with handle:  # type: ignore[attr-defined]
-            header: tuple[str, ...] | None = None
-            for record in reader:
-                start, line = line + 1, reader.line_num  # type: ignore[attr-defined]
-                if not record:
-                    continue
-                if header is None:
-                    header = _header_names(record, path)
-                    yield start, header
-                elif len(record) != len(header):
-                    raise DataError(f"{path}: line {start}: expected {len(header)} fields, saw {len(record)}")
-                else:
-                    yield start, record
-            if header is None:
-                raise DataError(f"{path}: empty file, expected a CSV header")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: line {_first_undecodable_line(path)}: not valid UTF-8") from exc
-    except csv.Error as exc:
-        raise DataError(f"{path}: line {line + 1}: malformed CSV: {exc}") from exc
+    batches = _read(path)
+    return next(batches), batches
 
 
 def scan_csv(path: Path, required: tuple[str, ...]) -> CsvScan:
     """First pass: check the header has every `required` column, infer each column's pandas dtype.
 
     Raises:
-        DataError: as `iter_csv`, or a header missing a required column.
+        DataError: as `read_csv`, or a header missing a required column.
     """
-    records = iter_csv(path)
-    _, header = next(records)
+    header, batches = read_csv(path)
     missing = [name for name in required if name not in header]
     if missing:
         raise DataError(
@@ -170,19 +185,43 @@ def scan_csv(path: Path, required: tuple[str, ...]) -> CsvScan:
         )
     trackers = [_DtypeTracker() for _ in header]
     rows = 0
-    for _, fields in records:
-        rows += 1
-        for tracker, text in zip(trackers, fields, strict=True):
-            tracker.see(text)
-    return CsvScan(path, tuple(header), tuple(t.dtype for t in trackers), rows)
+    for batch in batches:
+        rows += len(batch)
+        for tracker, column in zip(trackers, zip(*batch, strict=True), strict=True):
+            tracker.see(column)
+    return CsvScan(path, header, tuple(t.dtype for t in trackers), rows)
 
 
-def iter_rows(scan: CsvScan) -> Iterator[tuple[int, list[str]]]:
-    """Second pass: `(pandas row label, raw fields)` per data row, in file order."""
-    records = iter_csv(scan.path)
-    next(records)
-    for label, (_, fields) in enumerate(records):
-        yield label, list(fields)
+def typed_rows(
+    scan: CsvScan, columns: tuple[str, ...], *, dropna: bool
+) -> Iterator[list[tuple[object, ...]]]:
+    """Second pass: batches of `(pandas row label, *values of columns)` in file order.
+
+    Values are typed as pandas holds them (int / float / str per the scanned dtype). With `dropna`, rows
+    with a missing field in ANY column are skipped (the official `dropna()`, spec §1.1); without, a
+    missing value is None.
+    """
+    _, batches = read_csv(scan.path)
+    positions = [scan.position(c) for c in columns]
+    converters = [_CONVERT[scan.dtypes[p]] for p in positions]
+    first = 0
+    for batch in batches:
+        labels: range | list[int] = range(first, first + len(batch))
+        first += len(batch)
+        if dropna:
+            keep = list(map(NA_VALUES.isdisjoint, batch))
+            if not all(keep):
+                labels, batch = list(compress(labels, keep)), list(compress(batch, keep))
+        if not batch:
+            continue
+        raw = list(zip(*batch, strict=True))
+        values = [
+            (raw[p] if convert is None else map(convert, raw[p]))
+            if dropna or NA_VALUES.isdisjoint(raw[p])
+            else [None if v in NA_VALUES else v if convert is None else convert(v) for v in raw[p]]
+            for p, convert in zip(positions, converters, strict=True)
+        ]
+        yield list(zip(labels, *values, strict=True))
 
 
 def read_lines(path: Path) -> list[str]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from runner.errors import DataError
 from sandbox_index import schema
 from sandbox_index.build import BuildSummary, build_travelplanner_index
-from sandbox_index.csv_semantics import iter_csv
+from sandbox_index.csv_semantics import read_csv
 from sandbox_index.home import travelplanner_index_path
 
 DEFAULT_DATASET_URL = "https://huggingface.co/datasets/osunlp/TravelPlanner/resolve/main/{split}.csv"
@@ -102,7 +102,7 @@ def _download(url: str, target: Path, timeout: float, check: Callable[[Path, str
 
 
 def _check_split(path: Path, url: str) -> None:
-    _, header = next(iter_csv(path))
+    header, _ = read_csv(path)
     missing = [column for column in _QUERY_COLUMNS if column not in header]
     if missing:
         raise DataError(f"{url}: not a TravelPlanner split: no {missing[0]!r} column")

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from sandbox_index import Sandbox, schema
+from sandbox_index.csv_semantics import scan_csv, typed_rows
 
 _PANDAS_KIND = {"i": "int", "f": "float", "O": "str"}
 
@@ -107,16 +108,14 @@ def test_embedded_newlines_survive(travelplanner_data: Path, travelplanner_index
     ],
 )
 def test_inference_matches_pandas_on_edge_cases(text: str, tmp_path: Path) -> None:
-    from sandbox_index.csv_semantics import convert, iter_rows, scan_csv
-
     path = tmp_path / "edge.csv"
     path.write_text(text, encoding="utf-8")
     official = pd.read_csv(path)
     scan = scan_csv(path, ())
     assert scan.header == tuple(official.columns)
     assert scan.dtypes == tuple(_PANDAS_KIND[official[c].dtype.kind] for c in official.columns)
-    ours = [
-        [convert(t, d) for t, d in zip(fields, scan.dtypes, strict=True)] for _, fields in iter_rows(scan)
-    ]
-    theirs = official.astype(object).where(official.notna(), None).values.tolist()
-    assert ours == theirs
+    ours = [row for batch in typed_rows(scan, scan.header, dropna=False) for row in batch]
+    theirs = official.astype(object).where(official.notna(), None)
+    assert ours == list(theirs.itertuples(name=None))
+    kept = [row for batch in typed_rows(scan, scan.header, dropna=True) for row in batch]
+    assert kept == list(official.dropna().astype(object).itertuples(name=None))
