@@ -32,8 +32,11 @@ NA_VALUES = frozenset(
 )  # fmt: skip
 
 # What pandas' C parser accepts as int64 / float64 (it tolerates surrounding whitespace, not underscores).
-_INT = re.compile(r"\s*[+-]?\d+\s*")
-_FLOAT = re.compile(r"\s*[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|infinity)\s*", re.I)
+# ASCII only: Python's `\d` would also accept other scripts' digits, which pandas reads as text.
+_INT = re.compile(r"\s*[+-]?\d+\s*", re.ASCII)
+_FLOAT = re.compile(
+    r"\s*[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|infinity)\s*", re.ASCII | re.I
+)
 _INT64_MAX = 2**63 - 1
 
 Dtype = str  # 'int' | 'float' | 'str'

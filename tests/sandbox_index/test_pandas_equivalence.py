@@ -105,6 +105,7 @@ def test_embedded_newlines_survive(travelplanner_data: Path, travelplanner_index
         ',x,y\n0,1_0,"multi\nline"\n\n1,5,z\n',  # unnamed index, underscore is text, blank line skipped
         'a,b\r\n1,"NA"\r\n2,"x, y"\r\n',  # CRLF (another distance.csv copy has it), quoted NA
         "a,b\n9223372036854775807,1.\n-3,.5\n",  # int64 bound, float literals without digits on a side
+        "a,b\n\u0663,1\n4,\u0662.5\n",  # Arabic-Indic digits are text to pandas
     ],
 )
 def test_inference_matches_pandas_on_edge_cases(text: str, tmp_path: Path) -> None:
