@@ -98,8 +98,8 @@ class Gateway:
 
     Args:
         resolve: Model string -> provider; each model is resolved once (default: the provider registry).
-        cache: The call cache; None disables caching (as mode `off`).
-        mode: How the cache is used.
+        cache: The call cache; None for a run without one.
+        mode: How the cache is used; default `readwrite` with a cache, `off` without.
         spend_cap: The run's cap (shared by every model); default: no cap.
         limiter: RPM / TPM buckets and concurrency caps; default: unlimited.
         retrier: Retry policy and backoff; default: `RetryPolicy()`.
@@ -109,13 +109,15 @@ class Gateway:
     """
 
     def __init__(self, *, resolve: Callable[[str], ChatModel] = resolve_model, cache: CacheStore | None = None,
-                 mode: CacheMode = CacheMode.READWRITE, spend_cap: SpendCap | None = None,
+                 mode: CacheMode | None = None, spend_cap: SpendCap | None = None,
                  limiter: RateLimiter | None = None, retrier: Retrier | None = None,
                  prices: Mapping[str, Price] | None = None, on_call: Callable[[CallRecord], None] | None = None,
                  clock: Callable[[], float] = time.perf_counter) -> None:
+        if cache is None and mode not in (None, CacheMode.OFF):
+            raise ValueError(f"cache mode {mode} needs a cache")  # replay must never fall through to a provider
         self._resolve = resolve
         self._cache = cache
-        self._mode = mode if cache is not None else CacheMode.OFF
+        self._mode = mode or (CacheMode.READWRITE if cache is not None else CacheMode.OFF)
         self.spend_cap = spend_cap or SpendCap()
         self._limiter = limiter or RateLimiter()
         self._retrier = retrier or Retrier()

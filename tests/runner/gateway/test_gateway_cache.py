@@ -135,3 +135,9 @@ async def test_models_on_two_endpoints_do_not_share_entries(store: CacheStore, r
         await gw.complete(ChatRequest(model, (Message("user", "hi"),)))
     assert len(local.calls) == len(remote.calls) == 1
     assert records[0].cache_key != records[1].cache_key
+
+
+def test_a_cache_mode_without_a_cache_is_refused(scripted: ScriptedProvider) -> None:
+    # Replay without a cache must not quietly become "call the provider".
+    with pytest.raises(ValueError, match="replay"):
+        Gateway(resolve=lambda _: scripted, mode=CacheMode.REPLAY)
