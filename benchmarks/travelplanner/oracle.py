@@ -119,24 +119,34 @@ def _agenda(facts: QueryFacts) -> Generator[tuple[str, str], object, None]:
     """The oracle's searches in order, each with the rule that decides whether to keep its result.
 
     Receives True/False (kept or not) after each search, and the observation text after `CitySearch`. A city is
-    used when its accommodations (one acceptable), attractions and restaurants all come back; a leg gets the
+    used when its attractions, accommodations (one acceptable) and restaurants all come back; a leg gets the
     first usable mode of `leg_modes`; when some leg needs a flight, the other legs' flights are looked up too,
     so the planner can keep the trip free of flight/self-driving conflicts at a fair price.
     """
     request = facts.request()
+    used = 0  # ReAct steps so far: one per search, one more for the NotebookWrite of a kept result
+
+    def search(action: str, rule: str) -> Generator[tuple[str, str], object, bool]:
+        nonlocal used
+        kept = bool((yield action, rule))
+        used += 2 if kept else 1
+        return kept
+
     if facts.days == 3:
         cities = [facts.dest or ""]
-        for action in (f"AccommodationSearch[{cities[0]}]", f"AttractionSearch[{cities[0]}]",
-                       f"RestaurantSearch[{cities[0]}]"):
-            yield action, "table"
+        for kind in ("AccommodationSearch", "AttractionSearch", "RestaurantSearch"):
+            yield from search(f"{kind}[{cities[0]}]", "table")
     else:
         listing = yield f"CitySearch[{facts.dest}]", "listing"
+        used += 1
         cities = []
         for city in (c for c in _city_list(str(listing)) if c != facts.org):
             if len(cities) == facts.city_count:
                 break
-            if ((yield f"AccommodationSearch[{city}]", "stay") and (yield f"AttractionSearch[{city}]", "table")
-                    and (yield f"RestaurantSearch[{city}]", "table")):
+            # cheapest rejection first: some cities have no attraction at all
+            if ((yield from search(f"AttractionSearch[{city}]", "table"))
+                    and (yield from search(f"AccommodationSearch[{city}]", "stay"))
+                    and (yield from search(f"RestaurantSearch[{city}]", "table"))):
                 cities.append(city)
     stops = [facts.org or "", *cities, facts.org or ""]
     legs = [(a, b, facts.dates[2 * i] if 2 * i < len(facts.dates) else "") for i, (a, b) in
@@ -144,14 +154,15 @@ def _agenda(facts: QueryFacts) -> Generator[tuple[str, str], object, None]:
     flown = set()
     for leg in legs:
         for mode in leg_modes(request):
-            if (yield _leg_action(leg, mode), "table" if mode == "flight" else "drive"):
+            if (yield from search(_leg_action(leg, mode), "table" if mode == "flight" else "drive")):
                 if mode == "flight":
                     flown.add(leg)
                 break
     if flown and "flight" in leg_modes(request):
         for leg in legs:
-            if leg not in flown:
-                yield _leg_action(leg, "flight"), "table"
+            # optional (the drive found is usable as a taxi): only while the Planner step stays in reach
+            if leg not in flown and used + 2 < MAX_STEPS:
+                yield from search(_leg_action(leg, "flight"), "table")
 
 
 def _leg_action(leg: tuple[str, str, str], mode: str) -> str:
