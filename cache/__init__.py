@@ -1,1 +1,21 @@
 """Content-addressed disk cache of LLM calls (diskcache, sha256 keys over canonical JSON)."""
+
+from cache.explain import Explanation, explain, load_request
+from cache.keys import KEY_SCHEME, cache_key, digest, key_fields
+from cache.modes import CacheMode
+from cache.store import CacheEntry, CacheStats, CacheStore, default_cache_dir
+
+__all__ = [
+    "KEY_SCHEME",
+    "CacheEntry",
+    "CacheMode",
+    "CacheStats",
+    "CacheStore",
+    "Explanation",
+    "cache_key",
+    "default_cache_dir",
+    "digest",
+    "explain",
+    "key_fields",
+    "load_request",
+]

@@ -17,14 +17,13 @@ attempt takes a request and its tokens from the buckets, and a retry waiting out
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cache.keys import digest, key_fields
-from cache.modes import CacheMode
-from cache.store import CacheEntry, CacheStore
+from cache import CacheEntry, CacheMode, CacheStore, digest, key_fields
 from providers.errors import LLMError, RateLimited, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import Price, cost_usd
@@ -39,6 +38,10 @@ from runner.retry import Retrier
 DEFAULT_OUTPUT_TOKENS = 4096
 """Output tokens a request without `max_tokens` is assumed to use, for the spend cap and the TPM bucket (the
 Anthropic provider's own default; OpenAI sets no bound a client could reserve)."""
+
+PROMPT_MARGIN = 1.3
+"""The spend cap reserves this multiple of the cl100k prompt estimate: other tokenizers (Anthropic's) count the same
+text as up to about a quarter more tokens, and a reservation that falls short lets spend pass the cap."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +218,9 @@ class Gateway:
         """Reserve the call's worst-case cost, send it, settle with what it cost."""
         request = call.request
         call.prompt_tokens = count_prompt_tokens((m.role, m.content) for m in request.messages)
-        worst = self._cost(Usage(input_tokens=call.prompt_tokens, output_tokens=call.output_allowance), request.model)
+        worst_usage = Usage(input_tokens=math.ceil(call.prompt_tokens * PROMPT_MARGIN),
+                            output_tokens=call.output_allowance)
+        worst = self._cost(worst_usage, request.model)
         if worst is None and self.spend_cap.cap_usd is not None:
             raise ConfigError("run spec", f"models[{request.model!r}].prices",
                               "a price: a spend cap is set and the bundled price table does not know this model")

@@ -9,9 +9,7 @@ from pathlib import Path
 import click
 import orjson
 
-from cache.explain import Explanation, explain, load_request
-from cache.keys import key_fields
-from cache.store import CacheStore, default_cache_dir
+from cache import CacheStore, Explanation, default_cache_dir, explain, key_fields, load_request
 from providers.registry import resolve_model
 from runner.errors import UserError
 from runner.gateway import Target

@@ -26,6 +26,9 @@ class ScriptedProvider:
         self.calls: list[ChatRequest] = []
         self.gate: asyncio.Event | None = None
         self.reply = "echo"
+        self.input_scale = 1.0
+        """Bill this multiple of the cl100k prompt count (another tokenizer's view of the same text)."""
+        self.latency_s = 0.0
         self._on_call = on_call
 
     def fail_next(self, *errors: Exception) -> None:
@@ -37,11 +40,12 @@ class ScriptedProvider:
             self._on_call(request)
         if self.gate is not None:
             await self.gate.wait()
+        await asyncio.sleep(self.latency_s)
         if self.errors:
             raise self.errors.pop(0)
         output = self.output_tokens if request.max_tokens is None else min(self.output_tokens, request.max_tokens)
-        usage = Usage(input_tokens=count_prompt_tokens((m.role, m.content) for m in request.messages),
-                      output_tokens=output)
+        prompt = count_prompt_tokens((m.role, m.content) for m in request.messages)
+        usage = Usage(input_tokens=round(prompt * self.input_scale), output_tokens=output)
         return ChatResponse(f"{self.reply}: {request.messages[-1].content} #{request.sample}", "stop", usage)
 
 

@@ -20,7 +20,8 @@ from runner.records import CallRecord
 PRICES = {"fake:m": Price(input=3.0, output=15.0)}
 
 
-async def test_hundreds_of_concurrent_calls_never_pass_the_cap(records: list[CallRecord]) -> None:
+@pytest.mark.parametrize("input_scale", [1.0, 1.25], ids=["cl100k billing", "a tokenizer counting 25% more"])
+async def test_hundreds_of_concurrent_calls_never_pass_the_cap(records: list[CallRecord], input_scale: float) -> None:
     cap = SpendCap(0.05)
     rng = random.Random(3)
     seen_over: list[float] = []
@@ -29,13 +30,16 @@ async def test_hundreds_of_concurrent_calls_never_pass_the_cap(records: list[Cal
         if cap.spent_usd + cap.reserved_usd > cap.cap_usd + 1e-12:  # type: ignore[operator]
             seen_over.append(cap.spent_usd + cap.reserved_usd)
 
-    provider = ScriptedProvider(output_tokens=150, on_call=check)
+    provider = ScriptedProvider(output_tokens=10_000, on_call=check)  # every call uses its whole max_tokens
+    provider.input_scale = input_scale
+    provider.latency_s = 0.02  # ~40 calls in flight at any time: reservations interleave with settlements
     gw = Gateway(resolve=lambda _: provider, spend_cap=cap, prices=PRICES, on_call=records.append)
 
     async def one(i: int) -> None:
-        await asyncio.sleep(rng.random() / 100)
-        request = ChatRequest("fake:m", (Message("user", f"question {i} " * rng.randint(1, 40)),),
-                              max_tokens=rng.choice([200, 400, 800]))
+        await asyncio.sleep(rng.random() / 5)
+        # Prompts dominate the cost, so an input estimate that falls short would show.
+        request = ChatRequest("fake:m", (Message("user", f"question {i} " * rng.randint(50, 400)),),
+                              max_tokens=rng.choice([50, 100]))
         await gw.complete(request)
 
     results = await asyncio.gather(*(one(i) for i in range(400)), return_exceptions=True)
