@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from benchmarks.travelplanner.agents.planner_tool import format_step
 from benchmarks.travelplanner.reference import entry_for_action
 from benchmarks.travelplanner.render import records
 from benchmarks.travelplanner.tools import execute_action, parse_action
@@ -34,7 +35,7 @@ def tool_command(action: str, reference: bool, as_json: bool, home: Path | None,
     if reference and as_json:
         raise click.UsageError("--reference and --json are alternatives")
     path = index_path or travelplanner_index_path(home or default_home())
-    action_type, argument = parse_action(action.replace("\n", ""))  # the agent deletes newlines (spec §4.2)
+    action_type, argument = parse_action(format_step(action))  # normalised as the agent does (spec §4.2)
     with open_sandbox(path, synthetic=synthetic) as sandbox:
         if reference:
             try:

@@ -36,6 +36,12 @@ def test_prints_the_agents_observation(sandbox, travelplanner_index: Path, actio
     assert done.output == execute_action(sandbox, *parse_action(action)).observation + "\n"
 
 
+def test_action_is_normalised_as_the_agent_does(travelplanner_index: Path) -> None:
+    """Surrounding whitespace is stripped and inner newlines deleted before parsing (spec §4.2)."""
+    plain = tool(travelplanner_index, "CitySearch[Ohio]").output
+    assert tool(travelplanner_index, "  \nCitySearch[Oh\nio]\n").output == plain
+
+
 def test_reference_prints_the_official_reference_text(travelplanner_index: Path, travelplanner_data: Path) -> None:
     with open(travelplanner_data / "queries/train.jsonl", encoding="utf-8") as handle:
         first = json.loads(handle.readline())
