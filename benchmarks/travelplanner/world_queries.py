@@ -10,12 +10,14 @@ from datetime import date as Date
 from datetime import timedelta
 from typing import Any
 
+from benchmarks.travelplanner.evaluation.official import FORBIDDING_RULE, ROOM_TYPE_OK
 from benchmarks.travelplanner.notebook_reader import Collected
 from benchmarks.travelplanner.oracle import plan_from_collected, simulate_agenda
 from benchmarks.travelplanner.plan_search import (
-    HOUSE_RULE_TEXT, ROOM_TYPE_OK, CityOptions, Drive, Eatery, FlightOption, Stay, stay_ok)
+    CityOptions, Drive, Eatery, FlightOption, Stay, stay_ok)
 from benchmarks.travelplanner.query_facts import QueryFacts
-from benchmarks.travelplanner.world_tables import DAYS_CELLS, LEVELS, QUERY_CUISINES, STATES, Tables
+from benchmarks.travelplanner.dataset import HOUSE_RULES, ROOM_TYPES
+from benchmarks.travelplanner.world_tables import DAYS_CELLS, LEVELS, QUERY_CUISINES, Tables
 
 FACTORS = {3: (2, 3, 9), 5: (3, 5, 15), 7: (4, 7, 21)}
 """(flights, hotel nights, meals) multipliers of `budget_calc` per trip length (spec §9)."""
@@ -102,11 +104,11 @@ def _weighted_sample(rng: random.Random, weights: dict[str, float], k: int) -> l
 
 def _constraint_value(rng: random.Random, key: str, people: int, level: str) -> Any:
     if key == "house rule":
-        return rng.choice(tuple(HOUSE_RULE_TEXT))
+        return rng.choice(HOUSE_RULES)
     if key == "cuisine":
         return rng.sample(QUERY_CUISINES, 2 if level == "medium" else 4)
     if key == "room type":
-        return rng.choice(tuple(ROOM_TYPE_OK) if people <= 2 else ("private room", "entire room"))
+        return rng.choice(ROOM_TYPES if people <= 2 else ("private room", "entire room"))
     return rng.choice(("no flight", "no self-driving"))
 
 
@@ -133,9 +135,9 @@ def budget_calc(tables: Tables, org: str, dest_cities: Sequence[str], dates: lis
         if constraint["transportation"] == "no flight" and (len(first_day) < 2 or first_day[0][8] > 800):
             raise Infeasible("Impossible")
         if constraint["room type"]:
-            hotels = [r for r in hotels if r[1] in ROOM_TYPE_OK[constraint["room type"]]]
+            hotels = [r for r in hotels if ROOM_TYPE_OK[constraint["room type"]](r[1])]
         if constraint["house rule"]:
-            hotels = [r for r in hotels if HOUSE_RULE_TEXT[constraint["house rule"]] not in r[5]]
+            hotels = [r for r in hotels if FORBIDDING_RULE[constraint["house rule"]] not in r[5]]
         if constraint["cuisine"]:
             meals = [r for r in meals if any(c in r[2] for c in constraint["cuisine"])]
         if len(hotels) < days or len(meals) < days:

@@ -16,7 +16,6 @@ CUISINES = ("Tea", "BBQ", "Seafood", "Cafe", "Desserts", "Pizza", "Fast Food", "
             "Mexican", "Chinese", "Indian", "Italian", "American")
 """The 15 restaurant cuisine labels of the official table (spec §1.1)."""
 QUERY_CUISINES = ("Chinese", "American", "Italian", "Mexican", "Indian", "Mediterranean", "French")
-HOUSE_RULES = ("parties", "smoking", "children under 10", "visitors", "pets")
 STATES: dict[str, tuple[tuple[float, float], tuple[str, ...]]] = {
     # state -> (centre in km on a flat map, cities in file order)
     "Marlow": ((0.0, 0.0), ("Ashford Bay", "Brennick", "Coldwater Springs", "Dunmore", "Elmsgate")),
