@@ -15,7 +15,7 @@ import contextlib
 import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
@@ -107,7 +107,6 @@ class TokenBucket:
 
 @dataclass(slots=True)
 class _KeyState:
-    limits: Limits
     requests: TokenBucket | None
     tokens: TokenBucket | None
     in_flight: asyncio.Semaphore | None
@@ -119,7 +118,7 @@ class Lease:
 
     reserved_tokens: int
     _state: _KeyState
-    _settled: bool = field(default=False)
+    _settled: bool = False
 
     def reconcile(self, actual_tokens: int) -> None:
         """Correct the token bucket from the estimate to the billed tokens (at most once)."""
@@ -157,7 +156,6 @@ class RateLimiter:
             limits = self._limits.get(key.display, self._default)
             bucket = functools.partial(TokenBucket, burst_s=self._burst_s, clock=self._clock, sleep=self._sleep)
             state = _KeyState(
-                limits,
                 bucket(limits.rpm) if limits.rpm else None,
                 bucket(limits.tpm) if limits.tpm else None,
                 asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency else None,
