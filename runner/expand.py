@@ -50,15 +50,17 @@ def select_tasks(spec: RunSpec, tasks: Sequence[Task], source: str) -> list[Task
     return chosen[: spec.limit] if spec.limit is not None else chosen
 
 
-def expand(spec: RunSpec, tasks: Sequence[Task]) -> list[RolloutKey]:
+def expand(spec: RunSpec, tasks: Sequence[Task], benchmark: str) -> list[RolloutKey]:
     """Every rollout of a run: tasks x models x strategies x samples.
+
+    `benchmark` is the benchmark's own name (not the spec's import path), so keys survive a change of spelling.
 
     Ordered task by task, so early results cover every model and strategy, and each model's calls are spread
     over the whole run rather than bunched (which keeps every rate limiter busy at once).
     """
     split = split_name(spec)
     return [
-        RolloutKey(spec.benchmark, split, task.id, model.label, strategy, sample)
+        RolloutKey(benchmark, split, task.id, model.label, strategy, sample)
         for task in tasks
         for model in spec.models
         for strategy in spec.strategies

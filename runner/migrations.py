@@ -39,6 +39,7 @@ def m001_initial(conn: sqlite3.Connection) -> None:
             spec TEXT NOT NULL,
             spec_path TEXT,
             tool_version TEXT NOT NULL,
+            pid INTEGER NOT NULL,
             planned TEXT NOT NULL,
             started_at REAL NOT NULL,
             ended_at REAL,

@@ -28,6 +28,7 @@ class SessionInfo:
     spec: dict[str, Any]
     spec_path: str | None
     tool_version: str
+    pid: int
     planned: dict[str, dict[str, int]]
     """Rollouts planned per model and strategy (all of them, finished ones included)."""
     started_at: float
@@ -85,8 +86,8 @@ class RunResults:
         self.run_dir = run_dir
         self._conn = conn
         self.sessions = [
-            SessionInfo(row[0], orjson.loads(row[1]), row[2], row[3], orjson.loads(row[4]), *row[5:])
-            for row in conn.execute("SELECT id, spec, spec_path, tool_version, planned, started_at, ended_at, "
+            SessionInfo(row[0], orjson.loads(row[1]), row[2], row[3], row[4], orjson.loads(row[5]), *row[6:])
+            for row in conn.execute("SELECT id, spec, spec_path, tool_version, pid, planned, started_at, ended_at, "
                                     "outcome, spent_usd FROM session ORDER BY id")
         ]
         self.rollouts = [_rollout(row) for row in conn.execute("SELECT * FROM rollout ORDER BY id")]

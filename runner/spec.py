@@ -68,6 +68,10 @@ class ModelSpec(Sampling):
     """Provider model string, e.g. `openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-5`, `openai-compatible:NAME@URL`."""
     name: str | None = Field(default=None, min_length=1)
     """Label in rollout keys and reports (default: `model`); lets one model appear twice with other settings."""
+    base_url: str | None = None
+    """Send `openai:` / `anthropic:` requests to this server instead (a proxy, the mock server)."""
+    api_key_env: str | None = None
+    """Environment variable holding the API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)."""
     rpm: int | None = Field(default=None, ge=1)
     """Requests per minute the gateway allows itself."""
     tpm: int | None = Field(default=None, ge=1)
@@ -110,7 +114,7 @@ class RunSpec(BaseModel):
     """LLM calls per rollout before the runner stops it as `call_limit` (benchmark step limits live in `options`)."""
     expected_calls: float | None = Field(default=None, gt=0)
     """Calls per rollout `--dry-run` assumes for uncached work (default: the run's mean so far, else max_calls)."""
-    cache: CacheMode = CacheMode.READWRITE
+    cache: CacheMode = Field(default=CacheMode.READWRITE, strict=False)  # strict mode would want the enum itself
     """Cache mode: `readwrite`, `replay`, `refresh` or `off`."""
     cache_dir: str | None = None
     """Cache directory, relative to the spec file (default: the user's tripbench cache)."""
@@ -151,17 +155,17 @@ class RunSpec(BaseModel):
         }
 
 
-def changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """Dotted paths whose values differ between two `result_fields()` snapshots (models compared by name)."""
-    changed: list[str] = []
-    for name in sorted(before.keys() | after.keys()):
-        old, new = before.get(name), after.get(name)
-        if name == "models":
-            for label in sorted(old.keys() & new.keys()):
-                changed += [f"models.{label}.{f}" for f in sorted(old[label]) if old[label][f] != new[label].get(f)]
-        elif old != new:
-            changed.append(name)
-    return changed
+def changed_fields(before: Any, after: Any, path: str = "") -> list[str]:
+    """Dotted paths whose values differ between two `result_fields()` snapshots.
+
+    Tables are compared key by key; under `models` only the models present in both count (adding or dropping
+    a model only adds or leaves out rollouts).
+    """
+    if not (isinstance(before, dict) and isinstance(after, dict)):
+        return [path] if before != after else []
+    names = before.keys() & after.keys() if path == "models" else before.keys() | after.keys()
+    return [changed for name in sorted(names)
+            for changed in changed_fields(before.get(name), after.get(name), f"{path}.{name}" if path else name)]
 
 
 def load_spec(path: Path) -> RunSpec:

@@ -3,7 +3,8 @@
 Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
 
     session     one row per `tripbench run` invocation on the run dir (the first is the run's start)
-                id, spec (RunSpec JSON snapshot), spec_path, tool_version, planned (JSON {model: {strategy: n}}),
+                id, spec (RunSpec JSON snapshot), spec_path, tool_version, pid (of the process running it),
+                planned (JSON {model: {strategy: n}}),
                 started_at, ended_at, outcome (completed | interrupted | budget | failed; NULL while running or
                 after a kill), spent_usd (money spent by rollouts committed in this session)
     task        benchmark, split, id, position (order in the split), input (JSON): what the rollouts saw
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -127,9 +129,9 @@ class ResultsStore:
         cursor = await self._conn.execute("SELECT benchmark, split, task, model, strategy, sample, status FROM rollout")
         return {RolloutKey(*row[:6]) for row in await cursor.fetchall() if row[6] not in RERUN_STATUSES}
 
-    async def first_spec(self) -> dict[str, Any] | None:
-        """The spec of the run's first session, or None for a new run directory."""
-        cursor = await self._conn.execute("SELECT spec FROM session ORDER BY id LIMIT 1")
+    async def last_spec(self) -> dict[str, Any] | None:
+        """The spec of the run's latest session, or None for a new run directory."""
+        cursor = await self._conn.execute("SELECT spec FROM session ORDER BY id DESC LIMIT 1")
         row = await cursor.fetchone()
         return orjson.loads(row[0]) if row else None
 
@@ -150,8 +152,8 @@ class ResultsStore:
         """Records a new session; returns its id."""
         async def job(conn: aiosqlite.Connection) -> int:
             cursor = await conn.execute(
-                "INSERT INTO session (spec, spec_path, tool_version, planned, started_at) VALUES (?, ?, ?, ?, ?)",
-                (to_json(spec), spec_path, version, to_json(planned), time.time()))
+                "INSERT INTO session (spec, spec_path, tool_version, pid, planned, started_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (to_json(spec), spec_path, version, os.getpid(), to_json(planned), time.time()))
             return int(cursor.lastrowid)
         return await self._submit(job)
 

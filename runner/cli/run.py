@@ -1,0 +1,70 @@
+"""`tripbench run SPEC.toml` (run or resume a run spec) and `tripbench status RUN_DIR` (how far a run got)."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from runner.dryrun import estimate, render_estimate
+from runner.engine import FAILED, default_run_dir, execute, prepare
+from runner.results import load_run
+from runner.scheduler import BUDGET, INTERRUPTED
+from runner.summary import render_summary
+
+EXIT_INTERRUPTED = 130
+EXIT_BUDGET = 3
+
+
+@click.command("run")
+@click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--run-dir", type=click.Path(path_type=Path, file_okay=False),
+              help="Where results go (default: runs/<spec name> beside the spec). Re-running resumes.")
+@click.option("--max-cost", type=click.FloatRange(min=0, min_open=True), help="Spend cap in USD (overrides the spec).")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N tasks (overrides the spec).")
+@click.option("--dry-run", is_flag=True, help="Estimate calls, tokens and $ per model; send nothing.")
+@click.option("--quiet", is_flag=True, help="No live progress, only the summary (for logs and CI).")
+@click.option("--force", is_flag=True, help="Resume even though result-changing settings differ.")
+@click.option("--grace", type=click.FloatRange(min=0), default=30.0, show_default=True,
+              help="Seconds in-flight rollouts get to finish after Ctrl-C / SIGTERM.")
+@click.pass_context
+def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: float | None, limit: int | None,
+                dry_run: bool, quiet: bool, force: bool, grace: float) -> None:
+    """Run (or resume) every rollout of a run spec: results go to RUN_DIR/results.sqlite as they finish."""
+    console = Console()
+    prepared = prepare(spec, max_cost=max_cost, limit=limit)
+    run_dir = run_dir or default_run_dir(spec)
+    if dry_run:
+        estimates, assumption = asyncio.run(estimate(prepared, run_dir))
+        render_estimate(estimates, assumption, console)
+        return
+    live = Console(stderr=True)
+    report = asyncio.run(execute(prepared, run_dir, force=force, progress_console=live,
+                                 show_progress=not quiet and live.is_terminal, grace_s=grace))
+    with load_run(run_dir) as results:
+        render_summary(results, console)
+    for note in report.notes:
+        console.print(f"note: {note}")
+    if report.files:
+        console.print(f"outputs: {run_dir / 'outputs'} ({len(report.files)} files)")
+    resume = f"tripbench run {shlex.quote(str(spec))} --run-dir {shlex.quote(str(run_dir))}"
+    if report.outcome == INTERRUPTED:
+        console.print(f"interrupted: {report.ran} rollouts finished in this session, the rest resume with: {resume}")
+        ctx.exit(EXIT_INTERRUPTED)
+    if report.outcome == BUDGET:
+        console.print(f"spend cap reached: {report.pending - report.ran} rollouts left; "
+                      f"resume with a higher cap: {resume} --max-cost USD")
+        ctx.exit(EXIT_BUDGET)
+    if report.outcome == FAILED:
+        ctx.exit(1)
+
+
+@click.command("status")
+@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+def status_command(run_dir: Path) -> None:
+    """Summarise a run directory: state, rollouts done per model and strategy, statuses, calls and money."""
+    with load_run(run_dir) as results:
+        render_summary(results, Console())

@@ -1,0 +1,157 @@
+"""`--dry-run`: what a run would call, and cost, per model, before anything is spent.
+
+Every pending rollout is played against the cache only (a gateway in mode `replay`, no provider behind it): the
+calls the cache answers are free and counted as such; the first call it cannot answer stops the rollout, and the
+rest of that rollout is estimated as `expected_calls` minus the cached ones, each the size of that first uncached
+prompt (counted with tiktoken) plus its `max_tokens`. Cache modes `refresh` and `off` read nothing, so every
+call is estimated. `expected_calls` comes from the spec, else the run's mean so far, else `max_calls`, else
+`DEFAULT_EXPECTED_CALLS`; the report says which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from cache.modes import CacheMode
+from providers.errors import ReplayMiss
+from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
+from providers.prices import cost_usd
+from providers.tokens import count_prompt_tokens
+from runner.budget import SpendCap
+from runner.engine import Prepared, bind_model, build_gateway
+from runner.expand import RolloutKey
+from runner.gateway import DEFAULT_OUTPUT_TOKENS
+from runner.results import load_run
+from runner.rollout import run_rollout
+from runner.scheduler import Scheduler
+from runner.store import RERUN_STATUSES, RESULTS_FILE
+
+DEFAULT_EXPECTED_CALLS = 10.0
+
+
+@dataclass(slots=True)
+class ModelEstimate:
+    """What one model's pending rollouts would do."""
+
+    model: str
+    rollouts: int = 0
+    cached_calls: int = 0
+    new_calls: float = 0.0
+    input_tokens: float = 0.0
+    output_tokens: float = 0.0
+    cost_usd: float | None = 0.0
+    """None when the price table does not know the model and the spec gives no price."""
+
+
+class _Probe:
+    """Answers from the cache; remembers the first request it could not answer, then fails like a replay miss."""
+
+    def __init__(self, cached: ChatModel | None) -> None:
+        self._cached = cached
+        self.hits = 0
+        self.miss: ChatRequest | None = None
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        if self._cached is not None:
+            try:
+                response = await self._cached.complete(request)
+            except ReplayMiss:
+                pass
+            else:
+                self.hits += 1
+                return response
+        self.miss = request
+        raise ReplayMiss("dry run: not cached", key="")
+
+
+def _expected_calls(prepared: Prepared, run_dir: Path) -> tuple[float, str]:
+    spec = prepared.spec
+    if spec.expected_calls is not None:
+        return spec.expected_calls, "expected_calls in the spec"
+    if (run_dir / RESULTS_FILE).is_file():
+        with load_run(run_dir) as results:
+            done = [r.calls for r in results.rollouts if r.status not in RERUN_STATUSES]
+        if done:
+            return sum(done) / len(done), f"the mean of the {len(done)} rollouts finished in this run"
+    if spec.max_calls is not None:
+        return float(spec.max_calls), "max_calls (set expected_calls for a closer estimate)"
+    return DEFAULT_EXPECTED_CALLS, "a default (set expected_calls in the spec for a real estimate)"
+
+
+def _finished(run_dir: Path) -> set[RolloutKey]:
+    if not (run_dir / RESULTS_FILE).is_file():
+        return set()
+    with load_run(run_dir) as results:
+        return {r.key for r in results.rollouts if r.status not in RERUN_STATUSES}
+
+
+async def estimate(prepared: Prepared, run_dir: Path) -> tuple[list[ModelEstimate], str]:
+    """Plays the pending rollouts against the cache and estimates the rest.
+
+    Returns:
+        One estimate per model, and where the expected calls per rollout came from.
+    """
+    spec = prepared.spec
+    expected, source = _expected_calls(prepared, run_dir)
+    finished = _finished(run_dir)
+    pending = [key for key in prepared.keys if key not in finished]
+    estimates = {m.label: ModelEstimate(m.label) for m in spec.models}
+    replay, cache = (build_gateway(prepared, CacheMode.REPLAY, SpendCap(), on_call=None)
+                     if spec.cache.reads else (None, None))
+    tools = prepared.benchmark.open_tools(prepared.options)
+
+    async def probe(key: RolloutKey) -> None:
+        probe = _Probe(replay)
+        model = bind_model(prepared, probe, key)
+        await run_rollout(key, prepared.tasks[index[key.task]], prepared.strategies[key.strategy], model, tools)
+        _add(estimates[key.model], prepared, key, probe, expected)
+
+    index = {task.id: position for position, task in enumerate(prepared.tasks)}
+    try:
+        await Scheduler(spec.concurrency).run(pending, probe)
+    finally:
+        if replay is not None:
+            await replay.aclose()
+        if cache is not None:
+            cache.close()
+        if (close := getattr(tools, "close", None)) is not None:
+            close()
+    return list(estimates.values()), f"{expected:g} calls per rollout, from {source}"
+
+
+def _add(estimate: ModelEstimate, prepared: Prepared, key: RolloutKey, probe: _Probe, expected: float) -> None:
+    estimate.rollouts += 1
+    estimate.cached_calls += probe.hits
+    if probe.miss is None:
+        return  # answered entirely from the cache (or made no call at all)
+    calls = max(expected - probe.hits, 1.0)
+    prompt = count_prompt_tokens((m.role, m.content) for m in probe.miss.messages)
+    output = probe.miss.max_tokens if probe.miss.max_tokens is not None else DEFAULT_OUTPUT_TOKENS
+    estimate.new_calls += calls
+    estimate.input_tokens += calls * prompt
+    estimate.output_tokens += calls * output
+    model = prepared.model(key.model)
+    overrides = {model.model: model.prices} if model.prices is not None else None
+    cost = cost_usd(Usage(input_tokens=round(calls * prompt), output_tokens=round(calls * output)), model.model,
+                    overrides=overrides)
+    estimate.cost_usd = None if cost is None or estimate.cost_usd is None else estimate.cost_usd + cost
+
+
+def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Console) -> None:
+    """Prints the estimate table: cached calls are free, new calls are estimated (output at its max_tokens bound)."""
+    table = Table(show_edge=False, pad_edge=False, title="dry run: nothing was sent or spent")
+    for column in ("model", "rollouts to run", "cached calls (free)", "new calls", "input tokens",
+                   "output tokens (at most)", "$ (at most)"):
+        table.add_column(column, justify="left" if column == "model" else "right")
+    for e in estimates:
+        table.add_row(e.model, f"{e.rollouts:,}", f"{e.cached_calls:,}", f"{e.new_calls:,.0f}",
+                      f"{e.input_tokens:,.0f}", f"{e.output_tokens:,.0f}",
+                      "unknown price" if e.cost_usd is None else f"{e.cost_usd:.2f}")
+    known = [e.cost_usd for e in estimates if e.cost_usd is not None]
+    console.print(table)
+    console.print(f"assuming {assumption}; total at most ${sum(known):.2f}"
+                  + ("" if len(known) == len(estimates) else " for the models with a known price"))

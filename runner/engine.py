@@ -1,0 +1,283 @@
+"""A run from spec to stored results: prepare, check the run directory, run every pending rollout, evaluate, export.
+
+    prepare(spec_path)          spec -> benchmark -> tasks -> strategies -> rollout keys (no I/O on the run dir)
+    execute(prepared, run_dir)  resume check -> gateway -> scheduler -> results store -> evaluation -> files
+
+Everything the engine knows about a benchmark comes through `benchmarks.base.Benchmark`; every LLM call goes
+through one `Gateway` (cache, spend cap, rate limits, retries).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from rich.console import Console
+
+from benchmarks.base import BUDGET_EXHAUSTED, Benchmark, Strategy, Task
+from benchmarks.registry import get_benchmark
+from cache.modes import CacheMode
+from cache.store import CacheStore
+from providers.registry import resolve_model
+from runner.budget import SpendCap
+from runner.errors import ConfigError, UserError
+from runner.expand import RolloutKey, expand, select_tasks, split_name
+from runner.gateway import Gateway, Target
+from runner.outputs import write_outputs
+from runner.progress import LiveProgress, RunStats
+from runner.ratelimit import Limits, RateLimiter
+from runner.records import CallRecord
+from runner.results import load_run
+from runner.rollout import RolloutModel, record_call, run_rollout
+from runner.scheduler import BUDGET, COMPLETED, Scheduler
+from runner.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options
+from runner.store import ResultsStore
+from sandbox_index import default_home
+
+FAILED = "failed"
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A validated spec with everything loaded that does not touch the run directory or spend money."""
+
+    spec: RunSpec
+    spec_path: Path
+    benchmark: Benchmark
+    options: BaseModel
+    tasks: list[Task]
+    strategies: dict[str, Strategy]
+    keys: list[RolloutKey]
+    cache_dir: Path
+
+    @property
+    def split(self) -> str:
+        return split_name(self.spec)
+
+    def model(self, label: str) -> ModelSpec:
+        return next(m for m in self.spec.models if m.label == label)
+
+
+def default_run_dir(spec_path: Path) -> Path:
+    """`runs/<spec name>` beside the spec file."""
+    return spec_path.parent / "runs" / spec_path.stem
+
+
+def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None = None) -> Prepared:
+    """Reads the spec (with command-line overrides), loads the benchmark, its tasks and strategies, expands the keys.
+
+    Raises:
+        ConfigError: a bad spec or a strategy the benchmark does not have.
+        UserError: an unknown benchmark, missing data (DataError) and the like.
+    """
+    spec = load_spec(spec_path)
+    overrides = {name: value for name, value in (("max_cost", max_cost), ("limit", limit)) if value is not None}
+    if overrides:
+        spec = spec.model_copy(update=overrides)
+    source = str(spec_path)
+    benchmark = get_benchmark(spec.benchmark)
+    options = parse_options(benchmark.options_model, spec.options, source)
+    split: str | Path = spec.split if spec.split is not None else spec_path.parent / (spec.queries or "")
+    tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
+    offered = {strategy.name: strategy for strategy in benchmark.strategies(options)}
+    for position, name in enumerate(spec.strategies):
+        if name not in offered:
+            raise ConfigError(source, f"strategies[{position}]", f"one of {', '.join(sorted(offered))}", name)
+    cache_dir = spec_path.parent / spec.cache_dir if spec.cache_dir else default_home() / "cache"
+    keys = expand(spec, tasks, benchmark.name)
+    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)
+
+
+def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
+                  on_call: Callable[[CallRecord], None] | None = record_call) -> tuple[Gateway, CacheStore | None]:
+    """The run's one gateway: every model resolved now (a missing key fails before anything is spent).
+
+    Returns:
+        The gateway and the cache store it uses (close it after the gateway), None for cache mode `off`.
+    """
+    spec = prepared.spec
+    targets: dict[str, Target] = {}
+    limits: dict[str, Limits] = {}
+    for model in spec.models:
+        if model.model not in targets:
+            provider = resolve_model(model.model, api_key_env=model.api_key_env, base_url=model.base_url)
+            targets[model.model] = target = Target.of(model.model, provider)
+            limits[target.limit_key.display] = Limits(rpm=model.rpm, tpm=model.tpm)
+    cache = CacheStore(prepared.cache_dir) if mode is not CacheMode.OFF else None
+    gateway = Gateway(
+        resolve=lambda model: targets[model].model, cache=cache, mode=mode, spend_cap=spend_cap,
+        limiter=RateLimiter(limits), prices={m.model: m.prices for m in spec.models if m.prices is not None},
+        on_call=on_call,
+    )
+    return gateway, cache
+
+
+def bind_model(prepared: Prepared, gateway: Any, key: RolloutKey, spend_cap: SpendCap | None = None) -> RolloutModel:
+    """The model a strategy sees for `key`: the model's provider string and sampling, the key's sample."""
+    model = prepared.model(key.model)
+    return RolloutModel(gateway, model.model, model.over(prepared.spec.sampling), key.sample, prepared.spec.max_calls,
+                        spend_cap)
+
+
+def planned_counts(keys: Sequence[RolloutKey]) -> dict[str, dict[str, int]]:
+    """Rollouts per model and strategy."""
+    counts: dict[str, dict[str, int]] = {}
+    for key in keys:
+        counts.setdefault(key.model, {}).setdefault(key.strategy, 0)
+        counts[key.model][key.strategy] += 1
+    return counts
+
+
+@dataclass(slots=True)
+class RunReport:
+    """What a session did."""
+
+    run_dir: Path
+    outcome: str
+    """`completed`, `interrupted`, `budget` (the spend cap stopped it) or `failed`."""
+    ran: int = 0
+    """Rollouts finished in this session."""
+    pending: int = 0
+    """Rollouts this session started with (not yet finished)."""
+    statuses: Counter[str] = field(default_factory=Counter)
+    files: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def check_resume(previous: dict[str, Any] | None, spec: RunSpec, source: str, force: bool) -> None:
+    """Refuses to resume a run whose results-relevant settings changed (unless `force`), naming the fields."""
+    if previous is None or force:
+        return
+    try:
+        before = RunSpec.model_validate(previous).result_fields()
+    except ValidationError:
+        raise UserError(f"{source}: the run directory was started by an incompatible spec format; "
+                        "use --force to continue anyway, or another --run-dir") from None
+    changed = changed_fields(before, spec.result_fields())
+    if changed:
+        raise UserError(f"{source}: the run directory was started with other settings for {', '.join(changed)}; "
+                        "its results would mix both: use another --run-dir, or --force to continue anyway")
+
+
+async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, progress_console: Console | None = None,
+                  show_progress: bool = True, grace_s: float = 30.0) -> RunReport:
+    """Runs every rollout of the spec not yet finished in `run_dir`, then evaluates and exports.
+
+    SIGINT / SIGTERM stop admission and give in-flight rollouts `grace_s` seconds; a second signal cancels them.
+
+    Raises:
+        UserError: the run directory holds another run (see `check_resume`), or the run had to stop (a rejected key).
+    """
+    spec = prepared.spec
+    store = await ResultsStore.open(run_dir)
+    report = RunReport(run_dir, FAILED)
+    gateway = cache = tools = session = None
+    try:
+        check_resume(await store.last_spec(), spec, str(prepared.spec_path), force)
+        finished = await store.finished_keys()
+        pending = [key for key in prepared.keys if key not in finished]
+        report.pending = len(pending)
+        spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd())
+        gateway, cache = build_gateway(prepared, spec.cache, spend_cap)
+        tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
+        session = await store.start_session(spec.model_dump(mode="json"), str(prepared.spec_path),
+                                            version("tripbench"), planned_counts(prepared.keys))
+        await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
+        outcome = await _run_pending(prepared, pending, finished, store, session, gateway, spend_cap, tools,
+                                     report, progress_console, show_progress, grace_s)
+        report.notes += await _evaluate(prepared, store, run_dir)
+        report.outcome = outcome
+    finally:
+        if session is not None:
+            await store.end_session(session, report.outcome)
+        if gateway is not None:
+            await gateway.aclose()
+        if cache is not None:
+            cache.close()
+        if tools is not None and (close := getattr(tools, "close", None)) is not None:
+            close()
+        await store.close()
+    with load_run(run_dir) as results:
+        report.files, report.notes = await asyncio.to_thread(
+            write_outputs, results, prepared.benchmark, prepared.tasks, prepared.split, spec.samples)
+    return report
+
+
+async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: set[RolloutKey], store: ResultsStore,
+                       session: int, gateway: Gateway, spend_cap: SpendCap, tools: Any, report: RunReport,
+                       console: Console | None, show_progress: bool, grace_s: float) -> str:
+    spec = prepared.spec
+    tasks = {task.id: task for task in prepared.tasks}
+    budget_hit = False
+
+    def admit() -> bool:
+        remaining = spend_cap.remaining_usd
+        return not budget_hit and (remaining is None or remaining > 0)
+
+    scheduler = Scheduler(spec.concurrency, {m.label: m.concurrency for m in spec.models}, admit=admit,
+                          grace_s=grace_s)
+    stats = RunStats(spend_cap)
+    totals = {m.label: 0 for m in spec.models}
+    done_before = dict.fromkeys(totals, 0)
+    for key in prepared.keys:
+        totals[key.model] += 1
+        done_before[key.model] += key in finished
+    live = LiveProgress(stats, totals, done_before, console, disable=not show_progress)
+
+    async def run_one(key: RolloutKey) -> None:
+        nonlocal budget_hit
+        record = await run_rollout(key, tasks[key.task], prepared.strategies[key.strategy],
+                                   bind_model(prepared, gateway, key, spend_cap), tools, stats.observer(key.model))
+        if record.result.status == BUDGET_EXHAUSTED:
+            budget_hit = True  # the cap is reached: admit nothing new, let the others end
+        await store.save_rollout(record, session)
+        report.ran += 1
+        report.statuses[record.result.status] += 1
+        live.done(record)
+
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for signum in signals:
+        loop.add_signal_handler(signum, scheduler.stop)
+    try:
+        with live:
+            outcome = await scheduler.run(pending, run_one)
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+    return BUDGET if outcome == COMPLETED and budget_hit else outcome
+
+
+async def _evaluate(prepared: Prepared, store: ResultsStore, run_dir: Path) -> list[str]:
+    """Scores finished rollouts of this split that have no evaluation yet, once per evaluator mode in the spec.
+
+    Returns:
+        Notes on modes the benchmark refused (the rollouts stay stored; `tripbench` can score them later).
+    """
+    tasks = {task.id: task for task in prepared.tasks}
+    notes: list[str] = []
+    with load_run(run_dir) as results:
+        for mode in prepared.spec.evaluate:
+            scored = results.evaluations(mode)
+            todo = [r for r in results.rollouts if r.id not in scored and r.key.task in tasks
+                    and r.key.benchmark == prepared.benchmark.name and r.key.split == prepared.split]
+            if not todo:
+                continue
+            stored = [results.result(r) for r in todo]
+            try:
+                evaluations = await asyncio.to_thread(
+                    prepared.benchmark.evaluate, [tasks[r.key.task] for r in todo], stored, mode)
+            except UserError as exc:
+                notes.append(f"evaluation {mode!r} skipped: {exc}")
+                continue
+            await store.save_evaluations(mode, [(r.id, ev) for r, ev in zip(todo, evaluations, strict=True)
+                                                if ev is not None])
+    return notes
+

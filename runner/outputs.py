@@ -1,0 +1,91 @@
+"""The files a run leaves besides its store: per (model, strategy), the benchmark's submission and the trajectories.
+
+    RUN_DIR/outputs/<model>/<strategy>/submission.jsonl         the benchmark's official format, task order
+    RUN_DIR/outputs/<model>/<strategy>/submission.sample-K.jsonl  one per sample when samples > 1
+    RUN_DIR/outputs/<model>/<strategy>/trajectories.jsonl       one line per rollout: status, answer, plan, steps
+
+A submission is written only once every task of its (model, strategy, sample) has a final result; files are
+replaced atomically, so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from benchmarks.base import Benchmark, Task
+from runner.results import RunResults, StoredRollout
+from runner.store import RERUN_STATUSES
+
+OUTPUTS = "outputs"
+
+
+def slug(name: str) -> str:
+    """A file-system-safe folder name for a model or strategy label (`openai:gpt-4o` -> `openai_gpt-4o`)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "_"
+
+
+def _write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(path.suffix + ".tmp")
+    with temporary.open("wb") as handle:
+        for row in rows:
+            handle.write(orjson.dumps(row, option=orjson.OPT_NON_STR_KEYS) + b"\n")
+    os.replace(temporary, path)
+
+
+def write_outputs(results: RunResults, benchmark: Benchmark, tasks: Sequence[Task], split: str,
+                  samples: int) -> tuple[list[Path], list[str]]:
+    """Writes the submission and trajectory files of every (model, strategy) of one split.
+
+    Args:
+        results: The run's stored results.
+        benchmark: Formats the submission.
+        tasks: The run's tasks, in split order.
+        split: The split element of the keys to export.
+        samples: Samples per task in the spec.
+
+    Returns:
+        The files written, and one note per submission left out because rollouts are missing.
+    """
+    groups: dict[tuple[str, str], list[StoredRollout]] = {}
+    for rollout in results.rollouts:
+        if rollout.key.benchmark == benchmark.name and rollout.key.split == split:
+            groups.setdefault((rollout.key.model, rollout.key.strategy), []).append(rollout)
+    order = {task.id: position for position, task in enumerate(tasks)}
+    written: list[Path] = []
+    notes: list[str] = []
+    for (model, strategy), rollouts in sorted(groups.items()):
+        rollouts.sort(key=lambda r: (order.get(r.key.task, len(order)), r.key.sample))
+        folder = results.run_dir / OUTPUTS / slug(model) / slug(strategy)
+        _write_jsonl(folder / "trajectories.jsonl", (_trajectory(results, r) for r in rollouts))
+        written.append(folder / "trajectories.jsonl")
+        for sample in range(samples):
+            final = {r.key.task: r for r in rollouts if r.key.sample == sample and r.status not in RERUN_STATUSES}
+            missing = sum(task.id not in final for task in tasks)
+            if missing:
+                notes.append(f"{model} / {strategy}{_sample_label(sample, samples)}: no submission yet, "
+                             f"{missing} of {len(tasks)} tasks unfinished")
+                continue
+            path = folder / f"submission{_sample_label(sample, samples, '.sample-')}.jsonl"
+            _write_jsonl(path, benchmark.submission(tasks, [results.result(final[task.id]) for task in tasks]))
+            written.append(path)
+    return written, notes
+
+
+def _sample_label(sample: int, samples: int, prefix: str = " sample ") -> str:
+    return f"{prefix}{sample}" if samples > 1 else ""
+
+
+def _trajectory(results: RunResults, rollout: StoredRollout) -> dict[str, Any]:
+    return {
+        "task": rollout.key.task, "sample": rollout.key.sample, "status": rollout.status,
+        "error_type": rollout.error_type, "error": rollout.error, "answer": rollout.answer, "plan": rollout.plan,
+        "steps": results.steps(rollout.id), "calls": rollout.calls, "cache_hits": rollout.cache_hits,
+        "cost_usd": rollout.cost_usd,
+    }

@@ -1,0 +1,140 @@
+"""Live progress of a run: done / total per model, ETA, $ spent / cap, tokens/s, cache hit %, retries, errors.
+
+`RunStats` is updated as calls and rollouts end (plain counters, no I/O); `LiveProgress` shows it with rich, one
+row per model and a total row whose columns read the counters at each refresh. Disabled with `--quiet` or when
+the console is not a terminal (logs and CI get the summary at the end instead).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+from rich.progress import Task as ProgressTask
+from rich.text import Text
+
+from benchmarks.base import DELIVERED
+from runner.budget import SpendCap
+from runner.records import CallRecord, RolloutRecord
+
+TOTAL = "total"
+
+
+@dataclass(slots=True)
+class Counters:
+    """What one model (or the whole run) has done in this session."""
+
+    calls: int = 0
+    hits: int = 0
+    retries: int = 0
+    billed_tokens: int = 0
+    """Input + output tokens of calls that reached a provider (hits excluded)."""
+    cost_usd: float = 0.0
+    errors: int = 0
+    """Rollouts that ended in another status than `delivered`."""
+
+    def add_call(self, call: CallRecord) -> None:
+        self.calls += 1
+        self.hits += call.hit
+        self.retries += call.retries
+        if not call.hit:
+            self.billed_tokens += call.usage.input_tokens + call.usage.output_tokens
+        self.cost_usd += call.cost_usd or 0.0
+
+
+class RunStats:
+    """Counters per model label and for the run, fed by the engine.
+
+    Args:
+        spend_cap: The run's cap (its `spent_usd` includes earlier sessions).
+        clock: Seconds, for rates.
+    """
+
+    def __init__(self, spend_cap: SpendCap, clock: Callable[[], float] = time.monotonic) -> None:
+        self.spend_cap = spend_cap
+        self.models: dict[str, Counters] = {}
+        self.total = Counters()
+        self._clock = clock
+        self.started = clock()
+
+    def observer(self, label: str) -> Callable[[CallRecord], None]:
+        """The per-call hook for rollouts of model `label`."""
+        counters = self.models.setdefault(label, Counters())
+
+        def observe(call: CallRecord) -> None:
+            counters.add_call(call)
+            self.total.add_call(call)
+        return observe
+
+    def rollout_done(self, record: RolloutRecord) -> None:
+        if record.result.status != DELIVERED:
+            self.models.setdefault(record.key.model, Counters()).errors += 1
+            self.total.errors += 1
+
+    def describe(self, label: str) -> str:
+        """One line of figures for a model row, or for the total row (`TOTAL`)."""
+        counters = self.total if label == TOTAL else self.models.get(label, Counters())
+        elapsed = max(self._clock() - self.started, 1e-9)
+        hit_rate = f"{counters.hits / counters.calls:.0%}" if counters.calls else "-"
+        if label == TOTAL:
+            cap = self.spend_cap.cap_usd
+            money = f"${self.spend_cap.spent_usd:.2f}" + (f" / ${cap:.2f}" if cap is not None else "")
+        else:
+            money = f"${counters.cost_usd:.2f}"
+        return (f"{money} · {counters.billed_tokens / elapsed:,.0f} tok/s · {counters.calls:,} calls, "
+                f"{hit_rate} hits · {counters.retries:,} retries · {counters.errors:,} errors")
+
+
+class _FiguresColumn(ProgressColumn):
+    """The figures of the row's model, read from the live counters at each refresh."""
+
+    def __init__(self, stats: RunStats) -> None:
+        super().__init__()
+        self._stats = stats
+
+    def render(self, task: ProgressTask) -> Text:
+        return Text(self._stats.describe(task.fields["label"]), style="progress.data.speed")
+
+
+class LiveProgress:
+    """Rich progress rows for a run; a context manager. `done(record)` advances a row.
+
+    Args:
+        stats: The run's counters.
+        totals: Rollouts planned per model label (finished ones included).
+        finished: Rollouts already finished per model label (a resumed run starts there).
+        console: Where to draw.
+        disable: Draw nothing (`--quiet`, or not a terminal).
+    """
+
+    def __init__(self, stats: RunStats, totals: Mapping[str, int], finished: Mapping[str, int], console: Console,
+                 *, disable: bool = False) -> None:
+        self._stats = stats
+        self._progress = Progress(
+            TextColumn("{task.description}"), BarColumn(bar_width=24), MofNCompleteColumn(), TimeRemainingColumn(),
+            _FiguresColumn(stats), console=console, disable=disable, refresh_per_second=4,
+        )
+        single = len(totals) == 1  # its row shows the run's figures ($ spent / cap)
+        self._rows = {label: self._progress.add_task(label, total=n, completed=finished.get(label, 0),
+                                                     label=TOTAL if single else label)
+                      for label, n in totals.items()}
+        if len(totals) > 1:
+            self._rows[TOTAL] = self._progress.add_task(
+                TOTAL, total=sum(totals.values()), completed=sum(finished.values()), label=TOTAL)
+
+    def __enter__(self) -> LiveProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def done(self, record: RolloutRecord) -> None:
+        """Counts a finished rollout."""
+        self._stats.rollout_done(record)
+        self._progress.advance(self._rows[record.key.model])
+        if TOTAL in self._rows:
+            self._progress.advance(self._rows[TOTAL])

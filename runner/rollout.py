@@ -1,0 +1,139 @@
+"""One rollout: the strategy driven with a model bound to the rollout, its errors mapped to generic statuses.
+
+The strategy gets a `RolloutModel`: a `ChatModel` that stamps every request with the run's model string, the
+spec's sampling parameters and the rollout's sample index, counts calls against `max_calls`, and sends everything
+through the run's gateway. The gateway reports each call (`CallRecord`) to `record_call`, which files it under
+the rollout running in the current task through a context variable, so concurrent rollouts never mix their calls
+(a strategy's own subtasks inherit the variable, hence the same rollout).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import random
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks import base
+from benchmarks.base import RolloutResult, Strategy, Task
+from providers.errors import AuthError, BudgetExhausted, ContextTooLong, LLMError, ReplayMiss
+from providers.interface import ChatModel, ChatRequest, ChatResponse
+from runner.budget import SpendCap
+from runner.errors import UserError
+from runner.expand import RolloutKey
+from runner.records import CallRecord, RolloutRecord
+from runner.spec import Sampling
+
+
+
+@dataclasses.dataclass(slots=True)
+class _Sink:
+    calls: list[CallRecord]
+    observe: Callable[[CallRecord], None] | None
+
+
+_sink: contextvars.ContextVar[_Sink] = contextvars.ContextVar("rollout_calls")
+
+# Exception class -> status, most specific first (LLMError last: everything else the gateway raises).
+_STATUS_OF: tuple[tuple[type[BaseException], str], ...] = (
+    (BudgetExhausted, base.BUDGET_EXHAUSTED),
+    (ContextTooLong, base.TOKEN_LIMIT),
+    (ReplayMiss, base.REPLAY_MISS),
+    (LLMError, base.PROVIDER_ERROR),
+)
+TRACEBACK_LINES = 30
+"""How much of a crashed strategy's traceback a rollout keeps."""
+HEADROOM_POLL_S = (0.05, 0.2)
+"""How long a call refused by the spend cap waits (uniform, so waiters spread) before asking again."""
+
+
+class CallLimitReached(Exception):
+    """The rollout asked for more LLM calls than the run's `max_calls`."""
+
+
+class RunAborted(UserError):
+    """An error that ends the whole run, not one rollout (a rejected API key); the rollout is not recorded."""
+
+
+def record_call(call: CallRecord) -> None:
+    """The gateway's `on_call` hook: files a call under the rollout running in the current task.
+
+    A call the spend cap refused was never sent: it is not an LLM call, and the rollout's status says why it ended.
+    """
+    sink = _sink.get(None)
+    if sink is not None and call.error_type != BudgetExhausted.__name__:
+        sink.calls.append(call)
+        if sink.observe is not None:
+            sink.observe(call)
+
+
+class RolloutModel:
+    """The `ChatModel` a strategy sees: one model, one sample, the run's sampling parameters, a call budget.
+
+    When the spend cap refuses a call only because other calls in flight hold reservations, the call waits for
+    them to settle and tries again: reservations are worst cases, and most of them are released. The rollout is
+    cut (`BudgetExhausted` propagates) only when nothing else is reserved, i.e. when the cap itself is reached.
+    """
+
+    def __init__(self, gateway: ChatModel, model: str, sampling: Sampling, sample: int,
+                 max_calls: int | None = None, spend_cap: SpendCap | None = None) -> None:
+        self._gateway = gateway
+        self._spend_cap = spend_cap
+        self._stamp: dict[str, Any] = {"model": model, "sample": sample}
+        # Set spec values override the strategy's own; unset ones leave the benchmark's (official) values alone.
+        self._stamp.update({name: value for name, value in sampling.model_dump().items() if value is not None})
+        self._max_calls = max_calls
+        self.calls = 0
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        if self._max_calls is not None and self.calls >= self._max_calls:
+            raise CallLimitReached(f"more than max_calls = {self._max_calls} LLM calls")
+        self.calls += 1
+        stamped = dataclasses.replace(request, **self._stamp)
+        while True:
+            try:
+                return await self._gateway.complete(stamped)
+            except BudgetExhausted:
+                if self._spend_cap is None or self._spend_cap.reserved_usd <= 0:
+                    raise
+            await asyncio.sleep(random.uniform(*HEADROOM_POLL_S))
+
+
+async def run_rollout(key: RolloutKey, task: Task, strategy: Strategy, model: RolloutModel, tools: Any,
+                      observe: Callable[[CallRecord], None] | None = None) -> RolloutRecord:
+    """Runs one rollout to a terminal status; never raises except to abort the run or when cancelled.
+
+    Args:
+        key: The rollout's key.
+        task: Its task.
+        strategy: The benchmark's strategy named in the key.
+        model: The rollout's model (see `RolloutModel`).
+        tools: The benchmark's shared tools.
+        observe: Sees each call as it ends (live progress).
+
+    Raises:
+        RunAborted: the provider rejected the API key (every other rollout would fail the same way).
+    """
+    calls: list[CallRecord] = []
+    _sink.set(_Sink(calls, observe))  # this task's context only: the scheduler runs each rollout in its own task
+    started = time.time()
+    error_type: str | None = None
+    try:
+        result = await strategy(task, model, tools)
+        if not isinstance(result, RolloutResult):
+            raise TypeError(f"strategy {strategy.name!r} returned {type(result).__name__}, not a RolloutResult")
+    except AuthError as exc:
+        raise RunAborted(f"{key.model}: the provider rejected the credentials: {exc}") from exc
+    except (LLMError, CallLimitReached) as exc:
+        error_type = type(exc).__name__
+        status = next((s for cls, s in _STATUS_OF if isinstance(exc, cls)), base.CALL_LIMIT)
+        result = RolloutResult(status, error=str(exc))
+    except Exception as exc:  # a strategy bug: recorded with its traceback, the run goes on
+        error_type = type(exc).__name__
+        trace = traceback.format_exc().splitlines()[-TRACEBACK_LINES:]
+        result = RolloutResult(base.CRASHED, error="\n".join(trace))
+    return RolloutRecord(key, result, calls, error_type, started, time.time())

@@ -1,0 +1,92 @@
+"""What a run has done so far, read from its results store: `tripbench status` and the end-of-run summary."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.base import DELIVERED
+from runner.results import RunResults, SessionInfo
+
+
+@dataclass(slots=True)
+class GroupSummary:
+    """One (model, strategy) of a run."""
+
+    model: str
+    strategy: str
+    planned: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    calls: int = 0
+    hits: int = 0
+    retries: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    saved_usd: float = 0.0
+
+    @property
+    def finished(self) -> int:
+        return sum(self.statuses.values())
+
+
+def summarize(results: RunResults) -> list[GroupSummary]:
+    """Per (model, strategy): planned (by the latest session) and finished rollouts, statuses, calls and money."""
+    groups: dict[tuple[str, str], GroupSummary] = {}
+    planned = results.sessions[-1].planned if results.sessions else {}
+    for model, strategies in planned.items():
+        for strategy, count in strategies.items():
+            groups[model, strategy] = GroupSummary(model, strategy, planned=count)
+    for rollout in results.rollouts:
+        group = groups.setdefault((rollout.key.model, rollout.key.strategy),
+                                  GroupSummary(rollout.key.model, rollout.key.strategy))
+        group.statuses[rollout.status] += 1
+        group.calls += rollout.calls
+        group.hits += rollout.cache_hits
+        group.retries += rollout.retries
+        group.input_tokens += rollout.usage.input_tokens
+        group.output_tokens += rollout.usage.output_tokens
+        group.cost_usd += rollout.cost_usd
+        group.saved_usd += rollout.saved_usd
+    return list(groups.values())
+
+
+def session_state(session: SessionInfo) -> str:
+    """`running`, the recorded outcome, or `killed` for a session that ended without saying so."""
+    if session.outcome is not None:
+        return session.outcome
+    try:
+        os.kill(session.pid, 0)
+    except ProcessLookupError:
+        return "killed"
+    except PermissionError:  # alive, but another user's
+        return "running"
+    return "running"
+
+
+def render_summary(results: RunResults, console: Console) -> None:
+    """Prints the run's state and one table row per (model, strategy)."""
+    if not results.sessions:
+        console.print(f"{results.run_dir}: no session recorded yet")
+        return
+    first, last = results.sessions[0], results.sessions[-1]
+    started = datetime.fromtimestamp(first.started_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    cap = results.spec.get("max_cost")
+    money = f"${results.spent_usd:.4f}" + (f" of a ${cap:.2f} cap" if cap is not None else "")
+    console.print(f"run {results.run_dir}: {session_state(last)} · {len(results.sessions)} session(s) since "
+                  f"{started} · spent {money}")
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("model", "strategy", "done", "delivered", "other statuses", "calls", "cache hits", "retries",
+                   "tokens in/out", "$ spent", "$ saved"):
+        table.add_column(column, justify="left" if column in ("model", "strategy", "other statuses") else "right")
+    for g in summarize(results):
+        others = ", ".join(f"{status} {n}" for status, n in g.statuses.most_common() if status != DELIVERED)
+        table.add_row(g.model, g.strategy, f"{g.finished}/{g.planned}", str(g.statuses[DELIVERED]), others or "-",
+                      f"{g.calls:,}", f"{g.hits / g.calls:.0%}" if g.calls else "-", f"{g.retries:,}",
+                      f"{g.input_tokens:,}/{g.output_tokens:,}", f"{g.cost_usd:.4f}", f"{g.saved_usd:.4f}")
+    console.print(table)

@@ -1,0 +1,162 @@
+"""Whole runs of the toy benchmark through the real engine, gateway, OpenAI SDK and mock server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from toy_benchmark import ToyBenchmark, ToyOptions, reference_result
+
+from benchmarks.base import BUDGET_EXHAUSTED, CALL_LIMIT, CRASHED, DELIVERED
+from providers.mock_server import MockConfig
+from runner.dryrun import estimate
+from runner.engine import execute, prepare
+from runner.errors import UserError
+from runner.results import load_run
+from runner.scheduler import BUDGET, COMPLETED
+
+PRICE = {"input": 1000.0, "output": 2000.0}
+"""USD per million tokens: high enough that a toy call costs cents and a cap bites quickly."""
+
+
+async def reference(options: ToyOptions) -> dict[str, tuple]:
+    """Task id -> (answer, plan, steps) of the scripted strategy run sequentially in-process."""
+    results = {}
+    for task in ToyBenchmark().load_tasks("train", options):
+        result = await reference_result(task)
+        results[task.id] = (result.answer, result.plan, result.steps)
+    return results
+
+
+def stored(run_dir: Path, strategy: str = "scripted") -> dict[str, tuple]:
+    with load_run(run_dir) as results:
+        return {r.key.task: (r.answer, r.plan, results.steps(r.id)) for r in results.rollouts
+                if r.key.strategy == strategy and r.status == DELIVERED}
+
+
+async def test_a_thousand_rollouts_equal_the_sequential_reference(start_mock_llm, write_spec, tmp_path: Path) -> None:
+    server = await start_mock_llm()
+    options = {"tasks": 1000, "max_calls": 30, "long_every": 16}
+    spec = write_spec(server.base_url, concurrency=256, options=options)
+    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
+
+    assert report.outcome == COMPLETED and report.ran == 1000
+    assert report.statuses == {DELIVERED: 1000}
+    expected = await reference(ToyOptions(**options))
+    assert stored(tmp_path / "run") == expected
+    with load_run(tmp_path / "run") as results:
+        calls = results.calls()
+        assert len(calls) == sum(len(steps) for _, _, steps in expected.values()) == server.tally.served
+        assert max(len(steps) for _, _, steps in expected.values()) == 30
+        assert sum(c.usage.input_tokens for c in calls) == server.tally.input_tokens
+        assert sum(c.usage.output_tokens for c in calls) == server.tally.output_tokens
+    lines = (tmp_path / "run/outputs/toy/scripted/submission.jsonl").read_text().splitlines()
+    assert [json.loads(line)["task"] for line in lines] == [str(n) for n in range(1000)]
+    assert [json.loads(line)["answer"] for line in lines] == [expected[str(n)][0] for n in range(1000)]
+
+
+async def test_a_rerun_is_free_and_identical(start_mock_llm, write_spec, tmp_path: Path, strict_loop) -> None:
+    server = await start_mock_llm()
+    spec = write_spec(server.base_url, options={"tasks": 30, "max_calls": 12})
+    await execute(prepare(spec), tmp_path / "first", show_progress=False)
+    served = server.tally.served
+
+    report = await execute(prepare(spec), tmp_path / "second", show_progress=False)
+
+    assert report.statuses == {DELIVERED: 30}
+    assert server.tally.served == served  # every call came from the cache
+    assert stored(tmp_path / "second") == stored(tmp_path / "first")
+    with load_run(tmp_path / "second") as results:
+        assert all(r.cache_hits == r.calls and r.cost_usd == 0 and r.saved_usd > 0 for r in results.rollouts)
+
+
+async def test_the_spend_cap_holds_under_hundreds_of_concurrent_rollouts(start_mock_llm, write_spec,
+                                                                        tmp_path: Path) -> None:
+    server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 0.02}))
+    cap = 3.0
+    model = {"model": f"openai-compatible:toy@{server.base_url}/v1", "name": "toy", "prices": PRICE}
+    options = {"tasks": 400, "max_calls": 10}
+    spec = write_spec(server.base_url, concurrency=400, max_cost=cap, models=[model], options=options)
+
+    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
+
+    billed = (server.tally.input_tokens * PRICE["input"] + server.tally.output_tokens * PRICE["output"]) / 1e6
+    with load_run(tmp_path / "run") as results:
+        recorded = sum(r.cost_usd for r in results.rollouts)
+        statuses = {r.status for r in results.rollouts}
+        assert results.spent_usd == pytest.approx(recorded)
+    assert report.outcome == BUDGET
+    assert recorded <= cap and billed == pytest.approx(recorded)
+    # Reservations are worst cases: calls wait for them to settle, so only the cap itself cuts rollouts.
+    assert recorded > 0.9 * cap
+    assert BUDGET_EXHAUSTED in statuses and DELIVERED in statuses
+
+    # Resumed with a higher cap, the cut rollouts run again and the run ends as if never capped.
+    spec = write_spec(server.base_url, concurrency=400, max_cost=1000.0, models=[model], options=options)
+    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
+    assert report.outcome == COMPLETED
+    assert stored(tmp_path / "run") == await reference(ToyOptions(**options))
+    with load_run(tmp_path / "run") as results:
+        assert len(results.rollouts) == 400
+        assert results.spent_usd == pytest.approx(
+            (server.tally.input_tokens * PRICE["input"] + server.tally.output_tokens * PRICE["output"]) / 1e6)
+
+
+async def test_resume_refuses_a_result_changing_spec_unless_forced(start_mock_llm, write_spec, tmp_path: Path) -> None:
+    server = await start_mock_llm()
+    await execute(prepare(write_spec(server.base_url, limit=5, options={"max_calls": 4})), tmp_path / "run",
+                  show_progress=False)
+    # More tasks, another cap or concurrency: the same run, resumed.
+    grown = write_spec(server.base_url, limit=8, concurrency=3, max_cost=50.0, options={"max_calls": 4})
+    report = await execute(prepare(grown), tmp_path / "run", show_progress=False)
+    assert (report.pending, report.ran) == (3, 3)
+
+    changed = write_spec(server.base_url, limit=8, sampling={"temperature": 0.7}, options={"max_calls": 5})
+    with pytest.raises(UserError, match=r"other settings for models\.toy\.temperature, options\.max_calls, "
+                                        r"sampling\.temperature"):
+        await execute(prepare(changed), tmp_path / "run", show_progress=False)
+    report = await execute(prepare(changed), tmp_path / "run", force=True, show_progress=False)
+    assert (report.pending, report.ran) == (0, 0)  # forced: the finished keys are kept as they are
+
+
+async def test_strategy_crashes_and_call_limits_are_recorded_not_fatal(start_mock_llm, write_spec,
+                                                                      tmp_path: Path) -> None:
+    server = await start_mock_llm()
+    options = {"tasks": 12, "max_calls": 6, "crash_task": "3"}
+    spec = write_spec(server.base_url, strategies=["scripted", "silent"], max_calls=4, options=options)
+
+    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
+
+    with load_run(tmp_path / "run") as results:
+        by_task = {r.key.task: r for r in results.rollouts if r.key.strategy == "scripted"}
+        tasks = {t.id: t.input["calls"] for t in results.tasks()}
+        evaluations = results.evaluations("official")
+    assert by_task["3"].status == CRASHED and "scripted crash" in by_task["3"].error
+    assert by_task["3"].error_type == "RuntimeError"
+    for task_id, rollout in by_task.items():
+        if task_id != "3":
+            assert rollout.status == (CALL_LIMIT if tasks[task_id] > 4 else DELIVERED), task_id
+            assert rollout.calls == min(tasks[task_id], 4)
+    assert report.statuses[DELIVERED] == 12 + sum(r.status == DELIVERED for r in by_task.values())
+    assert len(evaluations) == 24
+    assert evaluations[by_task["0"].id].verdicts[0].passed is (by_task["0"].status == DELIVERED)
+
+
+async def test_dry_run_counts_cached_calls_as_free(start_mock_llm, write_spec, tmp_path: Path) -> None:
+    server = await start_mock_llm()
+    options = {"tasks": 20, "max_calls": 8}
+    await execute(prepare(write_spec(server.base_url, limit=10, options=options)), tmp_path / "done",
+                  show_progress=False)
+    served = server.tally.served
+
+    spec = write_spec(server.base_url, expected_calls=5, options=options)
+    estimates, assumption = await estimate(prepare(spec), tmp_path / "fresh")
+
+    (toy,) = estimates
+    assert server.tally.served == served  # a dry run sends nothing
+    assert toy.rollouts == 20
+    assert toy.cached_calls == served  # the first ten tasks replay entirely from the cache
+    assert toy.new_calls == 10 * 5  # the other ten miss at their first call: five calls each expected
+    assert toy.cost_usd is not None and toy.cost_usd > 0
+    assert "expected_calls" in assumption
