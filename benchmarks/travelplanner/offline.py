@@ -9,14 +9,16 @@
 
 The fault kinds and the terminal status each must produce (`benchmarks.travelplanner.taxonomy`):
 
-| kind | what the model does | status |
+| kind | what the model does from its step s on | status |
 |---|---|---|
-| `invalid_action` | from step s, actions no tool knows, each different | `invalid_action_dead_loop` |
-| `argument_error` | from step s, one tool with bad arguments (bad date / unknown city / missing argument) | `argument_error_dead_loop` |
+| `invalid_action` | actions no tool knows, each different | `invalid_action_dead_loop` |
+| `argument_error` | one tool, bad arguments (date / unknown city / missing one) | `argument_error_dead_loop` |
 | `same_action` | repeats its step-s action twice more | `same_action_dead_loop` |
-| `max_steps` | from step s, only distinct NotebookWrites, never the Planner | `max_steps` |
-| `planner_token_limit` | after its first stored result, long NotebookWrites until step 30, then the Planner: the notebook passes 12,000 tokens | `planner_token_limit` |
-| `unparsable_plan` | answers the Planner with prose, and the extraction prompt with no JSON | `parse_failure` |
+| `max_steps` | only distinct NotebookWrites, never the Planner | `max_steps` |
+| `planner_token_limit` | (after a kept result) long NotebookWrites to step 30, then Planner | `planner_token_limit` |
+| `unparsable_plan` | prose for the Planner, no JSON for the extraction prompt | `parse_failure` |
+
+(The long NotebookWrites each store the last table again, so the notebook passes the Planner's 12,000 tokens.)
 
 Both models apply stop sequences and `max_tokens` exactly as the mock server does (one shared function), so a
 direct call and a call through the mock server and the openai SDK return the same text. `mock_reply` is the
@@ -33,7 +35,8 @@ from time import perf_counter
 from urllib.parse import parse_qsl
 
 from benchmarks.travelplanner import taxonomy
-from benchmarks.travelplanner.oracle import MAX_STEPS, oracle_reply, read_react_prompt, thought_for
+from benchmarks.travelplanner.oracle import (
+    MAX_STEPS, ReactPrompt, oracle_reply, read_react_prompt, template_fields, thought_for)
 from benchmarks.travelplanner.prompts import EXTRACTION_PREFIX, PLANNER_INSTRUCTION
 from benchmarks.travelplanner.query_facts import read_query
 from providers.interface import ChatRequest, ChatResponse, Usage
@@ -77,8 +80,11 @@ class Fault:
 
 @dataclass(frozen=True, slots=True)
 class NoisyConfig:
+    """`offline:noisy`'s options: the seed and each fault kind's rate (the share of queries that get it)."""
+
     seed: int = 0
-    rates: dict[str, float] = field(default_factory=lambda: dict.fromkeys(FAULT_KINDS, DEFAULT_RATE / 6))
+    rates: dict[str, float] = field(
+        default_factory=lambda: dict.fromkeys(FAULT_KINDS, DEFAULT_RATE / len(FAULT_KINDS)))
 
     @classmethod
     def parse(cls, options: str) -> NoisyConfig:
@@ -119,9 +125,9 @@ def noisy_reply(prompt: str, config: NoisyConfig) -> str:
         if action is None:
             return oracle_reply(prompt)
         return action if react.wants == "Action" else thought_for(action)
-    if prompt.startswith(PLANNER_INSTRUCTION.split("{text}")[0]):
-        query = prompt.rsplit("\nQuery: ", 1)[-1].removesuffix("\nTravel Plan:")
-        fault = injected_fault(query, config)
+    planner = template_fields(PLANNER_INSTRUCTION, prompt)
+    if planner is not None:
+        fault = injected_fault(planner["query"], config)
         if fault and fault.kind == "unparsable_plan":
             return UNPARSABLE_PLAN
     if prompt.startswith(EXTRACTION_PREFIX) and UNPARSABLE_PLAN in prompt:
@@ -129,7 +135,7 @@ def noisy_reply(prompt: str, config: NoisyConfig) -> str:
     return oracle_reply(prompt)
 
 
-def _faulty_action(react, fault: Fault) -> str | None:  # type: ignore[no-untyped-def]
+def _faulty_action(react: ReactPrompt, fault: Fault) -> str | None:
     """The action a fault dictates at this step, or None to let the oracle act."""
     n, start = react.next_number, fault.at_step
     attempt = n - start

@@ -51,6 +51,8 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class ReactPrompt:
+    """A two-stage ReAct prompt read back: the query, the finished steps, and what the model must write next."""
+
     query: str
     steps: tuple[Step, ...]
     next_number: int
@@ -58,7 +60,7 @@ class ReactPrompt:
     """`Thought` or `Action`: what the prompt ends asking for."""
 
 
-def _template_fields(template: str, prompt: str) -> dict[str, str] | None:
+def template_fields(template: str, prompt: str) -> dict[str, str] | None:
     """Invert `template.format(...)`: each field's text, or None when `prompt` is not an instance of `template`.
 
     A field runs to the first occurrence of the next literal (the last field to the final literal), which is
@@ -298,16 +300,16 @@ def oracle_reply(prompt: str) -> str:
         action = next_react_action(react)
         return action if react.wants == "Action" else thought_for(action)
     for template in (PLANNER_INSTRUCTION, COT_PLANNER_INSTRUCTION):
-        fields = _template_fields(template, prompt)
+        fields = template_fields(template, prompt)
         if fields is not None:
             return plan_from_information(fields["text"], fields["query"])
     for template in (REACT_PLANNER_INSTRUCTION, REACT_REFLECT_PLANNER_INSTRUCTION):
-        fields = _template_fields(template, prompt)
+        fields = template_fields(template, prompt)
         if fields is not None:
             if re.search(r"\nAction \d+:$", fields["scratchpad"]):
                 return "Finish[" + plan_from_information(fields["text"], fields["query"]) + "]"
             return "I have the information I need, so I will finish with the complete plan."
-    if _template_fields(REFLECT_INSTRUCTION, prompt) is not None:
+    if template_fields(REFLECT_INSTRUCTION, prompt) is not None:
         return REFLECTION
     if prompt.startswith(EXTRACTION_PREFIX):
         plan = parse_plan_text(prompt[len(EXTRACTION_PREFIX):].removeprefix("Text:\n").removesuffix("\nJSON:\n"))

@@ -1,7 +1,7 @@
 """A constraint-aware plan builder over structured options: the "competent planner" of the offline models.
 
-`offline:oracle` parses the notebook in the Planner prompt into these options and calls `build_plan`; the
-demo-world generator runs the oracle's agenda on its own tables to prove every query it writes is feasible. The plan it returns
+`offline:oracle` parses the notebook in the Planner prompt into these options and calls `build_plan`; the demo
+world generator runs the oracle's agenda on its own tables to prove every query it writes is feasible. The plan
 is in the submission format (spec §6.4) and is built to pass the official checks (spec §7.2, §7.3):
 
 * route org → c1 (→ c2 → c3) → org, one leg on every odd day, two nights in each visited city;

@@ -139,8 +139,10 @@ def _cuisines(text: str) -> tuple[str, ...]:
 
 def _house_rule(text: str) -> str | None:
     lowered = text.lower()
-    for rule, pattern in (("smoking", r"smok"), ("parties", r"\bparties\b|\bparty\b(?! of)"), ("children under 10", r"child"),
-                          ("visitors", r"visitor"), ("pets", r"\bpets?\b|pet-friendly")):
+    # "a party of 3" is a group size, not a house rule
+    for rule, pattern in (("smoking", r"smok"), ("parties", r"\bparties\b|\bparty\b(?! of)"),
+                          ("children under 10", r"child"), ("visitors", r"visitor"),
+                          ("pets", r"\bpets?\b|pet-friendly")):
         if re.search(pattern, lowered):
             return rule
     return None
