@@ -42,12 +42,13 @@ class _Stamped:
         await self.inner.aclose()  # type: ignore[attr-defined]
 
 
-async def _burst(size: int, rpm: int, tpm: int, *, limited: bool) -> dict[str, float]:
+async def _burst(size: int, rpm: int, tpm: int, *, limited: bool, burst_s: float) -> dict[str, float]:
     server = await serve("127.0.0.1", 0, MockConfig(rpm=rpm, tpm=tpm))
     model = f"openai-compatible:mock@{server.openai_base_url}"
     provider = _Stamped(model)
     records: list[CallRecord] = []
-    limiter = RateLimiter({"openai-compatible/mock": Limits(rpm=rpm, tpm=tpm)}) if limited else RateLimiter()
+    limits = {"openai-compatible/mock": Limits(rpm=rpm, tpm=tpm)}
+    limiter = RateLimiter(limits, burst_s=burst_s) if limited else RateLimiter()
     gateway = Gateway(resolve=lambda _: provider, limiter=limiter, on_call=records.append,
                       retrier=Retrier(RetryPolicy(max_attempts=50, max_retry_after_s=600)))
     requests = [ChatRequest(model, (Message("user", f"call {i}: plan a weekend in Chicago"),), max_tokens=64)
@@ -71,12 +72,15 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=2000, help="calls in the burst")
     parser.add_argument("--rpm", type=int, default=600, help="requests per minute (server and client)")
     parser.add_argument("--tpm", type=int, default=100_000, help="tokens per minute (server and client)")
+    parser.add_argument("--burst-s", type=float, default=1.0,
+                        help="client bucket depth in seconds of rate (the mock server's buckets hold 60)")
     args = parser.parse_args()
     for limited in (False, True):
-        r = asyncio.run(_burst(args.size, args.rpm, args.tpm, limited=limited))
+        r = asyncio.run(_burst(args.size, args.rpm, args.tpm, limited=limited, burst_s=args.burst_s))
         # The allowed rate: requests/s under RPM, or under TPM at this workload's billed tokens per call.
         allowed = min(args.rpm / 60, args.tpm / 60 / r["tokens_per_call"])
-        name = "gateway limiter at the server's limits" if limited else "no client limiter (baseline)"
+        name = (f"gateway limiter at the server's limits, {args.burst_s:g} s burst" if limited
+                else "no client limiter (baseline)")
         print(f"{name}: {args.size:,} calls in {r['elapsed']:.1f} s, {r['requests']:,} HTTP requests, "
               f"{r['429s']:,} server 429s")
         print(f"  rate {r['rate']:.2f} requests/s leaving the gateway = {r['rate'] / allowed:.1%} of the allowed "
