@@ -37,6 +37,8 @@ class Explanation:
     """An entry exists under `key`."""
     nearest_key: str | None
     """The stored entry sharing the most fields with this request (None when the cache is empty or `stored`)."""
+    nearest_fields: dict[str, Any] | None
+    """That entry's key fields."""
     differing: tuple[str, ...]
     """The key fields whose values differ from the nearest entry's."""
 
@@ -63,15 +65,15 @@ def explain(store: CacheStore, fields: dict[str, Any]) -> Explanation:
     nearest: tuple[tuple[int, int], str, dict[str, Any]] | None = None
     for stored_key, entry in store.entries():
         if stored_key == key:
-            return Explanation(key, fields, True, None, ())
+            return Explanation(key, fields, True, None, None, ())
         distance = _distance(fields, entry.fields)
         if nearest is None or distance < nearest[0]:
             nearest = (distance, stored_key, entry.fields)
     if nearest is None:
-        return Explanation(key, fields, False, None, ())
+        return Explanation(key, fields, False, None, None, ())
     _, nearest_key, nearest_fields = nearest
     differing = tuple(sorted(n for n in fields.keys() | nearest_fields.keys() if fields.get(n) != nearest_fields.get(n)))
-    return Explanation(key, fields, False, nearest_key, differing)
+    return Explanation(key, fields, False, nearest_key, nearest_fields, differing)
 
 
 def load_request(path: Path) -> ChatRequest:

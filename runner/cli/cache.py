@@ -25,7 +25,10 @@ cache_dir_option = click.option(
 
 
 def _open(cache_dir: Path | None) -> CacheStore:
-    return CacheStore(cache_dir or default_cache_dir(default_home()))
+    directory = cache_dir or default_cache_dir(default_home())
+    if not directory.is_dir():  # inspecting must not create an empty cache
+        raise UserError(f"no cache at {directory}: nothing was cached there yet (or pass --cache-dir)")
+    return CacheStore(directory)
 
 
 def _duration(text: str) -> float:
@@ -70,18 +73,18 @@ def _target(model: str) -> Target:
     return Target.of(model, provider)
 
 
-def _render(explanation: Explanation, nearest_fields: dict[str, object] | None) -> None:
+def _render(explanation: Explanation) -> None:
     click.echo(f"key        {explanation.key}")
     click.echo(f"stored     {'yes' if explanation.stored else 'no'}")
     click.echo("fields     " + orjson.dumps(explanation.fields, option=orjson.OPT_SORT_KEYS).decode())
     if explanation.stored:
         return
-    if explanation.nearest_key is None or nearest_fields is None:
+    if explanation.nearest_key is None or explanation.nearest_fields is None:
         click.echo("nearest    none: the cache is empty")
         return
     click.echo(f"nearest    {explanation.nearest_key}")
     for name in explanation.differing:
-        ours, theirs = explanation.fields.get(name), nearest_fields.get(name)
+        ours, theirs = explanation.fields.get(name), explanation.nearest_fields.get(name)
         click.echo(f"  {name}: this request {orjson.dumps(ours).decode()[:200]}")
         click.echo(f"  {' ' * len(name)}  stored entry {orjson.dumps(theirs).decode()[:200]}")
 
@@ -99,21 +102,19 @@ def explain_command(request_file: Path | None, key: str | None, cache_dir: Path 
     """
     if (request_file is None) == (key is None):
         raise click.UsageError("give either REQUEST_FILE or --key")
+    request = load_request(request_file) if request_file is not None else None
     with _open(cache_dir) as store:
-        if key is not None:
+        if request is None:
+            assert key is not None
             entry = store.peek(key)
             if entry is None:
                 raise UserError(f"{key}: no entry in {store.directory}")
-            _render(Explanation(key, entry.fields, True, None, ()), None)
+            _render(Explanation(key, entry.fields, True, None, None, ()))
             return
-        assert request_file is not None
-        request = load_request(request_file)
         target = _target(request.model)
         fields = key_fields(request, provider=target.provider, resolved_model=target.model_id,
                             endpoint=target.endpoint)
-        explanation = explain(store, fields)
-        nearest = store.peek(explanation.nearest_key) if explanation.nearest_key else None
-        _render(explanation, nearest.fields if nearest else None)
+        _render(explain(store, fields))
 
 
 @cache_command.command("prune")

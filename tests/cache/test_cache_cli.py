@@ -52,9 +52,13 @@ def test_stats(cache_dir: Path) -> None:
 
 
 def test_stats_default_directory_is_under_the_data_home(tmp_path: Path) -> None:
+    missing = CliRunner().invoke(cli, ["cache", "stats"], env={"TRIPBENCH_HOME": str(tmp_path)})
+    assert f"no cache at {tmp_path / 'cache'}" in str(missing.exception)
+    assert not (tmp_path / "cache").exists()  # looking does not create one
+    CacheStore(tmp_path / "cache").close()
     result = CliRunner().invoke(cli, ["cache", "stats"], env={"TRIPBENCH_HOME": str(tmp_path)})
     assert result.exit_code == 0, result.output
-    assert f"cache      {tmp_path / 'cache'}" in result.output
+    assert f"cache      {tmp_path / 'cache'}" in result.output and "entries    0" in result.output
 
 
 def test_explain_names_the_nearest_entry_and_what_differs(cache_dir: Path, tmp_path: Path) -> None:
