@@ -158,4 +158,7 @@ def load_run(run_dir: Path) -> RunResults:
     if not path.is_file():
         raise UserError(f"{run_dir}: no {RESULTS_FILE} here: not a tripbench run directory")
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+    if conn.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('session', 'rollout')").fetchone()[0] < 2:
+        conn.close()  # the first session is still creating the schema
+        raise UserError(f"{run_dir}: the results store is being created; try again in a moment")
     return RunResults(conn, run_dir)

@@ -1,0 +1,101 @@
+"""`tripbench run` as a subprocess, killed and resumed: nothing lost, nothing duplicated, nothing paid twice."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import sys
+from pathlib import Path
+
+from test_engine_runs import reference, stored
+from toy_benchmark import ToyOptions
+
+from providers.mock_server import MockConfig
+from runner.errors import UserError
+from runner.results import load_run
+from runner.summary import session_state
+
+CLI = [sys.executable, "-c", "from runner.cli.main import main; main()"]
+CONCURRENCY = 8
+
+
+async def start_run(spec: Path, run_dir: Path) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(*CLI, "run", str(spec), "--run-dir", str(run_dir), "--quiet",
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+
+
+def rollouts_stored(run_dir: Path) -> int:
+    if (run_dir / "results.sqlite").is_file():
+        with contextlib.suppress(UserError), load_run(run_dir) as results:  # UserError: schema not made yet
+            return len(results.rollouts)
+    return 0
+
+
+async def until_rollouts_stored(run_dir: Path, process: asyncio.subprocess.Process, more: int = 1) -> None:
+    """Waits until this process has committed `more` rollouts (so a kill lands mid-run), or until it ended."""
+    target = rollouts_stored(run_dir) + more
+    while process.returncode is None and rollouts_stored(run_dir) < target:
+        await asyncio.sleep(0.05)
+
+
+async def test_sigkill_at_random_moments_then_resume(start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> None:
+    server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 0.01}))
+    options = {"tasks": 150, "max_calls": 20, "long_every": 3}
+    spec = write_spec(server.base_url, concurrency=CONCURRENCY, options=options)
+    run_dir = tmp_path / "run"
+    rng = random.Random(20261122)
+    kills = 0
+    for _ in range(4):
+        process = await start_run(spec, run_dir)
+        await until_rollouts_stored(run_dir, process, more=rng.randint(1, 20))
+        await asyncio.sleep(rng.uniform(0.0, 0.5))
+        if process.returncode is None:
+            process.send_signal(signal.SIGKILL)
+            kills += 1
+        await process.wait()
+    process = await start_run(spec, run_dir)
+    output, _ = await process.communicate()
+    assert process.returncode == 0, output.decode()
+
+    expected = await reference(ToyOptions(**options))
+    assert stored(run_dir) == expected
+    with load_run(run_dir) as results:
+        assert len(results.rollouts) == 150 and len({r.key for r in results.rollouts}) == 150
+        assert len(results.calls()) == sum(r.calls for r in results.rollouts)
+        assert [session_state(s) for s in results.sessions] == ["killed"] * kills + ["completed"]
+    unique_calls = sum(len(steps) for _, _, steps in expected.values())
+    assert kills >= 3
+    # Calls answered before a kill are in the cache: only those in flight at a kill can be paid for twice.
+    assert unique_calls <= server.tally.served <= unique_calls + kills * CONCURRENCY
+
+
+async def test_sigint_stops_gracefully_and_says_how_to_resume(start_mock_llm, write_spec, tmp_path: Path,
+                                                               toy_on_path) -> None:
+    server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 0.05}))
+    options = {"tasks": 60, "max_calls": 10}
+    spec = write_spec(server.base_url, concurrency=CONCURRENCY, options=options)
+    run_dir = tmp_path / "run"
+
+    process = await start_run(spec, run_dir)
+    await until_rollouts_stored(run_dir, process, more=5)
+    process.send_signal(signal.SIGINT)
+    output, _ = await process.communicate()
+
+    assert process.returncode == 130, output.decode()
+    assert f"--run-dir {run_dir}" in output.decode() and "Traceback" not in output.decode()
+    with load_run(run_dir) as results:
+        assert results.sessions[-1].outcome == "interrupted"
+        assert 5 <= len(results.rollouts) < 60
+    served = server.tally.served
+
+    process = await start_run(spec, run_dir)
+    output, _ = await process.communicate()
+    assert process.returncode == 0, output.decode()
+    assert stored(run_dir) == await reference(ToyOptions(**options))
+    # In-flight rollouts finished within the grace period: the resumed run paid for no call twice.
+    total = sum(len(steps) for _, _, steps in (await reference(ToyOptions(**options))).values())
+    assert server.tally.served == total and served < total
+    assert os.path.isfile(run_dir / "outputs/toy/scripted/submission.jsonl")
