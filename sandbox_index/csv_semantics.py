@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import compress, islice
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -71,12 +72,10 @@ class _DtypeTracker:
         self.can_int = self.can_float = True
         self.has_missing = False
 
-    def see(self, column: tuple[str, ...]) -> None:
+    def see(self, column: list[str]) -> None:
         """Update with a batch of one column's raw values."""
         batch_missing = not NA_VALUES.isdisjoint(column)
         self.has_missing |= batch_missing
-        if not (self.can_int or self.can_float):
-            return  # settled as str: nothing but missing values left to notice
         values = [v for v in column if v not in NA_VALUES] if batch_missing else column
         if self.can_int and not (
             all(map(_INT.fullmatch, values))
@@ -190,8 +189,9 @@ def scan_csv(path: Path, required: tuple[str, ...]) -> CsvScan:
     rows = 0
     for batch in batches:
         rows += len(batch)
-        for tracker, column in zip(trackers, zip(*batch, strict=True), strict=True):
-            tracker.see(column)
+        for position, tracker in enumerate(trackers):
+            if tracker.can_int or tracker.can_float:  # a str column stays str whatever comes next
+                tracker.see(list(map(itemgetter(position), batch)))
     return CsvScan(path, header, tuple(t.dtype for t in trackers), rows)
 
 
