@@ -92,3 +92,10 @@ def test_seeded(synthetic_index: Path, travelplanner_data: Path, tmp_path: Path)
     sql = "SELECT * FROM synthetic_flights ORDER BY row_label"
     assert _rows(again, sql) == _rows(synthetic_index, sql)
     assert _rows(other, sql) != _rows(synthetic_index, sql)
+
+
+def test_a_total_at_or_below_the_real_rows_adds_nothing(travelplanner_data: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "travelplanner.sqlite"
+    summary = build_travelplanner_index(travelplanner_data / "database", dest, synthetic_flights=REAL_FLIGHTS)
+    assert summary.synthetic_flights == 0
+    assert _rows(dest, "SELECT COUNT(*) FROM synthetic_flights") == [(0,)]
