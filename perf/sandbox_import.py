@@ -92,7 +92,7 @@ def main() -> None:
         conn.close()
         opens = [_run(_COLD_OPEN, str(index), *query) for _ in range(args.repeat)]
         cold = [millis for millis, _ in opens]
-        print(f"cold open + first FlightSearch ({opens[0][1]} rows): "
+        print(f"cold open (fresh interpreter, OS page cache warm) + first FlightSearch ({opens[0][1]} rows): "
               f"{', '.join(f'{m:.1f}' for m in cold)} ms (goal <= 50 ms: "
               f"{'met' if min(cold) <= 50 else 'MISSED'})")  # fmt: skip
 
