@@ -17,7 +17,7 @@ from benchmarks.base import Evaluation, RolloutResult, Task, Verdict
 from providers.interface import Usage
 from runner.errors import UserError
 from runner.expand import RolloutKey
-from runner.store import RESULTS_FILE
+from runner.store import CALL_COLUMNS, RESULTS_FILE, ROLLOUT_COLUMNS
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +90,8 @@ class RunResults:
             for row in conn.execute("SELECT id, spec, spec_path, tool_version, pid, planned, started_at, ended_at, "
                                     "outcome, spent_usd FROM session ORDER BY id")
         ]
-        self.rollouts = [_rollout(row) for row in conn.execute("SELECT * FROM rollout ORDER BY id")]
+        rows = conn.execute(f"SELECT id, {ROLLOUT_COLUMNS} FROM rollout ORDER BY id")
+        self.rollouts = [_rollout(row) for row in rows]
 
     def __enter__(self) -> RunResults:
         return self
@@ -127,15 +128,16 @@ class RunResults:
 
     def calls(self, rollout_id: int | None = None) -> list[StoredCall]:
         """LLM calls of one rollout, or of the whole run."""
-        query = "SELECT * FROM llm_call" + (" WHERE rollout_id = ?" if rollout_id is not None else "")
+        query = f"SELECT {CALL_COLUMNS} FROM llm_call" + (" WHERE rollout_id = ?" if rollout_id is not None else "")
         rows = self._conn.execute(query + " ORDER BY rollout_id, idx", () if rollout_id is None else (rollout_id,))
         return [StoredCall(r[0], r[1], r[2], r[3], bool(r[4]), Usage(r[5], r[6], r[7]), *r[8:]) for r in rows]
 
     def evaluations(self, mode: str) -> dict[int, Evaluation]:
         """Stored evaluations of one evaluator mode, by rollout id."""
         verdicts: dict[int, list[Verdict]] = {}
-        for rollout_id, group, name, passed, message in self._conn.execute(
-                "SELECT rollout_id, grp, name, passed, message FROM verdict WHERE mode = ? ORDER BY rollout_id, idx", (mode,)):
+        rows = self._conn.execute("SELECT rollout_id, grp, name, passed, message FROM verdict WHERE mode = ? "
+                                  "ORDER BY rollout_id, idx", (mode,))
+        for rollout_id, group, name, passed, message in rows:
             verdicts.setdefault(rollout_id, []).append(
                 Verdict(group, name, None if passed is None else bool(passed), message))
         rows = self._conn.execute("SELECT rollout_id, details FROM evaluation WHERE mode = ?", (mode,))

@@ -102,7 +102,8 @@ class Scheduler:
             task = group.create_task(self._one(key, run_one, model_slots), name=str(key))
             self._in_flight.add(task)
             task.add_done_callback(self._in_flight.discard)
-            await asyncio.sleep(0)  # free slots are taken without a wait: yield, or thousands of admissions hog the loop
+            # Free slots are taken without waiting: yield, or admitting thousands at once would hog the loop.
+            await asyncio.sleep(0)
 
     def _admitted(self) -> bool:
         if self._admit():

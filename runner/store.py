@@ -49,6 +49,13 @@ RERUN_STATUSES = frozenset({"budget_exhausted", "replay_miss"})
 
 Job = Callable[[aiosqlite.Connection], Awaitable[Any]]
 
+# Columns named in every statement, so a later migration adding one shifts nothing (readers use them too).
+ROLLOUT_COLUMNS = ("benchmark, split, task, model, strategy, sample, status, error_type, error, answer, plan, "
+                   "n_steps, calls, cache_hits, retries, input_tokens, cached_input_tokens, output_tokens, cost_usd, "
+                   "saved_usd, started_at, finished_at, session")
+CALL_COLUMNS = ("rollout_id, idx, model, cache_key, hit, input_tokens, cached_input_tokens, output_tokens, cost_usd, "
+                "saved_usd, latency_s, retries, error_type, error")
+
 
 def to_json(value: Any) -> str:
     """JSON text of untrusted strategy output; odd values (lone surrogates, non-JSON types) are escaped, not fatal."""
@@ -140,19 +147,14 @@ class ResultsStore:
         cursor = await self._conn.execute("SELECT coalesce(sum(spent_usd), 0) FROM session")
         return float((await cursor.fetchone())[0])
 
-    async def mean_calls(self) -> float | None:
-        """Mean LLM calls per stored rollout (what `--dry-run` expects of the rest), None if none is stored."""
-        cursor = await self._conn.execute("SELECT avg(calls) FROM rollout")
-        value = (await cursor.fetchone())[0]
-        return float(value) if value is not None else None
-
     # -- writes ------------------------------------------------------------------------------------------------
     async def start_session(self, spec: dict[str, Any], spec_path: str, version: str,
                             planned: dict[str, dict[str, int]]) -> int:
         """Records a new session; returns its id."""
         async def job(conn: aiosqlite.Connection) -> int:
             cursor = await conn.execute(
-                "INSERT INTO session (spec, spec_path, tool_version, pid, planned, started_at) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO session (spec, spec_path, tool_version, pid, planned, started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
                 (to_json(spec), spec_path, version, os.getpid(), to_json(planned), time.time()))
             return int(cursor.lastrowid)
         return await self._submit(job)
@@ -169,7 +171,8 @@ class ResultsStore:
         rows = [(benchmark, split, task.id, position, to_json(task.input)) for position, task in enumerate(tasks)]
 
         async def job(conn: aiosqlite.Connection) -> None:
-            await conn.executemany("INSERT OR REPLACE INTO task VALUES (?, ?, ?, ?, ?)", rows)
+            await conn.executemany("INSERT OR REPLACE INTO task (benchmark, split, id, position, input) "
+                                   "VALUES (?, ?, ?, ?, ?)", rows)
         await self._submit(job)
 
     async def save_rollout(self, record: RolloutRecord, session: int) -> None:
@@ -192,11 +195,12 @@ class ResultsStore:
         async def job(conn: aiosqlite.Connection) -> None:
             await conn.execute("DELETE FROM rollout WHERE benchmark = ? AND split = ? AND task = ? AND model = ? "
                                "AND strategy = ? AND sample = ?", _key_tuple(key))
-            cursor = await conn.execute(f"INSERT INTO rollout VALUES (NULL{', ?' * len(row)})", row)
+            cursor = await conn.execute(f"INSERT INTO rollout ({ROLLOUT_COLUMNS}) VALUES (?{', ?' * (len(row) - 1)})",
+                                        row)
             rollout_id = cursor.lastrowid
-            await conn.executemany("INSERT INTO step VALUES (?, ?, ?)",
+            await conn.executemany("INSERT INTO step (rollout_id, idx, data) VALUES (?, ?, ?)",
                                    [(rollout_id, i, data) for i, data in enumerate(steps)])
-            await conn.executemany(f"INSERT INTO llm_call VALUES (?{', ?' * 13})",
+            await conn.executemany(f"INSERT INTO llm_call ({CALL_COLUMNS}) VALUES (?{', ?' * 13})",
                                    [(rollout_id, *call) for call in calls])
             await conn.execute("UPDATE session SET spent_usd = spent_usd + ? WHERE id = ?", (record.cost_usd, session))
         await self._submit(job)
@@ -210,8 +214,10 @@ class ResultsStore:
         async def job(conn: aiosqlite.Connection) -> None:
             await conn.executemany("DELETE FROM verdict WHERE rollout_id = ? AND mode = ?",
                                    [row[:2] for row in details])
-            await conn.executemany("INSERT OR REPLACE INTO evaluation VALUES (?, ?, ?)", details)
-            await conn.executemany("INSERT INTO verdict VALUES (?, ?, ?, ?, ?, ?, ?)", verdicts)
+            await conn.executemany("INSERT OR REPLACE INTO evaluation (rollout_id, mode, details) VALUES (?, ?, ?)",
+                                   details)
+            await conn.executemany("INSERT INTO verdict (rollout_id, mode, idx, grp, name, passed, message) "
+                                   "VALUES (?, ?, ?, ?, ?, ?, ?)", verdicts)
         await self._submit(job)
 
 

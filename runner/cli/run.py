@@ -17,6 +17,13 @@ from runner.summary import render_summary
 
 EXIT_INTERRUPTED = 130
 EXIT_BUDGET = 3
+LOG_WIDTH = 160
+"""Columns of the summary when stdout is a file or a pipe (rich would wrap at 80)."""
+
+
+def _console() -> Console:
+    console = Console()
+    return console if console.is_terminal else Console(width=LOG_WIDTH)
 
 
 @click.command("run")
@@ -34,7 +41,7 @@ EXIT_BUDGET = 3
 def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: float | None, limit: int | None,
                 dry_run: bool, quiet: bool, force: bool, grace: float) -> None:
     """Run (or resume) every rollout of a run spec: results go to RUN_DIR/results.sqlite as they finish."""
-    console = Console()
+    console = _console()
     prepared = prepare(spec, max_cost=max_cost, limit=limit)
     run_dir = run_dir or default_run_dir(spec)
     if dry_run:
@@ -67,4 +74,4 @@ def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: 
 def status_command(run_dir: Path) -> None:
     """Summarise a run directory: state, rollouts done per model and strategy, statuses, calls and money."""
     with load_run(run_dir) as results:
-        render_summary(results, Console())
+        render_summary(results, _console())

@@ -1,0 +1,53 @@
+"""Live progress rendered into a string at a fixed width with a fake clock (rich's own test idiom)."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from benchmarks.base import BUDGET_EXHAUSTED, DELIVERED, RolloutResult
+from providers.interface import Usage
+from runner.budget import SpendCap
+from runner.expand import RolloutKey
+from runner.progress import LiveProgress, RunStats
+from runner.records import CallRecord, RolloutRecord
+
+
+def call(hit: bool, cost: float, retries: int = 0) -> CallRecord:
+    return CallRecord("x:a", "k", hit, Usage(300, 0, 200), 0.0 if hit else cost, cost if hit else 0.0, 0.1, retries)
+
+
+def finished(model: str, status: str) -> RolloutRecord:
+    return RolloutRecord(RolloutKey("toy", "train", "1", model, "scripted", 0), RolloutResult(status))
+
+
+def render(disable: bool = False) -> str:
+    output = io.StringIO()
+    console = Console(file=output, force_terminal=True, width=160, color_system=None)
+    readings = iter([0.0])
+    clock = lambda: next(readings, 10.0)  # noqa: E731  the run started at 0; it is 10 s later ever after
+    cap = SpendCap(5.0, spent_usd=1.0)  # $1 spent by an earlier session
+    stats = RunStats(cap, clock=clock)
+    with LiveProgress(stats, {"a": 4, "b": 2}, {"a": 1}, console, disable=disable) as live:
+        observe = stats.observer("a")
+        for record in (call(False, 0.25, retries=2), call(True, 0.25), call(False, 0.25)):
+            observe(record)
+            cap.settle(cap.reserve(record.cost_usd or 0.0), record.cost_usd or 0.0)
+        live.done(finished("a", DELIVERED))
+        live.done(finished("b", BUDGET_EXHAUSTED))
+    return output.getvalue()
+
+
+def test_rows_show_done_total_money_rates_hits_retries_and_errors() -> None:
+    text = render().rsplit("\x1b[2K", 1)[-1].splitlines()  # the last frame
+    row_a = next(line for line in text if line.startswith("a "))
+    row_b = next(line for line in text if line.startswith("b "))
+    total = next(line for line in text if line.startswith("total"))
+    assert "2/4" in row_a and "$0.50 · 100 tok/s · 3 calls, 33% hits · 2 retries · 0 errors" in row_a
+    assert "1/2" in row_b and "1 errors" in row_b
+    assert "3/6" in total and "$1.50 / $5.00" in total and "1 errors" in total
+
+
+def test_disabled_progress_draws_nothing() -> None:
+    assert render(disable=True) == ""

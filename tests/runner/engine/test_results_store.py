@@ -1,0 +1,91 @@
+"""The results store: migrations, one transaction per rollout, replacement on re-run, safe text, live reads."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from benchmarks.base import BUDGET_EXHAUSTED, DELIVERED, Evaluation, RolloutResult, Task, Verdict
+from providers.interface import Usage
+from runner import migrations
+from runner.expand import RolloutKey
+from runner.records import CallRecord, RolloutRecord
+from runner.results import load_run
+from runner.store import ResultsStore
+
+KEY = RolloutKey("toy", "train", "7", "m", "scripted", 0)
+
+
+def record(status: str, cost: float, *, answer: str | None = "ok", steps: list | None = None) -> RolloutRecord:
+    call = CallRecord("x:m", "k1", False, Usage(10, 2, 5), cost, 0.0, 0.25, 1)
+    return RolloutRecord(KEY, RolloutResult(status, answer, {"days": [1, 2]}, steps or [{"n": 1}]), [call], None,
+                         100.0, 101.5)
+
+
+async def test_a_rerun_replaces_the_rollout_and_keeps_its_spend(tmp_path: Path) -> None:
+    store = await ResultsStore.open(tmp_path)
+    session = await store.start_session({"benchmark": "toy"}, "run.toml", "0", {"m": {"scripted": 1}})
+    await store.save_tasks("toy", "train", [Task("7", {"calls": 2})])
+    await store.save_rollout(record(BUDGET_EXHAUSTED, 0.25), session)
+    assert await store.finished_keys() == set()  # cut by the cap: runs again on resume
+
+    with load_run(tmp_path) as reader:  # a reader sees committed rollouts while the writer is open (WAL)
+        assert [r.status for r in reader.rollouts] == [BUDGET_EXHAUSTED]
+
+    await store.save_rollout(record(DELIVERED, 0.5), session)
+    await store.end_session(session, "completed")
+    assert await store.finished_keys() == {KEY}
+    assert await store.spent_usd() == pytest.approx(0.75)
+    await store.close()
+
+    with load_run(tmp_path) as results:
+        (rollout,) = results.rollouts
+        assert (rollout.status, rollout.cost_usd, rollout.calls, rollout.retries) == (DELIVERED, 0.5, 1, 1)
+        assert rollout.usage == Usage(10, 2, 5) and rollout.plan == {"days": [1, 2]}
+        assert len(results.calls()) == 1 and results.steps(rollout.id) == [{"n": 1}]
+        assert results.spent_usd == pytest.approx(0.75)  # the first attempt's money was spent too
+        assert results.tasks() == [Task("7", {"calls": 2})]
+        assert results.sessions[0].outcome == "completed"
+
+
+async def test_untrusted_text_is_stored_not_fatal(tmp_path: Path) -> None:
+    store = await ResultsStore.open(tmp_path)
+    session = await store.start_session({}, "run.toml", "0", {})
+    await store.save_rollout(record(DELIVERED, 0.0, answer="plan \ud800 <script>", steps=[{"obj": {1, 2}}]),
+                             session)
+    await store.save_evaluations("official", [(1, Evaluation((Verdict("hard", "b", False, "x\udfff"),
+                                                              Verdict("hard", "a", None)), {"cost": 3}))])
+    await store.close()
+    with load_run(tmp_path) as results:
+        (rollout,) = results.rollouts
+        assert rollout.answer == "plan ? <script>"
+        assert results.steps(rollout.id) == [{"obj": "{1, 2}"}]
+        evaluation = results.evaluations("official")[rollout.id]
+        assert [(v.constraint, v.passed, v.message) for v in evaluation.verdicts] == [("b", False, "x?"),
+                                                                                        ("a", None, None)]
+
+
+async def test_migrations_run_once_and_new_ones_apply_to_old_run_dirs(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    store = await ResultsStore.open(tmp_path)
+    await store.close()
+    with sqlite3.connect(tmp_path / "results.sqlite") as conn:
+        assert migrations.migrate(conn) == []
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+    def m999_rollout_note(conn: sqlite3.Connection) -> None:
+        conn.execute("ALTER TABLE rollout ADD COLUMN note TEXT")
+
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, m999_rollout_note])
+    store = await ResultsStore.open(tmp_path)  # an older run dir, reopened by a newer tripbench
+    session = await store.start_session({}, "run.toml", "0", {})
+    await store.save_rollout(record(DELIVERED, 0.1), session)
+    await store.close()
+    with sqlite3.connect(tmp_path / "results.sqlite") as conn:
+        names = [row[0] for row in conn.execute("SELECT name FROM _migrations ORDER BY applied_at")]
+        assert names == ["m001_initial", "m999_rollout_note"]
+        assert "note" in [row[1] for row in conn.execute("PRAGMA table_info(rollout)")]
+    with load_run(tmp_path) as results:  # the reader names its columns: an added one shifts nothing
+        assert [r.key for r in results.rollouts] == [KEY] and len(results.calls()) == 1

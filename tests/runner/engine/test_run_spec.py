@@ -1,0 +1,121 @@
+"""Run specs: every mistake names the file, the field and what was expected; expansion is stable."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import ENGINE_TESTS
+from toy_benchmark import ToyBenchmark, ToyOptions
+
+from runner.cli.main import cli
+from runner.engine import execute, prepare
+from runner.errors import ConfigError, UserError
+from runner.expand import RolloutKey, expand, select_tasks
+from runner.spec import load_spec, parse_spec
+
+BASE = """benchmark = "toy_benchmark:ToyBenchmark"
+split = "train"
+strategies = ["scripted"]
+
+[[models]]
+model = "openai-compatible:a@http://127.0.0.1:9/v1"
+
+[[models]]
+model = "openai-compatible:b@http://127.0.0.1:9/v1"
+"""
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (("[[models]]\nmodel = \"openai-compatible:b", "[[models]]\ntemperature = \"hot\"\nmodel = \"openai-compatible:b"),
+     'run.toml: models[1].temperature: expected a number >= 0 and <= 2, got "hot"'),
+    (("split = \"train\"", "split = \"train\"\nsamples = 0"), "run.toml: samples: expected an integer >= 1, got 0"),
+    (("split = \"train\"", "split = \"train\"\nconcurency = 3"), "run.toml: concurency: expected one of the fields "),
+    (("split = \"train\"", "split = \"train\"\ncache = \"sometimes\""),
+     'run.toml: cache: expected one of "readwrite", "replay", "refresh", "off", got "sometimes"'),
+    (("split = \"train\"", "split = \"train\"\nqueries = \"q.jsonl\""),
+     "run.toml: (top level): expected exactly one of split and queries"),
+    (("strategies = [\"scripted\"]", "strategies = \"scripted\""),
+     'run.toml: strategies: expected a list of strings, got "scripted"'),
+    (("split = \"train\"", "split = \"train\"\nsampling = { top_p = 2 }"),
+     "run.toml: sampling.top_p: expected a number > 0 and <= 1, got 2"),
+    (("model = \"openai-compatible:a@http://127.0.0.1:9/v1\"",
+      "model = \"openai-compatible:a@http://127.0.0.1:9/v1\"\nprices = { input = 1 }"),
+     "run.toml: models[0].prices.output: expected a number >= 0 (required)"),
+    (("benchmark = \"toy_benchmark:ToyBenchmark\"\n", ""), "run.toml: benchmark: expected a string (required)"),
+])
+def test_spec_errors_name_file_field_and_expectation(tmp_path: Path, edit: tuple[str, str], message: str) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text(BASE.replace(*edit, 1), encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_spec(path)
+    assert str(caught.value).replace(str(tmp_path) + "/", "").startswith(message)
+
+
+def test_bad_toml_and_a_missing_file_are_config_errors(tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text("benchmark = \n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"bad\.toml: \(syntax\): expected valid TOML"):
+        load_spec(tmp_path / "bad.toml")
+    with pytest.raises(ConfigError, match=r"nope\.toml: \(file\): expected a readable TOML file"):
+        load_spec(tmp_path / "nope.toml")
+
+
+def test_benchmark_options_and_strategies_are_checked_by_the_benchmark(tmp_path: Path) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text(BASE + "\n[options]\ntasks = \"many\"\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"run\.toml: options\.tasks: expected"):
+        prepare(path)
+    path.write_text(BASE.replace('["scripted"]', '["scripted", "clever"]'), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"strategies\[1\]: expected one of scripted, silent, got 'clever'"):
+        prepare(path)
+    path.write_text(BASE.replace("toy_benchmark:ToyBenchmark", "no_such_module:Thing"), encoding="utf-8")
+    with pytest.raises(UserError, match="cannot import no_such_module"):
+        prepare(path)
+
+
+def test_the_cli_prints_one_line_and_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text(BASE.replace("split = \"train\"", "split = \"train\"\nsamples = -1"), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", "from runner.cli.main import main; main()", "run", str(path)],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ENGINE_TESTS)})
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"Error: {path}: samples: expected an integer >= 1, got -1"
+
+
+def test_expansion_is_stable_and_honours_subset_and_limit() -> None:
+    spec = parse_spec({"benchmark": "toy", "split": "train", "strategies": ["scripted", "silent"], "samples": 2,
+                       "tasks": ["4", "1", "3"], "limit": 2, "models": [{"model": "x:a"}, {"model": "x:b"}]}, "s")
+    tasks = select_tasks(spec, ToyBenchmark().load_tasks("train", ToyOptions(tasks=6)), "s")
+    keys = expand(spec, tasks, "toy")
+    assert [t.id for t in tasks] == ["4", "1"]
+    assert keys[:5] == [RolloutKey("toy", "train", "4", "x:a", "scripted", 0),
+                        RolloutKey("toy", "train", "4", "x:a", "scripted", 1),
+                        RolloutKey("toy", "train", "4", "x:a", "silent", 0),
+                        RolloutKey("toy", "train", "4", "x:a", "silent", 1),
+                        RolloutKey("toy", "train", "4", "x:b", "scripted", 0)]
+    assert len(keys) == len(set(keys)) == 2 * 2 * 2 * 2
+    assert expand(spec, tasks, "toy") == keys
+    with pytest.raises(ConfigError, match="tasks: expected ids present in the split, got '9'"):
+        select_tasks(spec.model_copy(update={"tasks": ["9"]}), tasks, "s")
+
+
+async def test_status_summarises_a_run(start_mock_llm, write_spec, tmp_path: Path) -> None:
+    server = await start_mock_llm()
+    spec = write_spec(server.base_url, strategies=["scripted", "silent"], max_cost=5.0,
+                      options={"tasks": 6, "max_calls": 3, "crash_task": "3"})
+    await execute(prepare(spec), tmp_path / "run", show_progress=False)
+
+    result = CliRunner().invoke(cli, ["status", str(tmp_path / "run")], terminal_width=200)
+
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith(f"run {tmp_path / 'run'}: completed · 1 session(s) since ")
+    assert "of a $5.00 cap" in lines[0]
+    scripted = next(line for line in lines if "scripted" in line).split()
+    assert scripted[:6] == ["toy", "│", "scripted", "│", "6/6", "│"] and "crashed" in scripted
+    with pytest.raises(UserError, match="not a tripbench run directory"):
+        CliRunner().invoke(cli, ["status", str(tmp_path)], catch_exceptions=False)
