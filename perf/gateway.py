@@ -1,9 +1,10 @@
 """Gateway overhead: calls/s through gateway + openai SDK + HTTP beside raw SDK calls, and cache-hit latency.
 
 Everything runs against the mock server at zero latency on 127.0.0.1, in this process, so the figures are the
-client's own costs. Four measurements in one run, same prompts, same concurrency:
+client's own costs. Five measurements in one run, same prompts, same concurrency:
 
 - raw SDK: `AsyncOpenAI.chat.completions.create`, retries off (the baseline);
+- the openai provider alone (`providers/openai_chat.py`, no gateway), to tell its cost from the gateway's;
 - gateway, cache off: the same calls through `Gateway` (key, spend-cap reservation with a price, token estimate,
   limiter with RPM/TPM set far above the rate, retry wrapper, telemetry callback);
 - gateway, cache misses: as above, plus writing each response to a fresh disk cache;
@@ -76,15 +77,18 @@ async def main(size: int, concurrency: int, rounds: int) -> None:
     # The three paths run interleaved, round after round, and each keeps its best round: on a shared machine
     # the load drifts over a run, and interleaving exposes every path to the same drift.
     raw_s: list[tuple[float, float]] = []
+    provider_s: list[tuple[float, float]] = []
     plain_s: list[tuple[float, float]] = []
     miss_s: list[tuple[float, float]] = []
     with tempfile.TemporaryDirectory() as tmp, CacheStore(Path(tmp) / "cache") as store:
+        provider = resolve_model(model)
         plain = _gateway(model, None, CacheMode.OFF, sink)
         cached = _gateway(model, store, CacheMode.READWRITE, sink)
         await _timed([raw(r) for r in _requests(model, 50, "warm-up")], concurrency)
         for round_ in range(rounds):
             requests = _requests(model, size, f"round {round_}")  # new prompts: every cached call is a miss
             raw_s.append(await _timed([raw(r) for r in requests], concurrency))
+            provider_s.append(await _timed([lambda r=r: provider.complete(r) for r in requests], concurrency))
             plain_s.append(await _timed([lambda r=r: plain.complete(r) for r in requests], concurrency))
             miss_s.append(await _timed([lambda r=r: cached.complete(r) for r in requests], concurrency))
         served = server.tally.served
@@ -94,12 +98,14 @@ async def main(size: int, concurrency: int, rounds: int) -> None:
             await cached.complete(request)
             hit_latencies.append(time.perf_counter() - started)
         assert server.tally.served == served, "a cache hit reached the server"
+        await provider.aclose()  # type: ignore[attr-defined]
         await plain.aclose()
         await cached.aclose()
     await sdk.close()
     await server.close()
     best = {name: (min(w for w, _ in runs), min(c for _, c in runs))
-            for name, runs in (("raw openai SDK (baseline)", raw_s), ("gateway, cache off", plain_s),
+            for name, runs in (("raw openai SDK (baseline)", raw_s), ("openai provider, no gateway", provider_s),
+                               ("gateway, cache off", plain_s),
                                ("gateway, cache misses + writes", miss_s))}
     best["gateway, cache hits (sequential)"] = (sum(hit_latencies), sum(hit_latencies))
     raw_wall, raw_cpu = best["raw openai SDK (baseline)"]
@@ -108,11 +114,14 @@ async def main(size: int, concurrency: int, rounds: int) -> None:
     print(f"{'path':34} {'calls/s':>9} {'vs raw':>7} {'CPU ms/call':>12} {'vs raw':>7}")
     for name, (wall, cpu) in best.items():
         print(f"{name:34} {size / wall:9,.0f} {raw_wall / wall:6.2f}x {cpu / size * 1e3:12.3f} {cpu / raw_cpu:6.2f}x")
+    provider_wall, provider_cpu = best["openai provider, no gateway"]
     plain_wall, plain_cpu = best["gateway, cache off"]
     miss_wall, miss_cpu = best["gateway, cache misses + writes"]
-    print(f"gateway overhead over raw SDK calls, CPU per call: cache off {plain_cpu / raw_cpu - 1:+.1%}, "
-          f"cache misses + writes {miss_cpu / raw_cpu - 1:+.1%} (wall: {plain_wall / raw_wall - 1:+.1%}, "
-          f"{miss_wall / raw_wall - 1:+.1%})")
+    print(f"over raw SDK calls, CPU per call: provider {provider_cpu / raw_cpu - 1:+.1%}, gateway cache off "
+          f"{plain_cpu / raw_cpu - 1:+.1%}, cache misses + writes {miss_cpu / raw_cpu - 1:+.1%} "
+          f"(wall: {provider_wall / raw_wall - 1:+.1%}, {plain_wall / raw_wall - 1:+.1%}, {miss_wall / raw_wall - 1:+.1%})")
+    print(f"the gateway's own share over the provider it wraps (cache off), CPU per call: "
+          f"{(plain_cpu - provider_cpu) / size * 1e3:+.3f} ms ({plain_cpu / provider_cpu - 1:+.1%})")
     quantiles = statistics.quantiles(hit_latencies, n=100)
     print(f"cache-hit latency: p50 {quantiles[49] * 1e3:.3f} ms, p95 {quantiles[94] * 1e3:.3f} ms "
           f"(raw SDK: {raw_cpu / size * 1e3:.3f} ms CPU per call)")
