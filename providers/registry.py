@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from urllib.parse import urlsplit
 
 from providers.interface import ChatModel
@@ -36,7 +37,7 @@ class ProviderOptions:
     """Per-request timeout."""
 
 
-def _import_provider(module: str, sdk: str, model: str) -> object:
+def _import_provider(module: str, sdk: str, model: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as exc:
@@ -48,16 +49,14 @@ def _import_provider(module: str, sdk: str, model: str) -> object:
 def _openai(name: str, options: ProviderOptions) -> ChatModel:
     module = _import_provider("providers.openai_chat", "openai", f"openai:{name}")
     key = api_key_from_env(options.api_key_env or DEFAULT_KEY_ENV["openai"], provider="openai", model=name)
-    return module.OpenAIChat(name, api_key=key, base_url=options.base_url,  # type: ignore[attr-defined]
-                             timeout_s=options.timeout_s)
+    return module.OpenAIChat(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s)
 
 
 def _anthropic(name: str, options: ProviderOptions) -> ChatModel:
     module = _import_provider("providers.anthropic_messages", "anthropic", f"anthropic:{name}")
     key = api_key_from_env(options.api_key_env or DEFAULT_KEY_ENV["anthropic"], provider="anthropic",
                            model=name)
-    return module.AnthropicMessages(name, api_key=key, base_url=options.base_url,  # type: ignore[attr-defined]
-                                    timeout_s=options.timeout_s)
+    return module.AnthropicMessages(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s)
 
 
 def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
@@ -68,7 +67,7 @@ def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
     module = _import_provider("providers.openai_chat", "openai", f"openai-compatible:{spec}")
     key = (api_key_from_env(options.api_key_env, provider="openai-compatible", model=name)
            if options.api_key_env else PLACEHOLDER_KEY)
-    return module.OpenAIChat(  # type: ignore[attr-defined]
+    return module.OpenAIChat(
         name, api_key=key, base_url=url, provider="openai-compatible", timeout_s=options.timeout_s,
         max_tokens_field="max_tokens",  # what vLLM and Ollama read
     )
