@@ -10,6 +10,7 @@ call is estimated. `expected_calls` comes from the spec, else the run's mean so 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,7 +103,7 @@ async def estimate(prepared: Prepared, run_dir: Path) -> tuple[list[ModelEstimat
     estimates = {m.label: ModelEstimate(m.label) for m in spec.models}
     replay, cache = (build_gateway(prepared, CacheMode.REPLAY, SpendCap(), on_call=None)
                      if spec.cache.reads else (None, None))
-    tools = prepared.benchmark.open_tools(prepared.options)
+    tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
 
     async def probe(key: RolloutKey) -> None:
         probe = _Probe(replay)

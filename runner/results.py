@@ -17,6 +17,7 @@ from benchmarks.base import Evaluation, RolloutResult, Task, Verdict
 from providers.interface import Usage
 from runner.errors import UserError
 from runner.expand import RolloutKey
+from runner.records import CallRecord
 from runner.store import CALL_COLUMNS, RESULTS_FILE, ROLLOUT_COLUMNS
 
 
@@ -67,16 +68,8 @@ class StoredCall:
 
     rollout_id: int
     idx: int
-    model: str
-    cache_key: str | None
-    hit: bool
-    usage: Usage
-    cost_usd: float | None
-    saved_usd: float | None
-    latency_s: float
-    retries: int
-    error_type: str | None
-    error: str | None
+    """Position among the rollout's calls."""
+    call: CallRecord
 
 
 class RunResults:
@@ -130,7 +123,8 @@ class RunResults:
         """LLM calls of one rollout, or of the whole run."""
         query = f"SELECT {CALL_COLUMNS} FROM llm_call" + (" WHERE rollout_id = ?" if rollout_id is not None else "")
         rows = self._conn.execute(query + " ORDER BY rollout_id, idx", () if rollout_id is None else (rollout_id,))
-        return [StoredCall(r[0], r[1], r[2], r[3], bool(r[4]), Usage(r[5], r[6], r[7]), *r[8:]) for r in rows]
+        return [StoredCall(r[0], r[1], CallRecord(r[2], r[3], bool(r[4]), Usage(r[5], r[6], r[7]), *r[8:]))
+                for r in rows]
 
     def evaluations(self, mode: str) -> dict[int, Evaluation]:
         """Stored evaluations of one evaluator mode, by rollout id."""

@@ -30,7 +30,7 @@ def _console() -> Console:
 @click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--run-dir", type=click.Path(path_type=Path, file_okay=False),
               help="Where results go (default: runs/<spec name> beside the spec). Re-running resumes.")
-@click.option("--max-cost", type=click.FloatRange(min=0, min_open=True), help="Spend cap in USD (overrides the spec).")
+@click.option("--max-cost", type=click.FloatRange(min=0, min_open=True), help="Spend cap in USD for the whole run, earlier sessions included (overrides the spec).")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N tasks (overrides the spec).")
 @click.option("--dry-run", is_flag=True, help="Estimate calls, tokens and $ per model; send nothing.")
 @click.option("--quiet", is_flag=True, help="No live progress, only the summary (for logs and CI).")

@@ -49,8 +49,8 @@ async def test_a_thousand_rollouts_equal_the_sequential_reference(start_mock_llm
         calls = results.calls()
         assert len(calls) == sum(len(steps) for _, _, steps in expected.values()) == server.tally.served
         assert max(len(steps) for _, _, steps in expected.values()) == 30
-        assert sum(c.usage.input_tokens for c in calls) == server.tally.input_tokens
-        assert sum(c.usage.output_tokens for c in calls) == server.tally.output_tokens
+        assert sum(c.call.usage.input_tokens for c in calls) == server.tally.input_tokens
+        assert sum(c.call.usage.output_tokens for c in calls) == server.tally.output_tokens
     lines = (tmp_path / "run/outputs/toy/scripted/submission.jsonl").read_text().splitlines()
     assert [json.loads(line)["task"] for line in lines] == [str(n) for n in range(1000)]
     assert [json.loads(line)["answer"] for line in lines] == [expected[str(n)][0] for n in range(1000)]

@@ -1,0 +1,199 @@
+"""Runner throughput: N rollouts x 30 calls at a fixed latency, then the same run replayed from the cache.
+
+Three measurements, each printed beside the ideal `calls x latency / concurrency` (what a runner with zero
+overhead would take):
+
+1. `in-process model`: the engine, gateway, cache and results store with a provider that only sleeps the
+   latency (no HTTP): the engine's own overhead;
+2. `mock server + SDK`: the same through the real OpenAI SDK over HTTP to the mock server, running in its own
+   process (the production path);
+3. `cache replay`: run 2 again in a fresh run dir: every call a cache hit, nothing sent.
+
+Peak RSS of this process (all runs) is printed at the end. Goals: runs 1 and 2 within 10 % of the ideal; 30,000
+cached calls in <= 60 s; peak RSS <= 1 GB.
+
+    python perf/runner.py                 # 1,000 rollouts x 30 calls, 200 ms, concurrency 256
+    python perf/runner.py --size 20       # CI smoke size
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+# This file is perf/runner.py: drop its folder from the import path, or `import runner` would find this script.
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
+
+from pydantic import BaseModel, ConfigDict  # noqa: E402
+
+from benchmarks.base import DELIVERED, Evaluation, RolloutResult, Task  # noqa: E402
+from providers.interface import ChatRequest, ChatResponse, Message, Usage  # noqa: E402
+from providers.registry import register_provider  # noqa: E402
+from runner.engine import execute, prepare  # noqa: E402
+
+CALLS = 30
+
+
+class PerfOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    tasks: int = 1000
+    calls: int = CALLS
+
+
+class FixedCalls:
+    """Makes exactly `calls` short calls, one after another (an agent loop without tools)."""
+
+    name = "fixed"
+
+    def __init__(self, calls: int) -> None:
+        self.calls = calls
+
+    async def __call__(self, task: Task, model: Any, tools: Any) -> RolloutResult:
+        text = ""
+        for step in range(self.calls):
+            prompt = f"task {task.id} step {step}: {text[-40:]}"
+            text = (await model.complete(ChatRequest(model="", messages=(Message("user", prompt),),
+                                                     max_tokens=16))).text
+        return RolloutResult(DELIVERED, answer=text)
+
+
+class PerfBenchmark:
+    """Tasks with nothing in them; the work is all LLM calls."""
+
+    name = "perf"
+    options_model = PerfOptions
+    statuses: Mapping[str, str] = {}
+
+    def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
+        assert isinstance(options, PerfOptions)
+        return [Task(str(n), {}) for n in range(options.tasks)]
+
+    def strategies(self, options: BaseModel) -> Sequence[Any]:
+        assert isinstance(options, PerfOptions)
+        return [FixedCalls(options.calls)]
+
+    def open_tools(self, options: BaseModel) -> None:
+        return None
+
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
+        return [None] * len(tasks)
+
+    def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
+        return ({"task": t.id, "answer": r.answer} for t, r in zip(tasks, results, strict=True))
+
+
+class SleepingModel:
+    """A provider that answers after `latency_s`, with no I/O at all."""
+
+    def __init__(self, latency_s: float) -> None:
+        self.latency_s = latency_s
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        await asyncio.sleep(self.latency_s)
+        return ChatResponse(f"ok {len(request.messages[-1].content)}", "stop", Usage(20, 0, 3))
+
+
+def write_spec(folder: Path, model: str, tasks: int, calls: int, concurrency: int) -> Path:
+    spec = folder / f"{model.split(':')[0]}.toml"
+    spec.write_text(f"""benchmark = "__main__:PerfBenchmark"
+split = "perf"
+strategies = ["fixed"]
+concurrency = {concurrency}
+cache_dir = "cache"
+evaluate = []
+
+[[models]]
+model = "{model}"
+name = "perf"
+
+[options]
+tasks = {tasks}
+calls = {calls}
+""", encoding="utf-8")
+    return spec
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_mock_server(folder: Path, latency_s: float) -> tuple[subprocess.Popen[bytes], str]:
+    """The mock server in its own process, so its CPU does not count against the runner's."""
+    config = folder / "mock.toml"
+    config.write_text(f'[latency]\nkind = "fixed"\nseconds = {latency_s}\n', encoding="utf-8")
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-c", "from runner.cli.main import main; main()", "mock-server",
+                               "--port", str(port), "--config", str(config)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            urllib.request.urlopen(f"{url}/health", timeout=1).close()
+            return server, url
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError("the mock server did not start")
+
+
+async def timed_run(spec: Path, run_dir: Path) -> tuple[float, int]:
+    prepared = prepare(spec)
+    started = time.perf_counter()
+    report = await execute(prepared, run_dir, show_progress=False)
+    elapsed = time.perf_counter() - started
+    assert report.statuses == {DELIVERED: len(prepared.keys)}, report.statuses
+    return elapsed, len(prepared.keys)
+
+
+def line(label: str, seconds: float, calls: int, ideal: float | None) -> None:
+    versus = f"  {seconds / ideal:5.2f} x ideal ({ideal:.1f} s)" if ideal else ""
+    print(f"{label:<28} {seconds:8.1f} s  {calls / seconds:9,.0f} calls/s{versus}")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1000, help="rollouts (default 1000)")
+    parser.add_argument("--calls", type=int, default=CALLS, help="calls per rollout (default 30)")
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds per call (default 0.2)")
+    parser.add_argument("--concurrency", type=int, default=256, help="rollouts in flight (default 256)")
+    args = parser.parse_args()
+    calls = args.size * args.calls
+    ideal = calls * args.latency / min(args.concurrency, args.size)
+    print(f"{args.size} rollouts x {args.calls} calls = {calls:,} calls, {args.latency * 1000:.0f} ms each, "
+          f"concurrency {args.concurrency}")
+    register_provider("sleep", lambda name: SleepingModel(args.latency))
+    with tempfile.TemporaryDirectory(prefix="tripbench-perf-") as tmp:
+        folder = Path(tmp)
+        spec = write_spec(folder, "sleep:perf", args.size, args.calls, args.concurrency)
+        seconds, _ = await timed_run(spec, folder / "sleep-run")
+        line("in-process model", seconds, calls, ideal)
+
+        server, url = start_mock_server(folder, args.latency)
+        try:
+            spec = write_spec(folder, f"openai-compatible:perf@{url}/v1", args.size, args.calls, args.concurrency)
+            seconds, _ = await timed_run(spec, folder / "sdk-run")
+            line("mock server + SDK", seconds, calls, ideal)
+        finally:
+            server.terminate()
+            server.wait()
+        seconds, _ = await timed_run(spec, folder / "replay-run")
+        line("cache replay (all hits)", seconds, calls, None)
+        print(f"{'':<28} goal: 30,000 cached calls <= 60 s -> {30_000 / (calls / seconds):.1f} s at this rate")
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS {peak_mb:,.0f} MB (goal <= 1,024 MB)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
