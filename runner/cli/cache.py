@@ -45,6 +45,13 @@ def _size(text: str) -> int:
     return int(float(match[1]) * _SIZES[match[2] if match[2] in _SIZES else match[2] + "b"])
 
 
+def _human(size: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:,.1f} {unit}"
+    return f"{size} B"
+
+
 @click.group("cache")
 def cache_command() -> None:
     """Inspect and prune the cache of LLM calls."""
@@ -60,7 +67,7 @@ def stats_command(cache_dir: Path | None) -> None:
     lookups = stats.hits + stats.misses
     rate = f" ({stats.hits / lookups:.1%} hits)" if lookups else ""
     click.echo(f"entries    {stats.entries:,}")
-    click.echo(f"size       {stats.size_bytes / 1e6:,.1f} MB")
+    click.echo(f"size       {_human(stats.size_bytes)}")
     click.echo(f"hits       {stats.hits:,}{rate}")
     click.echo(f"misses     {stats.misses:,}")
     click.echo(f"saved      ${stats.saved_usd:,.4f}")
@@ -130,4 +137,4 @@ def prune_command(older_than: str | None, max_size: str | None, cache_dir: Path 
     with _open(cache_dir) as store:
         deleted = store.prune(older_than_s=older_than_s, max_bytes=max_bytes)
         stats = store.stats()
-    click.echo(f"deleted {deleted:,} entries; {stats.entries:,} left, {stats.size_bytes / 1e6:,.1f} MB")
+    click.echo(f"deleted {deleted:,} entries; {stats.entries:,} left, {_human(stats.size_bytes)}")
