@@ -7,6 +7,8 @@ import asyncio
 import pytest
 from gateway_doubles import FakeClock
 
+from providers.openai_chat import OpenAIChat
+from runner.gateway import Target
 from runner.ratelimit import LimitKey, Limits, RateLimiter, TokenBucket
 
 KEY = LimitKey("openai", "gpt-4o-mini", "abc123")
@@ -103,3 +105,11 @@ async def test_a_model_at_its_cap_does_not_hold_global_slots() -> None:
             pass
     gate.set()
     await asyncio.gather(*blocked)
+
+
+def test_buckets_are_per_api_key_and_never_hold_the_key() -> None:
+    secrets = ("sk-test-first-key-0000", "sk-test-second-key-1111")
+    a, b = (Target.of("openai:gpt-4o-mini", OpenAIChat("gpt-4o-mini", api_key=s)) for s in secrets)
+    assert a.limit_key != b.limit_key and a.limit_key.display == b.limit_key.display == "openai/gpt-4o-mini"
+    for target, secret in zip((a, b), secrets):
+        assert len(target.limit_key.key_id) == 12 and secret not in repr(target.limit_key)
