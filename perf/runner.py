@@ -1,10 +1,12 @@
 """Runner throughput: N rollouts x 30 calls at a fixed latency, then the same run replayed from the cache.
 
-Three measurements, each printed beside the ideal `calls x latency / concurrency` (what a runner with zero
+Four measurements, each printed beside the ideal `calls x latency / concurrency` (what a runner with zero
 overhead would take):
 
-1. `in-process model`: the engine, gateway, cache and results store with a provider that only sleeps the
-   latency (no HTTP): the engine's own overhead;
+0. `bare asyncio`: the strategy over the sleeping provider under one semaphore, no engine at all: the baseline
+   this machine can do;
+1. `in-process model`: the engine, gateway, cache and results store with that provider (no HTTP): the engine's
+   and gateway's own overhead;
 2. `mock server + SDK`: the same through the real OpenAI SDK over HTTP to the mock server, running in its own
    process (the production path);
 3. `cache replay`: run 2 again in a fresh run dir: every call a cache hit, nothing sent.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import resource
 import socket
 import subprocess
@@ -148,6 +151,21 @@ def start_mock_server(folder: Path, latency_s: float) -> tuple[subprocess.Popen[
     raise RuntimeError("the mock server did not start")
 
 
+async def bare_asyncio(tasks: int, calls: int, latency_s: float, concurrency: int) -> float:
+    """The strategy alone over the sleeping provider, `concurrency` at a time: no gateway, cache or store."""
+    slots = asyncio.Semaphore(concurrency)
+    model = SleepingModel(latency_s)
+    strategy = FixedCalls(calls)
+
+    async def one(n: int) -> None:
+        async with slots:
+            await strategy(Task(str(n), {}), model, None)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(n) for n in range(tasks)))
+    return time.perf_counter() - started
+
+
 async def timed_run(spec: Path, run_dir: Path) -> tuple[float, int]:
     prepared = prepare(spec)
     started = time.perf_counter()
@@ -170,10 +188,13 @@ async def main() -> None:
     parser.add_argument("--concurrency", type=int, default=256, help="rollouts in flight (default 256)")
     args = parser.parse_args()
     calls = args.size * args.calls
-    ideal = calls * args.latency / min(args.concurrency, args.size)
+    # calls x latency / concurrency, counted in whole waves of rollouts (equal when concurrency divides the size)
+    ideal = math.ceil(args.size / args.concurrency) * args.calls * args.latency
     print(f"{args.size} rollouts x {args.calls} calls = {calls:,} calls, {args.latency * 1000:.0f} ms each, "
           f"concurrency {args.concurrency}")
     register_provider("sleep", lambda name: SleepingModel(args.latency))
+    line("bare asyncio (baseline)", await bare_asyncio(args.size, args.calls, args.latency, args.concurrency), calls,
+         ideal)
     with tempfile.TemporaryDirectory(prefix="tripbench-perf-") as tmp:
         folder = Path(tmp)
         spec = write_spec(folder, "sleep:perf", args.size, args.calls, args.concurrency)
