@@ -25,6 +25,7 @@ from benchmarks.base import BUDGET_EXHAUSTED, Benchmark, Strategy, Task
 from benchmarks.registry import get_benchmark
 from cache.modes import CacheMode
 from cache.store import CacheStore
+from providers.prices import price_for
 from providers.registry import resolve_model
 from runner.budget import SpendCap
 from runner.errors import ConfigError, UserError
@@ -90,6 +91,11 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
     for position, name in enumerate(spec.strategies):
         if name not in offered:
             raise ConfigError(source, f"strategies[{position}]", f"one of {', '.join(sorted(offered))}", name)
+    if spec.max_cost is not None:  # a cap needs a price for every model, before anything is spent
+        for position, model in enumerate(spec.models):
+            if price_for(model.model, {model.model: model.prices} if model.prices else None) is None:
+                raise ConfigError(source, f"models[{position}].prices", "a price table (input, output USD per "
+                                  f"million tokens): max_cost is set and no bundled price is known for {model.model}")
     cache_dir = spec_path.parent / spec.cache_dir if spec.cache_dir else default_home() / "cache"
     keys = expand(spec, tasks, benchmark.name)
     return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)
@@ -205,8 +211,9 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
             close()
         await store.close()
     with load_run(run_dir) as results:
-        report.files, report.notes = await asyncio.to_thread(
+        files, notes = await asyncio.to_thread(
             write_outputs, results, prepared.benchmark, prepared.tasks, prepared.split, spec.samples)
+    report.files, report.notes = files, report.notes + notes
     return report
 
 

@@ -117,6 +117,7 @@ async def run_rollout(key: RolloutKey, task: Task, strategy: Strategy, model: Ro
 
     Raises:
         RunAborted: the provider rejected the API key (every other rollout would fail the same way).
+        UserError: a configuration error surfaced by the gateway (a missing key, a model without a price).
     """
     calls: list[CallRecord] = []
     _sink.set(_Sink(calls, observe))  # this task's context only: the scheduler runs each rollout in its own task
@@ -127,7 +128,11 @@ async def run_rollout(key: RolloutKey, task: Task, strategy: Strategy, model: Ro
         if not isinstance(result, RolloutResult):
             raise TypeError(f"strategy {strategy.name!r} returned {type(result).__name__}, not a RolloutResult")
     except AuthError as exc:
+        if isinstance(exc, UserError):  # a missing key: its message already says which variable to set
+            raise
         raise RunAborted(f"{key.model}: the provider rejected the credentials: {exc}") from exc
+    except UserError:
+        raise  # the run's configuration is wrong (e.g. a model without a price under a cap): every rollout would fail
     except (LLMError, CallLimitReached) as exc:
         error_type = type(exc).__name__
         status = next((s for cls, s in _STATUS_OF if isinstance(exc, cls)), base.CALL_LIMIT)

@@ -160,3 +160,19 @@ async def test_dry_run_counts_cached_calls_as_free(start_mock_llm, write_spec, t
     assert toy.new_calls == 10 * 5  # the other ten miss at their first call: five calls each expected
     assert toy.cost_usd is not None and toy.cost_usd > 0
     assert "expected_calls" in assumption
+
+
+async def test_a_rejected_key_ends_the_run_not_each_rollout(start_mock_llm, write_spec, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    server = await start_mock_llm(MockConfig(api_keys=("right-key",)))
+    monkeypatch.setenv("TOY_KEY", "wrong-key")
+    model = {"model": f"openai-compatible:toy@{server.base_url}/v1", "name": "toy", "api_key_env": "TOY_KEY"}
+    spec = write_spec(server.base_url, models=[model], options={"tasks": 40, "max_calls": 3})
+
+    with pytest.raises(UserError, match="toy: the provider rejected the credentials") as caught:
+        await execute(prepare(spec), tmp_path / "run", show_progress=False)
+
+    assert "wrong-key" not in str(caught.value)
+    with load_run(tmp_path / "run") as results:
+        assert results.rollouts == [] and results.sessions[-1].outcome == "failed"
+    assert server.tally.statuses["401"] <= 32  # at most one wave (concurrency 32): then the run stopped

@@ -119,3 +119,11 @@ async def test_status_summarises_a_run(start_mock_llm, write_spec, tmp_path: Pat
     assert scripted[:6] == ["toy", "│", "scripted", "│", "6/6", "│"] and "crashed" in scripted
     with pytest.raises(UserError, match="not a tripbench run directory"):
         CliRunner().invoke(cli, ["status", str(tmp_path)], catch_exceptions=False)
+
+
+def test_a_spend_cap_needs_a_price_for_every_model(tmp_path: Path) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text(BASE.replace('split = "train"', 'split = "train"\nmax_cost = 2.0'), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"run\.toml: models\[0\]\.prices: expected a price table .* no bundled "
+                                          r"price is known for openai-compatible:a@"):
+        prepare(path)
