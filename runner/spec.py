@@ -1,6 +1,6 @@
 """The run spec: one TOML file saying what to run, validated by pydantic with errors that name file and field.
 
-    benchmark = "travelplanner"          # a registry name or a module:attribute path
+    benchmark = "NAME"                   # a registry name or a module:attribute path
     split = "validation"                 # or: queries = "my_queries.jsonl" (relative to this file)
     limit = 20                           # first N tasks; or tasks = ["3", "17"]
     strategies = ["react"]
@@ -93,7 +93,7 @@ class RunSpec(BaseModel):
     model_config = _STRICT
 
     benchmark: str = Field(min_length=1)
-    """Registry name (`travelplanner`) or `module:attribute` import path of a Benchmark."""
+    """Registry name (see `benchmarks.registry.available()`) or `module:attribute` import path of a Benchmark."""
     split: str | None = None
     """Split name (`train`, `validation`, `test`); exactly one of `split` and `queries`."""
     queries: str | None = None
