@@ -14,6 +14,7 @@ from cache.store import CacheStore
 from providers.errors import LLMError, ServerError
 from providers.interface import ChatRequest, ChatResponse, Message
 from providers.mock_server import Faults, MockConfig
+from providers.prices import cost_usd
 from providers.openai_chat import OpenAIChat
 from providers.registry import resolve_model
 from runner.gateway import Gateway
@@ -141,3 +142,19 @@ async def test_second_batch_is_all_hits_and_replay_of_an_empty_cache_fails_fast(
             await replay.complete(batch[0])
         assert time.monotonic() - started < 0.5 and len(server.received) == sent
         await replay.aclose()
+
+
+async def test_anthropic_sdk_through_the_gateway(start_mock_llm, records: list[CallRecord],  # type: ignore[no-untyped-def]
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    server = await start_mock_llm()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0000")
+    model = "anthropic:claude-haiku-4-5"
+    gw = make_gateway(records, resolve=lambda m: resolve_model(m, base_url=server.base_url))
+    server.plan.fail_next(429, retry_after=0.1)
+    server.plan.fail_next(529)  # Anthropic's "overloaded"
+    response = await gw.complete(ChatRequest(model, (Message("user", "Plan a trip to Chicago."),), max_tokens=64))
+    assert len(server.received) == 3 and server.received[-1].api == "anthropic"
+    assert records[-1].retries == 2
+    assert records[-1].cost_usd == pytest.approx(cost_usd(response.usage, model)) and records[-1].cost_usd > 0
+    assert response.usage.input_tokens == server.tally.input_tokens
+    await gw.aclose()
