@@ -14,8 +14,8 @@ from cache.store import CacheStore
 from providers.errors import LLMError, ServerError
 from providers.interface import ChatRequest, ChatResponse, Message
 from providers.mock_server import Faults, MockConfig
-from providers.prices import cost_usd
 from providers.openai_chat import OpenAIChat
+from providers.prices import cost_usd
 from providers.registry import resolve_model
 from runner.gateway import Gateway
 from runner.ratelimit import Limits, RateLimiter
