@@ -19,17 +19,20 @@ import csv
 import json
 import os
 import random
+import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pandas as pd
+# perf/runner.py would shadow the `runner` package: keep this script's folder off the import path.
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
-from sandbox_flights import _percentiles, _time  # the sibling script's timers (run from perf/)
+import pandas as pd  # noqa: E402
 
-from benchmarks.travelplanner.reference import city_entry, flight_entry
-from benchmarks.travelplanner.tools import cost_enquiry, execute_action, parse_action
-from sandbox_index import Sandbox, build_travelplanner_index, open_sandbox
+from benchmarks.travelplanner.reference import city_entry, flight_entry  # noqa: E402
+from benchmarks.travelplanner.tools import cost_enquiry, execute_action, parse_action  # noqa: E402
+from sandbox_index import Sandbox, build_travelplanner_index, open_sandbox  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner"
 COLUMNS = {
@@ -45,6 +48,22 @@ FILES = {
     "attractions": "attractions/attractions.csv",
     "distances": "googleDistanceMatrix/distance.csv",
 }
+
+
+def _time(calls: list[Callable[[], object]]) -> tuple[list[int], list[int]]:
+    """(wall ns, this thread's CPU ns) per call; on a shared machine the wall tail includes waiting for a CPU."""
+    samples = []
+    for call in calls:
+        wall, cpu = time.perf_counter_ns(), time.thread_time_ns()
+        call()
+        samples.append((time.perf_counter_ns() - wall, time.thread_time_ns() - cpu))
+    return [w for w, _ in samples], [c for _, c in samples]
+
+
+def _percentiles(samples_ns: list[int]) -> tuple[float, float]:
+    """p50 and p99 in ms."""
+    ordered = sorted(samples_ns)
+    return ordered[len(ordered) // 2] / 1e6, ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] / 1e6
 
 
 def _csv_rows(path: Path) -> list[dict[str, str]]:
