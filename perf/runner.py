@@ -9,7 +9,7 @@ overhead would take):
    and gateway's own overhead;
 2. `mock server + SDK`: the same through the real OpenAI SDK over HTTP to the mock server, running in its own
    process (the production path);
-3. `cache replay`: run 2 again in a fresh run dir: every call a cache hit, nothing sent.
+3. `cache replay`: run 2 (run 1 with `--no-sdk`) again in a fresh run dir: every call a cache hit, nothing sent.
 
 Peak RSS of this process (all runs) is printed at the end. Goals: runs 1 and 2 within 10 % of the ideal; 30,000
 cached calls in <= 60 s; peak RSS <= 1 GB.
@@ -186,6 +186,8 @@ async def main() -> None:
     parser.add_argument("--calls", type=int, default=CALLS, help="calls per rollout (default 30)")
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per call (default 0.2)")
     parser.add_argument("--concurrency", type=int, default=256, help="rollouts in flight (default 256)")
+    parser.add_argument("--no-sdk", action="store_true",
+                        help="skip the mock-server run (minutes on a small machine); replay the in-process run")
     args = parser.parse_args()
     calls = args.size * args.calls
     # calls x latency / concurrency, counted in whole waves of rollouts (equal when concurrency divides the size)
@@ -201,14 +203,15 @@ async def main() -> None:
         seconds, _ = await timed_run(spec, folder / "sleep-run")
         line("in-process model", seconds, calls, ideal)
 
-        server, url = start_mock_server(folder, args.latency)
-        try:
-            spec = write_spec(folder, f"openai-compatible:perf@{url}/v1", args.size, args.calls, args.concurrency)
-            seconds, _ = await timed_run(spec, folder / "sdk-run")
-            line("mock server + SDK", seconds, calls, ideal)
-        finally:
-            server.terminate()
-            server.wait()
+        if not args.no_sdk:
+            server, url = start_mock_server(folder, args.latency)
+            try:
+                spec = write_spec(folder, f"openai-compatible:perf@{url}/v1", args.size, args.calls, args.concurrency)
+                seconds, _ = await timed_run(spec, folder / "sdk-run")
+                line("mock server + SDK", seconds, calls, ideal)
+            finally:
+                server.terminate()
+                server.wait()
         seconds, _ = await timed_run(spec, folder / "replay-run")
         line("cache replay (all hits)", seconds, calls, None)
         print(f"{'':<28} goal: 30,000 cached calls <= 60 s -> {30_000 / (calls / seconds):.1f} s at this rate")
