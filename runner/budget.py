@@ -37,6 +37,7 @@ class SpendCap:
         self.cap_usd = cap_usd
         self._spent = spent_usd
         self._reserved = 0.0
+        self._open = 0  # unsettled reservations: at 0, `_reserved` is reset so float residue never reads as a hold
         self._lock = threading.Lock()  # never held across an await: only arithmetic happens under it
 
     @property
@@ -45,6 +46,7 @@ class SpendCap:
 
     @property
     def reserved_usd(self) -> float:
+        """Money held by unsettled reservations; exactly 0.0 when none is open."""
         return self._reserved
 
     @property
@@ -70,6 +72,7 @@ class SpendCap:
                     f"${self._spent:.4f} spent and ${self._reserved:.4f} reserved"
                 )
             self._reserved += amount_usd
+            self._open += 1
         return Reservation(amount_usd)
 
     def settle(self, reservation: Reservation, actual_usd: float) -> None:
@@ -78,5 +81,7 @@ class SpendCap:
             if reservation.settled:
                 raise RuntimeError("reservation settled twice")
             reservation.settled = True
-            self._reserved -= reservation.amount_usd
+            self._open -= 1
+            # Summing and subtracting many floats leaves residue (1e-17): with nothing open, nothing is reserved.
+            self._reserved = self._reserved - reservation.amount_usd if self._open else 0.0
             self._spent += actual_usd

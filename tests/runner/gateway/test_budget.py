@@ -51,6 +51,17 @@ async def test_hundreds_of_concurrent_calls_never_pass_the_cap(records: list[Cal
     assert cap.spent_usd > 0.05 * 0.8  # the cap is used, not merely respected by refusing everything
 
 
+def test_settled_reservations_leave_exactly_nothing_reserved() -> None:
+    # Float sums leave residue (0.1 + 0.2 - 0.1 - 0.2 != 0): a rollout waiting for "others' reservations" must see
+    # 0.0 once they are settled, or it waits forever (this hung the engine at the cap).
+    cap = SpendCap(100.0)
+    reservations = [cap.reserve(amount) for amount in (0.1, 0.2, 0.7, 1e-9, 3.3)]
+    assert 0.1 + 0.2 - 0.1 - 0.2 != 0.0
+    for reservation in reservations:
+        cap.settle(reservation, 0.0)
+    assert cap.reserved_usd == 0.0
+
+
 def test_reserve_and_settle_from_many_threads() -> None:
     cap = SpendCap(10.0)
     refused = 0
