@@ -43,11 +43,12 @@ async def until_rollouts_stored(run_dir: Path, process: asyncio.subprocess.Proce
 
 async def test_sigkill_at_random_moments_then_resume(start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> None:
     server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 0.01}))
-    options = {"tasks": 150, "max_calls": 20, "long_every": 3}
+    options = {"tasks": 400, "max_calls": 20, "long_every": 3}
     spec = write_spec(server.base_url, concurrency=CONCURRENCY, options=options)
     run_dir = tmp_path / "run"
     rng = random.Random(20261122)
     kills = 0
+    states = []  # what each session must read as: a process that finished before its kill completed its session
     for _ in range(4):
         process = await start_run(spec, run_dir)
         await until_rollouts_stored(run_dir, process, more=rng.randint(1, 20))
@@ -56,6 +57,7 @@ async def test_sigkill_at_random_moments_then_resume(start_mock_llm, write_spec,
             process.send_signal(signal.SIGKILL)
             kills += 1
         await process.wait()
+        states.append("killed" if process.returncode == -signal.SIGKILL else "completed")
     process = await start_run(spec, run_dir)
     output, _ = await process.communicate()
     assert process.returncode == 0, output.decode()
@@ -63,9 +65,9 @@ async def test_sigkill_at_random_moments_then_resume(start_mock_llm, write_spec,
     expected = await reference(ToyOptions(**options))
     assert stored(run_dir) == expected
     with load_run(run_dir) as results:
-        assert len(results.rollouts) == 150 and len({r.key for r in results.rollouts}) == 150
+        assert len(results.rollouts) == 400 and len({r.key for r in results.rollouts}) == 400
         assert len(results.calls()) == sum(r.calls for r in results.rollouts)
-        assert [session_state(s) for s in results.sessions] == ["killed"] * kills + ["completed"]
+        assert [session_state(s) for s in results.sessions] == states + ["completed"]
     unique_calls = sum(len(steps) for _, _, steps in expected.values())
     assert kills >= 3
     # Calls answered before a kill are in the cache: only those in flight at a kill can be paid for twice.
