@@ -122,3 +122,45 @@ def _cell_order(cell: tuple[str, int]) -> tuple[int, str, int]:
 
 def _ratio(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else 0.0
+
+
+TABLE4_ROWS = (
+    ("Commonsense Constraint", ("is_valid_information_in_sandbox", "is_not_absent",
+                                "is_valid_information_in_current_city", "is_reasonable_visiting_city",
+                                "is_valid_restaurants", "is_valid_attractions", "is_valid_transportation",
+                                "is_valid_accommodation")),
+    ("Hard Constraint", ("valid_cost", "valid_room_rule", "valid_cuisine", "valid_room_type", "valid_transportation")),
+)
+"""Row order of the paper's Table 4: (detail-table group, official keys)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConstraintRates:
+    """Paper Table 4 from a detail table: each constraint's pass rate by level, then by trip length."""
+
+    columns: tuple[str, ...]
+    """`Easy`, `Medium`, `Hard` (the levels present), then `3-day`, `5-day`, `7-day` (the lengths present)."""
+    rows: tuple[tuple[str, str, tuple[float | None, ...]], ...]
+    """(group, paper name, one rate per column: true / total, None where no query of the column asks for it)."""
+
+
+def constraint_rates(detailed: dict[str, Any]) -> ConstraintRates:
+    """Pass rate of each constraint by level and by trip length (the layout of the paper's Table 4)."""
+    levels = list(detailed["Commonsense Constraint"])
+    durations = sorted({days for cells in detailed["Commonsense Constraint"].values() for days in cells})
+    rows = []
+    for group, keys in TABLE4_ROWS:
+        for key in keys:
+            name = PAPER_NAMES[key]
+            by_level = [_cells_rate(detailed[group][level].values(), name) for level in levels]
+            by_days = [_cells_rate([cells[days] for cells in detailed[group].values() if days in cells], name)
+                       for days in durations]
+            rows.append((group, name, (*by_level, *by_days)))
+    columns = (*(level.capitalize() for level in levels), *(f"{days}-day" for days in durations))
+    return ConstraintRates(columns, tuple(rows))
+
+
+def _cells_rate(cells: Any, name: str) -> float | None:
+    counts = [cell[name] for cell in cells if name in cell]
+    total = sum(count["total"] for count in counts)
+    return sum(count["true"] for count in counts) / total if total else None

@@ -11,6 +11,7 @@ from runner.cli.data import data_command
 from runner.cli.demo import demo_command
 from runner.cli.evaluate import check_submission_command, evaluate_command
 from runner.cli.mock_server import mock_server_command
+from runner.cli.report import report_command
 from runner.cli.run import run_command, status_command
 from runner.cli.tool import tool_command
 from runner.errors import UserError
@@ -25,8 +26,7 @@ def cli() -> None:
 cli.add_command(mock_server_command)
 cli.add_command(run_command)
 cli.add_command(status_command)
-
-
+cli.add_command(report_command)
 cli.add_command(cache_command)
 cli.add_command(data_command)
 cli.add_command(demo_command)

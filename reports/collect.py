@@ -1,0 +1,139 @@
+"""What a report reads from run directories: rollouts grouped per (run, model, strategy, split, sample).
+
+Reports never call an LLM or an evaluator: everything comes from the results stores (`runner.results.load_run`),
+including the verdicts the run's evaluator stored per mode. A group is one submission's worth of rollouts, the
+unit of the paper's Table 3 row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.base import Evaluation, Task
+from runner.errors import UserError
+from runner.outputs import OUTPUTS, slug
+from runner.records import CallRecord
+from runner.results import StoredRollout, load_run
+from runner.summary import session_state
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutView:
+    """One stored rollout with everything a report shows about it."""
+
+    stored: StoredRollout
+    task: Task | None
+    """The task as the run saw it (None if the store lacks it)."""
+    steps: list[dict[str, Any]]
+    calls: list[CallRecord]
+    evaluation: Evaluation | None
+    """The stored evaluation in the report's mode; None when not evaluated (or labels are hidden)."""
+
+
+@dataclass(slots=True)
+class Group:
+    """The rollouts of one (run, model, strategy, split, sample): one submission file."""
+
+    run: str
+    """The run's label: its directory name."""
+    run_dir: Path
+    benchmark: str
+    split: str
+    model: str
+    strategy: str
+    sample: int
+    samples: int
+    """Samples per task in the run (the sample index is shown only when > 1)."""
+    planned: int
+    """Tasks the run saw (one split or query file per run): what the rates divide by."""
+    rollouts: list[RolloutView] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """`model / strategy`, with the sample when the run drew several."""
+        sample = f" #{self.sample}" if self.samples > 1 else ""
+        return f"{self.model} / {self.strategy}{sample}"
+
+    @property
+    def submission(self) -> Path:
+        """Where the run wrote this group's official submission file."""
+        name = "submission.jsonl" if self.samples == 1 else f"submission.sample-{self.sample}.jsonl"
+        return self.run_dir / OUTPUTS / slug(self.model) / slug(self.strategy) / name
+
+
+@dataclass(slots=True)
+class RunData:
+    """One run directory, read for a report."""
+
+    label: str
+    run_dir: Path
+    tasks: list[Task]
+    """The tasks the run saw, in split order."""
+    groups: list[Group]
+    state: str
+    """The latest session's state: `running`, `completed`, `interrupted`, `budget`, `failed` or `killed`."""
+    spent_usd: float
+    """Money the run spent over all its sessions (re-run rollouts included)."""
+    mode: str
+    """Evaluator mode of the verdicts read."""
+    evaluated: bool
+    """Whether any verdict of `mode` was stored (False: pass-rate tables are left out, with a note)."""
+
+
+def collect_run(run_dir: Path, mode: str = "official") -> RunData:
+    """Reads a run directory into groups of rollouts, in the run's model order, then strategy, split, sample.
+
+    Raises:
+        UserError: not a run directory, or a run with no finished rollout yet.
+    """
+    with load_run(run_dir) as results:
+        if not results.rollouts:
+            raise UserError(f"{run_dir}: no finished rollout yet; nothing to report")
+        task_list = results.tasks()
+        tasks = {task.id: task for task in task_list}
+        positions = {task_id: n for n, task_id in enumerate(tasks)}
+        evaluations = results.evaluations(mode)
+        calls: dict[int, list[CallRecord]] = {}
+        for stored in results.calls():
+            calls.setdefault(stored.rollout_id, []).append(stored.call)
+        spec = results.spec
+        samples = int(spec.get("samples", 1))
+        groups: dict[tuple[str, str, str, str, int], Group] = {}
+        for rollout in results.rollouts:
+            key = rollout.key
+            group_key = (key.benchmark, key.split, key.model, key.strategy, key.sample)
+            group = groups.get(group_key)
+            if group is None:
+                group = groups[group_key] = Group(run_dir.name, run_dir, key.benchmark, key.split, key.model,
+                                                  key.strategy, key.sample, samples, len(tasks))
+            group.rollouts.append(RolloutView(rollout, tasks.get(key.task), results.steps(rollout.id),
+                                              calls.get(rollout.id, []), evaluations.get(rollout.id)))
+        model_order = [model.get("name") or model.get("model") for model in spec.get("models", [])]
+        for group in groups.values():
+            group.rollouts.sort(key=lambda view: positions.get(view.stored.key.task, len(positions)))
+        ordered = sorted(groups.values(), key=lambda g: (_index(model_order, g.model), g.model, g.strategy,
+                                                         g.split, g.sample))
+        state = session_state(results.sessions[-1]) if results.sessions else "running"
+        return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations))
+
+
+def collect_runs(run_dirs: Sequence[Path], mode: str = "official") -> list[RunData]:
+    """`collect_run` for each directory; labels made unique when two runs share a directory name."""
+    runs = [collect_run(run_dir, mode) for run_dir in run_dirs]
+    seen: dict[str, int] = {}
+    for run in runs:
+        seen[run.label] = seen.get(run.label, 0) + 1
+        if seen[run.label] > 1:
+            run.label = f"{run.label} ({seen[run.label]})"
+            for group in run.groups:
+                group.run = run.label
+    if not runs:
+        raise UserError("no run directory given")
+    return runs
+
+
+def _index(order: list[Any], value: str) -> int:
+    return order.index(value) if value in order else len(order)

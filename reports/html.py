@@ -1,0 +1,178 @@
+"""`report.html`: one self-contained page (inline CSS, plots as data URIs, a small sort script, no external asset).
+
+Model output is untrusted: every string reaches the page through `esc` (datasette's autoescape idea, one helper),
+and a Content-Security-Policy allows only this module's own script (by hash) and data-URI images, so even a string
+that slipped through could not run. The drill-down lists every rollout: its trajectory with the step states, its
+plan, and each failed constraint with the evaluator's message.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from benchmarks.travelplanner import taxonomy
+from reports.build import Report
+from reports.collect import Group, RolloutView
+from reports.plots import Plot
+from reports.table import Kind, Table, raw, show
+
+TEXT_LIMIT = 4000
+"""Characters of one trajectory field or answer shown in the drill-down (the rest: the run's trajectories file)."""
+
+SORT_SCRIPT = """
+document.querySelectorAll("table.sortable th").forEach(function (th) {
+  th.addEventListener("click", function () {
+    var table = th.closest("table"), body = table.tBodies[0], index = th.cellIndex;
+    var numeric = th.dataset.kind !== "text", ascending = th.dataset.order !== "asc";
+    table.querySelectorAll("th").forEach(function (other) { delete other.dataset.order; });
+    th.dataset.order = ascending ? "asc" : "desc";
+    var rows = Array.from(body.rows);
+    rows.sort(function (a, b) {
+      var x = a.cells[index].dataset.sort, y = b.cells[index].dataset.sort;
+      if (numeric) {
+        x = x === "" ? -Infinity : parseFloat(x); y = y === "" ? -Infinity : parseFloat(y);
+        return ascending ? x - y : y - x;
+      }
+      return ascending ? x.localeCompare(y) : y.localeCompare(x);
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+  });
+});
+"""
+
+STYLE = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1400px; padding: 0 24px 48px; color: #1b1f24; }
+h1 { font-size: 22px; } h2 { margin-top: 36px; border-bottom: 1px solid #d0d7de; } h3 { font-size: 15px; }
+nav a { margin-right: 14px; }
+table { border-collapse: collapse; margin: 8px 0 4px; }
+th, td { border: 1px solid #d0d7de; padding: 3px 8px; vertical-align: top; }
+th { background: #f6f8fa; cursor: pointer; user-select: none; white-space: nowrap; }
+th[data-order="asc"]::after { content: " \\25B2"; } th[data-order="desc"]::after { content: " \\25BC"; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+p.note { color: #57606a; margin: 2px 0 14px; font-size: 13px; }
+img { max-width: 100%; display: block; margin: 10px 0; }
+details { margin: 4px 0; } details details { margin-left: 18px; }
+summary { cursor: pointer; } .failed { color: #cf222e; } .ok { color: #1a7f37; }
+pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; padding: 6px; margin: 4px 0;
+      max-height: 360px; overflow: auto; font-size: 12px; }
+table.steps td { font-size: 12px; max-width: 520px; }
+"""
+
+
+def esc(value: Any) -> str:
+    """The one way a value reaches the page: as text, quotes escaped too (it may sit in an attribute)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + f"… ({len(text) - TEXT_LIMIT:,} more characters)"
+
+
+def _table(table: Table) -> str:
+    head = "".join(f'<th data-kind="{"text" if c.kind is Kind.TEXT else "num"}">{esc(c.name)}</th>'
+                   for c in table.columns)
+    rows = []
+    for row in table.rows:
+        cells = []
+        for value, column in zip(row, table.columns):
+            sort = raw(value, column.kind)
+            css = "" if column.kind is Kind.TEXT else ' class="num"'
+            cells.append(f'<td{css} data-sort="{esc("" if sort is None else sort)}">{esc(show(value, column.kind))}'
+                         "</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    note = f'<p class="note">{esc(table.note)}</p>' if table.note else ""
+    return (f'<h3 id="{esc(table.name)}">{esc(table.title)}</h3><table class="sortable"><thead><tr>{head}</tr>'
+            f"</thead><tbody>{''.join(rows)}</tbody></table>{note}")
+
+
+def _plot(plot: Plot) -> str:
+    data = base64.b64encode(plot.png).decode("ascii")
+    return f'<img alt="{esc(plot.title)}" src="data:image/png;base64,{data}">'
+
+
+def _steps(steps: list[dict[str, Any]]) -> str:
+    if not steps:
+        return "<p>No trajectory recorded.</p>"
+    keys: list[str] = []
+    for step in steps:
+        keys += [key for key in step if key not in keys]
+    head = "".join(f"<th>{esc(key)}</th>" for key in keys)
+    rows = "".join("<tr>" + "".join(f"<td>{esc(_clip(_text(step.get(key))))}</td>" for key in keys) + "</tr>"
+                   for step in steps)
+    return f'<table class="steps"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _verdicts(view: RolloutView) -> str:
+    if view.evaluation is None:
+        return "<p>Not evaluated.</p>"
+    failed = [v for v in view.evaluation.verdicts if v.passed is False]
+    if not failed:
+        return '<p class="ok">Every checked constraint passed.</p>'
+    items = "".join(f"<li><b>{esc(v.constraint)}</b> ({esc(v.group)}): {esc(v.message or 'failed')}</li>"
+                    for v in failed)
+    return f'<p class="failed">Failed constraints:</p><ul>{items}</ul>'
+
+
+def _rollout(view: RolloutView) -> str:
+    stored = view.stored
+    category = taxonomy.classify(stored.status, view.steps).category
+    failed = view.evaluation is not None and any(v.passed is False for v in view.evaluation.verdicts)
+    mark = '<span class="failed">✗</span>' if failed or category != "delivered" else '<span class="ok">✓</span>'
+    summary = (f"{mark} task {esc(stored.key.task)} · {esc(category)} · {stored.n_steps} steps · "
+               f"{stored.calls} calls · ${stored.cost_usd:.4f}")
+    query = view.task.input.get("query") if view.task is not None else None
+    parts = [f"<p><b>Query:</b> {esc(query)}</p>" if query else "",
+             f"<p><b>Error:</b> {esc(_clip(stored.error))}</p>" if stored.error else "",
+             _verdicts(view),
+             f"<details><summary>Answer</summary><pre>{esc(_clip(stored.answer))}</pre></details>"
+             if stored.answer else "",
+             "<details><summary>Structured plan</summary><pre>"
+             f"{esc(_clip(json.dumps(stored.plan, indent=1, ensure_ascii=False, default=str)))}</pre></details>"
+             if stored.plan else "",
+             f"<details><summary>Trajectory</summary>{_steps(view.steps)}</details>"]
+    return f"<details><summary>{summary}</summary>{''.join(parts)}</details>"
+
+
+def _drilldown(groups: Iterable[Group]) -> str:
+    blocks = []
+    for group in groups:
+        statuses: dict[str, int] = {}
+        for view in group.rollouts:
+            statuses[view.stored.status] = statuses.get(view.stored.status, 0) + 1
+        counts = ", ".join(f"{esc(status)} {n}" for status, n in sorted(statuses.items()))
+        blocks.append(f"<details><summary><b>{esc(group.run)}: {esc(group.label)}</b> · {esc(group.split)}"
+                      f" · {len(group.rollouts)} rollouts ({counts})</summary>"
+                      + "".join(_rollout(view) for view in group.rollouts) + "</details>")
+    return "".join(blocks)
+
+
+def render_html(report: Report) -> str:
+    """The page. Deterministic for a given report (no timestamps), so two renders compare equal."""
+    script_hash = base64.b64encode(hashlib.sha256(SORT_SCRIPT.encode()).digest()).decode()
+    policy = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{script_hash}'"
+    nav = "".join(f'<a href="#s{n}">{esc(section.title)}</a>' for n, section in enumerate(report.sections))
+    body = []
+    for n, section in enumerate(report.sections):
+        body.append(f'<h2 id="s{n}">{esc(section.title)}</h2>')
+        body += [f'<p class="note">{esc(note)}</p>' for note in section.notes]
+        body += [_table(table) for table in section.tables]
+        body += [_plot(plot) for plot in section.plots]
+    body.append('<h2 id="rollouts">Rollouts</h2><p class="note">Every rollout: how it ended, the failed constraints, '
+                "the plan and the trajectory with its step states.</p>")
+    body.append(_drilldown(group for run in report.runs for group in run.groups))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{esc(policy)}">'
+            f"<title>{esc(report.title)}</title><style>{STYLE}</style></head><body>"
+            f"<h1>{esc(report.title)}</h1><nav>{nav}<a href=\"#rollouts\">Rollouts</a></nav>"
+            + "".join(body) + f"<script>{SORT_SCRIPT}</script></body></html>\n")

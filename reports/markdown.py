@@ -1,0 +1,37 @@
+"""`report.md`: the report as GitHub-flavoured Markdown, plots linked as PNG files beside it."""
+
+from __future__ import annotations
+
+from reports.build import Report
+from reports.table import Kind, Table, show
+
+
+def _cell(text: str) -> str:
+    """Markdown table cells cannot hold a pipe or a line break."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(table: Table) -> str:
+    numeric = [column.kind is not Kind.TEXT for column in table.columns]
+    lines = [f"### {table.title}", "",
+             "| " + " | ".join(_cell(column.name) for column in table.columns) + " |",
+             "|" + "|".join("---:" if right else "---" for right in numeric) + "|"]
+    for row in table.rows:
+        lines.append("| " + " | ".join(_cell(show(value, column.kind)) for value, column in zip(row, table.columns))
+                     + " |")
+    if not table.rows:
+        lines.append("| " + " | ".join("" for _ in table.columns) + " |")
+    if table.note:
+        lines += ["", f"_{_cell(table.note)}_"]
+    return "\n".join(lines)
+
+
+def render_markdown(report: Report) -> str:
+    """The whole report; plots are referenced as `plots/<name>.png` (written by `write_report`)."""
+    parts = [f"# {report.title}"]
+    for section in report.sections:
+        parts.append(f"## {section.title}")
+        parts += section.notes
+        parts += [markdown_table(table) for table in section.tables]
+        parts += [f"![{plot.title}](plots/{plot.name}.png)" for plot in section.plots]
+    return "\n\n".join(parts) + "\n"

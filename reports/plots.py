@@ -1,0 +1,98 @@
+"""PNG plots with matplotlib (Agg, no display): error distribution, pass rate per constraint and level, cost.
+
+Each function returns a `Plot` holding the PNG bytes, or None when there is nothing to draw; the Markdown report
+links the files, the HTML page embeds the same bytes as data URIs.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")  # before pyplot: no display, no GUI toolkit
+import matplotlib.pyplot as plt  # noqa: E402
+
+DPI = 100
+LABEL_CHARS = 40
+"""Axis labels are cut to this many characters (model strings can be long)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plot:
+    name: str
+    """File stem of the PNG."""
+    title: str
+    png: bytes
+
+
+def _render(name: str, title: str, figure: plt.Figure) -> Plot:
+    buffer = io.BytesIO()
+    figure.tight_layout()
+    # metadata without the software version or a date: the same report renders to the same bytes
+    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    plt.close(figure)
+    return Plot(name, title, buffer.getvalue())
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+
+
+def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, int]]]) -> Plot | None:
+    """Horizontal bars, one per row label, split into the shares of its categories (e.g. how rollouts ended)."""
+    rows = [(label, counts) for label, counts in rows if sum(counts.values())]
+    if not rows:
+        return None
+    categories = sorted({c for _, counts in rows for c in counts}, key=lambda c: -sum(r[1].get(c, 0) for r in rows))
+    figure, axes = plt.subplots(figsize=(9, 1.2 + 0.45 * len(rows)))
+    left = [0.0] * len(rows)
+    colors = plt.get_cmap("tab20").colors
+    for i, category in enumerate(categories):
+        shares = [100 * counts.get(category, 0) / sum(counts.values()) for _, counts in rows]
+        axes.barh(range(len(rows)), shares, left=left, label=category, color=colors[i % len(colors)])
+        left = [a + b for a, b in zip(left, shares)]
+    axes.set_yticks(range(len(rows)), [_short(label) for label, _ in rows])
+    axes.invert_yaxis()
+    axes.set_xlim(0, 100)
+    axes.set_xlabel("% of rollouts")
+    axes.set_title(title)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small", frameon=False)
+    return _render(name, title, figure)
+
+
+def grouped_rates(name: str, title: str, labels: Sequence[str],
+                  series: Sequence[tuple[str, Sequence[float | None]]]) -> Plot | None:
+    """Grouped vertical bars: one group per label (e.g. a constraint), one bar per series (e.g. a level), in %."""
+    if not labels or not series:
+        return None
+    figure, axes = plt.subplots(figsize=(max(6.0, 0.6 * len(labels) * max(1, len(series)) / 2 + 2), 4.2))
+    width = 0.8 / len(series)
+    for i, (series_name, values) in enumerate(series):
+        xs = [x + (i - (len(series) - 1) / 2) * width for x in range(len(labels))]
+        axes.bar(xs, [100 * v if v is not None else 0.0 for v in values], width, label=_short(series_name))
+    axes.set_xticks(range(len(labels)), [_short(label) for label in labels], rotation=35, ha="right",
+                    fontsize="small")
+    axes.set_ylim(0, 100)
+    axes.set_ylabel("pass rate %")
+    axes.set_title(title)
+    axes.legend(fontsize="small", frameon=False)
+    return _render(name, title, figure)
+
+
+def money(name: str, title: str, rows: Sequence[tuple[str, float, float]]) -> Plot | None:
+    """Horizontal bars per row label: dollars spent, and dollars the cache saved beside them."""
+    if not rows or not any(spent or saved for _, spent, saved in rows):
+        return None
+    figure, axes = plt.subplots(figsize=(8, 1.2 + 0.5 * len(rows)))
+    ys = range(len(rows))
+    axes.barh([y - 0.2 for y in ys], [spent for _, spent, _ in rows], 0.4, label="spent")
+    axes.barh([y + 0.2 for y in ys], [saved for _, _, saved in rows], 0.4, label="saved by the cache")
+    axes.set_yticks(list(ys), [_short(label) for label, _, _ in rows])
+    axes.invert_yaxis()
+    axes.set_xlabel("USD")
+    axes.set_title(title)
+    axes.legend(fontsize="small", frameon=False)
+    return _render(name, title, figure)

@@ -1,0 +1,219 @@
+"""TravelPlanner's own tables from stored rollouts: paper Table 3, Table 4, the Figure 2 tool-use errors, Table 5.
+
+The rates are `benchmarks.travelplanner.metrics.compute_scores` over the verdicts the run stored, so a report row
+equals `tripbench evaluate` on the same run's submission file. Groups whose tasks hide their constraints (the test
+split) get delivery only; their submission file is what the leaderboard takes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks import base
+from benchmarks.base import Task
+from benchmarks.travelplanner import taxonomy
+from benchmarks.travelplanner.dataset import query_from_record
+from benchmarks.travelplanner.evaluation import PlanVerdict
+from benchmarks.travelplanner.metrics import HARD_TOTALS, RATE_NAMES, Scores, compute_scores, constraint_rates
+from benchmarks.travelplanner.tools import SUCCESSFUL, parse_action
+from reports.collect import Group, RolloutView
+from reports.table import Column, Kind, Table
+
+NAME = "travelplanner"
+_LOGGED_ACTION = re.compile(r"^Action \d+: ")
+RATE_HEADERS = ("Delivery", "Commonsense micro", "Commonsense macro", "Hard micro", "Hard macro", "Final pass")
+FIGURE2_LABELS = ("Argument Error", "Invalid Action Dead Loop", "Same Action Dead Loop", "Max Step Limit")
+# Paper Table 5 tools and the reference-information entries that answer the same look-up (spec §5).
+TOOL_REFERENCE = {
+    "FlightSearch": ("Flight from",),
+    "GoogleDistanceMatrix": ("Self-driving from", "Taxi from"),
+    "AccommodationSearch": ("Accommodations in",),
+    "AttractionSearch": ("Attractions in",),
+    "RestaurantSearch": ("Restaurants in",),
+    "CitySearch": (),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GroupScores:
+    """A group's official figures: None for `scores` when its tasks hide their constraints."""
+
+    group: Group
+    scores: Scores | None
+    delivered: int
+    """Rollouts with a non-empty plan (the official delivery count)."""
+
+
+def plan_verdict(view: RolloutView) -> PlanVerdict:
+    """The stored verdict of one rollout (undelivered when it was not evaluated)."""
+    stored = view.evaluation.details.get("verdict") if view.evaluation is not None else None
+    if not isinstance(stored, Mapping):
+        return PlanVerdict(None, None, None)
+
+    def box(value: Any) -> dict[str, tuple[bool | None, str | None]] | None:
+        return None if value is None else {key: (pair[0], pair[1]) for key, pair in value.items()}
+    return PlanVerdict(box(stored.get("commonsense")), box(stored.get("hard")), stored.get("total_cost"),
+                       stored.get("error"))
+
+
+def group_scores(group: Group, tasks: Sequence[Task]) -> GroupScores:
+    """Table 3 figures of one group over every task of its run (a task without a rollout counts as undelivered).
+
+    Args:
+        group: The group.
+        tasks: The run's tasks in split order (query records in the Hugging Face layout).
+    """
+    by_task = {view.stored.key.task: view for view in group.rollouts}
+    delivered = sum(bool(view.stored.plan) for view in group.rollouts)
+    queries = [query_from_record(task.input, f"task {task.id}") for task in tasks]
+    if not queries or not all(query.has_labels for query in queries):
+        return GroupScores(group, None, delivered)
+    verdicts = [plan_verdict(by_task[task.id]) if task.id in by_task else PlanVerdict(None, None, None)
+                for task in tasks]
+    split = group.split if group.split in HARD_TOTALS else None
+    return GroupScores(group, compute_scores(queries, verdicts, split=split), delivered)
+
+
+def table3(scored: Sequence[GroupScores], *, with_run: bool) -> Table:
+    """Paper Table 3: one row per (model, strategy) with the six official rates."""
+    columns = ((Column("run"),) if with_run else ()) + (
+        Column("model"), Column("strategy"), Column("split"), Column("N", Kind.INT),
+        *(Column(header, Kind.PCT) for header in RATE_HEADERS))
+    table = Table("pass_rates", "Pass rates (paper Table 3, %)", columns)
+    hidden = []
+    for item in scored:
+        g = item.group
+        n = g.planned
+        if item.scores is None:
+            rates: list[float | None] = [item.delivered / n if n else 0.0, None, None, None, None, None]
+            hidden.append(g.label)
+        else:
+            rates = [item.scores.rates[name] for name in RATE_NAMES]
+        strategy = g.strategy + (f" #{g.sample}" if g.samples > 1 else "")
+        table.add(*((g.run,) if with_run else ()), g.model, strategy, g.split, n, *rates)
+    table.note = ("Official evaluator; undelivered plans count as failures; micro rates divide by 8·N and by the "
+                  "requested hard constraints.")
+    if hidden:
+        table.note += (f" Constraints are hidden for {', '.join(hidden)} (test split): delivery only; upload the "
+                       "submission file to the leaderboard for the rest.")
+    return table
+
+
+def table4(item: GroupScores, name: str) -> Table | None:
+    """Paper Table 4 for one group: each constraint's pass rate by level and trip length; None without labels."""
+    if item.scores is None:
+        return None
+    rates = constraint_rates(item.scores.detailed)
+    table = Table(name, f"Constraint pass rates, {item.group.label} (paper Table 4, %)",
+                  (Column("group"), Column("constraint"), *(Column(c, Kind.PCT) for c in rates.columns)))
+    for group, constraint, values in rates.rows:
+        table.add(group.removesuffix(" Constraint"), constraint, *values)
+    table.note = "true / queries asking for the constraint; delivered or not (a dash: no query of the column asks)."
+    return table
+
+
+def errors(groups: Sequence[Group], *, with_run: bool) -> Table:
+    """The full error taxonomy: every terminal category per (model, strategy), counts and shares."""
+    table = Table("error_taxonomy", "How rollouts ended (error taxonomy)",
+                  (*((Column("run"),) if with_run else ()), Column("model"), Column("strategy"), Column("category"),
+                   Column("meaning"), Column("rollouts", Kind.INT), Column("share", Kind.PCT)))
+    descriptions = {**base.GENERIC_STATUSES, **taxonomy.STATUSES}
+    for g in groups:
+        counts = Counter(taxonomy.classify(view.stored.status, view.steps).category for view in g.rollouts)
+        for category, count in counts.most_common():
+            table.add(*((g.run,) if with_run else ()), g.model, g.strategy, category,
+                      descriptions.get(category, ""), count, count / len(g.rollouts))
+    return table
+
+
+def tool_use_errors(groups: Sequence[Group], *, with_run: bool) -> Table:
+    """Paper Figure 2: why two-stage rollouts ended without a plan, as shares of those failures."""
+    table = Table("tool_use_errors", "Tool-use error distribution (paper Figure 2, % of tool-use failures)",
+                  (*((Column("run"),) if with_run else ()), Column("model"), Column("strategy"),
+                   Column("failures", Kind.INT), *(Column(label, Kind.PCT) for label in FIGURE2_LABELS),
+                   Column("argument errors by tool")))
+    for g in groups:
+        if not _is_tool_agent(g):
+            continue
+        classified = [taxonomy.classify(view.stored.status, view.steps) for view in g.rollouts]
+        labels = Counter(error.paper_label for error in classified if error.paper_label)
+        tools = Counter(error.tool for error in classified if error.tool)
+        failures = sum(labels.values())
+        shares = [labels[label] / failures if failures else None for label in FIGURE2_LABELS]
+        table.add(*((g.run,) if with_run else ()), g.model, g.strategy, failures, *shares,
+                  ", ".join(f"{tool} {n}" for tool, n in tools.most_common()) or None)
+    table.note = ("Derived from each trajectory's last state (spec §10); Max Step Limit includes the agents' "
+                  "prompt-length halt.")
+    return table
+
+
+def step_states(groups: Sequence[Group], *, with_run: bool) -> Table:
+    """Step-level outcomes of the tool agent (Successful, invalidAction, Illegal args., null actions)."""
+    table = Table("step_states", "Tool-agent steps by state",
+                  (*((Column("run"),) if with_run else ()), Column("model"), Column("strategy"), Column("state"),
+                   Column("steps", Kind.INT), Column("share", Kind.PCT)))
+    for g in groups:
+        counts: Counter[str] = Counter()
+        for view in g.rollouts:
+            counts.update(taxonomy.state_counts(view.steps))
+        total = sum(counts.values())
+        for state, count in counts.most_common():
+            table.add(*((g.run,) if with_run else ()), g.model, g.strategy, state, count, count / total)
+    return table
+
+
+def tool_usage(groups: Sequence[Group], *, with_run: bool) -> Table:
+    """Paper Table 5: successful tool calls per query by trip length, beside the reference information's entries."""
+    views = [view for g in groups if _is_tool_agent(g) for view in g.rollouts if view.task is not None]
+    lengths = sorted({_days(view) for view in views})
+    columns = [Column(f"{days}-day {who}", Kind.FLOAT) for days in lengths for who in ("agent", "reference")]
+    table = Table("tool_usage", "Tool calls per query by trip length, agent vs reference (paper Table 5)",
+                  (*((Column("run"),) if with_run else ()), Column("model"), Column("strategy"), Column("tool"),
+                   *columns))
+    for g in groups:
+        if not _is_tool_agent(g):
+            continue
+        by_days: dict[int, list[RolloutView]] = {days: [] for days in lengths}
+        for view in g.rollouts:
+            if view.task is not None:
+                by_days[_days(view)].append(view)
+        for tool, prefixes in TOOL_REFERENCE.items():
+            cells: list[float | None] = []
+            for days in lengths:
+                in_cell = by_days[days]
+                references = [_reference_entries(view, prefixes) for view in in_cell]
+                known = [count for count in references if count is not None]
+                cells.append(sum(_successful_calls(view.steps, tool) for view in in_cell) / len(in_cell)
+                             if in_cell else None)
+                cells.append(sum(known) / len(known) if known and prefixes else None)
+            table.add(*((g.run,) if with_run else ()), g.model, g.strategy, tool, *cells)
+    table.note = ("Per query: the agent's successful calls; the reference information's entries (one per city or "
+                  "leg, distances once per mode). A dash where the queries carry no reference information.")
+    return table
+
+
+def _is_tool_agent(group: Group) -> bool:
+    """Groups whose trajectories are tool-agent steps (two-stage): Figure 2 and Table 5 are about those."""
+    return any("action" in step and "state" in step for view in group.rollouts for step in view.steps)
+
+
+def _days(view: RolloutView) -> int:
+    return int(view.task.input.get("days") or 0) if view.task is not None else 0
+
+
+def _successful_calls(steps: Sequence[Mapping[str, Any]], tool: str) -> int:
+    """Steps whose action (logged as `Action N: Type[...]`, spec §4.8) is `tool` and whose state is Successful."""
+    return sum(1 for step in steps if step.get("state") == SUCCESSFUL
+               and parse_action(_LOGGED_ACTION.sub("", str(step.get("action", ""))))[0] == tool)
+
+
+def _reference_entries(view: RolloutView, prefixes: tuple[str, ...]) -> int | None:
+    entries = view.task.input.get("reference_information") if view.task is not None else None
+    if not isinstance(entries, list):
+        return None
+    return sum(1 for entry in entries if isinstance(entry, Mapping)
+               and str(entry.get("Description", "")).startswith(prefixes))

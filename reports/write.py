@@ -1,0 +1,40 @@
+"""Writes a report to a folder: `report.md`, `report.html`, one CSV per table, one PNG per plot."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from reports.build import Report
+from reports.csv_out import write_csv
+from reports.html import render_html
+from reports.markdown import render_markdown
+
+
+def write_report(report: Report, out: Path) -> dict[str, Path]:
+    """Renders every output into `out` (replacing an earlier report there) and returns the main files.
+
+    Files are written into a temporary folder beside `out` and moved into place at the end, so a reader never
+    sees half a report.
+    """
+    out = out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        (staging / "csv").mkdir()
+        (staging / "plots").mkdir()
+        for table in report.tables():
+            write_csv(table, staging / "csv")
+        for plot in report.plots():
+            (staging / "plots" / f"{plot.name}.png").write_bytes(plot.png)
+        (staging / "report.md").write_text(render_markdown(report), encoding="utf-8")
+        (staging / "report.html").write_text(render_html(report), encoding="utf-8")
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return {"markdown": out / "report.md", "html": out / "report.html", "csv": out / "csv", "plots": out / "plots"}

@@ -1,0 +1,29 @@
+"""`tripbench report`: the benchmark's tables, errors, cost and plots of one or more runs, as Markdown, CSV, HTML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from benchmarks.travelplanner.evaluation import MODES
+from reports import build_report, write_report
+
+RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
+
+
+@click.command("report")
+@click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIR, metavar="RUN_DIR...")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for report.md, report.html, csv/ and plots/ (default: RUN_DIR/report).")
+@click.option("--compare", "compare", multiple=True, type=RUN_DIR,
+              help="Another run to put side by side with the first RUN_DIR, with deltas (repeatable).")
+@click.option("--mode", type=click.Choice(list(MODES)), default="official", show_default=True,
+              help="Evaluator mode whose stored verdicts are reported.")
+def report_command(run_dirs: tuple[Path, ...], out: Path | None, compare: tuple[Path, ...], mode: str) -> None:
+    """Write the report of a run (also one still going): pass rates, errors, cost, plots, per-rollout drill-down."""
+    report = build_report(run_dirs, compare, mode)
+    files = write_report(report, out or run_dirs[0] / "report")
+    click.echo(f"report: {files['html']}")
+    click.echo(f"        {files['markdown']}")
+    click.echo(f"tables: {files['csv']}/*.csv   plots: {files['plots']}/*.png")
