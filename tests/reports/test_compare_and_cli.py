@@ -1,0 +1,52 @@
+"""`tripbench report` as a user runs it: side-by-side comparison with deltas, and clear errors for bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+from report_runs import run, write_spec
+
+from reports import build_report
+from runner.cli.main import cli
+
+
+def test_compare_puts_runs_side_by_side_with_deltas(travelplanner_data: Path, travelplanner_index: Path,
+                                                     tmp_path: Path) -> None:
+    # Before / after: the same label and strategy, a worse then a better model behind it (as after a prompt fix).
+    runs = []
+    for name, model in (("before", "offline:noisy"), ("after", "offline:oracle")):
+        spec = write_spec(tmp_path, name, queries="train", models=[("agent", model)], strategies=["two-stage"],
+                          index=travelplanner_index, data_dir=travelplanner_data, extra="limit = 12")
+        runs.append(run(spec, tmp_path / name))
+
+    report = build_report([runs[0]], compare=[runs[1]])
+    compared = next(t for t in report.tables() if t.name == "compare_rates")
+    assert [c.name for c in compared.columns[4:]] == ["before", "after", "Δ after"]
+    before_rates, after_rates = (next(t for t in build_report([r]).tables() if t.name == "pass_rates").rows[0]
+                                 for r in runs)
+    assert [row[3] for row in compared.rows] == ["Delivery", "Commonsense micro", "Commonsense macro", "Hard micro",
+                                                 "Hard macro", "Final pass"]
+    for row, before, now in zip(compared.rows, before_rates[4:], after_rates[4:], strict=True):
+        assert row[4:] == (before, now, now - before)
+    assert all(row[6] >= 0 for row in compared.rows) and any(row[6] > 0 for row in compared.rows)
+    money = next(t for t in report.tables() if t.name == "compare_cost")
+    assert money.rows == [("agent", "two-stage", "train", 0.0, 0.0, 0.0)]  # offline models cost nothing
+
+
+def test_cli_writes_the_report_and_says_where(train_runs: dict[str, Path], tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["report", str(train_runs["agents"]), "--compare", str(train_runs["agents"]),
+                                      "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert str(tmp_path / "out" / "report.html") in result.output
+    html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "Pass rates compared" in html and "Δ agents (2)" in html
+
+
+def test_bad_run_directories_are_one_line_errors(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(cli, ["report", str(tmp_path / "empty")])
+    assert result.exit_code == 1
+    assert "not a tripbench run directory" in str(result.exception)
+    result = CliRunner().invoke(cli, ["report", str(tmp_path / "missing")])
+    assert result.exit_code == 2 and "does not exist" in result.output
