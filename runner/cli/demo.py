@@ -7,10 +7,13 @@
    `offline:noisy` and the oracle again behind the mock server through the real openai SDK; then the greedy
    baseline;
 4. evaluate with the official evaluator (part of each run), check the noisy model's error statuses against the
-   faults it injected, and print the paper's Table 3 figures per model and strategy.
+   faults it injected, write the report of both runs (`tripbench report`) and print the paper's Table 3 figures
+   per model and strategy from it.
 
 Everything lands in `--out` (default: a fresh temporary folder): the world, the index, the specs, the runs
-(results, outputs) and the LLM cache, so a second `tripbench demo --out DIR` replays every call from the cache.
+(results, outputs), the LLM cache and the report, so a second `tripbench demo --out DIR` replays every call from
+the cache. The model behind the mock server is priced like a small hosted model, so the report shows what such a
+run would cost, and on a replay what the cache saved.
 """
 
 from __future__ import annotations
@@ -25,26 +28,29 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.travelplanner.dataset import query_from_record
-from benchmarks.travelplanner.evaluation.verdict import PlanVerdict
-from benchmarks.travelplanner.metrics import RATE_NAMES, compute_scores
 from benchmarks.travelplanner.offline import NoisyConfig, injected_fault
 from benchmarks.travelplanner.world import generate_world
 from providers.mock_server import MockConfig, serve
+from reports import build_report, write_report
+from reports.table import Kind, show
 from runner.engine import execute, prepare
 from runner.results import RunResults, load_run
 from sandbox_index import build_travelplanner_index
 
 MOCK_REPLY = "benchmarks.travelplanner.offline:mock_reply"
 TABLE3_HEADERS = ("Delivery", "CS micro", "CS macro", "Hard micro", "Hard macro", "Final")
+MOCK_PRICES = "{ input = 0.15, output = 0.6 }"
+"""USD per million tokens for the model behind the mock server (a small hosted model's list price)."""
 
 
 @dataclass(slots=True)
 class DemoReport:
     out: Path
     runs: list[Path] = field(default_factory=list)
-    table3: list[tuple[str, str, dict[str, float]]] = field(default_factory=list)
-    """(model, strategy, official rates)."""
+    table3: list[tuple[str, str, list[float | None]]] = field(default_factory=list)
+    """(model, strategy, the six official rates), from the report."""
+    report: Path | None = None
+    """The report's HTML page."""
     noisy_checked: int = 0
     noisy_matched: int = 0
     noisy_statuses: Counter[str] = field(default_factory=Counter)
@@ -89,9 +95,11 @@ async def run_demo(out: Path, *, seed: int = 0, per_cell: int = 1, console: Cons
         await server.close()
     for run_dir in report.runs:
         with load_run(run_dir) as results:
-            _score(results, report)
-    order = [name for name, _ in models] + ["no-llm"]
-    report.table3.sort(key=lambda row: (order.index(row[0]) if row[0] in order else len(order), row[1]))
+            _check_noisy(results, report)
+    built = await asyncio.to_thread(build_report, report.runs)
+    report.report = (await asyncio.to_thread(write_report, built, out / "report"))["html"]
+    rates = next(table for table in built.tables() if table.name == "pass_rates")
+    report.table3 = [(str(row[1]), str(row[2]), list(row[5:])) for row in rates.rows]  # type: ignore[misc]
     return report
 
 
@@ -101,33 +109,22 @@ def _write_spec(path: Path, queries: Path, index: Path, strategies: list[str],
              f"strategies = {strategies!r}".replace("'", '"'), 'cache_dir = "cache"', "concurrency = 16",
              'evaluate = ["official"]', "", "[options]", f'index = "{index}"', ""]
     for name, model in models:
-        lines += ["[[models]]", f'name = "{name}"', f'model = "{model}"', ""]
+        lines += ["[[models]]", f'name = "{name}"', f'model = "{model}"']
+        lines += [f"prices = {MOCK_PRICES}", ""] if model.startswith("openai-compatible:") else [""]
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
 
 
-def _score(results: RunResults, report: DemoReport) -> None:
-    """Table 3 per (model, strategy) from the stored evaluations; noisy statuses against the injected faults."""
+def _check_noisy(results: RunResults, report: DemoReport) -> None:
+    """The noisy model's statuses against the faults it injected into each query."""
     tasks = {task.id: task for task in results.tasks()}
-    evaluations = results.evaluations("official")
-    groups: dict[tuple[str, str], list[tuple[str, PlanVerdict]]] = {}
     for rollout in results.rollouts:
-        evaluation = evaluations.get(rollout.id)
-        boxes: dict[str, dict[str, tuple[bool | None, str | None]]] = {}
-        for verdict in evaluation.verdicts if evaluation else ():
-            boxes.setdefault(verdict.group, {})[verdict.constraint] = (verdict.passed, verdict.message)
-        plan_verdict = PlanVerdict(boxes.get("commonsense"), boxes.get("hard"), None)
-        groups.setdefault((rollout.key.model, rollout.key.strategy), []).append((rollout.key.task, plan_verdict))
         if rollout.key.model == "noisy":
             fault = injected_fault(tasks[rollout.key.task].input["query"], NoisyConfig())
             expected = fault.expected_status if fault else "delivered"
             report.noisy_checked += 1
             report.noisy_matched += expected == rollout.status
             report.noisy_statuses[rollout.status] += 1
-    for (model, strategy), scored in groups.items():
-        queries = [query_from_record(tasks[task_id].input, f"task {task_id}") for task_id, _ in scored]
-        rates = compute_scores(queries, [verdict for _, verdict in scored]).rates
-        report.table3.append((model, strategy, rates))
 
 
 def _render(report: DemoReport, console: Console) -> None:
@@ -137,12 +134,12 @@ def _render(report: DemoReport, console: Console) -> None:
     for header in TABLE3_HEADERS:
         table.add_column(header, justify="right")
     for model, strategy, rates in report.table3:
-        table.add_row(model, strategy, *(f"{100 * rates[name]:.1f}" for name in RATE_NAMES))
+        table.add_row(model, strategy, *(show(rate, Kind.PCT) for rate in rates))
     console.print(table)
     statuses = ", ".join(f"{status} {count}" for status, count in sorted(report.noisy_statuses.items()))
     console.print(f"offline:noisy: {report.noisy_matched}/{report.noisy_checked} rollouts ended with the status of "
                   f"the fault injected into them ({statuses})")
-    console.print("report: the reports package is not available yet; the figures above are the evaluator's")
+    console.print(f"report: {report.report}  (Markdown, CSV and plots beside it)")
     console.print(f"everything is in {report.out}:")
     console.print(f"  world (database + queries): {report.out / 'world'}")
     for run_dir in report.runs:

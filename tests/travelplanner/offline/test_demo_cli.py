@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -31,6 +32,14 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
     assert (out / "world" / "database" / "flights" / "clean_Flights_2022.csv").is_file()
     with load_run(out / "runs" / "offline-models") as results:
         assert len(results.rollouts) == 27 and not any(r.cache_hits for r in results.rollouts)
+    # the report of both runs: its Table 3 is the one printed, and the priced mock-server model has a cost
+    assert f"report: {out / 'report' / 'report.html'}" in first.output.replace("\n", "")
+    lines = (out / "report" / "csv" / "pass_rates.csv").read_text().splitlines()[1:]
+    assert [f"{float(line.split(',')[-1]):.1f}" for line in lines] == [row[5] for row in (oracle, noisy, via_mock,
+                                                                                          greedy)]
+    with (out / "report" / "csv" / "cost.csv").open(newline="") as handle:
+        cost = {row["model"]: float(row["spent"]) for row in csv.DictReader(handle)}
+    assert cost["oracle-via-mock-server"] > 0 and cost["oracle"] == 0
 
     again = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "200"})
     assert again.exit_code == 0, again.output
