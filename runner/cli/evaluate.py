@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -11,22 +10,15 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.travelplanner.dataset import SPLIT_SIZES, Query, find_split_file, load_queries
-from benchmarks.travelplanner.evaluation import MODES, PAPER_NAMES
+from benchmarks.travelplanner.evaluation import MODES
 from benchmarks.travelplanner.evaluation.verdict import UNCHECKED
-from benchmarks.travelplanner.metrics import RATE_NAMES, Scores
+from benchmarks.travelplanner.metrics import RATE_NAMES, Scores, constraint_rates
 from benchmarks.travelplanner.submission import SubmissionResult, check_submission, evaluate_submission
 from runner.errors import DataError, UserError
 from sandbox_index import default_home, open_sandbox, travelplanner_index_path
 from sandbox_index.home import HOME_ENV
 
 SPLITS = click.Choice(list(SPLIT_SIZES))
-# row order of the paper's Table 4
-TABLE4_ROWS = (("Commonsense Constraint", ("is_valid_information_in_sandbox", "is_not_absent",
-                                           "is_valid_information_in_current_city", "is_reasonable_visiting_city",
-                                           "is_valid_restaurants", "is_valid_attractions", "is_valid_transportation",
-                                           "is_valid_accommodation")),
-               ("Hard Constraint", ("valid_cost", "valid_room_rule", "valid_cuisine", "valid_room_type",
-                                    "valid_transportation")))
 TABLE3_HEADERS = ("Delivery", "Commonsense Micro", "Commonsense Macro", "Hard Micro", "Hard Macro", "Final Pass Rate")
 
 split_option = click.option("--split", type=SPLITS, help="Pair line i with query i of this split.")
@@ -134,26 +126,15 @@ def _render(result: SubmissionResult, mode: str) -> None:
 
 def _constraint_table(scores: Scores) -> Table:
     """Paper Table 4: pass rate of each constraint by level and by trip length."""
-    detailed = scores.detailed
-    levels = list(detailed["Commonsense Constraint"])
-    durations = sorted({days for cells in detailed["Commonsense Constraint"].values() for days in cells})
+    rates = constraint_rates(scores.detailed)
     table = Table(title="Constraint pass rate (paper Table 4, %)")
     table.add_column("Constraint")
-    for column in [level.capitalize() for level in levels] + [f"{days}-day" for days in durations]:
+    for column in rates.columns:
         table.add_column(column, justify="right")
-    for group, keys in TABLE4_ROWS:
-        table.add_section()
-        for key in keys:
-            name = PAPER_NAMES[key]
-            by_level = [_rate(detailed[group][level].values(), name) for level in levels]
-            by_days = [_rate([cells[days] for cells in detailed[group].values() if days in cells], name)
-                       for days in durations]
-            table.add_row(name, *by_level, *by_days)
+    group = None
+    for row_group, name, values in rates.rows:
+        if row_group != group:
+            table.add_section()
+            group = row_group
+        table.add_row(name, *("-" if value is None else f"{100 * value:.1f}" for value in values))
     return table
-
-
-def _rate(cells: Iterable[dict[str, dict[str, int]]], name: str) -> str:
-    """100 x true / total of constraint `name` over some cells of the detail table, or '-'."""
-    counts = [cell[name] for cell in cells if name in cell]
-    total = sum(count["total"] for count in counts)
-    return f"{100 * sum(count['true'] for count in counts) / total:.1f}" if total else "-"
