@@ -1,0 +1,35 @@
+"""The README documents what users type: every command and every run spec field (datasette's test_docs idea)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from runner.cli.main import cli
+from runner.spec import ModelSpec, RunSpec, Sampling
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("command", sorted(cli.commands))
+def test_every_command_is_in_the_readme(command: str) -> None:
+    assert f"`tripbench {command}" in README
+
+
+@pytest.mark.parametrize("field", sorted({*RunSpec.model_fields, *ModelSpec.model_fields, *Sampling.model_fields}))
+def test_every_run_spec_field_is_in_the_readmes_example_spec(field: str) -> None:
+    spec = README.split("```toml\n", 1)[1].split("```", 1)[0]
+    assert re.search(rf"\b{field}\b", spec)
+
+
+def test_the_first_code_block_is_the_two_setup_commands() -> None:
+    block = README.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    assert [line.split("&& ")[-1] for line in block] == [".venv/bin/tripbench demo", ".venv/bin/python -m pytest -q"]
+
+
+def test_the_example_spec_is_a_valid_spec() -> None:
+    spec = README.split("```toml\n", 1)[1].split("```", 1)[0]
+    assert RunSpec.model_validate(tomllib.loads(spec)).models[1].label == "llama"
