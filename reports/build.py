@@ -100,6 +100,8 @@ def _travelplanner_sections(runs: Sequence[RunData], mode: str, *, with_run: boo
         if table is None:
             continue
         rates.tables.append(table)
+        if item.group.sample > 0:
+            continue  # one plot per (model, strategy): further samples have their tables, not more figures
         levels = [c.name for c in table.columns[2:] if not c.name.endswith("-day")]
         plot = plots.grouped_rates(
             f"constraints_{n + 1}", f"Pass rate per constraint and level: {item.group.label}",

@@ -22,7 +22,9 @@ from reports.plots import Plot
 from reports.table import Kind, Table, raw, show
 
 TEXT_LIMIT = 4000
-"""Characters of one trajectory field or answer shown in the drill-down (the rest: the run's trajectories file)."""
+"""Characters of an answer, plan or error shown in the drill-down (the rest: the run's trajectories file)."""
+STEP_LIMIT = 800
+"""Characters of one trajectory cell (observations are whole tables; 30 steps x 1,000 rollouts add up)."""
 
 SORT_SCRIPT = """
 document.querySelectorAll("table.sortable th").forEach(function (th) {
@@ -69,8 +71,8 @@ def esc(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + f"… ({len(text) - TEXT_LIMIT:,} more characters)"
+def _clip(text: str, limit: int = TEXT_LIMIT) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more characters)"
 
 
 def _table(table: Table) -> str:
@@ -102,8 +104,8 @@ def _steps(steps: list[dict[str, Any]]) -> str:
     for step in steps:
         keys += [key for key in step if key not in keys]
     head = "".join(f"<th>{esc(key)}</th>" for key in keys)
-    rows = "".join("<tr>" + "".join(f"<td>{esc(_clip(_text(step.get(key))))}</td>" for key in keys) + "</tr>"
-                   for step in steps)
+    rows = "".join("<tr>" + "".join(f"<td>{esc(_clip(_text(step.get(key)), STEP_LIMIT))}</td>" for key in keys)
+                   + "</tr>" for step in steps)
     return f'<table class="steps"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
