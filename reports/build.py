@@ -90,7 +90,7 @@ def _summary(runs: Sequence[RunData]) -> Section:
 
 
 def _travelplanner_sections(runs: Sequence[RunData], mode: str, *, with_run: bool) -> list[Section]:
-    scored = [travelplanner.group_scores(g, run.tasks) for run in runs for g in run.groups
+    scored = [travelplanner.group_scores(g, run.tasks, run.evaluated) for run in runs for g in run.groups
               if g.benchmark == travelplanner.NAME]
     groups = [item.group for item in scored]
     rates = Section("Pass rates", [travelplanner.table3(scored, with_run=with_run)],

@@ -40,7 +40,7 @@ def compare_tables(base: RunData, others: Sequence[RunData], mode: str) -> list[
         groups = [groups.get(key) for groups in by_run]
         spent = [usage_of(g).spent_usd if g is not None else None for g in groups]
         money.add(model, strategy, split, *_with_deltas(spent))
-        scores = [travelplanner.group_scores(g, run.tasks).scores
+        scores = [travelplanner.group_scores(g, run.tasks, run.evaluated).scores
                   if g is not None and g.benchmark == travelplanner.NAME else None for g, run in zip(groups, runs)]
         if scores[0] is None:
             continue

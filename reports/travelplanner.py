@@ -46,6 +46,8 @@ class GroupScores:
     scores: Scores | None
     delivered: int
     """Rollouts with a non-empty plan (the official delivery count)."""
+    hidden: bool = False
+    """The tasks hide their constraints (test split); else a None `scores` means: not evaluated in this mode."""
 
 
 def plan_verdict(view: RolloutView) -> PlanVerdict:
@@ -60,17 +62,20 @@ def plan_verdict(view: RolloutView) -> PlanVerdict:
                        stored.get("error"))
 
 
-def group_scores(group: Group, tasks: Sequence[Task]) -> GroupScores:
+def group_scores(group: Group, tasks: Sequence[Task], evaluated: bool = True) -> GroupScores:
     """Table 3 figures of one group over every task of its run (a task without a rollout counts as undelivered).
 
     Args:
         group: The group.
         tasks: The run's tasks in split order (query records in the Hugging Face layout).
+        evaluated: Whether the run stored verdicts in the report's mode (if not, only delivery is known).
     """
     by_task = {view.stored.key.task: view for view in group.rollouts}
     delivered = sum(bool(view.stored.plan) for view in group.rollouts)
     queries = [query_from_record(task.input, f"task {task.id}") for task in tasks]
     if not queries or not all(query.has_labels for query in queries):
+        return GroupScores(group, None, delivered, hidden=True)
+    if not evaluated:
         return GroupScores(group, None, delivered)
     verdicts = [plan_verdict(by_task[task.id]) if task.id in by_task else PlanVerdict(None, None, None)
                 for task in tasks]
@@ -84,22 +89,24 @@ def table3(scored: Sequence[GroupScores], *, with_run: bool) -> Table:
         Column("model"), Column("strategy"), Column("split"), Column("N", Kind.INT),
         *(Column(header, Kind.PCT) for header in RATE_HEADERS))
     table = Table("pass_rates", "Pass rates (paper Table 3, %)", columns)
-    hidden = []
+    hidden, unscored = [], []
     for item in scored:
         g = item.group
         n = g.planned
         if item.scores is None:
             rates: list[float | None] = [item.delivered / n if n else 0.0, None, None, None, None, None]
-            hidden.append(g.label)
+            (hidden if item.hidden else unscored).append(g.label)
         else:
             rates = [item.scores.rates[name] for name in RATE_NAMES]
         strategy = g.strategy + (f" #{g.sample}" if g.samples > 1 else "")
         table.add(*((g.run,) if with_run else ()), g.model, strategy, g.split, n, *rates)
-    table.note = ("Official evaluator; undelivered plans count as failures; micro rates divide by 8·N and by the "
+    table.note = ("Undelivered plans count as failures; micro rates divide by 8·N and by the "
                   "requested hard constraints.")
     if hidden:
         table.note += (f" Constraints are hidden for {', '.join(hidden)} (test split): delivery only; upload the "
                        "submission file to the leaderboard for the rest.")
+    if unscored:
+        table.note += f" Not evaluated in this mode: {', '.join(unscored)} (delivery only; see the summary)."
     return table
 
 

@@ -9,11 +9,12 @@ from runner.engine import execute, prepare
 
 
 def write_spec(folder: Path, name: str, *, queries: str, models: list[tuple[str, str]], strategies: list[str],
-               index: Path, data_dir: Path | None = None, extra: str = "") -> Path:
+               index: Path, data_dir: Path | None = None, extra: str = "",
+               evaluate: tuple[str, ...] = ("official", "strict")) -> Path:
     """A run spec over a split name (`split = "train"`) or a query file (`queries = "FILE"`)."""
     source = f'split = "{queries}"' if "." not in queries else f'queries = "{queries}"'
     lines = ['benchmark = "travelplanner"', source, f"strategies = {strategies!r}".replace("'", '"'),
-             'cache_dir = "cache"', "concurrency = 16", 'evaluate = ["official", "strict"]', extra, "", "[options]",
+             'cache_dir = "cache"', "concurrency = 16", f"evaluate = {list(evaluate)!r}".replace("'", '"'), extra, "", "[options]",
              f'index = "{index}"', *([f'data_dir = "{data_dir}"'] if data_dir else []), ""]
     for label, model in models:
         lines += ["[[models]]", f'name = "{label}"', f'model = "{model}"', ""]

@@ -116,3 +116,16 @@ def test_a_test_split_run_reports_delivery_errors_and_cost_only(travelplanner_da
     submissions = table(report.tables(), "submissions").rows
     assert submissions[0][3].endswith("outputs/no-llm/greedy/submission.jsonl")
     assert table(report.tables(), "cost").rows[0][2] == 6
+
+
+def test_a_run_without_verdicts_in_the_mode_says_so_instead_of_scoring_zero(travelplanner_data: Path,
+                                                                           travelplanner_index: Path,
+                                                                           tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, "unscored", queries="train", models=[("no-llm", "offline:oracle")],
+                      strategies=["greedy"], index=travelplanner_index, data_dir=travelplanner_data,
+                      extra="limit = 3", evaluate=())
+    report = build_report([run(spec, tmp_path / "run")], mode="strict")
+    rates = table(report.tables(), "pass_rates")
+    assert rates.rows[0][3:] == (3, 1.0, None, None, None, None, None)
+    assert "Not evaluated in this mode: no-llm / greedy" in (rates.note or "")
+    assert any("no `strict` evaluation is stored" in note for note in report.sections[0].notes)
