@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from runner.engine import execute, prepare
@@ -13,8 +14,8 @@ def write_spec(folder: Path, name: str, *, queries: str, models: list[tuple[str,
                evaluate: tuple[str, ...] = ("official", "strict")) -> Path:
     """A run spec over a split name (`split = "train"`) or a query file (`queries = "FILE"`)."""
     source = f'split = "{queries}"' if "." not in queries else f'queries = "{queries}"'
-    lines = ['benchmark = "travelplanner"', source, f"strategies = {strategies!r}".replace("'", '"'),
-             'cache_dir = "cache"', "concurrency = 16", f"evaluate = {list(evaluate)!r}".replace("'", '"'), extra, "", "[options]",
+    lines = ['benchmark = "travelplanner"', source, f"strategies = {json.dumps(strategies)}",
+             'cache_dir = "cache"', "concurrency = 16", f"evaluate = {json.dumps(list(evaluate))}", extra, "", "[options]",
              f'index = "{index}"', *([f'data_dir = "{data_dir}"'] if data_dir else []), ""]
     for label, model in models:
         lines += ["[[models]]", f'name = "{label}"', f'model = "{model}"', ""]
