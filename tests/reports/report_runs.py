@@ -15,7 +15,8 @@ def write_spec(folder: Path, name: str, *, queries: str, models: list[tuple[str,
     """A run spec over a split name (`split = "train"`) or a query file (`queries = "FILE"`)."""
     source = f'split = "{queries}"' if "." not in queries else f'queries = "{queries}"'
     lines = ['benchmark = "travelplanner"', source, f"strategies = {json.dumps(strategies)}",
-             'cache_dir = "cache"', "concurrency = 16", f"evaluate = {json.dumps(list(evaluate))}", extra, "", "[options]",
+             'cache_dir = "cache"', "concurrency = 16", f"evaluate = {json.dumps(list(evaluate))}", extra, "",
+             "[options]",
              f'index = "{index}"', *([f'data_dir = "{data_dir}"'] if data_dir else []), ""]
     for label, model in models:
         lines += ["[[models]]", f'name = "{label}"', f'model = "{model}"', ""]
