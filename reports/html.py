@@ -62,7 +62,7 @@ details { margin: 4px 0; } details details { margin-left: 18px; }
 summary { cursor: pointer; } .failed { color: #cf222e; } .ok { color: #1a7f37; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; padding: 6px; margin: 4px 0;
       max-height: 360px; overflow: auto; font-size: 12px; }
-table.steps td { font-size: 12px; max-width: 520px; }
+table.steps td { font-size: 12px; max-width: 520px; white-space: pre-wrap; word-break: break-word; }
 """
 
 
@@ -118,6 +118,8 @@ def _text(value: Any) -> str:
 def _verdicts(view: RolloutView) -> str:
     if view.evaluation is None:
         return "<p>Not evaluated.</p>"
+    if not view.evaluation.verdicts:
+        return '<p class="failed">No plan delivered: nothing to check.</p>'
     failed = [v for v in view.evaluation.verdicts if v.passed is False]
     if not failed:
         return '<p class="ok">Every checked constraint passed.</p>'
