@@ -11,7 +11,7 @@ from benchmarks.base import DELIVERED
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.agents.strategies import TwoStageStrategy
 from benchmarks.travelplanner.benchmark import TravelPlannerBenchmark
-from benchmarks.travelplanner.dataset import query_from_record
+from benchmarks.travelplanner.dataset import load_queries, query_from_record
 from benchmarks.travelplanner.evaluation.official import OfficialEvaluator
 from benchmarks.travelplanner.metrics import compute_scores
 from benchmarks.travelplanner.offline import FAULT_KINDS, NoisyConfig, OfflineModel, injected_fault
@@ -87,6 +87,26 @@ async def test_noisy_error_breakdown_matches_the_injected_truth(demo_world):
     assert Counter(r.status for r in results) == truth
     assert 0 < truth[DELIVERED] < len(tasks)  # the default rate 0.6 leaves some queries clean
 
+
+
+@pytest.mark.parametrize("options", ["seed=0", "seed=3&invalid_action=0.2&argument_error=0.15&same_action=0.05"
+                                     "&max_steps=0.1&planner_token_limit=0.05&unparsable_plan=0.15"])
+def test_injected_shares_follow_the_configured_rates(travelplanner_data: Path, options: str):
+    """Each kind's share of the draws is its configured rate within sampling error, so a status breakdown of a
+    noisy run (equal to the draws, tests above) can be read against the rates themselves."""
+    queries = [q.query for split in ("train", "validation")
+               for q in load_queries(travelplanner_data / "queries" / f"{split}.jsonl")]
+    config = NoisyConfig.parse(options)
+    draws = Counter()
+    for seed in range(10):  # 2,250 draws: the 225 staged queries under ten seeds
+        trial = NoisyConfig(config.seed + seed, config.rates)
+        draws.update(f.kind if (f := injected_fault(q, trial)) else None for q in queries)
+    n = sum(draws.values())
+    rates = {**config.rates, None: 1 - sum(config.rates.values())}
+    for kind, rate in rates.items():
+        assert abs(draws[kind] - n * rate) <= 4 * (n * rate * (1 - rate)) ** 0.5, (kind, draws[kind], n * rate)
+    chi2 = sum((draws[kind] - n * rate) ** 2 / (n * rate) for kind, rate in rates.items())
+    assert chi2 < 22.5  # 6 degrees of freedom: p = 0.001
 
 async def test_the_mock_server_and_the_openai_sdk_give_the_same_rollouts(demo_world, start_mock_llm):
     server = await start_mock_llm(MockConfig(reply="benchmarks.travelplanner.offline:mock_reply"))
