@@ -11,18 +11,20 @@
    per model and strategy from it.
 
 Everything lands in `--out` (default: a fresh temporary folder): the world, the index, the specs, the runs
-(results, outputs), the LLM cache and the report, so a second `tripbench demo --out DIR` replays every call from
-the cache. The model behind the mock server is priced like a small hosted model, so the report shows what such a
+(results, outputs), the LLM cache and the report, so a second `tripbench demo --out DIR` runs everything again
+and every LLM call comes back from the cache, for free (the report's cost table shows what it saved). The model behind the mock server is priced like a small hosted model, so the report shows what such a
 run would cost, and on a replay what the cache saved.
 """
 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
 from rich.console import Console
@@ -30,7 +32,7 @@ from rich.table import Table
 
 from benchmarks.travelplanner.offline import NoisyConfig, injected_fault
 from benchmarks.travelplanner.world import generate_world
-from providers.mock_server import MockConfig, serve
+from providers.mock_server import MockConfig, RunningServer, serve
 from reports import build_report, write_report
 from reports.table import Kind, show
 from runner.engine import execute, prepare
@@ -39,6 +41,7 @@ from sandbox_index import build_travelplanner_index
 
 MOCK_REPLY = "benchmarks.travelplanner.offline:mock_reply"
 TABLE3_HEADERS = ("Delivery", "CS micro", "CS macro", "Hard micro", "Hard macro", "Final")
+MOCK_PORT_FILE = "mock-server.port"
 MOCK_PRICES = "{ input = 0.15, output = 0.6 }"
 """USD per million tokens for the model behind the mock server (a small hosted model's list price)."""
 
@@ -79,7 +82,7 @@ async def run_demo(out: Path, *, seed: int = 0, per_cell: int = 1, console: Cons
     await asyncio.to_thread(build_travelplanner_index, world.database, index)
     say(f"world: {sum(world.queries_per_level.values())} queries, sandbox {index}")
     report = DemoReport(out)
-    server = await serve("127.0.0.1", 0, MockConfig(reply=MOCK_REPLY))
+    server = await _serve_mock(out / MOCK_PORT_FILE)
     try:
         models = [("oracle", "offline:oracle"), ("noisy", "offline:noisy"),
                   ("oracle-via-mock-server", f"openai-compatible:oracle@{server.openai_base_url}")]
@@ -87,8 +90,9 @@ async def run_demo(out: Path, *, seed: int = 0, per_cell: int = 1, console: Cons
                                              ("greedy", ["greedy"], [("no-llm", "offline:oracle")])):
             spec = _write_spec(out / f"{name}.toml", world.queries, index, strategies, run_models)
             run_dir = out / "runs" / name
-            # force: the mock server's port (part of a model string) changes between demo runs
-            await execute(await asyncio.to_thread(prepare, spec), run_dir, force=True, show_progress=False)
+            # A demo run starts afresh: on a second demo every call is answered by the cache, for free.
+            await asyncio.to_thread(shutil.rmtree, run_dir, ignore_errors=True)
+            await execute(await asyncio.to_thread(prepare, spec), run_dir, show_progress=False)
             report.runs.append(run_dir)
             say(f"run {name}: done")
     finally:
@@ -101,6 +105,19 @@ async def run_demo(out: Path, *, seed: int = 0, per_cell: int = 1, console: Cons
     rates = next(table for table in built.tables() if table.name == "pass_rates")
     report.table3 = [(str(row[1]), str(row[2]), list(row[5:])) for row in rates.rows]  # type: ignore[misc]
     return report
+
+
+async def _serve_mock(port_file: Path) -> RunningServer:
+    """The mock server on the port an earlier demo in this folder used, if free: its base URL is part of the
+    model's cache key (endpoint identity), so the same port is what lets a second demo replay from the cache."""
+    config = MockConfig(reply=MOCK_REPLY)
+    port = int(port_file.read_text()) if port_file.is_file() and port_file.read_text().strip().isdigit() else 0
+    try:
+        server = await serve("127.0.0.1", port, config)
+    except OSError:  # taken by now: a new port, and the mock model's calls miss the cache this once
+        server = await serve("127.0.0.1", 0, config)
+    port_file.write_text(str(urlsplit(server.base_url).port))
+    return server
 
 
 def _write_spec(path: Path, queries: Path, index: Path, strategies: list[str],

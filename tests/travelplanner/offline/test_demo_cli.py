@@ -44,3 +44,10 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
     again = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "200"})
     assert again.exit_code == 0, again.output
     assert _table(again.output) == rows
+    # the second demo ran every rollout again, and every LLM call came from the cache: nothing spent, $ saved
+    with load_run(out / "runs" / "offline-models") as results:
+        assert len(results.rollouts) == 27 and all(r.cache_hits == r.calls > 0 for r in results.rollouts)
+        assert results.spent_usd == 0
+    with (out / "report" / "csv" / "cost.csv").open(newline="") as handle:
+        saved = {row["model"]: float(row["saved by cache"]) for row in csv.DictReader(handle)}
+    assert saved["oracle-via-mock-server"] == cost["oracle-via-mock-server"]
