@@ -12,8 +12,8 @@
 
 Everything lands in `--out` (default: a fresh temporary folder): the world, the index, the specs, the runs
 (results, outputs), the LLM cache and the report, so a second `tripbench demo --out DIR` runs everything again
-and every LLM call comes back from the cache, for free (the report's cost table shows what it saved). The model behind the mock server is priced like a small hosted model, so the report shows what such a
-run would cost, and on a replay what the cache saved.
+and every LLM call comes back from the cache, for free. The model behind the mock server is priced like a small
+hosted model, so the report shows what such a run would cost, and on a replay what the cache saved.
 """
 
 from __future__ import annotations
@@ -161,4 +161,5 @@ def _render(report: DemoReport, console: Console) -> None:
     console.print(f"  world (database + queries): {report.out / 'world'}")
     for run_dir in report.runs:
         console.print(f"  run: {run_dir}  (tripbench status {run_dir})")
-    console.print(f"  LLM cache: {report.out / 'cache'}  (run the demo again with --out to replay it for free)")
+    console.print(f"  LLM cache: {report.out / 'cache'}  (run the demo again with --out {report.out}: every call "
+                  "is then a cache hit)")
