@@ -37,12 +37,12 @@ from typing import Any
 # This file is perf/runner.py: drop its folder from the import path, or `import runner` would find this script.
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
-from pydantic import BaseModel, ConfigDict  # noqa: E402
+from pydantic import BaseModel, ConfigDict
 
-from benchmarks.base import DELIVERED, Evaluation, RolloutResult, Task  # noqa: E402
-from providers.interface import ChatRequest, ChatResponse, Message, Usage  # noqa: E402
-from providers.registry import register_provider  # noqa: E402
-from runner.engine import execute, prepare  # noqa: E402
+from benchmarks.base import DELIVERED, Evaluation, RolloutResult, Task
+from providers.interface import ChatRequest, ChatResponse, Message, Usage
+from providers.registry import register_provider
+from runner.engine import execute, prepare
 
 CALLS = 30
 
