@@ -25,7 +25,6 @@ from pathlib import Path
 # perf/runner.py would shadow the `runner` package: keep this script's folder off the import path.
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
-import benchmarks.travelplanner.offline  # noqa: E402,F401  (registers the offline: models)
 from reports import build_report, write_report  # noqa: E402
 from runner.engine import execute, prepare  # noqa: E402
 from runner.results import load_run  # noqa: E402

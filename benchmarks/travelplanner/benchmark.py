@@ -27,7 +27,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from benchmarks.base import Evaluation, RolloutResult, Strategy, Task, Verdict
-from benchmarks.travelplanner import taxonomy
+# Importing the offline models registers the `offline:` model prefix: a run spec naming `offline:oracle` (the demo,
+# a greedy run, which needs some model and no key) resolves as soon as the benchmark is loaded.
+from benchmarks.travelplanner import offline, taxonomy  # noqa: F401
 from benchmarks.travelplanner.agents.react import ReactLimits
 from benchmarks.travelplanner.agents.sole_planning import ReactPlannerLimits
 from benchmarks.travelplanner.agents.strategies import SOLE_PLANNING, SolePlanningStrategy, TwoStageStrategy

@@ -22,10 +22,6 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-# Registers the `offline:` models. A run spec must name a model even for this strategy, which calls none, and
-# `offline:oracle` needs no key; `benchmark.strategies()` imports this module before the runner resolves models.
-# (Workaround: the registration belongs in the benchmark module, whose owner can move this line there.)
-import benchmarks.travelplanner.offline  # noqa: F401
 from benchmarks.base import DELIVERED, RolloutResult, Task
 from benchmarks.travelplanner.dataset import Query, query_from_record
 from benchmarks.travelplanner.parsing import render_plan

@@ -12,8 +12,6 @@ from report_runs import run, write_spec
 def train_runs(travelplanner_data: Path, travelplanner_index: Path,
                tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Two finished runs on the 45 train queries: `agents` (offline oracle and noisy, two-stage) and `greedy`."""
-    import benchmarks.travelplanner.offline  # noqa: F401  (registers the offline: models)
-
     folder = tmp_path_factory.mktemp("train-runs")
     agents = write_spec(folder, "agents", queries="train", models=[("oracle", "offline:oracle"),
                                                                      ("noisy", "offline:noisy")],
