@@ -27,9 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from benchmarks.base import Evaluation, RolloutResult, Strategy, Task, Verdict
-# Importing the offline models registers the `offline:` model prefix: a run spec naming `offline:oracle` (the demo,
-# a greedy run, which needs some model and no key) resolves as soon as the benchmark is loaded.
-from benchmarks.travelplanner import offline, taxonomy  # noqa: F401
+from benchmarks.travelplanner import offline, taxonomy
 from benchmarks.travelplanner.agents.react import ReactLimits
 from benchmarks.travelplanner.agents.sole_planning import ReactPlannerLimits
 from benchmarks.travelplanner.agents.strategies import SOLE_PLANNING, SolePlanningStrategy, TwoStageStrategy
@@ -39,6 +37,10 @@ from runner.errors import DataError
 from sandbox_index import Sandbox, default_home, open_sandbox, travelplanner_index_path
 
 SPLITS = ("train", "validation", "test")
+
+# A run spec naming `offline:oracle` (the demo; a greedy run, which needs some model and no key) resolves as soon as
+# the benchmark is loaded (idempotent: importing `offline` registered it already).
+offline.register()
 
 
 class TravelPlannerOptions(BaseModel):
