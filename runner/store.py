@@ -21,11 +21,17 @@ Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
 A rollout is committed with its steps and calls in one transaction as soon as it finishes, so a crash loses only
 what was in flight. Re-running a rollout (a budget-exhausted one on resume) replaces its rows; the money it spent
 stays counted in its session's `spent_usd`, so the run's total spend (`sum(session.spent_usd)`) never goes down.
+
+One process writes a run directory at a time: the store holds an exclusive lock on `RUN_DIR/results.lock` while
+open (released by the kernel if the process dies), so a second `tripbench run` on the same directory is refused
+instead of running and paying for the same rollouts twice.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import json
 import os
 import sqlite3
@@ -38,11 +44,13 @@ import aiosqlite
 import orjson
 
 from benchmarks.base import Evaluation, Task
+from runner.errors import UserError
 from runner.expand import RolloutKey
 from runner.migrations import migrate
 from runner.records import RolloutRecord
 
 RESULTS_FILE = "results.sqlite"
+LOCK_FILE = "results.lock"
 
 # Statuses a resumed run runs again: the rollout was stopped by the run's circumstances, not by the model.
 RERUN_STATUSES = frozenset({"budget_exhausted", "replay_miss"})
@@ -76,6 +84,33 @@ def _text(value: Any) -> Any:
         return value.encode("utf-8", "replace").decode("utf-8")
 
 
+class RunDirInUse(UserError):
+    """Another process has the run directory open for writing."""
+
+
+class StoreError(UserError):
+    """SQLite could not write the results (disk full, a damaged file): names the file."""
+
+
+def _lock(run_dir: Path) -> int:
+    """Takes the run directory's write lock; returns its file descriptor (closing it releases the lock).
+
+    Raises:
+        RunDirInUse: another process holds it (its pid is named).
+    """
+    fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise RunDirInUse(f"{run_dir}: another tripbench process (pid {holder}) is writing this run directory; "
+                          "wait for it to end, or use another --run-dir") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd
+
+
 def _prepare(path: Path) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA journal_mode=WAL")
@@ -86,46 +121,78 @@ def _prepare(path: Path) -> None:
 class ResultsStore:
     """The only writer of a run's results: every write is a job run in order by one task, one transaction each."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+    def __init__(self, conn: aiosqlite.Connection, path: Path, lock_fd: int | None = None) -> None:
         self.path = path
         self._conn = conn
+        self._lock_fd = lock_fd
         self._jobs: asyncio.Queue[tuple[Job, asyncio.Future[Any]] | None] = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name="results-writer")
 
     @classmethod
     async def open(cls, run_dir: Path) -> ResultsStore:
-        """Opens (creating and migrating as needed) `run_dir/results.sqlite` and starts the writer task."""
+        """Opens (creating and migrating as needed) `run_dir/results.sqlite` and starts the writer task.
+
+        Raises:
+            RunDirInUse: another process is writing the run directory.
+        """
         run_dir.mkdir(parents=True, exist_ok=True)
-        path = run_dir / RESULTS_FILE
-        await asyncio.to_thread(_prepare, path)
-        conn = await aiosqlite.connect(path, isolation_level=None)
-        # WAL + synchronous=NORMAL: a commit survives a killed process (only power loss can drop the last ones).
-        await conn.execute("PRAGMA synchronous=NORMAL")
-        await conn.execute("PRAGMA foreign_keys=ON")
-        return cls(conn, path)
+        lock_fd = _lock(run_dir)
+        try:
+            path = run_dir / RESULTS_FILE
+            await asyncio.to_thread(_prepare, path)
+            conn = await aiosqlite.connect(path, isolation_level=None)
+            # WAL + synchronous=NORMAL: a commit survives a killed process (only power loss can drop the last ones).
+            await conn.execute("PRAGMA synchronous=NORMAL")
+            await conn.execute("PRAGMA foreign_keys=ON")
+        except BaseException:
+            os.close(lock_fd)
+            raise
+        return cls(conn, path, lock_fd)
 
     async def close(self) -> None:
-        """Lets queued writes finish, then closes the connection."""
-        await self._jobs.put(None)
-        await self._writer
-        await self._conn.close()
+        """Lets queued writes finish, then closes the connection and releases the run directory."""
+        try:
+            if not self._writer.done():
+                await self._jobs.put(None)
+            await self._writer
+            await self._conn.close()
+        finally:
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)
+                self._lock_fd = None
 
     async def _write_loop(self) -> None:
-        while (item := await self._jobs.get()) is not None:
-            job, done = item
-            try:
-                await self._conn.execute("BEGIN IMMEDIATE")
-                value = await job(self._conn)
-                await self._conn.execute("COMMIT")
-            except Exception as exc:  # the job failed: undo it and hand the error to whoever asked for it
-                await self._conn.execute("ROLLBACK")
-                if not done.done():
-                    done.set_exception(exc)
-            else:
-                if not done.done():
-                    done.set_result(value)
+        """Runs queued jobs in order, one transaction each; every job's caller gets its result or its error.
+
+        A failure anywhere (even in BEGIN, e.g. a locked or full database) goes to the job's caller and the loop
+        goes on; should the loop itself end, jobs still queued fail rather than wait forever.
+        """
+        try:
+            while (item := await self._jobs.get()) is not None:
+                job, done = item
+                try:
+                    await self._conn.execute("BEGIN IMMEDIATE")
+                    value = await job(self._conn)
+                    await self._conn.execute("COMMIT")
+                except Exception as exc:  # the job failed: undo it and hand the error to whoever asked for it
+                    if self._conn.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            await self._conn.execute("ROLLBACK")
+                    if isinstance(exc, sqlite3.Error):
+                        exc = StoreError(f"{self.path}: could not write results: {exc}")
+                    if not done.done():
+                        done.set_exception(exc)
+                else:
+                    if not done.done():
+                        done.set_result(value)
+        finally:
+            while not self._jobs.empty():
+                if (left := self._jobs.get_nowait()) is not None and not left[1].done():
+                    left[1].set_exception(StoreError(f"{self.path}: the results writer has stopped"))
 
     async def _submit(self, job: Job) -> Any:
+        if self._writer.done():
+            raise StoreError(f"{self.path}: the results writer has stopped")
         done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         await self._jobs.put((job, done))
         return await done

@@ -1,7 +1,10 @@
-"""The results store: migrations, one transaction per rollout, replacement on re-run, safe text, live reads."""
+"""The results store: migrations, one transaction per rollout, replacement on re-run, safe text, live reads, one
+writing process per run directory, write errors that reach their caller."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sqlite3
 from pathlib import Path
 
@@ -13,7 +16,7 @@ from runner import migrations
 from runner.expand import RolloutKey
 from runner.records import CallRecord, RolloutRecord
 from runner.results import load_run
-from runner.store import ResultsStore
+from runner.store import ResultsStore, RunDirInUse, StoreError
 
 KEY = RolloutKey("toy", "train", "7", "m", "scripted", 0)
 
@@ -89,3 +92,29 @@ async def test_migrations_run_once_and_new_ones_apply_to_old_run_dirs(tmp_path: 
         assert "note" in [row[1] for row in conn.execute("PRAGMA table_info(rollout)")]
     with load_run(tmp_path) as results:  # the reader names its columns: an added one shifts nothing
         assert [r.key for r in results.rollouts] == [KEY] and len(results.calls()) == 1
+
+
+async def test_a_second_writer_of_the_run_dir_is_refused_until_the_first_closes(tmp_path: Path) -> None:
+    store = await ResultsStore.open(tmp_path)
+    with pytest.raises(RunDirInUse, match=rf"pid {os.getpid()}\b.*another --run-dir"):
+        await ResultsStore.open(tmp_path)  # a second `tripbench run` on the same directory
+    with load_run(tmp_path) as reader:  # readers (status, reports) are never refused
+        assert reader.rollouts == []
+    await store.close()
+    again = await ResultsStore.open(tmp_path)
+    await again.close()
+
+
+async def test_a_failed_write_reaches_its_caller_and_the_writer_goes_on(tmp_path: Path) -> None:
+    store = await ResultsStore.open(tmp_path)
+    blocker = sqlite3.connect(tmp_path / "results.sqlite", isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")  # e.g. an older tripbench without the lock, writing the same file
+    with pytest.raises(StoreError, match="results.sqlite: could not write results: database is locked"):
+        await asyncio.wait_for(store.start_session({}, "run.toml", "0", {}), 30)  # BEGIN fails: never a hang
+    blocker.rollback()
+    blocker.close()
+    session = await asyncio.wait_for(store.start_session({}, "run.toml", "0", {}), 30)
+    await store.save_rollout(record(DELIVERED, 0.1), session)
+    await store.close()
+    with load_run(tmp_path) as results:
+        assert [r.key for r in results.rollouts] == [KEY] and len(results.sessions) == 1
