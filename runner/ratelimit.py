@@ -136,16 +136,19 @@ class RateLimiter:
         max_concurrency: Calls in flight across all models (None: unbounded).
         burst_s: Bucket depth in seconds of rate (see `TokenBucket`).
         backoff_s: How long a 429 without Retry-After pauses the buckets.
+        max_pause_s: The longest a 429 pauses the buckets, whatever its Retry-After says. A server asking for more
+            (a daily quota) would otherwise stall every call of the key that long, silently, while the retry policy
+            gives up on the call that got the 429 at once (`RetryPolicy.max_retry_after_s`, the same 300 s).
         clock: Monotonic seconds; `time.monotonic` by default.
         sleep: Awaitable sleep; `asyncio.sleep` by default.
     """
 
     def __init__(self, limits: dict[str, Limits] | None = None, *, default: Limits = Limits(),
                  max_concurrency: int | None = None, burst_s: float = 1.0, backoff_s: float = 1.0,
-                 clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep) -> None:
+                 max_pause_s: float = 300.0, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep) -> None:
         self._limits = dict(limits or {})
         self._default = default
-        self._burst_s, self._backoff_s = burst_s, backoff_s
+        self._burst_s, self._backoff_s, self._max_pause_s = burst_s, backoff_s, max_pause_s
         self._clock, self._sleep = clock, sleep
         self._global = asyncio.Semaphore(max_concurrency) if max_concurrency else None
         self._states: dict[LimitKey, _KeyState] = {}
@@ -183,8 +186,10 @@ class RateLimiter:
             yield Lease(estimated_tokens, state)
 
     def rate_limited(self, key: LimitKey, retry_after: float | None) -> None:
-        """A 429 for `key`: pause its buckets for the server's Retry-After (or `backoff_s`) and empty them."""
+        """A 429 for `key`: pause its buckets for the server's Retry-After (or `backoff_s`, at most `max_pause_s`)
+        and empty them."""
         state = self._state(key)
+        pause = min(retry_after if retry_after is not None else self._backoff_s, self._max_pause_s)
         for bucket in (state.requests, state.tokens):
             if bucket is not None:
-                bucket.pause(retry_after if retry_after is not None else self._backoff_s)
+                bucket.pause(pause)

@@ -73,6 +73,14 @@ async def test_a_429_pauses_and_empties_the_buckets(fake_clock: FakeClock) -> No
         assert fake_clock.now == started
 
 
+async def test_a_day_long_retry_after_pauses_the_key_for_max_pause_s_not_a_day(fake_clock: FakeClock) -> None:
+    limiter = RateLimiter(default=Limits(rpm=600), burst_s=1.0, max_pause_s=300.0, clock=fake_clock,
+                          sleep=fake_clock.sleep)
+    limiter.rate_limited(KEY, retry_after=86_400.0)  # a daily quota: the call that got it is not retried
+    async with limiter.admit(KEY, 10):
+        assert 300.0 <= fake_clock.now <= 301.0  # the pause, then one request of refill (0.1 s)
+
+
 async def test_concurrency_caps_per_model_and_global() -> None:
     limiter = RateLimiter({"p/a": Limits(max_concurrency=2)}, max_concurrency=3)
     in_flight = {"p/a": 0, "p/b": 0}
