@@ -57,6 +57,7 @@ def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: 
         console.print(f"note: {note}")
     if report.files:
         console.print(f"outputs: {run_dir / 'outputs'} ({len(report.files)} files)")
+    console.print(f"report: tripbench report {shlex.quote(str(run_dir))}")
     resume = f"tripbench run {shlex.quote(str(spec))} --run-dir {shlex.quote(str(run_dir))}"
     if report.outcome == INTERRUPTED:
         console.print(f"interrupted: {report.ran} rollouts finished in this session, the rest resume with: {resume}")
