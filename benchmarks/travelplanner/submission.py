@@ -32,6 +32,11 @@ TEST_LABELS_HIDDEN = (
     "visiting_city_number): only the leaderboard can score it. Check the file's format with `tripbench "
     "check-submission FILE --split test`, or give every line its full query record to score it locally.")
 
+NO_LINE = "no submission line for this query"
+"""The `error` of a split query the file has no line for (the official driver raises IndexError)."""
+LABEL_FIELDS = ("visiting_city_number", "people_number", "local_constraint", "budget")
+"""The query fields the evaluator needs; the public test split hides all four."""
+
 DAY_KEYS = ("current_city", "transportation", "breakfast", "attraction", "lunch", "dinner", "accommodation")
 """The keys every day of a plan must carry (spec §6.4; the day number key `day`/`days` is optional)."""
 
@@ -122,7 +127,7 @@ def pair_queries(lines: Sequence[SubmissionLine], split_queries: Sequence[Query]
             query = split_queries[i]
         pairs.append((query, line.plan, line.error))
     for query in (split_queries or [])[len(lines):]:
-        pairs.append((query, None, "no submission line for this query"))
+        pairs.append((query, None, NO_LINE))
     return pairs
 
 
@@ -144,7 +149,8 @@ def evaluate_submission(path: Path, sandbox: EvaluationSandbox, *, split_queries
     pairs = pair_queries(lines, split_queries, split)
     hidden = next((i for i, (query, _, _) in enumerate(pairs) if not query.has_labels), None)
     if hidden is not None:
-        raise UserError(f"query {hidden + 1} has no labels: {TEST_LABELS_HIDDEN}")
+        own = lines[hidden] if hidden < len(lines) and lines[hidden].query is not None else None
+        raise UserError(_unlabelled(pairs[hidden][0], hidden, None if own is None else own.number))
     evaluator = make_evaluator(sandbox, mode)
     verdicts = [PlanVerdict(None, None, None, error) if error else evaluator.evaluate(query, plan)
                 for query, plan, error in pairs]
@@ -153,6 +159,21 @@ def evaluate_submission(path: Path, sandbox: EvaluationSandbox, *, split_queries
     misaligned = [line.number for line, (query, _, _) in zip(lines, pairs)
                   if line.query is None and line.query_text and line.query_text != query.query]
     return SubmissionResult(queries, verdicts, compute_scores(queries, verdicts, split=whole_split), misaligned)
+
+
+def _unlabelled(query: Query, position: int, line_number: int | None) -> str:
+    """Why a query cannot be scored: a public test-split query, or a query missing some labels.
+
+    Args:
+        query: the query without labels.
+        position: its 0-based position among the scored queries.
+        line_number: the line whose own query record it is, None when it came from the split.
+    """
+    missing = [name for name in LABEL_FIELDS if getattr(query, name) is None]
+    if len(missing) == len(LABEL_FIELDS):
+        return f"query {position + 1} has no labels: {TEST_LABELS_HIDDEN}"
+    where = f"query {position + 1}" if line_number is None else f"line {line_number}: its query record"
+    return f"{where} lacks {', '.join(missing)}: the evaluator needs every one of {', '.join(LABEL_FIELDS)}"
 
 
 def check_submission(path: Path, *, split: str | None = None,

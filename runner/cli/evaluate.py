@@ -13,7 +13,7 @@ from benchmarks.travelplanner.dataset import SPLIT_SIZES, Query, find_split_file
 from benchmarks.travelplanner.evaluation import MODES
 from benchmarks.travelplanner.evaluation.verdict import UNCHECKED
 from benchmarks.travelplanner.metrics import RATE_NAMES, Scores, constraint_rates
-from benchmarks.travelplanner.submission import SubmissionResult, check_submission, evaluate_submission
+from benchmarks.travelplanner.submission import NO_LINE, SubmissionResult, check_submission, evaluate_submission
 from runner.errors import DataError, UserError
 from sandbox_index import default_home, open_sandbox, travelplanner_index_path
 from sandbox_index.home import HOME_ENV
@@ -116,12 +116,23 @@ def _render(result: SubmissionResult, mode: str) -> None:
     table3.add_row(*(f"{100 * scores.rates[name]:.1f}" for name in RATE_NAMES))
     console.print(table3)
     console.print(_constraint_table(scores))
-    errors = sum(verdict.error is not None for verdict in result.verdicts)
+    if summary := _problem_summary(result):
+        console.print(summary)
+
+
+def _problem_summary(result: SubmissionResult) -> str | None:
+    """One sentence counting unreadable lines, queries without a line and constraints that could not be checked."""
+    missing = sum(verdict.error == NO_LINE for verdict in result.verdicts)
+    unreadable = sum(verdict.error is not None for verdict in result.verdicts) - missing
     unchecked = sum(1 for verdict in result.verdicts for box in (verdict.commonsense, verdict.hard) if box
                     for _, message in box.values() if message and message.startswith(UNCHECKED))
-    if errors or unchecked:
-        console.print(f"{errors} line(s) could not be read and {unchecked} constraint(s) could not be checked "
-                      "(scored as failures; see --json for the messages).")
+    parts = [text for count, text in ((unreadable, f"{unreadable} line(s) could not be read"),
+                                      (missing, f"{missing} query(ies) have no line in the file"),
+                                      (unchecked, f"{unchecked} constraint(s) could not be checked")) if count]
+    if not parts:
+        return None
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{listed} (scored as failures; see --json for the messages)."
 
 
 def _constraint_table(scores: Scores) -> Table:

@@ -88,3 +88,13 @@ def test_evaluate_reports_unreadable_lines_and_unchecked_constraints(
                                       str(travelplanner_index)])
     assert result.exit_code == 0, result.output
     assert "1 line(s) could not be read and 1 constraint(s) could not be checked" in result.output
+
+
+def test_evaluate_counts_queries_without_a_line_apart_from_unreadable_lines(
+        tmp_path: Path, travelplanner_data: Path, travelplanner_index: Path, train_queries: list[Query]) -> None:
+    submission = _train_submission(tmp_path / "short.jsonl", train_queries[:3])
+    result = CliRunner().invoke(cli, ["evaluate", str(submission), "--split", "train", "--data",
+                                      str(travelplanner_data), "--index", str(travelplanner_index)])
+    assert result.exit_code == 0, result.output
+    assert "42 query(ies) have no line in the file (scored as failures" in result.output
+    assert "could not be read" not in result.output

@@ -103,6 +103,17 @@ def test_test_split_without_labels_is_refused(tmp_path: Path, sandbox: Any, trai
         evaluate_submission(path, sandbox)
 
 
+def test_a_query_record_missing_some_labels_is_named(tmp_path: Path, sandbox: Any, train_queries: list[Query]) -> None:
+    """A custom record without a budget is not the public test split: the message names the line and field."""
+    plan = train_queries[0].annotated_plan
+    lines = [{"idx": 1, "query": _record(train_queries[0]), "plan": plan},
+             {"idx": 2, "query": _record(train_queries[0], budget=None), "plan": plan}]
+    with pytest.raises(UserError) as raised:
+        evaluate_submission(_write(tmp_path / "s.jsonl", lines), sandbox)
+    assert str(raised.value) == ("line 2: its query record lacks budget: the evaluator needs every one of "
+                                 "visiting_city_number, people_number, local_constraint, budget")
+
+
 def test_check_submission_reports_each_bad_line(tmp_path: Path, train_queries: list[Query]) -> None:
     good = train_queries[0].annotated_plan
     broken = [dict(day) for day in train_queries[1].annotated_plan]  # type: ignore[union-attr]
