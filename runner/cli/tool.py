@@ -45,8 +45,10 @@ def tool_command(action: str, reference: bool, as_json: bool, home: Path | None,
             return
         try:
             outcome = execute_action(sandbox, action_type, argument)
-        except ValueError as exc:  # NotebookWrite / Planner: the agent's own state
-            raise UserError(f"{exc}; try a search action") from None
+        except ValueError:  # NotebookWrite / Planner: the agent's own state
+            raise UserError(f"{action_type} is handled by the agent inside a rollout (its notebook, its planner "
+                            "model), not by the sandbox; try FlightSearch, AttractionSearch, AccommodationSearch, "
+                            "RestaurantSearch, GoogleDistanceMatrix or CitySearch") from None
     if as_json:
         data = records(outcome.data) if isinstance(outcome.data, Frame) else outcome.data
         _echo(json.dumps(outcome.observation if data is None else data, ensure_ascii=False, indent=2))

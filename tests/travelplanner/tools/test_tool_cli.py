@@ -81,7 +81,8 @@ def test_odd_arguments_are_echoed_not_crashed_on(travelplanner_index: Path) -> N
 
 @pytest.mark.parametrize("args, error, text", [
     (["--reference", "CitySearch[Illinois]"], UserError, "no reference_information entry"),
-    (["NotebookWrite[flights]"], UserError, "handled by the agent"),
+    (["NotebookWrite[flights]"], UserError, "NotebookWrite is handled by the agent inside a rollout"),
+    (["Planner[a 3-day plan]"], UserError, "not by the sandbox; try FlightSearch"),
 ])
 def test_user_errors(travelplanner_index: Path, args: list[str], error: type[Exception], text: str) -> None:
     done = tool(travelplanner_index, *args)
