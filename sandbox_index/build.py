@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from runner.errors import DataError
@@ -199,6 +198,9 @@ def _file_digest(path: Path) -> tuple[int, str]:
 
 
 def _tripbench_version() -> str:
+    # Imported here, like numpy in `synthetic`: a sandbox user never needs it, and it costs ~20 ms.
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("tripbench")
     except PackageNotFoundError:

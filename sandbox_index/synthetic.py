@@ -17,7 +17,6 @@ import re
 import sqlite3
 from datetime import date, timedelta
 
-import numpy as np
 import orjson
 
 from sandbox_index import schema
@@ -72,6 +71,10 @@ def insert_synthetic_flights(conn: sqlite3.Connection, count: int, *, seed: int 
     Rows come grouped by (origin, destination, date) and sorted by departure inside a group, so a
     lookup reads neighbouring pages.
     """
+    # Imported here: numpy takes longer to import than a cold open and first query of the sandbox take in
+    # all, and every process that opens a sandbox imports this module.
+    import numpy as np
+
     pairs = _city_pairs(conn)
     real = set(conn.execute('SELECT DISTINCT "OriginCityName", "DestCityName", "FlightDate" FROM flights'))
     free = np.array(
