@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from gateway_doubles import FakeClock
@@ -57,6 +58,22 @@ async def test_a_call_larger_than_the_bucket_still_goes_once_it_is_full(fake_clo
     await bucket.take(5)  # full: admitted, leaves 4 units of debt
     await bucket.take(1)  # waits out the debt plus one unit
     assert fake_clock.now == pytest.approx(5.0)
+
+
+async def test_units_given_back_wake_the_waiting_take_at_once() -> None:
+    # Real time: 100 tokens/s, capacity 100. A call reserves 79 (prompt + max_tokens) and is billed 32.
+    bucket = TokenBucket(6000, burst_s=1.0, clock=time.monotonic, sleep=asyncio.sleep)
+    started = time.monotonic()
+    await bucket.take(79)  # 21 left: the next take of 79 must wait 0.58 s for refill alone
+
+    async def reconcile_soon() -> None:
+        await asyncio.sleep(0.01)
+        bucket.give_back(79 - 32)  # 68 at 0.01 s: 11 more units, 0.11 s of refill, and the next take can go
+
+    refund = asyncio.create_task(reconcile_soon())
+    await bucket.take(79)
+    await refund
+    assert time.monotonic() - started < 0.4  # ~0.12 s; sleeping out the pre-refund 0.58 s was the bug
 
 
 async def test_a_429_pauses_and_empties_the_buckets(fake_clock: FakeClock) -> None:
