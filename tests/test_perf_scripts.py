@@ -1,0 +1,46 @@
+"""Every perf script starts the way the closing notes run it: `python perf/<script>.py` from the repository root.
+
+The script's folder is then first on the import path, where `perf/runner.py` would shadow the `runner` package
+unless each script drops its folder (it once broke most of them on import). The sandbox, evaluator and report
+scripts run at a smoke size and must print their figures; the figures themselves are the full-size runs' business.
+The gateway and runner scripts need a minute at any useful size, so only their start is checked.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def perf(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, f"perf/{script}", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+@pytest.mark.parametrize("script, args, expected", [
+    ("sandbox_flights.py", ["--size", "20000", "--lookups", "200", "--baseline-lookups", "2"],
+     "FlightSearch over 20,000 rows, 200 random lookups:"),
+    ("sandbox_tools.py", ["--size", "50", "--baseline-size", "3"], "goal p99 <= 1 ms per tool:"),
+    ("sandbox_import.py", ["--size", "20000", "--repeat", "1"], "import: 20,000 flight rows"),
+    ("fidelity_reference.py", ["--official-flight-order"],
+     "45 train queries, 675 reference entries: 675 identical in text and rows (100.0%), 0 differ"),
+    ("evaluate.py", ["--size", "50", "--baseline-size", "3"], "goal <= 5 ms/plan:"),
+    ("report_render.py", ["--size", "50", "--repeat", "1"], "x the raw read (goal: a few seconds)"),
+])
+def test_perf_script_runs_at_a_smoke_size(travelplanner_data: Path, script: str, args: list[str],
+                                          expected: str) -> None:
+    done = perf(script, *args)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert expected in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("script", ["gateway.py", "gateway_limits.py", "mock_server.py", "runner.py"])
+def test_perf_script_starts(script: str) -> None:
+    done = perf(script, "--help")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: {script}")
