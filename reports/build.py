@@ -7,13 +7,11 @@ for now; any other benchmark gets the generic status and cost tables), adds the 
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks import base
-from benchmarks.travelplanner import taxonomy
 from reports import plots, travelplanner
 from reports.collect import Group, RunData, collect_runs
 from reports.compare import compare_tables
@@ -66,7 +64,7 @@ def build_report(run_dirs: Sequence[Path], compare: Sequence[Path] = (), mode: s
         sections += _travelplanner_sections(reported, mode, with_run=with_run)
     other = [g for g in groups if g.benchmark != travelplanner.NAME]
     if other:
-        sections.append(Section("Statuses", [status_table(other, dict(base.GENERIC_STATUSES), with_run=with_run)]))
+        sections.append(Section("Statuses", [status_table(other, base.GENERIC_STATUSES, with_run=with_run)]))
     sections.append(_cost_section(groups, with_run=with_run))
     if compared:
         sections.append(Section("Comparison", compare_tables(reported[0], compared, mode),
@@ -109,12 +107,12 @@ def _travelplanner_sections(runs: Sequence[RunData], mode: str, *, with_run: boo
             [(level, [row[2 + i] for row in table.rows]) for i, level in enumerate(levels)])  # type: ignore[misc]
         if plot is not None:
             rates.plots.append(plot)
-    errors = Section("Errors", [travelplanner.errors(groups, with_run=with_run),
+    counted = [(g, travelplanner.categories(g)) for g in groups]
+    errors = Section("Errors", [travelplanner.errors(counted, with_run=with_run),
                                 travelplanner.tool_use_errors(groups, with_run=with_run),
                                 travelplanner.step_states(groups, with_run=with_run)])
-    plot = plots.stacked_shares("errors", "How rollouts ended, per model and strategy", [
-        (_label(g, with_run), dict(Counter(taxonomy.classify(v.stored.status, v.steps).category for v in g.rollouts)))
-        for g in groups])
+    plot = plots.stacked_shares("errors", "How rollouts ended, per model and strategy",
+                                [(_label(g, with_run), dict(counts)) for g, counts in counted])
     if plot is not None:
         errors.plots.append(plot)
     usage = Section("Tool usage", [travelplanner.tool_usage(groups, with_run=with_run)])

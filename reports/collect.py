@@ -57,6 +57,10 @@ class Group:
         sample = f" #{self.sample}" if self.samples > 1 else ""
         return f"{self.model} / {self.strategy}{sample}"
 
+    def cells(self, with_run: bool) -> tuple[str, ...]:
+        """The values of `reports.table.group_columns`: run (when several are reported), model, strategy."""
+        return ((self.run,) if with_run else ()) + (self.model, self.strategy)
+
     @property
     def submission(self) -> Path:
         """Where the run wrote this group's official submission file."""

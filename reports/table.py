@@ -73,3 +73,8 @@ def raw(value: Cell, kind: Kind) -> Cell:
     if kind in (Kind.USD, Kind.SECONDS, Kind.FLOAT):
         return round(float(value), 6)
     return value
+
+
+def group_columns(with_run: bool) -> tuple[Column, ...]:
+    """The columns naming a group: its run (only when a report covers several), model, strategy."""
+    return ((Column("run"),) if with_run else ()) + (Column("model"), Column("strategy"))

@@ -21,7 +21,8 @@ from benchmarks.travelplanner.evaluation import PlanVerdict
 from benchmarks.travelplanner.metrics import HARD_TOTALS, RATE_NAMES, Scores, compute_scores, constraint_rates
 from benchmarks.travelplanner.tools import SUCCESSFUL, parse_action
 from reports.collect import Group, RolloutView
-from reports.table import Column, Kind, Table
+from reports.table import Column, Kind, Table, group_columns
+from reports.usage import outcome_table
 
 NAME = "travelplanner"
 _LOGGED_ACTION = re.compile(r"^Action \d+: ")
@@ -85,9 +86,8 @@ def group_scores(group: Group, tasks: Sequence[Task], evaluated: bool = True) ->
 
 def table3(scored: Sequence[GroupScores], *, with_run: bool) -> Table:
     """Paper Table 3: one row per (model, strategy) with the six official rates."""
-    columns = ((Column("run"),) if with_run else ()) + (
-        Column("model"), Column("strategy"), Column("split"), Column("N", Kind.INT),
-        *(Column(header, Kind.PCT) for header in RATE_HEADERS))
+    columns = (*group_columns(with_run), Column("split"), Column("N", Kind.INT),
+               *(Column(header, Kind.PCT) for header in RATE_HEADERS))
     table = Table("pass_rates", "Pass rates (paper Table 3, %)", columns)
     hidden, unscored = [], []
     for item in scored:
@@ -123,26 +123,27 @@ def table4(item: GroupScores, name: str) -> Table | None:
     return table
 
 
-def errors(groups: Sequence[Group], *, with_run: bool) -> Table:
-    """The full error taxonomy: every terminal category per (model, strategy), counts and shares."""
-    table = Table("error_taxonomy", "How rollouts ended (error taxonomy)",
-                  (*((Column("run"),) if with_run else ()), Column("model"), Column("strategy"), Column("category"),
-                   Column("meaning"), Column("rollouts", Kind.INT), Column("share", Kind.PCT)))
-    descriptions = {**base.GENERIC_STATUSES, **taxonomy.STATUSES}
-    for g in groups:
-        counts = Counter(taxonomy.classify(view.stored.status, view.steps).category for view in g.rollouts)
-        for category, count in counts.most_common():
-            table.add(*((g.run,) if with_run else ()), g.model, g.strategy, category,
-                      descriptions.get(category, ""), count, count / len(g.rollouts))
-    return table
+def categories(group: Group) -> Counter[str]:
+    """How the group's rollouts ended, in the error taxonomy (dead-loop types re-derived from the step logs)."""
+    return Counter(taxonomy.classify(view.stored.status, view.steps).category for view in group.rollouts)
+
+
+def errors(counted: Sequence[tuple[Group, Counter[str]]], *, with_run: bool) -> Table:
+    """The full error taxonomy: every terminal category per (model, strategy), counts and shares.
+
+    Args:
+        counted: Each group with its `categories`.
+        with_run: Whether a run column leads.
+    """
+    return outcome_table("error_taxonomy", "How rollouts ended (error taxonomy)", "category", counted,
+                         {**base.GENERIC_STATUSES, **taxonomy.STATUSES}, with_run=with_run)
 
 
 def tool_use_errors(groups: Sequence[Group], *, with_run: bool) -> Table:
     """Paper Figure 2: why two-stage rollouts ended without a plan, as shares of those failures."""
     table = Table("tool_use_errors", "Tool-use error distribution (paper Figure 2, % of tool-use failures)",
-                  (*((Column("run"),) if with_run else ()), Column("model"), Column("strategy"),
-                   Column("failures", Kind.INT), *(Column(label, Kind.PCT) for label in FIGURE2_LABELS),
-                   Column("argument errors by tool")))
+                  (*group_columns(with_run), Column("failures", Kind.INT),
+                   *(Column(label, Kind.PCT) for label in FIGURE2_LABELS), Column("argument errors by tool")))
     for g in groups:
         if not _is_tool_agent(g):
             continue
@@ -151,7 +152,7 @@ def tool_use_errors(groups: Sequence[Group], *, with_run: bool) -> Table:
         tools = Counter(error.tool for error in classified if error.tool)
         failures = sum(labels.values())
         shares = [labels[label] / failures if failures else None for label in FIGURE2_LABELS]
-        table.add(*((g.run,) if with_run else ()), g.model, g.strategy, failures, *shares,
+        table.add(*g.cells(with_run), failures, *shares,
                   ", ".join(f"{tool} {n}" for tool, n in tools.most_common()) or None)
     table.note = ("Derived from each trajectory's last state (spec §10); Max Step Limit includes the agents' "
                   "prompt-length halt.")
@@ -161,15 +162,14 @@ def tool_use_errors(groups: Sequence[Group], *, with_run: bool) -> Table:
 def step_states(groups: Sequence[Group], *, with_run: bool) -> Table:
     """Step-level outcomes of the tool agent (Successful, invalidAction, Illegal args., null actions)."""
     table = Table("step_states", "Tool-agent steps by state",
-                  (*((Column("run"),) if with_run else ()), Column("model"), Column("strategy"), Column("state"),
-                   Column("steps", Kind.INT), Column("share", Kind.PCT)))
+                  (*group_columns(with_run), Column("state"), Column("steps", Kind.INT), Column("share", Kind.PCT)))
     for g in groups:
         counts: Counter[str] = Counter()
         for view in g.rollouts:
             counts.update(taxonomy.state_counts(view.steps))
         total = sum(counts.values())
         for state, count in counts.most_common():
-            table.add(*((g.run,) if with_run else ()), g.model, g.strategy, state, count, count / total)
+            table.add(*g.cells(with_run), state, count, count / total)
     return table
 
 
@@ -179,8 +179,7 @@ def tool_usage(groups: Sequence[Group], *, with_run: bool) -> Table:
     lengths = sorted({_days(view) for view in views})
     columns = [Column(f"{days}-day {who}", Kind.FLOAT) for days in lengths for who in ("agent", "reference")]
     table = Table("tool_usage", "Tool calls per query by trip length, agent vs reference (paper Table 5)",
-                  (*((Column("run"),) if with_run else ()), Column("model"), Column("strategy"), Column("tool"),
-                   *columns))
+                  (*group_columns(with_run), Column("tool"), *columns))
     for g in groups:
         if not _is_tool_agent(g):
             continue
@@ -197,7 +196,7 @@ def tool_usage(groups: Sequence[Group], *, with_run: bool) -> Table:
                 cells.append(sum(_successful_calls(view.steps, tool) for view in in_cell) / len(in_cell)
                              if in_cell else None)
                 cells.append(sum(known) / len(known) if known and prefixes else None)
-            table.add(*((g.run,) if with_run else ()), g.model, g.strategy, tool, *cells)
+            table.add(*g.cells(with_run), tool, *cells)
     table.note = ("Per query: the agent's successful calls; the reference information's entries (one per city or "
                   "leg, distances once per mode). A dash where the queries carry no reference information.")
     return table

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from benchmarks.base import BUDGET_EXHAUSTED
 from reports.collect import Group
-from reports.table import Column, Kind, Table
+from reports.table import Column, Kind, Table, group_columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +68,7 @@ def percentile(ordered: Sequence[float], q: float) -> float | None:
 def cost_table(groups: Sequence[Group], *, with_run: bool) -> Table:
     """Cost and usage per (model, strategy)."""
     table = Table("cost", "Cost and usage", (
-        *((Column("run"),) if with_run else ()), Column("model"), Column("strategy"), Column("rollouts", Kind.INT),
+        *group_columns(with_run), Column("rollouts", Kind.INT),
         Column("calls", Kind.INT), Column("cache hits", Kind.PCT), Column("input tokens", Kind.INT),
         Column("cached input", Kind.INT), Column("output tokens", Kind.INT), Column("spent", Kind.USD),
         Column("saved by cache", Kind.USD), Column("retries", Kind.INT), Column("latency p50", Kind.SECONDS),
@@ -76,7 +77,7 @@ def cost_table(groups: Sequence[Group], *, with_run: bool) -> Table:
     for g in groups:
         u = usage_of(g)
         unpriced += u.unpriced_calls
-        table.add(*((g.run,) if with_run else ()), g.model, g.strategy, u.rollouts, u.calls, u.hit_rate,
+        table.add(*g.cells(with_run), u.rollouts, u.calls, u.hit_rate,
                   u.input_tokens, u.cached_input_tokens, u.output_tokens, u.spent_usd, u.saved_usd, u.retries,
                   u.latency_p50_s, u.latency_p95_s, u.cut_by_cap)
     table.note = ("Tokens count every call, cache hits included; spent counts what reached a provider; latency is "
@@ -86,16 +87,27 @@ def cost_table(groups: Sequence[Group], *, with_run: bool) -> Table:
     return table
 
 
-def status_table(groups: Sequence[Group], descriptions: dict[str, str], *, with_run: bool) -> Table:
-    """Terminal statuses per (model, strategy), for any benchmark."""
-    table = Table("statuses", "How rollouts ended", (
-        *((Column("run"),) if with_run else ()), Column("model"), Column("strategy"), Column("status"),
-        Column("meaning"), Column("rollouts", Kind.INT), Column("share", Kind.PCT)))
-    for g in groups:
-        counts: dict[str, int] = {}
-        for view in g.rollouts:
-            counts[view.stored.status] = counts.get(view.stored.status, 0) + 1
-        for status, count in sorted(counts.items(), key=lambda item: -item[1]):
-            table.add(*((g.run,) if with_run else ()), g.model, g.strategy, status, descriptions.get(status, ""),
-                      count, count / len(g.rollouts))
+def outcome_table(name: str, title: str, column: str, counted: Sequence[tuple[Group, Counter[str]]],
+                  descriptions: Mapping[str, str], *, with_run: bool) -> Table:
+    """How rollouts ended per (model, strategy): each outcome's meaning, count and share, most frequent first.
+
+    Args:
+        name: The table's name (CSV stem).
+        title: Its title.
+        column: What an outcome is called (`status`, `category`).
+        counted: Each group with its outcomes counted.
+        descriptions: Outcome -> one-line meaning.
+        with_run: Whether a run column leads.
+    """
+    table = Table(name, title, (*group_columns(with_run), Column(column), Column("meaning"),
+                                Column("rollouts", Kind.INT), Column("share", Kind.PCT)))
+    for g, counts in counted:
+        for outcome, count in counts.most_common():
+            table.add(*g.cells(with_run), outcome, descriptions.get(outcome, ""), count, count / len(g.rollouts))
     return table
+
+
+def status_table(groups: Sequence[Group], descriptions: Mapping[str, str], *, with_run: bool) -> Table:
+    """Terminal statuses per (model, strategy), for any benchmark."""
+    counted = [(g, Counter(view.stored.status for view in g.rollouts)) for g in groups]
+    return outcome_table("statuses", "How rollouts ended", "status", counted, descriptions, with_run=with_run)
