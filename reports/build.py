@@ -88,8 +88,12 @@ def _summary(runs: Sequence[RunData]) -> Section:
 
 
 def _travelplanner_sections(runs: Sequence[RunData], mode: str, *, with_run: bool) -> list[Section]:
-    scored = [travelplanner.group_scores(g, run.tasks, run.evaluated) for run in runs for g in run.groups
-              if g.benchmark == travelplanner.NAME]
+    scored = []
+    for run in runs:
+        travel = [g for g in run.groups if g.benchmark == travelplanner.NAME]
+        if travel:
+            queries = travelplanner.run_queries(run.tasks)  # parsed once per run, not per group
+            scored += [travelplanner.group_scores(g, run.tasks, queries, run.evaluated) for g in travel]
     groups = [item.group for item in scored]
     rates = Section("Pass rates", [travelplanner.table3(scored, with_run=with_run)],
                     notes=[f"Evaluator: {mode}."])

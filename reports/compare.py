@@ -35,13 +35,16 @@ def compare_tables(base: RunData, others: Sequence[RunData], mode: str) -> list[
                   (Column("model"), Column("strategy"), Column("split"), Column("rate"), *value_columns))
     money = Table("compare_cost", "Money spent compared",
                   (Column("model"), Column("strategy"), Column("split"), *money_columns))
+    queries = [travelplanner.run_queries(run.tasks) if any(g.benchmark == travelplanner.NAME for g in run.groups)
+               else [] for run in runs]  # parsed once per run, not per (model, strategy)
     for key in shared:
         model, strategy, split, _ = key
         groups = [groups.get(key) for groups in by_run]
         spent = [usage_of(g).spent_usd if g is not None else None for g in groups]
         money.add(model, strategy, split, *_with_deltas(spent))
-        scores = [travelplanner.group_scores(g, run.tasks, run.evaluated).scores
-                  if g is not None and g.benchmark == travelplanner.NAME else None for g, run in zip(groups, runs)]
+        scores = [travelplanner.group_scores(g, run.tasks, run_queries, run.evaluated).scores
+                  if g is not None and g.benchmark == travelplanner.NAME else None
+                  for g, run, run_queries in zip(groups, runs, queries)]
         if scores[0] is None:
             continue
         for name, header in zip(RATE_NAMES, travelplanner.RATE_HEADERS):

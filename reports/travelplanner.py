@@ -16,7 +16,7 @@ from typing import Any
 from benchmarks import base
 from benchmarks.base import Task
 from benchmarks.travelplanner import taxonomy
-from benchmarks.travelplanner.dataset import query_from_record
+from benchmarks.travelplanner.dataset import Query, query_from_record
 from benchmarks.travelplanner.evaluation import PlanVerdict
 from benchmarks.travelplanner.metrics import HARD_TOTALS, RATE_NAMES, Scores, compute_scores, constraint_rates
 from benchmarks.travelplanner.tools import SUCCESSFUL, parse_action
@@ -63,17 +63,22 @@ def plan_verdict(view: RolloutView) -> PlanVerdict:
                        stored.get("error"))
 
 
-def group_scores(group: Group, tasks: Sequence[Task], evaluated: bool = True) -> GroupScores:
+def run_queries(tasks: Sequence[Task]) -> list[Query]:
+    """A run's tasks as queries, parsed once for all its groups (query records in the Hugging Face layout)."""
+    return [query_from_record(task.input, f"task {task.id}") for task in tasks]
+
+
+def group_scores(group: Group, tasks: Sequence[Task], queries: Sequence[Query], evaluated: bool = True) -> GroupScores:
     """Table 3 figures of one group over every task of its run (a task without a rollout counts as undelivered).
 
     Args:
         group: The group.
-        tasks: The run's tasks in split order (query records in the Hugging Face layout).
+        tasks: The run's tasks in split order.
+        queries: `run_queries(tasks)`.
         evaluated: Whether the run stored verdicts in the report's mode (if not, only delivery is known).
     """
     by_task = {view.stored.key.task: view for view in group.rollouts}
     delivered = sum(bool(view.stored.plan) for view in group.rollouts)
-    queries = [query_from_record(task.input, f"task {task.id}") for task in tasks]
     if not queries or not all(query.has_labels for query in queries):
         return GroupScores(group, None, delivered, hidden=True)
     if not evaluated:
