@@ -2,10 +2,16 @@
 
 The mock server bills with these functions and the gateway can estimate with them, so an estimate of a prompt
 sent to the mock server equals what it bills.
+
+A prompt is counted line by line, each line's count remembered: an agent's prompt grows by a few lines a step and
+is counted up to three times per call (the agent's length check, the gateway's estimate, the mock server's bill),
+so only the new lines are ever encoded. On ReAct prompts of 6k-60k characters that is 0.26 ms per call instead of
+6.4 ms (`python perf/token_counting.py`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -27,9 +33,22 @@ def encoding() -> tiktoken.Encoding:
     return tiktoken.get_encoding(ENCODING_NAME)
 
 
+# Every cl100k pre-token ends at a newline that is followed by a non-space: a newline only ever ends a piece
+# (`\s*[\r\n]+`, or punctuation's trailing `[\r\n]*`), never starts one that runs on into text. Pieces are
+# encoded independently, so the chunks between these points sum to the count of the whole text, exactly
+# (tests/providers/test_token_counting.py checks it on real prompts and on random text).
+_NEWLINE_BEFORE_TEXT = re.compile(r"\n(?=\S)")
+
+
+@lru_cache(maxsize=1 << 16)
+def _count_chunk(chunk: str) -> int:
+    return len(encoding().encode_ordinary(chunk))
+
+
 def count_text_tokens(text: str) -> int:
     """Number of cl100k tokens in `text` (special-token strings count as ordinary text)."""
-    return len(encoding().encode(text, disallowed_special=()))
+    *lines, last = _NEWLINE_BEFORE_TEXT.split(text)  # 4x faster than splitting on a zero-width lookbehind
+    return sum(_count_chunk(line + "\n") for line in lines) + _count_chunk(last)
 
 
 def count_prompt_tokens(messages: Iterable[tuple[str, str]]) -> int:
