@@ -32,7 +32,7 @@ from providers.interface import ChatModel
 DELIVERED = "delivered"
 """The strategy produced its answer."""
 PROVIDER_ERROR = "provider_error"
-"""An LLM call failed for good (retries exhausted, bad request, auth)."""
+"""An LLM call failed for good (retries exhausted, bad request); re-run on resume if the provider was unavailable."""
 TOKEN_LIMIT = "token_limit"
 """The prompt no longer fits the model's context window."""
 BUDGET_EXHAUSTED = "budget_exhausted"
@@ -46,7 +46,7 @@ CRASHED = "crashed"
 
 GENERIC_STATUSES: Mapping[str, str] = {
     DELIVERED: "the strategy produced its answer",
-    PROVIDER_ERROR: "an LLM call failed for good",
+    PROVIDER_ERROR: "an LLM call failed for good (re-run on resume if the provider was unavailable)",
     TOKEN_LIMIT: "the prompt no longer fits the context window",
     BUDGET_EXHAUSTED: "stopped by the spend cap (re-run on resume)",
     REPLAY_MISS: "replay mode and an uncached call",

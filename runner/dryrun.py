@@ -29,7 +29,7 @@ from runner.gateway import DEFAULT_OUTPUT_TOKENS
 from runner.results import load_run
 from runner.rollout import run_rollout
 from runner.scheduler import Scheduler
-from runner.store import RERUN_STATUSES, RESULTS_FILE
+from runner.store import RESULTS_FILE, runs_again
 
 DEFAULT_EXPECTED_CALLS = 10.0
 
@@ -75,7 +75,7 @@ def _expected_calls(prepared: Prepared, run_dir: Path) -> tuple[float, str]:
         return spec.expected_calls, "expected_calls in the spec"
     if (run_dir / RESULTS_FILE).is_file():
         with load_run(run_dir) as results:
-            done = [r.calls for r in results.rollouts if r.status not in RERUN_STATUSES]
+            done = [r.calls for r in results.rollouts if not runs_again(r.status, r.error_type)]
         if done:
             return sum(done) / len(done), f"the mean of the {len(done)} rollouts finished in this run"
     if spec.max_calls is not None:
@@ -87,7 +87,7 @@ def _finished(run_dir: Path) -> set[RolloutKey]:
     if not (run_dir / RESULTS_FILE).is_file():
         return set()
     with load_run(run_dir) as results:
-        return {r.key for r in results.rollouts if r.status not in RERUN_STATUSES}
+        return {r.key for r in results.rollouts if not runs_again(r.status, r.error_type)}
 
 
 async def estimate(prepared: Prepared, run_dir: Path) -> tuple[list[ModelEstimate], str]:

@@ -152,6 +152,8 @@ class RunReport:
     """Rollouts finished in this session."""
     pending: int = 0
     """Rollouts this session started with (not yet finished)."""
+    rerun: Counter[str] = field(default_factory=Counter)
+    """Stored rollouts among `pending`, by the status they had (provider errors of an outage, the spend cap's cuts)."""
     statuses: Counter[str] = field(default_factory=Counter)
     files: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -190,6 +192,8 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         finished = await store.finished_keys()
         pending = [key for key in prepared.keys if key not in finished]
         report.pending = len(pending)
+        again = await store.rerun_keys()
+        report.rerun.update(again[key] for key in pending if key in again)
         spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd())
         gateway, cache = build_gateway(prepared, spec.cache, spend_cap)
         tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)

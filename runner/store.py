@@ -19,8 +19,9 @@ Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
     verdict     rollout_id, mode, idx (the evaluator's order), grp, name, passed (1 / 0 / NULL), message
 
 A rollout is committed with its steps and calls in one transaction as soon as it finishes, so a crash loses only
-what was in flight. Re-running a rollout (a budget-exhausted one on resume) replaces its rows; the money it spent
-stays counted in its session's `spent_usd`, so the run's total spend (`sum(session.spent_usd)`) never goes down.
+what was in flight. Re-running a rollout on resume (see `runs_again`) replaces its rows, so each key is stored once;
+the money the earlier attempt spent stays counted in its session's `spent_usd`, so the run's total spend
+(`sum(session.spent_usd)`) never goes down.
 
 One process writes a run directory at a time: the store holds an exclusive lock on `RUN_DIR/results.lock` while
 open (released by the kernel if the process dies), so a second `tripbench run` on the same directory is refused
@@ -43,7 +44,8 @@ from typing import Any
 import aiosqlite
 import orjson
 
-from benchmarks.base import Evaluation, Task
+from benchmarks.base import BUDGET_EXHAUSTED, PROVIDER_ERROR, REPLAY_MISS, Evaluation, Task
+from providers.errors import ProviderTimeout, RateLimited, RetryableError, ServerError
 from runner.errors import UserError
 from runner.expand import RolloutKey
 from runner.migrations import migrate
@@ -52,8 +54,14 @@ from runner.records import RolloutRecord
 RESULTS_FILE = "results.sqlite"
 LOCK_FILE = "results.lock"
 
-# Statuses a resumed run runs again: the rollout was stopped by the run's circumstances, not by the model.
-RERUN_STATUSES = frozenset({"budget_exhausted", "replay_miss"})
+# Statuses of rollouts stopped by the run's circumstances before they had a result, not by the model: a resumed run
+# runs them again, and no submission counts them.
+RERUN_STATUSES = frozenset({BUDGET_EXHAUSTED, REPLAY_MISS})
+# Provider errors meaning the provider was unavailable until the retries ran out (429s, 5xx, dropped connections,
+# timeouts: an outage), not that it refused this request. Such a `provider_error` is a result (a submission counts
+# it as a failure), but a resumed run tries it again; a permanent one (a bad request, a content filter, a refusal)
+# is the rollout's outcome and stays, or re-running it would re-draw refusals until one passes.
+TRANSIENT_ERRORS = frozenset(cls.__name__ for cls in (RetryableError, RateLimited, ServerError, ProviderTimeout))
 
 Job = Callable[[aiosqlite.Connection], Awaitable[Any]]
 
@@ -82,6 +90,16 @@ def _text(value: Any) -> Any:
         return value
     except UnicodeEncodeError:
         return value.encode("utf-8", "replace").decode("utf-8")
+
+
+def runs_again(status: str, error_type: str | None) -> bool:
+    """Whether a resumed run runs a stored rollout again: `RERUN_STATUSES`, and provider errors in `TRANSIENT_ERRORS`.
+
+    Args:
+        status: The stored status.
+        error_type: The exception class that ended the rollout, as stored.
+    """
+    return status in RERUN_STATUSES or (status == PROVIDER_ERROR and error_type in TRANSIENT_ERRORS)
 
 
 class RunDirInUse(UserError):
@@ -199,9 +217,19 @@ class ResultsStore:
 
     # -- reads the engine needs before it starts writing ------------------------------------------------------
     async def finished_keys(self) -> set[RolloutKey]:
-        """Keys of rollouts a resumed run skips (every stored one except `RERUN_STATUSES`)."""
-        cursor = await self._conn.execute("SELECT benchmark, split, task, model, strategy, sample, status FROM rollout")
-        return {RolloutKey(*row[:6]) for row in await cursor.fetchall() if row[6] not in RERUN_STATUSES}
+        """Keys of rollouts a resumed run skips (every stored one it does not run again, see `runs_again`)."""
+        return {key for key, (status, error_type) in (await self._outcomes()).items()
+                if not runs_again(status, error_type)}
+
+    async def rerun_keys(self) -> dict[RolloutKey, str]:
+        """Stored rollouts a resumed run runs again (see `runs_again`), with their stored status."""
+        return {key: status for key, (status, error_type) in (await self._outcomes()).items()
+                if runs_again(status, error_type)}
+
+    async def _outcomes(self) -> dict[RolloutKey, tuple[str, str | None]]:
+        cursor = await self._conn.execute(
+            "SELECT benchmark, split, task, model, strategy, sample, status, error_type FROM rollout")
+        return {RolloutKey(*row[:6]): (row[6], row[7]) for row in await cursor.fetchall()}
 
     async def last_spec(self) -> dict[str, Any] | None:
         """The spec of the run's latest session, or None for a new run directory."""

@@ -30,7 +30,8 @@ def _console() -> Console:
 @click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--run-dir", type=click.Path(path_type=Path, file_okay=False),
               help="Where results go (default: runs/<spec name> beside the spec). Re-running resumes.")
-@click.option("--max-cost", type=click.FloatRange(min=0, min_open=True), help="Spend cap in USD for the whole run, earlier sessions included (overrides the spec).")
+@click.option("--max-cost", type=click.FloatRange(min=0, min_open=True),
+              help="Spend cap in USD for the whole run, earlier sessions included (overrides the spec).")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N tasks (overrides the spec).")
 @click.option("--dry-run", is_flag=True, help="Estimate calls, tokens and $ per model; send nothing.")
 @click.option("--quiet", is_flag=True, help="No live progress, only the summary (for logs and CI).")
@@ -53,6 +54,9 @@ def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: 
                                  show_progress=not quiet and live.is_terminal, grace_s=grace))
     with load_run(run_dir) as results:
         render_summary(results, console)
+    if report.rerun:  # a resume after an outage or a spend cap: say which stored rollouts were tried again
+        counts = ", ".join(f"{status} {n}" for status, n in report.rerun.most_common())
+        console.print(f"run again in this session: {report.rerun.total()} stored rollouts that had ended as {counts}")
     for note in report.notes:
         console.print(f"note: {note}")
     if report.files:

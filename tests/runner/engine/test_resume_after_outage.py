@@ -1,0 +1,108 @@
+"""Resuming after a provider outage: rollouts that ended with a transient provider error run again, nothing else does,
+and every rollout is still stored and reported once."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from test_engine_runs import reference
+from test_kill_resume import CLI
+from toy_benchmark import ToyOptions
+
+from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, DELIVERED, PROVIDER_ERROR, TOKEN_LIMIT
+from reports.collect import collect_run
+from runner.dryrun import estimate
+from runner.engine import execute, prepare
+from runner.results import load_run
+from runner.store import runs_again
+
+OPTIONS = {"tasks": 12, "max_calls": 6}
+ANSWERED = 3
+"""Calls the failing provider answers before its outage: task 0 (4 calls) fails at its last one."""
+FOR_GOOD = 10_000
+"""Scripted faults enough for every request a session sends (cleared when the provider is back)."""
+
+
+def model(server, name: str) -> dict[str, object]:
+    # Every server serves the model `toy`, so all three answer like the toy reference (the endpoint keys the cache).
+    return {"model": f"openai-compatible:toy@{server.base_url}/v1", "name": name, "prices": {"input": 1.0,
+                                                                                              "output": 2.0}}
+
+
+@pytest.mark.parametrize(("status", "error_type", "again"), [
+    (PROVIDER_ERROR, "RateLimited", True),
+    (PROVIDER_ERROR, "ServerError", True),
+    (PROVIDER_ERROR, "ProviderTimeout", True),
+    (PROVIDER_ERROR, "BadRequest", False),  # a content filter or refusal is the model's outcome: never re-drawn
+    (BUDGET_EXHAUSTED, "BudgetExhausted", True),
+    (DELIVERED, None, False),
+    (TOKEN_LIMIT, "ContextTooLong", False),
+    (CRASHED, "RuntimeError", False),
+    ("max_steps", None, False),  # a benchmark's own status: the agent's failure
+])
+def test_which_stored_rollouts_a_resume_runs_again(status: str, error_type: str | None, again: bool) -> None:
+    assert runs_again(status, error_type) is again
+
+
+async def test_a_resume_after_an_outage_reruns_only_the_unavailable_providers_rollouts(
+        start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> None:
+    healthy, down, refusing = await start_mock_llm(), await start_mock_llm(), await start_mock_llm()
+    # The overnight outage, after a few answers: quota gone for an hour (a Retry-After past the retry policy's bound
+    # is not waited for, so the rollouts end at once).
+    down.plan.delay_next(0.0, times=ANSWERED)
+    down.plan.fail_next(429, retry_after=3600, times=FOR_GOOD)
+    refusing.plan.fail_next(400, times=FOR_GOOD)
+    # One rollout at a time on the failing provider, so the outage strikes the same calls on every test run.
+    spec = write_spec(healthy.base_url, options=OPTIONS, models=[model(healthy, "toy"), model(down, "down") | {
+        "concurrency": 1}, model(refusing, "refusing")])
+    run_dir = tmp_path / "run"
+
+    first = await execute(prepare(spec), run_dir, show_progress=False)
+
+    assert first.statuses == {DELIVERED: 12, PROVIDER_ERROR: 24} and not first.rerun
+    with load_run(run_dir) as results:
+        before = {r.key: r for r in results.rollouts}
+    assert {r.error_type for r in before.values() if r.key.model == "down"} == {"RateLimited"}
+    assert {r.error_type for r in before.values() if r.key.model == "refusing"} == {"BadRequest"}
+    assert sum(r.calls - 1 for r in before.values() if r.key.model == "down") == ANSWERED == down.tally.served
+    served, refused = healthy.tally.requests, refusing.tally.requests
+    estimates, _ = await estimate(prepare(spec), run_dir)  # --dry-run plans the same re-runs
+    assert {e.model: e.rollouts for e in estimates} == {"toy": 0, "down": 12, "refusing": 0}
+    down.plan.clear()  # the provider is back; the refusing one would now answer too, but its errors were final
+    refusing.plan.clear()
+
+    process = await asyncio.create_subprocess_exec(*CLI, "run", str(spec), "--run-dir", str(run_dir), "--quiet",
+                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    output = (await process.communicate())[0].decode()
+
+    assert process.returncode == 0, output
+    assert "run again in this session: 12 stored rollouts that had ended as provider_error 12" in output
+    assert healthy.tally.requests == served and refusing.tally.requests == refused  # untouched: no call made
+    expected = await reference(ToyOptions(**OPTIONS))
+    with load_run(run_dir) as results:
+        after = {r.key: r for r in results.rollouts}
+        assert len(results.rollouts) == len(after) == 36  # replaced, not duplicated
+        for key, rollout in after.items():
+            if key.model == "down":
+                assert (rollout.status, rollout.session, rollout.error_type) == (DELIVERED, 2, None)
+                assert (rollout.answer, rollout.plan) == expected[key.task][:2]
+            else:
+                assert rollout == before[key]
+        assert len(results.calls()) == sum(r.calls for r in after.values())
+        # The calls answered before the outage replay from the cache: nothing was paid for twice.
+        assert sum(after[key].cache_hits for key in after if key.model == "down") == ANSWERED
+        assert down.tally.served == sum(len(expected[key.task][2]) for key in after if key.model == "down")
+        billed = sum(s.tally.input_tokens * 1.0 + s.tally.output_tokens * 2.0 for s in (healthy, down)) / 1e6
+        assert results.spent_usd == pytest.approx(billed)
+        assert len(results.evaluations("official")) == 36
+        assert results.sessions[-1].planned == {m: {"scripted": 12} for m in ("toy", "down", "refusing")}
+    groups = {g.model: g for g in collect_run(run_dir).groups}
+    assert {m: len(g.rollouts) for m, g in groups.items()} == {"toy": 12, "down": 12, "refusing": 12}
+    assert all(view.stored.status == DELIVERED for view in groups["down"].rollouts)
+    assert (run_dir / "outputs/down/scripted/submission.jsonl").is_file()
+
+    # Resumed once more: everything has its final result, nothing runs again.
+    report = await execute(prepare(spec), run_dir, show_progress=False)
+    assert (report.pending, report.ran, report.rerun) == (0, 0, {})
