@@ -16,7 +16,7 @@ import anthropic
 
 from providers.errors import BadRequest, ServerError
 from providers.http_errors import map_sdk_errors
-from providers.interface import ChatRequest, ChatResponse, Usage
+from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
 
 
@@ -46,7 +46,7 @@ class AnthropicMessages:
 
     provider = "anthropic"
 
-    def __init__(self, model: str, *, api_key: str, base_url: str | None = None, timeout_s: float = 120.0,
+    def __init__(self, model: str, *, api_key: str, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
                  default_max_tokens: int = 4096) -> None:
         self.model = model
         self._api_key = api_key

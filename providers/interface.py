@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+DEFAULT_TIMEOUT_S = 120.0
+"""Seconds one request to a provider may take unless a run spec says otherwise (`request_timeout_s`). A policy,
+never part of a request's identity: it stays out of `ChatRequest` and so out of every cache key."""
+
 
 @dataclass(frozen=True, slots=True)
 class Message:

@@ -15,7 +15,7 @@ import openai
 
 from providers.errors import BadRequest, ServerError
 from providers.http_errors import map_sdk_errors
-from providers.interface import ChatRequest, ChatResponse, Usage
+from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
 
 
@@ -46,7 +46,7 @@ class OpenAIChat:
     """
 
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None, provider: str = "openai",
-                 timeout_s: float = 120.0, max_tokens_field: str = "max_completion_tokens") -> None:
+                 timeout_s: float = DEFAULT_TIMEOUT_S, max_tokens_field: str = "max_completion_tokens") -> None:
         self.model = model
         self.provider = provider
         self._api_key = api_key

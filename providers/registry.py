@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from urllib.parse import urlsplit
 
-from providers.interface import ChatModel
+from providers.interface import DEFAULT_TIMEOUT_S, ChatModel
 from providers.keys import api_key_from_env
 from runner.errors import UserError
 
@@ -33,7 +33,7 @@ class ProviderOptions:
     """Environment variable holding the key, instead of OPENAI_API_KEY / ANTHROPIC_API_KEY."""
     base_url: str | None = None
     """Send `openai:` / `anthropic:` requests elsewhere (a proxy, the mock server)."""
-    timeout_s: float = 120.0
+    timeout_s: float = DEFAULT_TIMEOUT_S
     """Per-request timeout."""
 
 
@@ -118,7 +118,7 @@ def register_provider(prefix: str, factory: ProviderFactory) -> None:
 
 
 def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str | None = None,
-                  timeout_s: float = 120.0) -> ChatModel:
+                  timeout_s: float = DEFAULT_TIMEOUT_S) -> ChatModel:
     """The provider for a model string.
 
     Args:

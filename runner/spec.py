@@ -16,6 +16,7 @@
     rpm = 500
     tpm = 200_000
     prices = { input = 0.15, output = 0.60 }   # USD per million tokens, overrides the bundled table
+    request_timeout_s = 60               # per request; not in cache keys
 
     [options]                            # the benchmark's own options, validated by its options_model
 
@@ -35,6 +36,7 @@ from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from cache.modes import CacheMode
+from providers.interface import DEFAULT_TIMEOUT_S
 from providers.prices import Price
 from runner.errors import ConfigError
 
@@ -80,6 +82,9 @@ class ModelSpec(Sampling):
     """Rollouts of this model in flight at once (default: no per-model bound below the global one)."""
     prices: Price | None = None
     """Price override; required for models the bundled table does not know when a spend cap is set."""
+    request_timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, allow_inf_nan=False)
+    """Seconds one request may take before it fails as a timeout (retried like a 5xx); never in a cache key, and
+    free to change on resume. Entries sharing a model string share one client, so they must agree."""
 
     @property
     def label(self) -> str:

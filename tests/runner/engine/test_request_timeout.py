@@ -1,0 +1,116 @@
+"""`request_timeout_s` in a run spec: validated, handed to the provider, out of every cache key."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ENGINE_TESTS
+
+from benchmarks.base import DELIVERED
+from cache.modes import CacheMode
+from providers.errors import ProviderTimeout
+from providers.interface import ChatRequest, Message
+from runner.budget import SpendCap
+from runner.engine import build_gateway, execute, prepare
+from runner.errors import ConfigError
+from runner.results import load_run
+from runner.spec import load_spec
+
+TIMEOUT_S = 0.3
+
+BASE = """benchmark = "toy_benchmark:ToyBenchmark"
+split = "train"
+strategies = ["scripted"]
+
+[[models]]
+model = "openai-compatible:a@http://127.0.0.1:9/v1"
+request_timeout_s = 30
+"""
+
+
+@pytest.mark.parametrize(("value", "got"), [("0", "0"), ("-5", "-5"), ('"fast"', '"fast"'), ("inf", "Infinity"),
+                                            ("true", "true")])
+def test_a_bad_timeout_names_the_file_field_and_expectation(tmp_path: Path, value: str, got: str) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text(BASE.replace("= 30", f"= {value}"), encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_spec(path)
+    assert str(caught.value) == f"{path}: models[0].request_timeout_s: expected a number > 0, got {got}"
+
+
+def test_the_cli_prints_the_bad_timeout_in_one_line_and_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text(BASE.replace("= 30", "= 0"), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", "from runner.cli.main import main; main()", "run", str(path)],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ENGINE_TESTS)})
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"Error: {path}: models[0].request_timeout_s: expected a number > 0, got 0"
+
+
+def test_entries_sharing_a_model_string_share_one_timeout(tmp_path: Path) -> None:
+    path = tmp_path / "run.toml"
+    second = '\n[[models]]\nname = "warm"\nmodel = "openai-compatible:a@http://127.0.0.1:9/v1"\ntemperature = 0.7\n'
+    path.write_text(BASE + second + "request_timeout_s = 60\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"run\.toml: models\[1\]\.request_timeout_s: expected 30 like models\[0\], "
+                                          r"which has the same model string \(one client serves both\), got 60\.0"):
+        prepare(path)
+    path.write_text(BASE + second, encoding="utf-8")  # unset means the default, which differs from 30 too
+    with pytest.raises(ConfigError, match=r"expected 30 like models\[0\]"):
+        prepare(path)
+    path.write_text(BASE + second + "request_timeout_s = 30\n", encoding="utf-8")
+    assert [m.request_timeout_s for m in prepare(path).spec.models] == [30, 30]
+
+
+@pytest.mark.parametrize("protocol", ["openai-compatible", "anthropic"])
+async def test_a_hung_request_ends_as_a_timeout_after_the_specs_seconds(start_mock_llm, write_spec, protocol: str,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    server = await start_mock_llm()
+    server.plan.hang_next()  # no answer for an hour
+    monkeypatch.setenv("TOY_KEY", "any")
+    model = ({"model": f"openai-compatible:toy@{server.base_url}/v1"} if protocol == "openai-compatible" else
+             {"model": "anthropic:toy", "base_url": server.base_url, "api_key_env": "TOY_KEY"})
+    prepared = prepare(write_spec(server.base_url, models=[model | {"request_timeout_s": TIMEOUT_S}]))
+    gateway, _ = build_gateway(prepared, CacheMode.OFF, SpendCap(), on_call=None)
+    provider = gateway.target(model["model"]).model
+    started = time.perf_counter()
+    try:
+        with pytest.raises(ProviderTimeout, match="request timed out"):
+            await provider.complete(ChatRequest(model["model"], (Message("user", "hello"),), max_tokens=8))
+    finally:
+        await gateway.aclose()
+    assert TIMEOUT_S <= time.perf_counter() - started < TIMEOUT_S + 2.0  # the default would have waited 120 s
+    assert server.tally.faults["hang"] == 1
+
+
+async def test_a_run_retries_a_hung_call_after_its_timeout_and_the_timeout_keys_no_cache_entry(
+        start_mock_llm, write_spec, tmp_path: Path) -> None:
+    server = await start_mock_llm()
+    server.plan.hang_next()
+    options = {"tasks": 4, "max_calls": 3}
+    model = {"model": f"openai-compatible:toy@{server.base_url}/v1", "name": "toy"}
+    spec = write_spec(server.base_url, concurrency=1, options=options,
+                      models=[model | {"request_timeout_s": TIMEOUT_S}])
+
+    started = time.perf_counter()
+    report = await execute(prepare(spec), tmp_path / "first", show_progress=False)
+
+    assert time.perf_counter() - started < 10.0  # one timeout and one backoff, not the default 120 s
+    assert report.statuses == {DELIVERED: 4}
+    with load_run(tmp_path / "first") as results:
+        assert sum(r.retries for r in results.rollouts) == 1 and server.tally.faults["hang"] == 1
+    served = server.tally.served
+
+    # Another timeout, the same calls: every one is a cache hit, and the first run resumes without --force.
+    patient = write_spec(server.base_url, name="patient.toml", concurrency=1, options=options,
+                         models=[model | {"request_timeout_s": 90}])
+    report = await execute(prepare(patient), tmp_path / "second", show_progress=False)
+    assert report.statuses == {DELIVERED: 4} and server.tally.served == served
+    with load_run(tmp_path / "second") as results:
+        assert all(r.cache_hits == r.calls for r in results.rollouts)
+    report = await execute(prepare(patient), tmp_path / "first", show_progress=False)
+    assert (report.pending, report.ran) == (0, 0)
