@@ -1,9 +1,9 @@
 """Every perf script starts the way the closing notes run it: `python perf/<script>.py` from the repository root.
 
 The script's folder is then first on the import path, where `perf/runner.py` would shadow the `runner` package
-unless each script drops its folder (it once broke most of them on import). The sandbox, evaluator, report and
-token-counting scripts run at a smoke size and must print their figures; the figures themselves are the full-size
-runs' business.
+unless each script drops its folder (it once broke most of them on import). The sandbox, evaluator, report,
+token-counting and CLI start-up scripts run at a smoke size and must print their figures; the figures themselves
+are the full-size runs' business.
 The gateway and runner scripts need a minute at any useful size, so only their start is checked.
 """
 
@@ -33,6 +33,7 @@ def perf(script: str, *args: str) -> subprocess.CompletedProcess[str]:
     ("evaluate.py", ["--size", "50", "--baseline-size", "3"], "goal <= 5 ms/plan:"),
     ("report_render.py", ["--size", "50", "--repeat", "1"], "x the raw read (goal: a few seconds)"),
     ("token_counting.py", ["--queries", "2", "--steps", "5"], "counted 3x per call; counts identical"),
+    ("cli_startup.py", ["--repeat", "1"], "python -c pass (baseline):"),
 ])
 def test_perf_script_runs_at_a_smoke_size(travelplanner_data: Path, script: str, args: list[str],
                                           expected: str) -> None:

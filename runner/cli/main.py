@@ -1,4 +1,4 @@
-"""The `tripbench` command group: wiring only, each command lives in its own module."""
+"""The `tripbench` command group: wiring only, each command lives in its own module, imported when it runs."""
 
 from __future__ import annotations
 
@@ -6,33 +6,38 @@ import sys
 
 import click
 
-from runner.cli.cache import cache_command
-from runner.cli.data import data_command
-from runner.cli.demo import demo_command
-from runner.cli.evaluate import check_submission_command, evaluate_command
-from runner.cli.mock_server import mock_server_command
-from runner.cli.report import report_command
-from runner.cli.run import run_command, status_command
-from runner.cli.tool import tool_command
+from runner.cli.lazy import LazyCommand, LazyGroup
 from runner.errors import UserError
 
+COMMANDS = {
+    "cache": LazyCommand("runner.cli.cache:cache_command", "Inspect and prune the cache of LLM calls."),
+    "check-submission": LazyCommand("runner.cli.evaluate:check_submission_command",
+                                    "Check a submission's format for the leaderboard."),
+    "data": LazyCommand("runner.cli.data:data_command", "Import, download and inspect benchmark databases."),
+    "demo": LazyCommand("runner.cli.demo:demo_command",
+                        "Run the full pipeline on a generated world with offline models: no download, no API key."),
+    "evaluate": LazyCommand("runner.cli.evaluate:evaluate_command", "Score a TravelPlanner submission file."),
+    "mock-server": LazyCommand("runner.cli.mock_server:mock_server_command",
+                               "Serve a local OpenAI/Anthropic-compatible mock LLM until Ctrl-C."),
+    "report": LazyCommand("runner.cli.report:report_command",
+                          "Write the report of a run (also one still going): pass rates, errors, cost, plots, "
+                          "per-rollout drill-down."),
+    "run": LazyCommand("runner.cli.run:run_command",
+                       "Run (or resume) every rollout of a run spec: results go to RUN_DIR/results.sqlite as they "
+                       "finish."),
+    "status": LazyCommand("runner.cli.run:status_command",
+                          "Summarise a run directory: state, rollouts done per model and strategy, statuses, calls and "
+                          "money."),
+    "tool": LazyCommand("runner.cli.tool:tool_command",
+                        "Run a TravelPlanner tool action and print what the agent would see."),
+}
+"""Every command, imported only when it is run; a summary is its docstring's first paragraph (a test compares)."""
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+@click.group(cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tripbench")
 def cli() -> None:
     """Run LLM agents on travel-planning benchmarks at scale."""
-
-
-cli.add_command(mock_server_command)
-cli.add_command(run_command)
-cli.add_command(status_command)
-cli.add_command(report_command)
-cli.add_command(cache_command)
-cli.add_command(data_command)
-cli.add_command(demo_command)
-cli.add_command(evaluate_command)
-cli.add_command(tool_command)
-cli.add_command(check_submission_command)
 
 
 def main() -> None:

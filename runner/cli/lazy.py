@@ -1,0 +1,54 @@
+"""A click group that imports a command's module only when that command is asked for (click's LazyGroup pattern).
+
+Importing every command up front cost each `tripbench` call most of a second (the demo and `report` pull in
+matplotlib), also `tripbench --help` and the commands that need none of it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import click
+
+
+class LazyCommand(NamedTuple):
+    target: str
+    """`module:attribute` of the click command."""
+    summary: str
+    """The first paragraph of the command's help: what the group's help lists, so listing imports nothing."""
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use; its own help lists them from their summaries."""
+
+    def __init__(self, *args: Any, lazy_commands: Mapping[str, LazyCommand], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = dict(lazy_commands)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy_commands:
+            self.add_command(self._load(cmd_name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def _load(self, cmd_name: str) -> click.Command:
+        module, _, attribute = self.lazy_commands[cmd_name].target.partition(":")
+        command = getattr(importlib.import_module(module), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{self.lazy_commands[cmd_name].target} is not a click command")
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # A stand-in carrying the summary is shortened to the column width exactly as the command's own help is.
+        listed = [(name, self.commands[name] if name in self.commands
+                   else click.Command(name, help=self.lazy_commands[name].summary))
+                  for name in self.list_commands(ctx)]
+        rows = [(name, command) for name, command in listed if not command.hidden]
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit)) for name, command in rows])

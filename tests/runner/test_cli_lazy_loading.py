@@ -1,0 +1,45 @@
+"""`tripbench` imports a command's module only when it runs, so light calls never load matplotlib."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from runner.cli.lazy import LazyGroup
+from runner.cli.main import COMMANDS, cli
+
+REPO = Path(__file__).resolve().parents[2]
+HEAVY = ("matplotlib", "reports", "runner.cli.demo", "openai", "anthropic")
+PROBE = """
+import sys
+from runner.cli.main import cli
+cli.main(sys.argv[1:], prog_name="tripbench", standalone_mode=False)
+print(" ".join(name for name in {heavy} if name in sys.modules))
+"""
+
+
+@pytest.mark.parametrize("args", ["--help", "--version", "cache --help", "cache stats --cache-dir CACHE",
+                                  "check-submission --help", "data --help", "evaluate --help", "mock-server --help",
+                                  "run --help", "status --help", "tool --help"])
+def test_a_light_command_imports_no_heavy_module(tmp_path: Path, args: str) -> None:
+    argv = [str(tmp_path) if arg == "CACHE" else arg for arg in args.split()]
+    done = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY), *argv], cwd=REPO, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "", f"tripbench {args} imported {done.stdout.splitlines()[-1]}"
+
+
+def test_the_command_list_is_what_click_prints_for_the_loaded_commands() -> None:
+    """Each summary in COMMANDS is its command's help, shortened as click shortens it: help texts cannot drift."""
+    loaded = {name: cli.get_command(click.Context(cli), name) for name in COMMANDS}
+    listings = []
+    for group in (LazyGroup("tripbench", lazy_commands=COMMANDS), click.Group("tripbench", commands=loaded)):
+        formatter = click.HelpFormatter()
+        group.format_commands(click.Context(group), formatter)
+        listings.append(formatter.getvalue())
+    assert listings[0] == listings[1]
+    assert all(name in listings[0] for name in COMMANDS)
