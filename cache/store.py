@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,8 +117,9 @@ class CacheStore:
 
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
-        # No size-based eviction: diskcache would cull our counters with the entries; `prune()` is explicit.
-        self._cache = diskcache.Cache(str(self.directory), disk=_BytesDisk, eviction_policy="none")
+        # No size-based eviction: diskcache would cull our counters with the entries; `prune()` is explicit. Nothing
+        # expires either, so `cull_limit=0` spares every write diskcache's two culling queries.
+        self._cache = diskcache.Cache(str(self.directory), disk=_BytesDisk, eviction_policy="none", cull_limit=0)
         self._cache.add(_META_SCHEME, KEY_SCHEME.encode())
         stored = self._cache.get(_META_SCHEME)
         if stored != KEY_SCHEME.encode():
@@ -154,6 +155,12 @@ class CacheStore:
     def set(self, key: str, entry: CacheEntry) -> None:
         """Store (or overwrite) the entry under `key`."""
         self._cache.set(key, entry.to_bytes())
+
+    def set_many(self, entries: Mapping[str, CacheEntry]) -> None:
+        """Store several entries in one transaction: one commit, where `set` pays one each (~30 us of ~47 us)."""
+        with self._cache.transact():
+            for key, entry in entries.items():
+                self._cache.set(key, entry.to_bytes())
 
     def entries(self) -> Iterator[tuple[str, CacheEntry]]:
         """Every readable entry (corrupt ones are skipped with a warning), in storage order."""

@@ -103,8 +103,11 @@ def cost_usd(usage: Usage, model: str, *, overrides: Mapping[str, Price] | None 
         The cost in USD (0.0 for a zero usage), or None for an unknown model.
     """
     price = price_for(model, overrides)
-    if price is None:
-        return None
+    return None if price is None else cost_at(usage, price, batch=batch)
+
+
+def cost_at(usage: Usage, price: Price, *, batch: bool = False) -> float:
+    """What a call cost in USD at a price already looked up (the gateway looks each model's up once)."""
     cached = min(usage.cached_input_tokens, usage.input_tokens)
     cached_rate = price.input if price.cached_input is None else price.cached_input
     per_million = ((usage.input_tokens - cached) * price.input + cached * cached_rate

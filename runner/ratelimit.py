@@ -3,8 +3,8 @@
 Per (provider, model, API key) there is a request bucket and a token-weighted bucket. A call reserves its
 estimated tokens (the gateway counts the prompt with tiktoken's cl100k encoding and adds `max_tokens`) before it
 is sent, and the reservation is reconciled with the usage the provider reports. A 429 pauses the buckets for its
-Retry-After and empties them, so traffic ramps up again from zero instead of replaying a burst. Per-model and global concurrency
-caps bound how many calls are in flight. The limiter's identity key holds a short sha256 of the API key, never the
+Retry-After and empties them, so traffic ramps up again from zero instead of replaying a burst. Per-model and global
+concurrency caps bound how many calls are in flight. The limiter's identity key holds a short sha256 of the API key, never the
 key itself (inspect_ai's `concurrency(name, key=...)` split); `LimitKey.display` is what logs show.
 """
 
@@ -70,6 +70,7 @@ class TokenBucket:
         self._updated = clock()
         self._paused_until = 0.0
         self._lock = asyncio.Lock()
+        self._queued = 0  # takes waiting for or holding the lock
         self._refunded = asyncio.Event()
 
     def _refill(self) -> float:
@@ -91,10 +92,17 @@ class TokenBucket:
 
     async def take(self, amount: float) -> None:
         """Wait until `amount` units are available, then take them."""
-        async with self._lock:  # FIFO: the head of the queue waits, the others wait behind it
-            while (wait := self._wait_for(amount)) > 0:
-                await self._nap(wait)
+        if not self._queued and self._wait_for(amount) <= 0:  # room and nobody ahead: no lock, no suspension
             self._level -= amount
+            return
+        self._queued += 1
+        try:
+            async with self._lock:  # FIFO: the head of the queue waits, the others wait behind it
+                while (wait := self._wait_for(amount)) > 0:
+                    await self._nap(wait)
+                self._level -= amount
+        finally:
+            self._queued -= 1
 
     async def _nap(self, seconds: float) -> None:
         """Sleep `seconds`, or less should units be given back meanwhile."""

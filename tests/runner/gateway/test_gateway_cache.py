@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 from gateway_doubles import ScriptedProvider
 
 from cache.modes import CacheMode
-from cache.store import CacheStore
+from cache.store import CacheEntry, CacheStore
 from providers.errors import BadRequest, ReplayMiss
 from providers.interface import ChatRequest, Message
 from providers.prices import Price
@@ -135,6 +137,49 @@ async def test_models_on_two_endpoints_do_not_share_entries(store: CacheStore, r
         await gw.complete(ChatRequest(model, (Message("user", "hi"),)))
     assert len(local.calls) == len(remote.calls) == 1
     assert records[0].cache_key != records[1].cache_key
+
+
+class BatchRecordingStore(CacheStore):
+    """The real store, noting the size of every batch the gateway writes."""
+
+    def __init__(self, directory: Path, *, fail: OSError | None = None) -> None:
+        super().__init__(directory)
+        self.batches: list[int] = []
+        self.fail = fail
+
+    def set_many(self, entries: Mapping[str, CacheEntry]) -> None:
+        self.batches.append(len(entries))
+        if self.fail is not None:
+            raise self.fail
+        super().set_many(entries)
+
+
+async def test_calls_finishing_in_one_loop_turn_are_stored_in_one_write(scripted: ScriptedProvider, tmp_path: Path,
+                                                                        records: list[CallRecord]) -> None:
+    scripted.gate = asyncio.Event()
+    with BatchRecordingStore(tmp_path / "cache") as store:
+        gw = gateway(scripted, store, records)
+        calls = [asyncio.create_task(gw.complete(ask(f"Plan trip {i}."))) for i in range(10)]
+        while len(scripted.calls) < 10:
+            await asyncio.sleep(0)
+        scripted.gate.set()  # all ten answer in the same turn
+        responses = await asyncio.gather(*calls)
+        assert store.batches == [10]  # written before any caller got its response back
+        assert [store.peek(r.cache_key).response for r in records] == responses  # type: ignore[arg-type, union-attr]
+        assert (await gw.complete(ask("Plan trip 3."))) == responses[3] and len(scripted.calls) == 10
+
+
+async def test_an_entry_the_disk_refuses_is_a_warning_and_the_call_still_answers(
+        scripted: ScriptedProvider, tmp_path: Path, records: list[CallRecord],
+        caplog: pytest.LogCaptureFixture) -> None:
+    with BatchRecordingStore(tmp_path / "cache", fail=OSError(28, "No space left on device")) as store:
+        gw = gateway(scripted, store, records)
+        with caplog.at_level(logging.WARNING, logger="runner.gateway"):
+            first = await gw.complete(ask())
+            second = await gw.complete(ask())  # not stuck waiting on the entry that was never written
+        assert first == second and len(scripted.calls) == 2 and store.stats().entries == 0
+        assert "new entries not written: 1 (OSError: [Errno 28] No space left on device)" in caplog.text
+        await gw.aclose()
 
 
 def test_a_cache_mode_without_a_cache_is_refused(scripted: ScriptedProvider) -> None:
