@@ -10,8 +10,12 @@ client's own costs. Five measurements in one run, same prompts, same concurrency
 - gateway, cache misses: as above, plus writing each response to a fresh disk cache;
 - gateway, cache hits: the last round's requests again, answered from the disk cache, timed one call at a time.
 
-    python perf/gateway.py               # 2,000 calls
-    python perf/gateway.py --size 200    # CI smoke
+The garbage collector is set as `tripbench run` sets it (runner/gc_tuning.py) for all five alike;
+`--python-gc-defaults` measures them at Python's defaults instead.
+
+    python perf/gateway.py                        # 2,000 calls
+    python perf/gateway.py --python-gc-defaults   # the same at Python's garbage-collector defaults
+    python perf/gateway.py --size 200             # CI smoke
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from providers.prices import Price
 from providers.registry import resolve_model
 from runner.budget import SpendCap
 from runner.gateway import Gateway
+from runner.gc_tuning import tune_for_a_run
 from runner.ratelimit import Limits, RateLimiter
 from runner.records import CallRecord
 
@@ -68,7 +73,7 @@ def _gateway(model: str, cache: CacheStore | None, mode: CacheMode, sink: Callab
                    limiter=RateLimiter(limits), prices={model: Price(input=0.15, output=0.60)}, on_call=sink)
 
 
-async def main(size: int, concurrency: int, rounds: int) -> None:
+async def main(size: int, concurrency: int, rounds: int, tuned_gc: bool) -> None:
     server = await serve("127.0.0.1", 0)
     model = f"openai-compatible:mock@{server.openai_base_url}"
     sdk = openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="EMPTY", max_retries=0)
@@ -95,6 +100,8 @@ async def main(size: int, concurrency: int, rounds: int) -> None:
         plain = _gateway(model, None, CacheMode.OFF, sink)
         cached = _gateway(model, store, CacheMode.READWRITE, sink)
         await _timed([raw(r) for r in _requests(model, 50, "warm-up")], concurrency)
+        if tuned_gc:  # what `tripbench run` does once set up, for every path alike
+            tune_for_a_run()
         for round_ in range(rounds):
             requests = _requests(model, size, f"round {round_}")  # new prompts: every cached call is a miss
             raw_s.append(await _timed([raw(r) for r in requests], concurrency))
@@ -121,7 +128,8 @@ async def main(size: int, concurrency: int, rounds: int) -> None:
     best["gateway, cache hits (sequential)"] = (sum(hit_latencies), sum(hit_latencies))
     raw_wall, raw_cpu = best["raw openai SDK (baseline)"]
     print(f"{size:,} calls per path, best of {rounds} interleaved rounds, concurrency {concurrency}, "
-          "mock server at zero latency on 127.0.0.1 (its CPU counts in every path alike)")
+          "mock server at zero latency on 127.0.0.1 (its CPU counts in every path alike), garbage collector "
+          + ("as `tripbench run` sets it (runner/gc_tuning.py)" if tuned_gc else "at Python's defaults"))
     print(f"{'path':34} {'calls/s':>9} {'vs raw':>7} {'CPU ms/call':>12} {'vs raw':>7}")
     for name, (wall, cpu) in best.items():
         print(f"{name:34} {size / wall:9,.0f} {raw_wall / wall:6.2f}x {cpu / size * 1e3:12.3f} {cpu / raw_cpu:6.2f}x")
@@ -143,5 +151,7 @@ if __name__ == "__main__":
     parser.add_argument("--size", type=int, default=2000, help="calls per measurement")
     parser.add_argument("--concurrency", type=int, default=32, help="calls in flight")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; each path keeps its best")
+    parser.add_argument("--python-gc-defaults", action="store_true",
+                        help="leave the garbage collector at Python's defaults instead of tripbench run's settings")
     args = parser.parse_args()
-    asyncio.run(main(args.size, args.concurrency, args.rounds))
+    asyncio.run(main(args.size, args.concurrency, args.rounds, not args.python_gc_defaults))

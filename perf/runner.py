@@ -46,6 +46,7 @@ from benchmarks.base import DELIVERED, Evaluation, RolloutResult, Task
 from providers.interface import ChatRequest, ChatResponse, Message, Usage
 from providers.registry import register_provider
 from runner.engine import execute, prepare
+from runner.gc_tuning import tune_for_a_run
 
 CALLS = 30
 
@@ -220,6 +221,7 @@ async def main() -> None:
     print(f"{args.size} rollouts x {args.calls} calls = {calls:,} calls, {args.latency * 1000:.0f} ms each, "
           f"concurrency {args.concurrency}")
     register_provider("sleep", lambda name: SleepingModel(args.latency))
+    tune_for_a_run()  # as `tripbench run` does once set up (every run below alike)
     line("bare asyncio (baseline)", await bare_asyncio(args.size, args.calls, args.latency, args.concurrency), calls,
          ideal)
     with tempfile.TemporaryDirectory(prefix="tripbench-perf-") as tmp:

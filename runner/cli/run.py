@@ -11,6 +11,7 @@ from rich.console import Console
 
 from runner.dryrun import estimate, render_estimate
 from runner.engine import FAILED, default_run_dir, execute, prepare
+from runner.gc_tuning import tune_for_a_run
 from runner.results import load_run
 from runner.scheduler import BUDGET, INTERRUPTED
 from runner.summary import render_summary
@@ -49,6 +50,7 @@ def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: 
         estimates, assumption = asyncio.run(estimate(prepared, run_dir))
         render_estimate(estimates, assumption, console)
         return
+    tune_for_a_run()  # after `prepare`: the loaded spec and data are frozen out of every collection
     live = Console(stderr=True)
     report = asyncio.run(execute(prepared, run_dir, force=force, progress_console=live,
                                  show_progress=not quiet and live.is_terminal, grace_s=grace))
