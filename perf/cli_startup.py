@@ -28,7 +28,7 @@ EAGER = "import " + ", ".join(f"runner.cli.{path.stem}" for path in sorted((REPO
                               if path.stem != "__init__") + "; " + LAUNCH
 
 
-# Light calls first, then ones that need heavier modules (`run` the engine, `report` matplotlib).
+# Light calls first, then ones that need heavier modules (`run` the engine, `report` the report code).
 COMMANDS = ("--help", "--version", "cache stats --cache-dir CACHE", "tool --help", "evaluate --help", "run --help",
             "report --help")
 

@@ -2,6 +2,10 @@
 
 Each function returns a `Plot` holding the PNG bytes, or None when there is nothing to draw; the Markdown report
 links the files, the HTML page embeds the same bytes as data URIs.
+
+matplotlib is imported on the first drawing, not with this module: it costs about half a second, which every
+`import reports` (and so `tripbench report --help`) paid. Figures are made on an Agg canvas directly rather than
+through pyplot, so no global backend is chosen (a notebook's own backend is left alone) and nothing needs closing.
 """
 
 from __future__ import annotations
@@ -9,11 +13,11 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import matplotlib
-
-matplotlib.use("Agg")  # before pyplot: no display, no GUI toolkit
-import matplotlib.pyplot as plt  # noqa: E402
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 DPI = 100
 LABEL_CHARS = 40
@@ -28,12 +32,21 @@ class Plot:
     png: bytes
 
 
-def _render(name: str, title: str, figure: plt.Figure) -> Plot:
+def _figure(width: float, height: float) -> tuple[Figure, Axes]:
+    """A figure with one axes on its own Agg canvas (PNG bytes, no display, no GUI toolkit)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height))
+    FigureCanvasAgg(figure)
+    return figure, figure.subplots()
+
+
+def _render(name: str, title: str, figure: Figure) -> Plot:
     buffer = io.BytesIO()
     figure.tight_layout()
     # metadata without the software version or a date: the same report renders to the same bytes
     figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
-    plt.close(figure)
     return Plot(name, title, buffer.getvalue())
 
 
@@ -47,9 +60,11 @@ def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, in
     if not rows:
         return None
     categories = sorted({c for _, counts in rows for c in counts}, key=lambda c: -sum(r[1].get(c, 0) for r in rows))
-    figure, axes = plt.subplots(figsize=(9, 1.2 + 0.45 * len(rows)))
+    from matplotlib import colormaps
+
+    figure, axes = _figure(9, 1.2 + 0.45 * len(rows))
     left = [0.0] * len(rows)
-    colors = plt.get_cmap("tab20").colors
+    colors = colormaps["tab20"].colors
     for i, category in enumerate(categories):
         shares = [100 * counts.get(category, 0) / sum(counts.values()) for _, counts in rows]
         axes.barh(range(len(rows)), shares, left=left, label=category, color=colors[i % len(colors)])
@@ -68,7 +83,7 @@ def grouped_rates(name: str, title: str, labels: Sequence[str],
     """Grouped vertical bars: one group per label (e.g. a constraint), one bar per series (e.g. a level), in %."""
     if not labels or not series:
         return None
-    figure, axes = plt.subplots(figsize=(max(6.0, 0.6 * len(labels) * max(1, len(series)) / 2 + 2), 4.2))
+    figure, axes = _figure(max(6.0, 0.6 * len(labels) * max(1, len(series)) / 2 + 2), 4.2)
     width = 0.8 / len(series)
     for i, (series_name, values) in enumerate(series):
         xs = [x + (i - (len(series) - 1) / 2) * width for x in range(len(labels))]
@@ -86,7 +101,7 @@ def money(name: str, title: str, rows: Sequence[tuple[str, float, float]]) -> Pl
     """Horizontal bars per row label: dollars spent, and dollars the cache saved beside them."""
     if not rows or not any(spent or saved for _, spent, saved in rows):
         return None
-    figure, axes = plt.subplots(figsize=(8, 1.2 + 0.5 * len(rows)))
+    figure, axes = _figure(8, 1.2 + 0.5 * len(rows))
     ys = range(len(rows))
     axes.barh([y - 0.2 for y in ys], [spent for _, spent, _ in rows], 0.4, label="spent")
     axes.barh([y + 0.2 for y in ys], [saved for _, _, saved in rows], 0.4, label="saved by the cache")

@@ -26,11 +26,22 @@ print(" ".join(name for name in {heavy} if name in sys.modules))
                                   "check-submission --help", "data --help", "evaluate --help", "mock-server --help",
                                   "run --help", "status --help", "tool --help"])
 def test_a_light_command_imports_no_heavy_module(tmp_path: Path, args: str) -> None:
+    imported = _heavy_imports(args, tmp_path)
+    assert imported == "", f"tripbench {args} imported {imported}"
+
+
+def test_report_help_loads_the_report_code_but_not_matplotlib(tmp_path: Path) -> None:
+    """`report` imports the report code with its command, matplotlib (about half a second) only once it draws."""
+    assert "matplotlib" not in _heavy_imports("report --help", tmp_path).split()
+
+
+def _heavy_imports(args: str, tmp_path: Path) -> str:
+    """The HEAVY modules a `tripbench ARGS` call imported, space-separated ("" if none)."""
     argv = [str(tmp_path) if arg == "CACHE" else arg for arg in args.split()]
     done = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY), *argv], cwd=REPO, capture_output=True,
                           text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.splitlines()[-1] == "", f"tripbench {args} imported {done.stdout.splitlines()[-1]}"
+    return done.stdout.splitlines()[-1]
 
 
 def test_the_command_list_is_what_click_prints_for_the_loaded_commands() -> None:

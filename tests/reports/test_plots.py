@@ -1,0 +1,28 @@
+"""Plots draw on their own Agg canvas: PNGs without a display, whatever backend the user has chosen."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PROBE = """
+import sys
+from reports import plots
+assert "matplotlib" not in sys.modules, "imported with the module"
+plot = plots.money("cost", "Cost", [("m", 1.0, 2.0)])
+assert plot is not None and plot.png[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+import matplotlib
+print("matplotlib.pyplot" in sys.modules, matplotlib.get_backend())
+"""
+
+
+def test_plots_draw_headless_without_touching_the_users_backend() -> None:
+    # a GUI backend that cannot start here: drawing must not go through it, nor switch it to Agg
+    env = {**os.environ, "MPLBACKEND": "TkAgg", "DISPLAY": ""}
+    done = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "TkAgg"]
