@@ -14,7 +14,7 @@ from typing import Any
 
 from benchmarks.base import Evaluation, Task
 from runner.errors import UserError
-from runner.outputs import OUTPUTS, slug
+from runner.outputs import output_folders
 from runner.records import CallRecord
 from runner.results import StoredRollout, load_run
 from runner.summary import session_state
@@ -49,6 +49,8 @@ class Group:
     """Samples per task in the run (the sample index is shown only when > 1)."""
     planned: int
     """Tasks the run saw (one split or query file per run): what the rates divide by."""
+    outputs: Path
+    """The folder the run writes this group's files to (`runner.outputs`)."""
     rollouts: list[RolloutView] = field(default_factory=list)
 
     @property
@@ -65,7 +67,7 @@ class Group:
     def submission(self) -> Path:
         """Where the run wrote this group's official submission file."""
         name = "submission.jsonl" if self.samples == 1 else f"submission.sample-{self.sample}.jsonl"
-        return self.run_dir / OUTPUTS / slug(self.model) / slug(self.strategy) / name
+        return self.outputs / name
 
 
 @dataclass(slots=True)
@@ -105,6 +107,7 @@ def collect_run(run_dir: Path, mode: str = "official") -> RunData:
             calls.setdefault(stored.rollout_id, []).append(stored.call)
         spec = results.spec
         samples = int(spec.get("samples", 1))
+        folders = output_folders(results)
         groups: dict[tuple[str, str, str, str, int], Group] = {}
         for rollout in results.rollouts:
             key = rollout.key
@@ -112,7 +115,8 @@ def collect_run(run_dir: Path, mode: str = "official") -> RunData:
             group = groups.get(group_key)
             if group is None:
                 group = groups[group_key] = Group(run_dir.name, run_dir, key.benchmark, key.split, key.model,
-                                                  key.strategy, key.sample, samples, len(tasks))
+                                                  key.strategy, key.sample, samples, len(tasks),
+                                                  folders[key.model, key.strategy])
             group.rollouts.append(RolloutView(rollout, tasks.get(key.task), results.steps(rollout.id),
                                               calls.get(rollout.id, []), evaluations.get(rollout.id)))
         model_order = [model.get("name") or model.get("model") for model in spec.get("models", [])]

@@ -6,10 +6,15 @@
 
 A submission is written only once every task of its (model, strategy, sample) has a final result; files are
 replaced atomically, so a reader never sees half a file.
+
+Folder names are the labels' slugs. Labels whose slugs would clash (`org/model` and `org:model`, or `GPT` and `gpt`
+on a case-insensitive file system) each get `-<sha256 prefix of the label>` instead, so no model's files overwrite
+another's; a run without such a clash keeps the plain names.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,6 +33,40 @@ OUTPUTS = "outputs"
 def slug(name: str) -> str:
     """A file-system-safe folder name for a model or strategy label (`openai:gpt-4o` -> `openai_gpt-4o`)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "_"
+
+
+def folder_names(labels: Iterable[str]) -> dict[str, str]:
+    """A distinct folder name per label, the same for the same set of labels (see the module docstring)."""
+    names = {label: slug(label) for label in labels}
+    digits = 8
+    # A suffixed name can itself meet another label's slug; suffixes grow until none clash (64 digits always do:
+    # two labels' full digests differ).
+    while clashing := _clashing(names):
+        names.update({label: f"{slug(label)}-{hashlib.sha256(label.encode()).hexdigest()[:digits]}"
+                      for label in clashing})
+        digits = min(2 * digits, 64)
+    return names
+
+
+def _clashing(names: Mapping[str, str]) -> list[str]:
+    by_name: dict[str, list[str]] = {}
+    for label, name in names.items():
+        by_name.setdefault(name.casefold(), []).append(label)
+    return [label for labels in by_name.values() if len(labels) > 1 for label in labels]
+
+
+def output_folders(results: RunResults) -> dict[tuple[str, str], Path]:
+    """`RUN_DIR/outputs/<model>/<strategy>` of every (model, strategy) with stored rollouts.
+
+    Names are chosen among the stored labels and the latest spec's, so they do not change as a run's models
+    store their first rollouts.
+    """
+    pairs = {(r.key.model, r.key.strategy) for r in results.rollouts}
+    spec_models = {model.get("name") or model.get("model") for model in results.spec.get("models", [])}
+    models = folder_names({model for model, _ in pairs} | {label for label in spec_models if label})
+    strategies = folder_names({strategy for _, strategy in pairs} | set(results.spec.get("strategies", [])))
+    return {(model, strategy): results.run_dir / OUTPUTS / models[model] / strategies[strategy]
+            for model, strategy in pairs}
 
 
 def _write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
@@ -58,11 +97,12 @@ def write_outputs(results: RunResults, benchmark: Benchmark, tasks: Sequence[Tas
         if rollout.key.benchmark == benchmark.name and rollout.key.split == split:
             groups.setdefault((rollout.key.model, rollout.key.strategy), []).append(rollout)
     order = {task.id: position for position, task in enumerate(tasks)}
+    folders = output_folders(results)
     written: list[Path] = []
     notes: list[str] = []
     for (model, strategy), rollouts in sorted(groups.items()):
         rollouts.sort(key=lambda r: (order.get(r.key.task, len(order)), r.key.sample))
-        folder = results.run_dir / OUTPUTS / slug(model) / slug(strategy)
+        folder = folders[model, strategy]
         _write_jsonl(folder / "trajectories.jsonl", (_trajectory(results, r) for r in rollouts))
         written.append(folder / "trajectories.jsonl")
         for sample in range(samples):
