@@ -96,12 +96,6 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
             if price_for(model.model, {model.model: model.prices} if model.prices else None) is None:
                 raise ConfigError(source, f"models[{position}].prices", "a price table (input, output USD per "
                                   f"million tokens): max_cost is set and no bundled price is known for {model.model}")
-    timeouts: dict[str, tuple[int, float]] = {}
-    for position, model in enumerate(spec.models):  # one provider client per model string, so one timeout
-        first, timeout = timeouts.setdefault(model.model, (position, model.request_timeout_s))
-        if model.request_timeout_s != timeout:
-            raise ConfigError(source, f"models[{position}].request_timeout_s", f"{timeout:g} like models[{first}], "
-                              "which has the same model string (one client serves both)", model.request_timeout_s)
     cache_dir = spec_path.parent / spec.cache_dir if spec.cache_dir else default_home() / "cache"
     keys = expand(spec, tasks, benchmark.name)
     return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)
@@ -118,7 +112,7 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     targets: dict[str, Target] = {}
     limits: dict[str, Limits] = {}
     for model in spec.models:
-        if model.model not in targets:
+        if model.model not in targets:  # entries sharing a model string agree on their client (parse_spec checked)
             provider = resolve_model(model.model, api_key_env=model.api_key_env, base_url=model.base_url,
                                      timeout_s=model.request_timeout_s)
             targets[model.model] = target = Target.of(model.model, provider)

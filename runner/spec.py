@@ -29,6 +29,7 @@ import json
 import tomllib
 import types
 import typing
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -64,7 +65,11 @@ class Sampling(BaseModel):
 
 
 class ModelSpec(Sampling):
-    """One model under test; its sampling fields override `[sampling]`."""
+    """One model under test; its sampling fields override `[sampling]`.
+
+    Entries sharing a model string share one provider client, rate limits and prices, so they must agree on every
+    field but `name`, `concurrency` and the sampling fields (`CLIENT_FIELDS`, checked by `parse_spec`).
+    """
 
     model: str = Field(min_length=1)
     """Provider model string, e.g. `openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-5`, `openai-compatible:NAME@URL`."""
@@ -84,12 +89,18 @@ class ModelSpec(Sampling):
     """Price override; required for models the bundled table does not know when a spend cap is set."""
     request_timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, allow_inf_nan=False)
     """Seconds one request may take before it fails as a timeout (retried like a 5xx); never in a cache key, and
-    free to change on resume. Entries sharing a model string share one client, so they must agree."""
+    free to change on resume."""
 
     @property
     def label(self) -> str:
         """The model's name in rollout keys."""
         return self.name or self.model
+
+
+CLIENT_FIELDS = tuple(name for name in ModelSpec.model_fields
+                      if name not in {"model", "name", "concurrency", *Sampling.model_fields})
+"""Fields of the provider client, rate limits and prices behind one model string (a field added to ModelSpec is one
+unless listed as each entry's own here: an entry that silently lost its setting is the worse mistake)."""
 
 
 class RunSpec(BaseModel):
@@ -191,9 +202,28 @@ def load_spec(path: Path) -> RunSpec:
 def parse_spec(data: dict[str, Any], source: str) -> RunSpec:
     """Validates a spec already read as a dict; `source` names it in errors."""
     try:
-        return RunSpec.model_validate(data)
+        spec = RunSpec.model_validate(data)
     except ValidationError as exc:
         raise config_error(exc, RunSpec, source) from None
+    require_agreement(spec.models, lambda model: model.model, CLIENT_FIELDS, source,
+                      "which has the same model string (one client, one set of rate limits and prices serve both)")
+    return spec
+
+
+def require_agreement(models: Sequence[ModelSpec], group: Callable[[ModelSpec], object], fields: Iterable[str],
+                      source: str, why: str) -> None:
+    """Entries of one `group` must have equal `fields`.
+
+    Raises:
+        ConfigError: naming the entry, the first entry of its group, and the fields that differ with both values.
+    """
+    firsts: dict[object, int] = {}
+    for position, model in enumerate(models):
+        first = firsts.setdefault(group(model), position)
+        differing = [name for name in fields if getattr(model, name) != getattr(models[first], name)]
+        if differing:
+            raise ConfigError(source, f"models[{position}]", f"{_Assignments(models[first], differing)} like "
+                              f"models[{first}], {why}", _Assignments(model, differing))
 
 
 def parse_options(model: type[BaseModel], options: dict[str, Any], source: str) -> BaseModel:
@@ -212,6 +242,27 @@ class _Literal:
 
     def __repr__(self) -> str:
         return json.dumps(self.value, default=str, ensure_ascii=False)
+
+
+class _Assignments:
+    """Some fields of a model entry as a TOML file would set them (`rpm = 20, base_url unset`), in a ConfigError."""
+
+    def __init__(self, model: ModelSpec, names: Sequence[str]) -> None:
+        self.values = {name: getattr(model, name) for name in names}
+
+    def __repr__(self) -> str:
+        return ", ".join(f"{name} unset" if value is None else f"{name} = {_toml(value)}"
+                         for name, value in self.values.items())
+
+    __str__ = __repr__
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, BaseModel):
+        value = value.model_dump(exclude_defaults=True)
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{name} = {_toml(item)}" for name, item in value.items()) + " }"
+    return json.dumps(value, default=str, ensure_ascii=False)
 
 
 def config_error(exc: ValidationError, root: type[BaseModel], source: str, prefix: tuple = ()) -> ConfigError:

@@ -56,11 +56,12 @@ def test_entries_sharing_a_model_string_share_one_timeout(tmp_path: Path) -> Non
     path = tmp_path / "run.toml"
     second = '\n[[models]]\nname = "warm"\nmodel = "openai-compatible:a@http://127.0.0.1:9/v1"\ntemperature = 0.7\n'
     path.write_text(BASE + second + "request_timeout_s = 60\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"run\.toml: models\[1\]\.request_timeout_s: expected 30 like models\[0\], "
-                                          r"which has the same model string \(one client serves both\), got 60\.0"):
+    with pytest.raises(ConfigError, match=r"run\.toml: models\[1\]: expected request_timeout_s = 30\.0 like "
+                                          r"models\[0\], which has the same model string .*, got request_timeout_s = "
+                                          r"60\.0$"):
         prepare(path)
     path.write_text(BASE + second, encoding="utf-8")  # unset means the default, which differs from 30 too
-    with pytest.raises(ConfigError, match=r"expected 30 like models\[0\]"):
+    with pytest.raises(ConfigError, match=r"expected request_timeout_s = 30\.0 like models\[0\]"):
         prepare(path)
     path.write_text(BASE + second + "request_timeout_s = 30\n", encoding="utf-8")
     assert [m.request_timeout_s for m in prepare(path).spec.models] == [30, 30]
