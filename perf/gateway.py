@@ -44,7 +44,7 @@ from providers.registry import resolve_model
 from runner.budget import SpendCap
 from runner.gateway import Gateway
 from runner.gc_tuning import tune_for_a_run
-from runner.ratelimit import Limits, RateLimiter
+from runner.ratelimit import LimitKey, Limits, RateLimiter
 from runner.records import CallRecord
 
 
@@ -68,7 +68,8 @@ async def _timed(calls: list[Callable[[], Awaitable[object]]], concurrency: int)
 
 
 def _gateway(model: str, cache: CacheStore | None, mode: CacheMode, sink: Callable[[CallRecord], None]) -> Gateway:
-    limits = {"openai-compatible/mock": Limits(rpm=10_000_000, tpm=10_000_000_000)}
+    display = LimitKey("openai-compatible", "mock", endpoint=model.partition("@")[2]).display
+    limits = {display: Limits(rpm=10_000_000, tpm=10_000_000_000)}
     return Gateway(resolve=resolve_model, cache=cache, mode=mode, spend_cap=SpendCap(1_000.0),
                    limiter=RateLimiter(limits), prices={model: Price(input=0.15, output=0.60)}, on_call=sink)
 

@@ -25,7 +25,7 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Pa
 from providers.interface import ChatRequest, ChatResponse, Message
 from providers.mock_server import MockConfig, serve
 from providers.registry import resolve_model
-from runner.gateway import Gateway
+from runner.gateway import Gateway, Target
 from runner.ratelimit import Limits, RateLimiter
 from runner.records import CallRecord
 from runner.retry import Retrier, RetryPolicy
@@ -52,7 +52,7 @@ async def _burst(size: int, rpm: int, tpm: int, *, limited: bool, burst_s: float
     model = f"openai-compatible:mock@{server.openai_base_url}"
     provider = _Stamped(model)
     records: list[CallRecord] = []
-    limits = {"openai-compatible/mock": Limits(rpm=rpm, tpm=tpm)}
+    limits = {Target.of(model, provider).limit_key.display: Limits(rpm=rpm, tpm=tpm)}
     limiter = RateLimiter(limits, burst_s=burst_s) if limited else RateLimiter()
     gateway = Gateway(resolve=lambda _: provider, limiter=limiter, on_call=records.append,
                       retrier=Retrier(RetryPolicy(max_attempts=50, max_retry_after_s=600)))

@@ -38,7 +38,7 @@ from runner.records import CallRecord
 from runner.results import load_run
 from runner.rollout import RolloutModel, record_call, run_rollout
 from runner.scheduler import BUDGET, COMPLETED, Scheduler
-from runner.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options
+from runner.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
 from runner.store import ResultsStore
 from sandbox_index import default_home
 
@@ -110,13 +110,17 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     """
     spec = prepared.spec
     targets: dict[str, Target] = {}
-    limits: dict[str, Limits] = {}
     for model in spec.models:
         if model.model not in targets:  # entries sharing a model string agree on their client (parse_spec checked)
             provider = resolve_model(model.model, api_key_env=model.api_key_env, base_url=model.base_url,
                                      timeout_s=model.request_timeout_s)
-            targets[model.model] = target = Target.of(model.model, provider)
-            limits[target.limit_key.display] = Limits(rpm=model.rpm, tpm=model.tpm)
+            targets[model.model] = Target.of(model.model, provider)
+    display = {string: target.limit_key.display for string, target in targets.items()}
+    # The limiter looks limits up by display name, and two model strings may still reach one server and model
+    # (`…/v1` and `…/v1/`): one set of numbers must not silently win over the other.
+    require_agreement(spec.models, lambda model: display[model.model], ("rpm", "tpm"), str(prepared.spec_path),
+                      "which reaches the same model at the same endpoint")
+    limits = {display[model.model]: Limits(rpm=model.rpm, tpm=model.tpm) for model in spec.models}
     cache = CacheStore(prepared.cache_dir) if mode is not CacheMode.OFF else None
     gateway = Gateway(
         resolve=lambda model: targets[model].model, cache=cache, mode=mode, spend_cap=spend_cap,

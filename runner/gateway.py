@@ -61,14 +61,15 @@ class Target:
     def of(cls, model_string: str, model: ChatModel) -> Target:
         """Identity from the provider's `.provider`, `.model`, `.endpoint` (built-ins have them), else the string.
 
-        `.api_key_id` (a short hash, never the key) separates the buckets of two keys where a provider offers it.
+        `.api_key_id` (a short hash, never the key) separates the buckets of two keys where a provider offers it, and
+        `.endpoint` those of two servers.
         """
         prefix, _, name = model_string.partition(":")
         provider = getattr(model, "provider", None) or prefix
         model_id = getattr(model, "model", None) or name
         endpoint = getattr(model, "endpoint", None)
         key_id = getattr(model, "api_key_id", None) or "-"
-        return cls(model, provider, model_id, endpoint, LimitKey(provider, model_id, key_id))
+        return cls(model, provider, model_id, endpoint, LimitKey(provider, model_id, key_id, endpoint))
 
 
 @dataclass(slots=True)

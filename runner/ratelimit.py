@@ -1,11 +1,13 @@
 """Client-side rate limits: calls wait for room under RPM and TPM rather than fail with 429s.
 
-Per (provider, model, API key) there is a request bucket and a token-weighted bucket. A call reserves its
+Per (provider, model, endpoint, API key) there is a request bucket and a token-weighted bucket. A call reserves its
 estimated tokens (the gateway counts the prompt with tiktoken's cl100k encoding and adds `max_tokens`) before it
 is sent, and the reservation is reconciled with the usage the provider reports. A 429 pauses the buckets for its
 Retry-After and empties them, so traffic ramps up again from zero instead of replaying a burst. Per-model and global
-concurrency caps bound how many calls are in flight. The limiter's identity key holds a short sha256 of the API key, never the
-key itself (inspect_ai's `concurrency(name, key=...)` split); `LimitKey.display` is what logs show.
+concurrency caps bound how many calls are in flight. The limiter's identity key holds a short sha256 of the API key,
+never the key itself (inspect_ai's `concurrency(name, key=...)` split), and the endpoint: two servers serving one model
+name with one placeholder key neither share a budget nor pause each other. `LimitKey.display` is what logs show and
+what limits are looked up by.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
@@ -25,7 +28,7 @@ _EPSILON = 1e-9
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """The limits of one (provider, model, key); None means unlimited."""
+    """The limits of one (provider, model, endpoint, key); None means unlimited."""
 
     rpm: float | None = None
     tpm: float | None = None
@@ -40,10 +43,16 @@ class LimitKey:
     model: str
     key_id: str = "-"
     """A short sha256 of the API key where the provider offers one ("-" otherwise): never the key."""
+    endpoint: str | None = None
+    """Base URL where the provider has one."""
 
     @property
     def display(self) -> str:
-        return f"{self.provider}/{self.model}"
+        """`provider/model`, then `@host/path` of the endpoint: no scheme, and no credentials a URL may carry."""
+        if self.endpoint is None:
+            return f"{self.provider}/{self.model}"
+        parts = urlsplit(self.endpoint)
+        return f"{self.provider}/{self.model}@{parts.netloc.rpartition('@')[2]}{parts.path.rstrip('/')}"
 
 
 class TokenBucket:
@@ -155,7 +164,7 @@ class RateLimiter:
     """All buckets and concurrency caps of a run.
 
     Args:
-        limits: Limits per model display name (`openai/gpt-4o`); `default` applies to the others.
+        limits: Limits per `LimitKey.display` (`openai/gpt-4o@api.openai.com/v1`); `default` applies to the others.
         default: Limits for models not in `limits`.
         max_concurrency: Calls in flight across all models (None: unbounded).
         burst_s: Bucket depth in seconds of rate (see `TokenBucket`).

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
 
 import pytest
 
+from cache.modes import CacheMode
+from providers.interface import ChatRequest, Message
+from runner.budget import SpendCap
+from runner.engine import build_gateway, prepare
 from runner.errors import ConfigError
 from runner.spec import CLIENT_FIELDS, load_spec
 
@@ -64,3 +70,31 @@ def test_entries_sharing_a_model_string_must_agree_on_client_and_limits(tmp_path
         f"of rate limits and prices serve both), got {got}")
     assert caught.value.exit_code == 2
 
+
+async def test_two_endpoints_serving_one_model_name_keep_the_limits_of_their_own_entries(start_mock_llm,
+                                                                                         write_spec) -> None:
+    slow, fast = await start_mock_llm(), await start_mock_llm()
+    models = [{"model": f"openai-compatible:toy@{server.base_url}/v1", "name": name, "rpm": rpm}
+              for server, name, rpm in ((slow, "slow", 60), (fast, "fast", 6000))]
+    gateway, _ = build_gateway(prepare(write_spec(slow.base_url, models=models)), CacheMode.OFF, SpendCap(),
+                               on_call=None)
+    try:
+        for model, least_s, most_s in ((models[1], 0.0, 1.0), (models[0], 1.9, 30.0)):  # 1 request/s, burst of 1
+            started = time.monotonic()
+            await asyncio.gather(*(gateway.complete(ChatRequest(model["model"], (Message("user", f"call {i}"),),
+                                                                max_tokens=8)) for i in range(3)))
+            assert least_s <= time.monotonic() - started < most_s, model["name"]
+    finally:
+        await gateway.aclose()
+    assert slow.tally.statuses == fast.tally.statuses == {"200": 3}
+
+
+def test_two_model_strings_reaching_one_endpoint_must_agree_on_limits(write_spec) -> None:
+    url = "http://127.0.0.1:9"
+    models = [{"model": f"openai-compatible:toy@{url}/v1", "name": "a", "rpm": 60},
+              {"model": f"openai-compatible:toy@{url}/v1/", "name": "b", "rpm": 120}]
+    path = write_spec(url, models=models)
+    with pytest.raises(ConfigError) as caught:
+        build_gateway(prepare(path), CacheMode.OFF, SpendCap(), on_call=None)
+    assert str(caught.value) == (f"{path}: models[1]: expected rpm = 60 like models[0], which reaches the same model "
+                                 "at the same endpoint, got rpm = 120")

@@ -17,7 +17,7 @@ from providers.mock_server import Faults, MockConfig
 from providers.openai_chat import OpenAIChat
 from providers.prices import cost_usd
 from providers.registry import resolve_model
-from runner.gateway import Gateway
+from runner.gateway import Gateway, Target
 from runner.ratelimit import Limits, RateLimiter
 from runner.records import CallRecord
 from runner.retry import Retrier, RetryPolicy
@@ -101,7 +101,7 @@ async def test_limiter_paces_a_burst_below_the_server_limits(  # type: ignore[no
     server = await start_mock_llm(MockConfig(rpm=rpm, tpm=tpm))
     model = model_of(server)
     provider = Stamped(resolve_model(model))  # type: ignore[arg-type]
-    limiter = RateLimiter({"openai-compatible/mock": Limits(rpm=rpm, tpm=tpm)})
+    limiter = RateLimiter({Target.of(model, provider).limit_key.display: Limits(rpm=rpm, tpm=tpm)})
     gw = make_gateway(records, limiter=limiter, resolve=lambda _: provider)
     await asyncio.gather(*(gw.complete(ask(model, i)) for i in range(20)))
     assert server.tally.rate_limited == 0 and server.tally.statuses == {"200": 20}
@@ -117,6 +117,29 @@ async def test_server_429s_are_waited_out(start_mock_llm, records: list[CallReco
     results = await asyncio.gather(*(gw.complete(ask(model_of(server), i)) for i in range(62)))
     assert len(results) == 62 and server.tally.rate_limited >= 2
     assert sum(r.retries for r in records) == server.tally.rate_limited
+    await gw.aclose()
+
+
+async def test_a_429_from_one_server_pauses_no_other_server_of_the_same_model_name(  # type: ignore[no-untyped-def]
+        start_mock_llm, records: list[CallRecord]) -> None:
+    busy, idle = await start_mock_llm(), await start_mock_llm()
+    models = [model_of(busy), model_of(idle)]  # both serve `mock`, both with the placeholder key
+    providers = {m: resolve_model(m) for m in models}
+    displays = [Target.of(m, providers[m]).limit_key.display for m in models]
+    assert displays == [f"openai-compatible/mock@{s.base_url.removeprefix('http://')}/v1" for s in (busy, idle)]
+    gw = make_gateway(records, limiter=RateLimiter(dict.fromkeys(displays, Limits(rpm=600))),
+                      resolve=providers.__getitem__)
+    busy.plan.fail_next(429, retry_after=2.0)
+    waiting = asyncio.create_task(gw.complete(ask(models[0], 0)))
+    async with asyncio.timeout(5.0):
+        while not busy.tally.statuses["429"]:
+            await asyncio.sleep(0.01)
+    started = time.monotonic()
+    await asyncio.gather(*(gw.complete(ask(models[1], i)) for i in range(5)))
+    assert time.monotonic() - started < 1.0  # one shared bucket would have held them for the 2 s pause
+    assert not waiting.done() and idle.tally.statuses == {"200": 5}
+    await waiting  # the busy server's call waits out its Retry-After and succeeds
+    assert busy.tally.statuses == {"429": 1, "200": 1} and records[-1].retries == 1
     await gw.aclose()
 
 

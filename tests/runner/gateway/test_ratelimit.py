@@ -135,6 +135,15 @@ async def test_a_model_at_its_cap_does_not_hold_global_slots() -> None:
 def test_buckets_are_per_api_key_and_never_hold_the_key() -> None:
     secrets = ("sk-test-first-key-0000", "sk-test-second-key-1111")
     a, b = (Target.of("openai:gpt-4o-mini", OpenAIChat("gpt-4o-mini", api_key=s)) for s in secrets)
-    assert a.limit_key != b.limit_key and a.limit_key.display == b.limit_key.display == "openai/gpt-4o-mini"
+    assert a.limit_key != b.limit_key
+    assert a.limit_key.display == b.limit_key.display == "openai/gpt-4o-mini@api.openai.com/v1"
     for target, secret in zip((a, b), secrets):
         assert len(target.limit_key.key_id) == 12 and secret not in repr(target.limit_key)
+
+
+def test_buckets_are_per_endpoint_and_the_display_shows_no_credentials() -> None:
+    a, b = (Target.of(f"openai-compatible:m@{url}", OpenAIChat("m", api_key="EMPTY", base_url=url))
+            for url in ("http://127.0.0.1:8000/v1", "http://user:secret@127.0.0.1:8001/v1"))
+    assert a.limit_key != b.limit_key and a.limit_key.key_id == b.limit_key.key_id
+    assert (a.limit_key.display, b.limit_key.display) == ("openai/m@127.0.0.1:8000/v1", "openai/m@127.0.0.1:8001/v1")
+    assert LimitKey("offline", "greedy").display == "offline/greedy"  # a provider without an endpoint
