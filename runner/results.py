@@ -6,6 +6,7 @@ is safe while a run is still writing: WAL readers see the last committed rollout
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,12 +145,16 @@ def _rollout(row: tuple) -> StoredRollout:
                          Usage(*row[16:19]), *row[19:])
 
 
-def load_run(run_dir: Path) -> RunResults:
+def load_run(run_dir: str | os.PathLike[str]) -> RunResults:
     """Opens a run directory's results read-only.
+
+    Args:
+        run_dir: The run directory (a `str` from a notebook works as well as a `Path`).
 
     Raises:
         UserError: the directory holds no results store.
     """
+    run_dir = Path(run_dir)
     path = run_dir / RESULTS_FILE
     if not path.is_file():
         raise UserError(f"{run_dir}: no {RESULTS_FILE} here: not a tripbench run directory")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import os
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -98,12 +99,16 @@ def load_split(split: str, data_dir: Path) -> list[Query]:
     return load_queries(find_split_file(data_dir, split))
 
 
-def load_queries(path: Path) -> list[Query]:
+def load_queries(path: str | os.PathLike[str]) -> list[Query]:
     """Read every query of a CSV / JSONL / parquet split file, in file order.
+
+    Args:
+        path: The split file (a `str` from a notebook works as well as a `Path`).
 
     Raises:
         DataError: unreadable file, unknown extension, or a bad row (naming file, line and field).
     """
+    path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise DataError(f"{path}: unsupported query file type {suffix!r} (expected one of {', '.join(SUFFIXES)})")

@@ -13,6 +13,7 @@ import pytest
 from benchmarks.base import BUDGET_EXHAUSTED, DELIVERED, Evaluation, RolloutResult, Task, Verdict
 from providers.interface import Usage
 from runner import migrations
+from runner.errors import UserError
 from runner.expand import RolloutKey
 from runner.records import CallRecord, RolloutRecord
 from runner.results import load_run
@@ -52,6 +53,18 @@ async def test_a_rerun_replaces_the_rollout_and_keeps_its_spend(tmp_path: Path) 
         assert results.tasks() == [Task("7", {"calls": 2})]
         assert results.sessions[0].outcome == "completed"
 
+
+
+async def test_a_run_directory_given_as_a_str_opens_like_a_path(tmp_path: Path) -> None:
+    """Notebook users pass plain strings; a bad one still gets the one-line UserError, not a TypeError."""
+    store = await ResultsStore.open(tmp_path)
+    session = await store.start_session({"benchmark": "toy"}, "run.toml", "0", {"m": {"scripted": 1}})
+    await store.save_rollout(record(DELIVERED, 0.5), session)
+    await store.close()
+    with load_run(str(tmp_path)) as results:
+        assert results.run_dir == tmp_path and [r.key for r in results.rollouts] == [KEY]
+    with pytest.raises(UserError, match="not a tripbench run directory"):
+        load_run(str(tmp_path / "elsewhere"))
 
 async def test_untrusted_text_is_stored_not_fatal(tmp_path: Path) -> None:
     store = await ResultsStore.open(tmp_path)

@@ -45,7 +45,8 @@ def test_validation_split_has_no_plans(travelplanner_data: Path) -> None:
     assert all(q.annotated_plan is None and q.reference_information is None and q.has_labels for q in queries)
 
 
-def test_csv_and_jsonl_give_the_same_queries(travelplanner_data: Path, train_queries: list[Query], tmp_path: Path) -> None:
+def test_csv_and_jsonl_give_the_same_queries(travelplanner_data: Path, train_queries: list[Query],
+                                             tmp_path: Path) -> None:
     rows = [json.loads(line) for line in (travelplanner_data / "queries" / "train.jsonl").open()]
     path = tmp_path / "train.csv"
     with path.open("w", newline="", encoding="utf-8") as handle:
@@ -54,6 +55,13 @@ def test_csv_and_jsonl_give_the_same_queries(travelplanner_data: Path, train_que
         writer.writerows(rows)
     assert load_queries(path) == train_queries
 
+
+
+def test_a_str_path_reads_like_a_path(travelplanner_data: Path, train_queries: list[Query], tmp_path: Path) -> None:
+    """Notebook users pass plain strings; a bad one still gets the one-line DataError, not a TypeError."""
+    assert load_queries(str(travelplanner_data / "queries" / "train.jsonl")) == train_queries
+    with pytest.raises(DataError, match="query file not found"):
+        load_queries(str(tmp_path / "missing.jsonl"))
 
 def test_test_split_hides_labels(tmp_path: Path) -> None:
     path = tmp_path / "test.csv"
