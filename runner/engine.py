@@ -36,6 +36,7 @@ from runner.progress import LiveProgress, RunStats
 from runner.ratelimit import Limits, RateLimiter
 from runner.records import CallRecord
 from runner.results import load_run
+from runner.retry import Retrier
 from runner.rollout import RolloutModel, record_call, run_rollout
 from runner.scheduler import BUDGET, COMPLETED, Scheduler
 from runner.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
@@ -121,11 +122,13 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     require_agreement(spec.models, lambda model: display[model.model], ("rpm", "tpm"), str(prepared.spec_path),
                       "which reaches the same model at the same endpoint")
     limits = {display[model.model]: Limits(rpm=model.rpm, tpm=model.tpm) for model in spec.models}
+    policy = spec.retry.policy()
     cache = CacheStore(prepared.cache_dir) if mode is not CacheMode.OFF else None
     gateway = Gateway(
         resolve=lambda model: targets[model].model, cache=cache, mode=mode, spend_cap=spend_cap,
-        limiter=RateLimiter(limits), prices={m.model: m.prices for m in spec.models if m.prices is not None},
-        on_call=on_call,
+        # a 429's pause of a model's other calls ends when the retry policy would have given up waiting for it
+        limiter=RateLimiter(limits, max_pause_s=policy.max_retry_after_s), retrier=Retrier(policy),
+        prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call,
     )
     return gateway, cache
 

@@ -18,6 +18,9 @@
     prices = { input = 0.15, output = 0.60 }   # USD per million tokens, overrides the bundled table
     request_timeout_s = 60               # per request; not in cache keys
 
+    [retry]                              # failed calls; not in cache keys
+    max_attempts = 6
+
     [options]                            # the benchmark's own options, validated by its options_model
 
 A bad value is a `ConfigError` such as `run.toml: models[1].temperature: expected a number <= 2, got "hot"`.
@@ -40,6 +43,7 @@ from cache.modes import CacheMode
 from providers.interface import DEFAULT_TIMEOUT_S
 from providers.prices import Price
 from runner.errors import ConfigError
+from runner.retry import RetryPolicy
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
 
@@ -103,6 +107,31 @@ CLIENT_FIELDS = tuple(name for name in ModelSpec.model_fields
 unless listed as each entry's own here: an entry that silently lost its setting is the worse mistake)."""
 
 
+_RETRY = RetryPolicy()
+
+
+class RetrySpec(BaseModel):
+    """How hard a failed call (429, 5xx, timeout, dropped connection) is retried: `runner.retry.RetryPolicy`'s fields.
+
+    Never in a cache key, and free to change on resume.
+    """
+
+    model_config = _STRICT
+
+    max_attempts: int = Field(default=_RETRY.max_attempts, ge=1)
+    """Attempts per call in all, the first included (1: never retry)."""
+    base_delay_s: float = Field(default=_RETRY.base_delay_s, gt=0, allow_inf_nan=False)
+    """Backoff ceiling of the first retry (the wait is drawn below it); it doubles per retry up to `max_delay_s`."""
+    max_delay_s: float = Field(default=_RETRY.max_delay_s, gt=0, allow_inf_nan=False)
+    """Largest backoff ceiling."""
+    max_retry_after_s: float = Field(default=_RETRY.max_retry_after_s, gt=0, allow_inf_nan=False)
+    """A 429 asking for a longer wait (a daily quota) ends the call at once; also the longest a 429 holds back the
+    model's other calls."""
+
+    def policy(self) -> RetryPolicy:
+        return RetryPolicy(**self.model_dump())
+
+
 class RunSpec(BaseModel):
     """Everything that defines a run. Fields that change results are compared on resume (`result_fields`)."""
 
@@ -138,6 +167,8 @@ class RunSpec(BaseModel):
     """Spend cap in USD for the whole run, resumes included."""
     concurrency: int = Field(default=64, ge=1)
     """Rollouts in flight, all models together."""
+    retry: RetrySpec = RetrySpec()
+    """Retries of failed LLM calls."""
     evaluate: list[str] = ["official"]
     """Evaluator modes run on finished rollouts at the end of each session (empty: none)."""
     options: dict[str, Any] = {}
@@ -157,8 +188,8 @@ class RunSpec(BaseModel):
     def result_fields(self) -> dict[str, Any]:
         """What a resumed run must keep equal: everything that changes a rollout's result.
 
-        Task selection, models and strategies may grow (they only add rollouts); limits, caps, concurrency and
-        cache location may change freely. A model present in both specs must keep its provider string and sampling.
+        Task selection, models and strategies may grow (they only add rollouts); limits, caps, concurrency, retries
+        and cache location may change freely. A model present in both specs must keep its provider string and sampling.
         """
         return {
             "benchmark": self.benchmark,

@@ -10,7 +10,7 @@ import click
 import pytest
 
 from runner.cli.main import cli
-from runner.spec import ModelSpec, RunSpec, Sampling
+from runner.spec import ModelSpec, RetrySpec, RunSpec, Sampling
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
@@ -20,7 +20,8 @@ def test_every_command_is_in_the_readme(command: str) -> None:
     assert f"`tripbench {command}" in README
 
 
-@pytest.mark.parametrize("field", sorted({*RunSpec.model_fields, *ModelSpec.model_fields, *Sampling.model_fields}))
+@pytest.mark.parametrize("field", sorted({*RunSpec.model_fields, *ModelSpec.model_fields, *Sampling.model_fields,
+                                          *RetrySpec.model_fields}))
 def test_every_run_spec_field_is_in_the_readmes_example_spec(field: str) -> None:
     spec = README.split("```toml\n", 1)[1].split("```", 1)[0]
     assert re.search(rf"\b{field}\b", spec)
