@@ -6,12 +6,17 @@ Sources (both overridable, e.g. with a mirror or a local server):
   `database/` folder in the official layout.
 
 Layout written under the home: `travelplanner/queries/{split}.csv`, `travelplanner/database/…` and the
-index `travelplanner.sqlite`. Every download goes to a temp file renamed into place when complete.
+index `travelplanner.sqlite`. Downloads go to a staging folder in the home; the splits move into `queries/`
+only once all three arrived, the database only once unpacked, so a failed fetch leaves no empty or partial
+`queries/` that a later command would take for the data. The splits are kept when only the database fails
+(Google Drive often refuses scripted downloads): the user then imports a hand-downloaded database.
 """
 
 from __future__ import annotations
 
+import http.client
 import shutil
+import tempfile
 import urllib.error
 import urllib.request
 import uuid
@@ -65,40 +70,48 @@ def fetch_travelplanner(
     """
     root = home / "travelplanner"
     queries = root / "queries"
-    queries.mkdir(parents=True, exist_ok=True)
-    fetched: dict[str, Path] = {}
-    for split in SPLITS:
-        url = dataset_url.format(split=split)
-        progress(f"downloading {split} split from {url}")
-        target = queries / f"{split}.csv"
-        _download(url, target, timeout, check=_check_split)
-        fetched[split] = target
-    progress(f"downloading the database archive from {database_url}")
-    archive = root / "database.zip"
-    _download(database_url, archive, timeout, check=_check_zip)
-    database = _unpack(archive, root / "database")
-    archive.unlink()
+    home.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".fetch-", suffix=".tmp", dir=home))  # same file system: renames
+    try:
+        for split in SPLITS:
+            url = dataset_url.format(split=split)
+            progress(f"downloading {split} split from {url}")
+            _download(url, staging / f"{split}.csv", timeout, check=_check_split, what=f"the {split} split")
+        queries.mkdir(parents=True, exist_ok=True)
+        fetched = {split: (staging / f"{split}.csv").replace(queries / f"{split}.csv") for split in SPLITS}
+        progress(f"downloading the database archive from {database_url}")
+        archive = staging / "database.zip"
+        try:
+            _download(database_url, archive, timeout, check=_check_zip, what="the database archive")
+            database = _unpack(archive, root / "database")
+        except DataError as exc:
+            raise DataError(f"{exc}; the query splits are saved in {queries}") from exc
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     progress(f"importing {database}")
     build = build_travelplanner_index(database, travelplanner_index_path(home))
     return FetchSummary(fetched, database, build)
 
 
-def _download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None]) -> None:
-    temp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.tmp")
+def _download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str) -> None:
+    """Download `url` to `target` (in the staging folder) and check it; `what` names it in errors."""
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response, open(temp, "wb") as out:
+        with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as out:
             shutil.copyfileobj(response, out, 1 << 20)
-        check(temp, url)
-        temp.replace(target)
+            promised = response.headers.get("Content-Length", "")
+        # http.client ends a body cut short by a dropped connection without an error; the length tells
+        if promised.isdigit() and (got := target.stat().st_size) != int(promised):
+            raise DataError(f"cannot download {what} from {url}: the connection closed after {got:,} of "
+                            f"{int(promised):,} bytes (try again)")
     except urllib.error.HTTPError as exc:
-        raise DataError(f"cannot download {url}: HTTP {exc.code} {exc.reason}") from exc
-    except (TimeoutError, urllib.error.URLError, ConnectionError) as exc:
+        raise DataError(f"cannot download {what} from {url}: HTTP {exc.code} {exc.reason}") from exc
+    except (TimeoutError, urllib.error.URLError, ConnectionError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         raise DataError(
-            f"cannot download {url}: {reason} (offline? `tripbench data import DIR` imports a local folder)"
+            f"cannot download {what} from {url}: {reason} "
+            "(offline? `tripbench data import DIR` imports a local folder)"
         ) from exc
-    finally:
-        temp.unlink(missing_ok=True)
+    check(target, url)
 
 
 def _check_split(path: Path, url: str) -> None:

@@ -27,6 +27,16 @@ class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         pass
 
+    def do_GET(self) -> None:
+        if self.path != "/truncated.zip":
+            return super().do_GET()
+        # the connection drops mid-body: fewer bytes than Content-Length promised
+        self.send_response(200)
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        self.wfile.write(b"PK\x03\x04")
+        self.close_connection = True
+
 
 @pytest.fixture
 def server(tmp_path: Path, travelplanner_data: Path) -> Iterator[tuple[str, Path]]:
@@ -89,6 +99,47 @@ def test_fetch_failures_are_data_errors(
     assert not [p for p in home.rglob("*.tmp")]
 
 
+def test_a_split_that_fails_leaves_no_queries_folder(server: tuple[str, Path], tmp_path: Path) -> None:
+    base, root = server
+    (root / "test.csv").unlink()  # train and validation download, then the test split is a 404
+    home = tmp_path / "home"
+    with pytest.raises(DataError, match=r"cannot download the test split from .*/test\.csv: HTTP 404"):
+        fetch_travelplanner(home, dataset_url=base + "/{split}.csv", database_url=base + "/database.zip", timeout=10)
+    assert [p.name for p in home.iterdir()] == []  # no queries/ a later command would take for the data
+
+
+def test_a_failed_refetch_keeps_the_queries_already_there(server: tuple[str, Path], tmp_path: Path) -> None:
+    base, root = server
+    queries = tmp_path / "home" / "travelplanner" / "queries"
+    queries.mkdir(parents=True)
+    (queries / "train.csv").write_text("the earlier train split")
+    (queries / "train_ref_routes.jsonl").write_text("the user's own file")
+    (root / "validation.csv").unlink()
+    with pytest.raises(DataError, match="the validation split"):
+        fetch_travelplanner(tmp_path / "home", dataset_url=base + "/{split}.csv", database_url=base + "/database.zip",
+                            timeout=10)
+    assert sorted(p.name for p in queries.iterdir()) == ["train.csv", "train_ref_routes.jsonl"]
+    assert (queries / "train.csv").read_text() == "the earlier train split"
+
+
+@pytest.mark.parametrize(("database", "message"), [
+    ("/missing.zip", r"cannot download the database archive from .*: HTTP 404"),
+    ("/truncated.zip", r"cannot download the database archive from .*: the connection closed after 4 of 1,000 bytes"),
+])
+def test_when_only_the_database_fails_the_splits_are_kept_and_named(server: tuple[str, Path], tmp_path: Path,
+                                                                    database: str, message: str) -> None:
+    """Google Drive often refuses scripts: the user then imports a database by hand and needs the splits."""
+    base, _ = server
+    home = tmp_path / "home"
+    with pytest.raises(DataError, match=message) as raised:
+        fetch_travelplanner(home, dataset_url=base + "/{split}.csv", database_url=base + database, timeout=10)
+    queries = home / "travelplanner" / "queries"
+    assert str(raised.value).endswith(f"; the query splits are saved in {queries}")
+    assert sorted(p.name for p in queries.iterdir()) == ["test.csv", "train.csv", "validation.csv"]
+    assert sorted(p.name for p in home.rglob("*")) == sorted(["travelplanner", "queries", "test.csv", "train.csv",
+                                                              "validation.csv"])
+
+
 def _closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -105,8 +156,9 @@ def test_offline_fetch_is_one_line_and_exit_1(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 1
     errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
-    assert len(errors) == 1 and "cannot download" in errors[0] and "refused" in errors[0]
+    assert len(errors) == 1 and "cannot download the train split" in errors[0] and "refused" in errors[0]
     assert "Traceback" not in done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == []  # no empty queries/ left behind
 
 
 def test_cli_import_and_info(travelplanner_data: Path, tmp_path: Path) -> None:
