@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,15 @@ import pytest
 
 ENGINE_TESTS = Path(__file__).resolve().parent
 """On PYTHONPATH for subprocesses, so `toy_benchmark:ToyBenchmark` imports there too."""
+
+CLI = [sys.executable, "-c", "from runner.cli.main import main; main()"]
+"""`tripbench` as a subprocess, from the interpreter running the tests."""
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`tripbench ARGS` to completion, able to import the toy benchmark; output captured as text."""
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(ENGINE_TESTS)})
 
 SLOW_CALLBACK_S = 0.25
 """A callback holding the loop this long fails the test (generous: the test machine is shared and loaded)."""

@@ -7,9 +7,9 @@ import contextlib
 import os
 import random
 import signal
-import sys
 from pathlib import Path
 
+from conftest import CLI
 from test_engine_runs import reference, stored
 from toy_benchmark import ToyOptions
 
@@ -18,7 +18,6 @@ from runner.errors import UserError
 from runner.results import load_run
 from runner.summary import session_state
 
-CLI = [sys.executable, "-c", "from runner.cli.main import main; main()"]
 CONCURRENCY = 8
 
 

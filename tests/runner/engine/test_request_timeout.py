@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import ENGINE_TESTS
+from conftest import run_cli
 
 from benchmarks.base import DELIVERED
 from cache.modes import CacheMode
@@ -46,8 +43,7 @@ def test_a_bad_timeout_names_the_file_field_and_expectation(tmp_path: Path, valu
 def test_the_cli_prints_the_bad_timeout_in_one_line_and_exits_2(tmp_path: Path) -> None:
     path = tmp_path / "run.toml"
     path.write_text(BASE.replace("= 30", "= 0"), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", "from runner.cli.main import main; main()", "run", str(path)],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ENGINE_TESTS)})
+    done = run_cli("run", str(path))
     assert done.returncode == 2
     assert done.stderr.strip() == f"Error: {path}: models[0].request_timeout_s: expected a number > 0, got 0"
 

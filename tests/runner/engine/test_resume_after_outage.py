@@ -7,8 +7,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from conftest import CLI
 from test_engine_runs import reference
-from test_kill_resume import CLI
 from toy_benchmark import ToyOptions
 
 from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, DELIVERED, PROVIDER_ERROR, TOKEN_LIMIT

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import ENGINE_TESTS
+from conftest import run_cli
 from toy_benchmark import ToyBenchmark, ToyOptions
 
 from runner.cli.main import cli
@@ -80,8 +77,7 @@ def test_benchmark_options_and_strategies_are_checked_by_the_benchmark(tmp_path:
 def test_the_cli_prints_one_line_and_exits_2(tmp_path: Path) -> None:
     path = tmp_path / "run.toml"
     path.write_text(BASE.replace("split = \"train\"", "split = \"train\"\nsamples = -1"), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", "from runner.cli.main import main; main()", "run", str(path)],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ENGINE_TESTS)})
+    done = run_cli("run", str(path))
     assert done.returncode == 2
     assert done.stderr.strip() == f"Error: {path}: samples: expected an integer >= 1, got -1"
 
