@@ -131,10 +131,14 @@ class CacheStore:
             )
         self._lock = threading.Lock()
         self._hits = self._misses = self._saved_microusd = 0
+        self.counting = True
+        """Whether `get` counts hits and misses; a dry run turns it off, its probes are not uses of the cache."""
 
     def get(self, key: str) -> CacheEntry | None:
-        """The entry under `key`, or None; counted as a hit or a miss (a corrupt entry is a miss)."""
+        """The entry under `key`, or None; counted as a hit or a miss (a corrupt entry is a miss) when `counting`."""
         entry = self.peek(key)
+        if not self.counting:
+            return entry
         with self._lock:
             if entry is None:
                 self._misses += 1

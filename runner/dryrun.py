@@ -103,6 +103,8 @@ async def estimate(prepared: Prepared, run_dir: Path) -> tuple[list[ModelEstimat
     estimates = {m.label: ModelEstimate(m.label) for m in spec.models}
     replay, cache = (build_gateway(prepared, CacheMode.REPLAY, SpendCap(), on_call=None)
                      if spec.cache.reads else (None, None))
+    if cache is not None:
+        cache.counting = False  # probes, not uses: `tripbench cache stats` must not show a dry run's misses
     tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
 
     async def probe(key: RolloutKey) -> None:

@@ -9,6 +9,7 @@ import pytest
 from toy_benchmark import ToyBenchmark, ToyOptions, reference_result
 
 from benchmarks.base import BUDGET_EXHAUSTED, CALL_LIMIT, CRASHED, DELIVERED
+from cache import CacheStore
 from providers.mock_server import MockConfig
 from runner.dryrun import estimate
 from runner.engine import execute, prepare
@@ -160,6 +161,21 @@ async def test_dry_run_counts_cached_calls_as_free(start_mock_llm, write_spec, t
     assert toy.new_calls == 10 * 5  # the other ten miss at their first call: five calls each expected
     assert toy.cost_usd is not None and toy.cost_usd > 0
     assert "expected_calls" in assumption
+
+
+async def test_a_dry_run_leaves_the_cache_statistics_alone(start_mock_llm, write_spec, tmp_path: Path) -> None:
+    server = await start_mock_llm()
+    options = {"tasks": 6, "max_calls": 4}
+    await execute(prepare(write_spec(server.base_url, limit=3, options=options)), tmp_path / "done",
+                  show_progress=False)
+    with CacheStore(tmp_path / "cache") as cache:
+        before = cache.stats()
+
+    (toy,), _ = await estimate(prepare(write_spec(server.base_url, options=options)), tmp_path / "fresh")
+
+    assert toy.cached_calls > 0 and toy.new_calls > 0  # it did read the cache, hits and misses
+    with CacheStore(tmp_path / "cache") as cache:
+        assert cache.stats() == before
 
 
 async def test_a_rejected_key_ends_the_run_not_each_rollout(start_mock_llm, write_spec, tmp_path: Path,
