@@ -59,7 +59,9 @@ def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, in
     rows = [(label, counts) for label, counts in rows if sum(counts.values())]
     if not rows:
         return None
-    categories = sorted({c for _, counts in rows for c in counts}, key=lambda c: -sum(r[1].get(c, 0) for r in rows))
+    # Most frequent first; ties by name, so equal counts keep one order (and colour) from run to run.
+    categories = sorted({c for _, counts in rows for c in counts},
+                        key=lambda c: (-sum(r[1].get(c, 0) for r in rows), c))
     from matplotlib import colormaps
 
     figure, axes = _figure(9, 1.2 + 0.45 * len(rows))

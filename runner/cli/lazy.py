@@ -1,7 +1,7 @@
 """A click group that imports a command's module only when that command is asked for (click's LazyGroup pattern).
 
-Importing every command up front cost each `tripbench` call most of a second (the demo and `report` pull in
-matplotlib), also `tripbench --help` and the commands that need none of it.
+Importing every command up front cost each `tripbench` call most of a second (the demo, the reports package,
+the provider SDKs), also `tripbench --help` and the commands that need none of it.
 """
 
 from __future__ import annotations
