@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,20 +73,25 @@ def explain(store: CacheStore, fields: dict[str, Any]) -> Explanation:
     if nearest is None:
         return Explanation(key, fields, False, None, None, ())
     _, nearest_key, nearest_fields = nearest
-    differing = tuple(sorted(n for n in fields.keys() | nearest_fields.keys() if fields.get(n) != nearest_fields.get(n)))
+    differing = tuple(sorted(n for n in fields.keys() | nearest_fields.keys()
+                             if fields.get(n) != nearest_fields.get(n)))
     return Explanation(key, fields, False, nearest_key, nearest_fields, differing)
 
 
-def load_request(path: Path) -> ChatRequest:
+def load_request(path: str | os.PathLike[str]) -> ChatRequest:
     """Read a request from a JSON file: `{"model": ..., "messages": [{"role": ..., "content": ...}], ...}`.
 
     Optional fields are those of `ChatRequest` (`temperature`, `top_p`, `max_tokens`, `stop`, `seed`, `sample`,
     `extras`).
 
+    Args:
+        path: The JSON file (a `str` from a notebook works as well as a `Path`).
+
     Raises:
         DataError: Unreadable JSON, a missing or unknown field, or a value of the wrong type, naming the file and
             the field.
     """
+    path = Path(path)
     try:
         data = orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError) as exc:

@@ -10,6 +10,7 @@ SQLite read and no write.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -34,9 +35,9 @@ _META_SAVED = "meta:saved_microusd"  # an integer, so diskcache's atomic `incr` 
 _META_KEYS = (_META_SCHEME, _META_HITS, _META_MISSES, _META_SAVED)
 
 
-def default_cache_dir(home: Path) -> Path:
-    """Where the cache lives inside a tripbench data home: `<home>/cache`."""
-    return home / "cache"
+def default_cache_dir(home: str | os.PathLike[str]) -> Path:
+    """Where the cache lives inside a tripbench data home (a `str` or a `Path`): `<home>/cache`."""
+    return Path(home) / "cache"
 
 
 class CorruptEntry(ValueError):

@@ -7,9 +7,9 @@ for now; any other benchmark gets the generic status and cost tables), adds the 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from benchmarks import base
 from reports import plots, travelplanner
@@ -43,11 +43,12 @@ class Report:
         return [plot for section in self.sections for plot in section.plots]
 
 
-def build_report(run_dirs: Sequence[Path], compare: Sequence[Path] = (), mode: str = "official") -> Report:
+def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[str | os.PathLike[str]] = (),
+                 mode: str = "official") -> Report:
     """Reads the runs and builds every section.
 
     Args:
-        run_dirs: The runs reported (their groups share the tables).
+        run_dirs: The runs reported (their groups share the tables); `str`s from a notebook work as well as `Path`s.
         compare: Runs compared with the first of `run_dirs`, side by side with deltas.
         mode: Evaluator mode whose stored verdicts are read (`official` or `strict`).
 

@@ -7,6 +7,7 @@ unit of the paper's Table 3 row.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,12 +90,17 @@ class RunData:
     """Whether any verdict of `mode` was stored (False: pass-rate tables are left out, with a note)."""
 
 
-def collect_run(run_dir: Path, mode: str = "official") -> RunData:
+def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunData:
     """Reads a run directory into groups of rollouts, in the run's model order, then strategy, split, sample.
+
+    Args:
+        run_dir: The run directory (a `str` from a notebook works as well as a `Path`).
+        mode: Evaluator mode whose stored verdicts are read.
 
     Raises:
         UserError: not a run directory, or a run with no finished rollout yet.
     """
+    run_dir = Path(run_dir)
     with load_run(run_dir) as results:
         if not results.rollouts:
             raise UserError(f"{run_dir}: no finished rollout yet; nothing to report")
@@ -128,7 +134,7 @@ def collect_run(run_dir: Path, mode: str = "official") -> RunData:
         return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations))
 
 
-def collect_runs(run_dirs: Sequence[Path], mode: str = "official") -> list[RunData]:
+def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:
     """`collect_run` for each directory; labels made unique when two runs share a directory name."""
     runs = [collect_run(run_dir, mode) for run_dir in run_dirs]
     seen: dict[str, int] = {}

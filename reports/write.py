@@ -13,13 +13,17 @@ from reports.html import render_html
 from reports.markdown import render_markdown
 
 
-def write_report(report: Report, out: Path) -> dict[str, Path]:
+def write_report(report: Report, out: str | os.PathLike[str]) -> dict[str, Path]:
     """Renders every output into `out` (replacing an earlier report there) and returns the main files.
 
     Files are written into a temporary folder beside `out` and moved into place at the end, so a reader never
     sees half a report.
+
+    Args:
+        report: The report to render.
+        out: The report folder (a `str` from a notebook works as well as a `Path`).
     """
-    out = out.resolve()
+    out = Path(out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:

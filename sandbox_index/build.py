@@ -34,7 +34,8 @@ class BuildSummary:
 
 
 def build_travelplanner_index(
-    source_dir: Path, dest: Path, *, synthetic_flights: int | None = None, seed: int = 0
+    source_dir: str | os.PathLike[str], dest: str | os.PathLike[str], *, synthetic_flights: int | None = None,
+    seed: int = 0,
 ) -> BuildSummary:
     """Build the TravelPlanner index from a database folder in the official layout.
 
@@ -44,7 +45,8 @@ def build_travelplanner_index(
     Args:
         source_dir: folder holding `flights/clean_Flights_2022.csv`, `accommodations/…`, `attractions/…`,
             `restaurants/…`, `googleDistanceMatrix/distance.csv` and `background/citySet*.txt`.
-        dest: the index file to create or replace.
+        dest: the index file to create or replace (`str`s from a notebook work as well as `Path`s, here and in
+            `source_dir`).
         synthetic_flights: total flight rows to reach by adding synthetic rows (paper Appendix A.3);
             None or a total at or below the real row count adds none.
         seed: seed of the synthetic rows.

@@ -27,6 +27,10 @@ def default_home() -> Path:
     return base / "tripbench"
 
 
-def travelplanner_index_path(home: Path | None = None) -> Path:
-    """The TravelPlanner index file: `<home>/travelplanner.sqlite` (home defaults to `default_home()`)."""
-    return (home if home is not None else default_home()) / TRAVELPLANNER_INDEX
+def travelplanner_index_path(home: str | os.PathLike[str] | None = None) -> Path:
+    """The TravelPlanner index file: `<home>/travelplanner.sqlite`.
+
+    Args:
+        home: The data home (a `str` from a notebook works as well as a `Path`); defaults to `default_home()`.
+    """
+    return (Path(home) if home is not None else default_home()) / TRAVELPLANNER_INDEX

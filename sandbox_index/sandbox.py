@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -195,11 +196,12 @@ class Sandbox:
         return queries.metadata(self._conn())
 
 
-def open_sandbox(path: Path | None = None, *, synthetic: bool = False) -> Sandbox:
+def open_sandbox(path: str | os.PathLike[str] | None = None, *, synthetic: bool = False) -> Sandbox:
     """Open a TravelPlanner index read-only.
 
     Args:
-        path: the index file; defaults to `travelplanner_index_path()` in the data home.
+        path: the index file (a `str` from a notebook works as well as a `Path`); defaults to
+            `travelplanner_index_path()` in the data home.
         synthetic: include synthetic flight rows (performance work and demos only, never scoring).
 
     Raises:

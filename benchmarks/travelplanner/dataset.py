@@ -80,12 +80,17 @@ class Query:
         return None not in (self.visiting_city_number, self.people_number, self.local_constraint, self.budget)
 
 
-def find_split_file(data_dir: Path, split: str) -> Path:
+def find_split_file(data_dir: str | os.PathLike[str], split: str) -> Path:
     """The file of `split` under `data_dir`: `queries/<split>.<ext>`, then `<split>.<ext>`.
+
+    Args:
+        data_dir: The data folder (a `str` from a notebook works as well as a `Path`).
+        split: The split's name (`train`, `validation`, `test`).
 
     Raises:
         DataError: when none of the candidates exists (the message lists them).
     """
+    data_dir = Path(data_dir)
     candidates = [base / f"{split}{suffix}" for base in (data_dir / "queries", data_dir) for suffix in SUFFIXES]
     for candidate in candidates:
         if candidate.is_file():
@@ -94,8 +99,8 @@ def find_split_file(data_dir: Path, split: str) -> Path:
     raise DataError(f"no query file for split {split!r} under {data_dir} (looked for {tried})")
 
 
-def load_split(split: str, data_dir: Path) -> list[Query]:
-    """The queries of `split` found under `data_dir` (see `find_split_file`)."""
+def load_split(split: str, data_dir: str | os.PathLike[str]) -> list[Query]:
+    """The queries of `split` found under `data_dir` (see `find_split_file`; a `str` works as well as a `Path`)."""
     return load_queries(find_split_file(data_dir, split))
 
 

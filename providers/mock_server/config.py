@@ -23,6 +23,7 @@ Example `mock.toml`:
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -100,12 +101,16 @@ class MockConfig(_Strict):
     """How many received requests to keep for inspection (the newest)."""
 
 
-def load_config(path: Path) -> MockConfig:
+def load_config(path: str | os.PathLike[str]) -> MockConfig:
     """Read a `MockConfig` from a `.toml` or `.json` file.
+
+    Args:
+        path: The file (a `str` from a notebook works as well as a `Path`).
 
     Raises:
         ConfigError: the file is unreadable, not TOML/JSON, or a field is wrong (named with its path).
     """
+    path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
