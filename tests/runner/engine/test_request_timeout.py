@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
 
 from benchmarks.base import DELIVERED
 from cache.modes import CacheMode
@@ -38,14 +37,6 @@ def test_a_bad_timeout_names_the_file_field_and_expectation(tmp_path: Path, valu
     with pytest.raises(ConfigError) as caught:
         load_spec(path)
     assert str(caught.value) == f"{path}: models[0].request_timeout_s: expected a number > 0, got {got}"
-
-
-def test_the_cli_prints_the_bad_timeout_in_one_line_and_exits_2(tmp_path: Path) -> None:
-    path = tmp_path / "run.toml"
-    path.write_text(BASE.replace("= 30", "= 0"), encoding="utf-8")
-    done = run_cli("run", str(path))
-    assert done.returncode == 2
-    assert done.stderr.strip() == f"Error: {path}: models[0].request_timeout_s: expected a number > 0, got 0"
 
 
 def test_entries_sharing_a_model_string_share_one_timeout(tmp_path: Path) -> None:
