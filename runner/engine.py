@@ -197,10 +197,9 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
     gateway = cache = tools = session = None
     try:
         check_resume(await store.last_spec(), spec, str(prepared.spec_path), force)
-        finished = await store.finished_keys()
+        finished, again = await store.resume_plan()
         pending = [key for key in prepared.keys if key not in finished]
         report.pending = len(pending)
-        again = await store.rerun_keys()
         report.rerun.update(again[key] for key in pending if key in again)
         spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd())
         gateway, cache = build_gateway(prepared, spec.cache, spend_cap)

@@ -216,20 +216,20 @@ class ResultsStore:
         return await done
 
     # -- reads the engine needs before it starts writing ------------------------------------------------------
-    async def finished_keys(self) -> set[RolloutKey]:
-        """Keys of rollouts a resumed run skips (every stored one it does not run again, see `runs_again`)."""
-        return {key for key, (status, error_type) in (await self._outcomes()).items()
-                if not runs_again(status, error_type)}
-
-    async def rerun_keys(self) -> dict[RolloutKey, str]:
-        """Stored rollouts a resumed run runs again (see `runs_again`), with their stored status."""
-        return {key: status for key, (status, error_type) in (await self._outcomes()).items()
-                if runs_again(status, error_type)}
-
-    async def _outcomes(self) -> dict[RolloutKey, tuple[str, str | None]]:
+    async def resume_plan(self) -> tuple[set[RolloutKey], dict[RolloutKey, str]]:
+        """What a resumed run finds stored: the keys it skips, and those it runs again (see `runs_again`) with their
+        stored status."""
         cursor = await self._conn.execute(
             "SELECT benchmark, split, task, model, strategy, sample, status, error_type FROM rollout")
-        return {RolloutKey(*row[:6]): (row[6], row[7]) for row in await cursor.fetchall()}
+        finished: set[RolloutKey] = set()
+        again: dict[RolloutKey, str] = {}
+        for row in await cursor.fetchall():
+            key, status, error_type = RolloutKey(*row[:6]), row[6], row[7]
+            if runs_again(status, error_type):
+                again[key] = status
+            else:
+                finished.add(key)
+        return finished, again
 
     async def last_spec(self) -> dict[str, Any] | None:
         """The spec of the run's latest session, or None for a new run directory."""

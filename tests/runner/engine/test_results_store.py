@@ -33,14 +33,14 @@ async def test_a_rerun_replaces_the_rollout_and_keeps_its_spend(tmp_path: Path) 
     session = await store.start_session({"benchmark": "toy"}, "run.toml", "0", {"m": {"scripted": 1}})
     await store.save_tasks("toy", "train", [Task("7", {"calls": 2})])
     await store.save_rollout(record(BUDGET_EXHAUSTED, 0.25), session)
-    assert await store.finished_keys() == set()  # cut by the cap: runs again on resume
+    assert await store.resume_plan() == (set(), {KEY: BUDGET_EXHAUSTED})  # cut by the cap: runs again on resume
 
     with load_run(tmp_path) as reader:  # a reader sees committed rollouts while the writer is open (WAL)
         assert [r.status for r in reader.rollouts] == [BUDGET_EXHAUSTED]
 
     await store.save_rollout(record(DELIVERED, 0.5), session)
     await store.end_session(session, "completed")
-    assert await store.finished_keys() == {KEY}
+    assert await store.resume_plan() == ({KEY}, {})
     assert await store.spent_usd() == pytest.approx(0.75)
     await store.close()
 
