@@ -77,7 +77,7 @@ def test_failed_rebuild_keeps_the_previous_index(database: Path, tmp_path: Path)
     dest = tmp_path / "home" / "travelplanner.sqlite"
     build_travelplanner_index(database, dest)
     before = dest.read_bytes()
-    _edit(database / "flights/clean_Flights_2022.csv", b"F3849516,296,", b"F3849516,296,,,")
+    _edit(database / "flights/clean_Flights_2022.csv", b"F3487786,68,", b"F3487786,68,,,")
     with pytest.raises(DataError, match="line 3"):
         build_travelplanner_index(database, dest)
     assert dest.read_bytes() == before
