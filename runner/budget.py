@@ -1,18 +1,38 @@
-"""The run's spend cap: spent + reserved never passes it, however many calls run at once.
+"""The run's spend cap, the one owner of it: spent + reserved never passes the cap, under concurrency and across crashes.
 
 Before a provider call the gateway reserves the call's worst-case cost (estimated prompt tokens plus `max_tokens`,
-at the price table); the call is not sent if that reservation would cross the cap. Afterwards the reservation is
-settled with the actual cost and the unused part is released. Reserve-then-settle under one lock is what makes
-the cap hold under concurrency: a check-then-spend budget (LiteLLM's) lets every call in a burst see the same
-headroom.
+at the price table); afterwards the reservation is settled with the actual cost and the unused part is released.
+Reserve-then-settle is what makes the cap hold under concurrency: a check-then-spend budget (LiteLLM's) lets every
+call in a burst see the same headroom.
+
+A reservation that does not fit while other calls hold reservations waits for them to settle (they are worst cases,
+most of their money comes back); it is refused with `BudgetExhausted` only when nothing else is reserved, that is
+when the cap itself is reached. From then on `exhausted` is set and the engine starts no new rollout.
+
+Write-ahead: with a `Ledger` (the results store's `charge` table, `runner/ledger.py`) every reservation is booked
+durably before the call is sent and settled there with the real cost. A process killed in between leaves the charge
+open, and an open charge counts as spent at its worst case until a later session settles it from the cache entry the
+answer left: money a provider billed for calls in flight at a crash is never forgotten, so the cap holds for the
+money billed across any number of crashes.
 """
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from dataclasses import dataclass
+from typing import Protocol
 
 from providers.errors import BudgetExhausted
+
+
+class Ledger(Protocol):
+    """Where reservations are booked durably."""
+
+    async def open(self, amount_usd: float, *, model: str, cache_key: str | None) -> int:
+        """Books a reservation; returns once it is durable, with the charge's id."""
+
+    def settle(self, charge: int, cost_usd: float) -> None:
+        """Records what the call cost (idempotent; durable soon, not necessarily before returning)."""
 
 
 @dataclass(slots=True)
@@ -20,25 +40,31 @@ class Reservation:
     """Money set aside for one call until it is settled."""
 
     amount_usd: float
+    charge: int | None = None
+    """The ledger's id of the booking (None without a ledger)."""
     settled: bool = False
 
 
 class SpendCap:
-    """Spent and reserved dollars against an optional cap; safe from threads and from asyncio tasks.
+    """Spent and reserved dollars against an optional cap, for the asyncio tasks of one event loop.
 
     Args:
-        cap_usd: The most the run may spend; None for a run without a cap (costs are still summed).
-        spent_usd: What earlier sessions of a resumed run already spent against the same cap.
+        cap_usd: The most the run may spend; None for a run without a cap (costs are still summed and booked).
+        spent_usd: What earlier sessions of a resumed run already spent (open charges of dead sessions included).
+        ledger: Books each reservation durably before its call is sent; None keeps them in memory only.
     """
 
-    def __init__(self, cap_usd: float | None = None, *, spent_usd: float = 0.0) -> None:
+    def __init__(self, cap_usd: float | None = None, *, spent_usd: float = 0.0, ledger: Ledger | None = None) -> None:
         if cap_usd is not None and cap_usd < 0:
             raise ValueError(f"spend cap must be >= 0, got {cap_usd}")
         self.cap_usd = cap_usd
+        self.exhausted = False
+        """Set when a reservation was refused with nothing else reserved: the cap is reached."""
         self._spent = spent_usd
         self._reserved = 0.0
         self._open = 0  # unsettled reservations: at 0, `_reserved` is reset so float residue never reads as a hold
-        self._lock = threading.Lock()  # never held across an await: only arithmetic happens under it
+        self._ledger = ledger
+        self._released = asyncio.Event()  # set (and replaced) by every settlement: waiting reservations look again
 
     @property
     def spent_usd(self) -> float:
@@ -52,36 +78,63 @@ class SpendCap:
     @property
     def remaining_usd(self) -> float | None:
         """Headroom for new reservations (None: no cap)."""
-        with self._lock:
-            return None if self.cap_usd is None else self.cap_usd - self._spent - self._reserved
+        return None if self.cap_usd is None else self.cap_usd - self._spent - self._reserved
 
-    def reserve(self, amount_usd: float, *, what: str = "the next call") -> Reservation:
-        """Set `amount_usd` aside, or refuse.
+    def _fits(self, amount_usd: float) -> bool:
+        return self.cap_usd is None or self._spent + self._reserved + amount_usd <= self.cap_usd
+
+    async def reserve(self, amount_usd: float, *, model: str = "", cache_key: str | None = None,
+                      what: str = "the next call") -> Reservation:
+        """Set `amount_usd` aside (booked in the ledger before returning), waiting while other reservations may free
+        enough of the cap.
 
         Args:
             amount_usd: The call's worst-case cost.
+            model: The call's model string, for the ledger.
+            cache_key: The call's cache key, for the ledger (how a later session settles a charge left open).
             what: Names the call in the error message.
 
         Raises:
-            BudgetExhausted: Spent + reserved + `amount_usd` would pass the cap.
+            BudgetExhausted: Spent + `amount_usd` passes the cap with nothing else reserved.
         """
-        with self._lock:
-            if self.cap_usd is not None and self._spent + self._reserved + amount_usd > self.cap_usd:
-                raise BudgetExhausted(
-                    f"spend cap ${self.cap_usd:.4f} reached: {what} may cost up to ${amount_usd:.4f}, "
-                    f"${self._spent:.4f} spent and ${self._reserved:.4f} reserved"
-                )
-            self._reserved += amount_usd
-            self._open += 1
-        return Reservation(amount_usd)
+        while not self._fits(amount_usd):
+            if self._open == 0:
+                self.exhausted = True
+                assert self.cap_usd is not None
+                raise BudgetExhausted(f"spend cap ${self.cap_usd:.4f} reached: {what} may cost up to "
+                                      f"${amount_usd:.4f}, ${self._spent:.4f} spent")
+            await self._released.wait()
+        self._reserved += amount_usd
+        self._open += 1
+        reservation = Reservation(amount_usd)
+        if self._ledger is not None:
+            try:
+                reservation.charge = await self._ledger.open(amount_usd, model=model, cache_key=cache_key)
+            except BaseException:
+                self._release(reservation, 0.0)  # not booked, so never sent
+                raise
+        return reservation
 
     def settle(self, reservation: Reservation, actual_usd: float) -> None:
         """Release a reservation and record what the call really cost (0 for a call that failed unbilled)."""
-        with self._lock:
-            if reservation.settled:
-                raise RuntimeError("reservation settled twice")
-            reservation.settled = True
-            self._open -= 1
-            # Summing and subtracting many floats leaves residue (1e-17): with nothing open, nothing is reserved.
-            self._reserved = self._reserved - reservation.amount_usd if self._open else 0.0
-            self._spent += actual_usd
+        if reservation.settled:
+            raise RuntimeError("reservation settled twice")
+        self._release(reservation, actual_usd)
+        if self._ledger is not None and reservation.charge is not None:
+            self._ledger.settle(reservation.charge, actual_usd)
+
+    def settle_unknown(self, reservation: Reservation) -> None:
+        """Release a reservation whose call may or may not have been billed (a timeout, a dropped connection, a
+        cancellation): it counts as spent at its worst case, and its charge stays open in the ledger."""
+        if reservation.settled:
+            raise RuntimeError("reservation settled twice")
+        self._release(reservation, reservation.amount_usd)
+
+    def _release(self, reservation: Reservation, actual_usd: float) -> None:
+        reservation.settled = True
+        self._open -= 1
+        # Summing and subtracting many floats leaves residue (1e-17): with nothing open, nothing is reserved.
+        self._reserved = self._reserved - reservation.amount_usd if self._open else 0.0
+        self._spent += actual_usd
+        self._released.set()
+        self._released = asyncio.Event()

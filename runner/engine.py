@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
-from benchmarks.base import BUDGET_EXHAUSTED, Benchmark, Strategy, Task
+from benchmarks.base import Benchmark, Strategy, Task
 from benchmarks.registry import get_benchmark
 from cache.modes import CacheMode
 from cache.store import CacheStore
@@ -31,6 +31,7 @@ from runner.budget import SpendCap
 from runner.errors import ConfigError, UserError
 from runner.expand import RolloutKey, expand, select_tasks, split_name
 from runner.gateway import Gateway, Target
+from runner.ledger import StoreLedger, settle_left_open
 from runner.outputs import write_outputs
 from runner.progress import LiveProgress, RunStats
 from runner.ratelimit import Limits, RateLimiter
@@ -133,11 +134,10 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     return gateway, cache
 
 
-def bind_model(prepared: Prepared, gateway: Any, key: RolloutKey, spend_cap: SpendCap | None = None) -> RolloutModel:
+def bind_model(prepared: Prepared, gateway: Any, key: RolloutKey) -> RolloutModel:
     """The model a strategy sees for `key`: the model's provider string and sampling, the key's sample."""
     model = prepared.model(key.model)
-    return RolloutModel(gateway, model.model, model.over(prepared.spec.sampling), key.sample, prepared.spec.max_calls,
-                        spend_cap)
+    return RolloutModel(gateway, model.model, model.over(prepared.spec.sampling), key.sample, prepared.spec.max_calls)
 
 
 def planned_counts(keys: Sequence[RolloutKey]) -> dict[str, dict[str, int]]:
@@ -194,28 +194,32 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
     spec = prepared.spec
     store = await ResultsStore.open(run_dir)
     report = RunReport(run_dir, FAILED)
-    gateway = cache = tools = session = None
+    gateway = cache = tools = session = ledger = None
     try:
         check_resume(await store.last_spec(), spec, str(prepared.spec_path), force)
         finished, again = await store.resume_plan()
         pending = [key for key in prepared.keys if key not in finished]
         report.pending = len(pending)
         report.rerun.update(again[key] for key in pending if key in again)
-        spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd())
-        gateway, cache = build_gateway(prepared, spec.cache, spend_cap)
-        tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
         session = await store.start_session(spec.model_dump(mode="json"), str(prepared.spec_path),
                                             version("tripbench"), planned_counts(prepared.keys))
+        await settle_left_open(store, prepared.cache_dir)  # calls a killed session had in flight
+        ledger = StoreLedger(store, session)
+        spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd(), ledger=ledger)
+        gateway, cache = build_gateway(prepared, spec.cache, spend_cap)
+        tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
         await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
         outcome = await _run_pending(prepared, pending, finished, store, session, gateway, spend_cap, tools,
                                      report, progress_console, show_progress, grace_s)
         report.notes += await _evaluate(prepared, store, run_dir)
         report.outcome = outcome
     finally:
-        if session is not None:
-            await store.end_session(session, report.outcome)
         if gateway is not None:
             await gateway.aclose()
+        if ledger is not None:
+            await ledger.aclose()
+        if session is not None:
+            await store.end_session(session, report.outcome)
         if cache is not None:
             cache.close()
         if tools is not None and (close := getattr(tools, "close", None)) is not None:
@@ -233,14 +237,9 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
                        console: Console | None, show_progress: bool, grace_s: float) -> str:
     spec = prepared.spec
     tasks = {task.id: task for task in prepared.tasks}
-    budget_hit = False
-
-    def admit() -> bool:
-        remaining = spend_cap.remaining_usd
-        return not budget_hit and (remaining is None or remaining > 0)
-
-    scheduler = Scheduler(spec.concurrency, {m.label: m.concurrency for m in spec.models}, admit=admit,
-                          grace_s=grace_s)
+    # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
+    scheduler = Scheduler(spec.concurrency, {m.label: m.concurrency for m in spec.models},
+                          admit=lambda: not spend_cap.exhausted, grace_s=grace_s)
     stats = RunStats(spend_cap)
     totals = {m.label: 0 for m in spec.models}
     done_before = dict.fromkeys(totals, 0)
@@ -250,11 +249,8 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     live = LiveProgress(stats, totals, done_before, console, disable=not show_progress)
 
     async def run_one(key: RolloutKey) -> None:
-        nonlocal budget_hit
         record = await run_rollout(key, tasks[key.task], prepared.strategies[key.strategy],
-                                   bind_model(prepared, gateway, key, spend_cap), tools, stats.observer(key.model))
-        if record.result.status == BUDGET_EXHAUSTED:
-            budget_hit = True  # the cap is reached: admit nothing new, let the others end
+                                   bind_model(prepared, gateway, key), tools, stats.observer(key.model))
         await store.save_rollout(record, session)
         report.ran += 1
         report.statuses[record.result.status] += 1
@@ -270,7 +266,7 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     finally:
         for signum in signals:
             loop.remove_signal_handler(signum)
-    return BUDGET if outcome == COMPLETED and budget_hit else outcome
+    return BUDGET if outcome == COMPLETED and spend_cap.exhausted else outcome
 
 
 async def _evaluate(prepared: Prepared, store: ResultsStore, run_dir: Path) -> list[str]:

@@ -5,13 +5,15 @@ sees a cache, a limiter or a provider. It is built as httpx's send ladder, one c
 
     complete          telemetry: one `CallRecord` per caller, success or error
     _from_cache       key, hit / replay miss, coalescing of identical in-flight calls, storing the response
-    _within_budget    reserve the worst-case cost against the spend cap, settle with the real cost
-    _with_retries     bounded retries with backoff (runner.retry)
+    _paid             bounded retries with backoff (runner.retry)
+    _within_budget    reserve the attempt's worst-case cost against the spend cap (waiting while other
+                      reservations may free enough; booked durably before sending), settle with the real cost
     _rate_limited     concurrency slot, RPM and TPM buckets, reconciliation, 429 feedback (runner.ratelimit)
     provider.complete
 
-Rate limiting sits inside the retry loop, not around it: every attempt is a request the server counts, so every
-attempt takes a request and its tokens from the buckets, and a retry waiting out its backoff holds no slot.
+The spend cap and rate limiting sit inside the retry loop, not around it: every attempt is a request the server
+counts and may bill, so every attempt reserves its worst case and takes a request and its tokens from the buckets,
+and a retry waiting out its backoff holds neither money nor a slot.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cache import CacheEntry, CacheMode, CacheStore, digest, key_fields
-from providers.errors import LLMError, RateLimited, ReplayMiss
+from providers.errors import BudgetExhausted, LLMError, ProviderError, RateLimited, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import Price, cost_at, price_for
 from providers.registry import resolve_model
@@ -153,13 +155,15 @@ class Gateway:
         """One LLM call through cache, spend cap, limits and retries; recorded whatever happens.
 
         Raises:
-            LLMError: `ReplayMiss`, `BudgetExhausted`, a `PermanentError`, or the last `RetryableError` once retries
-                are exhausted.
+            LLMError: `ReplayMiss`, `BudgetExhausted` (the call was never sent, and is not recorded), a
+                `PermanentError`, or the last `RetryableError` once retries are exhausted.
         """
         started = self._clock()
         call = _Call(request, self.target(request.model))
         try:
             outcome = await self._from_cache(call)
+        except BudgetExhausted:
+            raise  # refused before it was sent: not a call
         except LLMError as exc:
             self._record(call, started, error=exc)
             raise
@@ -198,7 +202,7 @@ class Gateway:
                 raise ReplayMiss(f"cache mode replay: no entry for {_describe(call.request)} (key {key})",
                                  key=key, provider=target.provider, model=target.model_id)
         if mode is CacheMode.OFF:
-            response, cost = await self._within_budget(call)
+            response, cost = await self._paid(call)
             return _Outcome(response, hit=False, cost_usd=cost, saved_usd=0.0, retries=call.attempts - 1)
 
         # Identical calls in flight share one provider call; the first caller's call is shielded so that
@@ -214,7 +218,7 @@ class Gateway:
 
     async def _call_and_store(self, call: _Call, fields: dict[str, Any]) -> tuple[ChatResponse, float | None, int]:
         assert call.key is not None and self._mode.writes  # only the modes that write make provider calls here
-        response, cost = await self._within_budget(call)
+        response, cost = await self._paid(call)
         self._write_soon(call.key, CacheEntry(fields, response, cost, time.time()))
         return response, cost, call.attempts - 1
 
@@ -249,28 +253,41 @@ class Gateway:
         if task.cancelled() or task.exception() is not None:
             self._in_flight.pop(key, None)
 
+    async def _paid(self, call: _Call) -> tuple[ChatResponse, float | None]:
+        """The provider call, retried as the policy allows; returns the response and what it cost."""
+        call.prompt_tokens = count_prompt_tokens((m.role, m.content) for m in call.request.messages)
+        return await self._retrier.call(lambda: self._within_budget(call))
+
     async def _within_budget(self, call: _Call) -> tuple[ChatResponse, float | None]:
-        """Reserve the call's worst-case cost, send it, settle with what it cost."""
+        """One attempt under the spend cap: reserve its worst-case cost, send it, settle with what it cost.
+
+        Every attempt is a request the provider may bill, so each has its own reservation. An attempt that ended
+        without an error status (a timeout, a dropped connection, a cut body, a cancellation) may have been billed:
+        it stays charged at its worst case.
+        """
         request = call.request
-        call.prompt_tokens = count_prompt_tokens((m.role, m.content) for m in request.messages)
         worst_usage = Usage(input_tokens=math.ceil(call.prompt_tokens * PROMPT_MARGIN),
                             output_tokens=call.output_allowance)
         worst = self._cost(worst_usage, request.model)
         if worst is None and self.spend_cap.cap_usd is not None:
             raise ConfigError("run spec", f"models[{request.model!r}].prices",
                               "a price: a spend cap is set and the bundled price table does not know this model")
-        reservation = self.spend_cap.reserve(worst or 0.0, what=f"a call to {request.model}")
-        cost: float | None = 0.0
+        reservation = await self.spend_cap.reserve(worst or 0.0, model=request.model, cache_key=call.key,
+                                                   what=f"a call to {request.model}")
         try:
-            response = await self._with_retries(call)
-            cost = self._cost(response.usage, request.model)
-        finally:
-            self.spend_cap.settle(reservation, cost or 0.0)  # a failed call is settled at 0: nothing was billed
+            response = await self._rate_limited(call)
+        except ProviderError as exc:
+            if exc.status is not None and exc.status >= 400:
+                self.spend_cap.settle(reservation, 0.0)  # an error answer: nothing was billed
+            else:
+                self.spend_cap.settle_unknown(reservation)
+            raise
+        except BaseException:
+            self.spend_cap.settle_unknown(reservation)
+            raise
+        cost = self._cost(response.usage, request.model)
+        self.spend_cap.settle(reservation, cost or 0.0)
         return response, cost
-
-    async def _with_retries(self, call: _Call) -> ChatResponse:
-        """Attempts through the rate limiter until one succeeds or the retry policy gives up."""
-        return await self._retrier.call(lambda: self._rate_limited(call))
 
     async def _rate_limited(self, call: _Call) -> ChatResponse:
         """One attempt: wait for room under the limits, send, reconcile tokens; a 429 slows the key down."""

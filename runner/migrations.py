@@ -127,3 +127,19 @@ def m001_initial(conn: sqlite3.Connection) -> None:
             message TEXT,
             PRIMARY KEY (rollout_id, mode, idx)
         ) WITHOUT ROWID""")
+
+
+@migration
+def m002_charge(conn: sqlite3.Connection) -> None:
+    conn.execute("""
+        CREATE TABLE charge (
+            id INTEGER PRIMARY KEY,
+            session INTEGER NOT NULL REFERENCES session(id),
+            model TEXT NOT NULL,
+            cache_key TEXT,
+            reserved_usd REAL NOT NULL,
+            cost_usd REAL,
+            opened_at REAL NOT NULL,
+            settled_at REAL
+        )""")
+    conn.execute("CREATE INDEX charge_open ON charge (id) WHERE cost_usd IS NULL")

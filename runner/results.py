@@ -19,7 +19,7 @@ from providers.interface import Usage
 from runner.errors import UserError
 from runner.expand import RolloutKey
 from runner.records import CallRecord
-from runner.store import CALL_COLUMNS, RESULTS_FILE, ROLLOUT_COLUMNS
+from runner.store import CALL_COLUMNS, OPEN_USD, RESULTS_FILE, ROLLOUT_COLUMNS
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +103,16 @@ class RunResults:
 
     @property
     def spent_usd(self) -> float:
-        """Money spent by every committed rollout of every session (re-run rollouts included)."""
+        """Money booked: every settled call of every session (those of re-run or unfinished rollouts included)."""
         return sum(session.spent_usd for session in self.sessions)
+
+    @property
+    def reserved_usd(self) -> float:
+        """The worst case of calls sent and not yet settled: in flight now, or left open by a killed session (the
+        provider may have billed them; a resumed run settles those whose answer reached the cache)."""
+        if self._conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'charge'").fetchone()[0] == 0:
+            return 0.0  # a run directory no session of this version has opened yet
+        return float(self._conn.execute(OPEN_USD).fetchone()[0])
 
     def tasks(self) -> list[Task]:
         """The tasks the run saw, in split order."""

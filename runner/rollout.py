@@ -9,10 +9,8 @@ the rollout running in the current task through a context variable, so concurren
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import dataclasses
-import random
 import time
 import traceback
 from collections.abc import Callable
@@ -22,12 +20,10 @@ from benchmarks import base
 from benchmarks.base import RolloutResult, Strategy, Task
 from providers.errors import AuthError, BudgetExhausted, ContextTooLong, LLMError, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse
-from runner.budget import SpendCap
 from runner.errors import UserError
 from runner.expand import RolloutKey
 from runner.records import CallRecord, RolloutRecord
 from runner.spec import Sampling
-
 
 
 @dataclasses.dataclass(slots=True)
@@ -47,8 +43,6 @@ _STATUS_OF: tuple[tuple[type[BaseException], str], ...] = (
 )
 TRACEBACK_LINES = 30
 """How much of a crashed strategy's traceback a rollout keeps."""
-HEADROOM_POLL_S = (0.05, 0.2)
-"""How long a call refused by the spend cap waits (uniform, so waiters spread) before asking again."""
 
 
 class CallLimitReached(Exception):
@@ -60,29 +54,20 @@ class RunAborted(UserError):
 
 
 def record_call(call: CallRecord) -> None:
-    """The gateway's `on_call` hook: files a call under the rollout running in the current task.
-
-    A call the spend cap refused was never sent: it is not an LLM call, and the rollout's status says why it ended.
-    """
+    """The gateway's `on_call` hook: files a call under the rollout running in the current task."""
     sink = _sink.get(None)
-    if sink is not None and call.error_type != BudgetExhausted.__name__:
+    if sink is not None:
         sink.calls.append(call)
         if sink.observe is not None:
             sink.observe(call)
 
 
 class RolloutModel:
-    """The `ChatModel` a strategy sees: one model, one sample, the run's sampling parameters, a call budget.
-
-    When the spend cap refuses a call only because other calls in flight hold reservations, the call waits for
-    them to settle and tries again: reservations are worst cases, and most of them are released. The rollout is
-    cut (`BudgetExhausted` propagates) only when nothing else is reserved, i.e. when the cap itself is reached.
-    """
+    """The `ChatModel` a strategy sees: one model, one sample, the run's sampling parameters, a call budget."""
 
     def __init__(self, gateway: ChatModel, model: str, sampling: Sampling, sample: int,
-                 max_calls: int | None = None, spend_cap: SpendCap | None = None) -> None:
+                 max_calls: int | None = None) -> None:
         self._gateway = gateway
-        self._spend_cap = spend_cap
         self._stamp: dict[str, Any] = {"model": model, "sample": sample}
         # Set spec values override the strategy's own; unset ones leave the benchmark's (official) values alone.
         self._stamp.update({name: value for name, value in sampling.model_dump().items() if value is not None})
@@ -93,14 +78,7 @@ class RolloutModel:
         if self._max_calls is not None and self.calls >= self._max_calls:
             raise CallLimitReached(f"more than max_calls = {self._max_calls} LLM calls")
         self.calls += 1
-        stamped = dataclasses.replace(request, **self._stamp)
-        while True:
-            try:
-                return await self._gateway.complete(stamped)
-            except BudgetExhausted:
-                if self._spend_cap is None or self._spend_cap.reserved_usd <= 0:
-                    raise
-            await asyncio.sleep(random.uniform(*HEADROOM_POLL_S))
+        return await self._gateway.complete(dataclasses.replace(request, **self._stamp))
 
 
 async def run_rollout(key: RolloutKey, task: Task, strategy: Strategy, model: RolloutModel, tools: Any,

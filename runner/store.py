@@ -6,7 +6,8 @@ Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
                 id, spec (RunSpec JSON snapshot), spec_path, tool_version, pid (of the process running it),
                 planned (JSON {model: {strategy: n}}),
                 started_at, ended_at, outcome (completed | interrupted | budget | failed; NULL while running or
-                after a kill), spent_usd (money spent by rollouts committed in this session)
+                after a kill), spent_usd (money of this session's settled charges; before charges existed,
+                of the rollouts committed in it)
     task        benchmark, split, id, position (order in the split), input (JSON): what the rollouts saw
     rollout     id, the key (benchmark, split, task, model, strategy, sample; UNIQUE), status, error_type
                 (exception class), error, answer, plan (JSON), n_steps, calls, cache_hits, retries,
@@ -17,11 +18,14 @@ Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
                 cost_usd (NULL: unknown price), saved_usd, latency_s, retries, error_type, error
     evaluation  rollout_id, mode, details (JSON)
     verdict     rollout_id, mode, idx (the evaluator's order), grp, name, passed (1 / 0 / NULL), message
+    charge      one row per provider call the spend cap let through (write-ahead, `runner/ledger.py`): id, session,
+                model, cache_key, reserved_usd (its worst case), cost_usd (NULL while open), opened_at, settled_at
 
 A rollout is committed with its steps and calls in one transaction as soon as it finishes, so a crash loses only
-what was in flight. Re-running a rollout on resume (see `runs_again`) replaces its rows, so each key is stored once;
-the money the earlier attempt spent stays counted in its session's `spent_usd`, so the run's total spend
-(`sum(session.spent_usd)`) never goes down.
+what was in flight. Re-running a rollout on resume (see `runs_again`) replaces its rows, so each key is stored once.
+Money is not booked with rollouts but per call, before it is sent (`charge`): the run's spend is what its sessions
+settled plus the worst case of the charges still open (`spent_usd`), so it never goes down and counts the calls of
+rollouts that never finished.
 
 One process writes a run directory at a time: the store holds an exclusive lock on `RUN_DIR/results.lock` while
 open (released by the kernel if the process dies), so a second `tripbench run` on the same directory is refused
@@ -64,6 +68,10 @@ RERUN_STATUSES = frozenset({BUDGET_EXHAUSTED, REPLAY_MISS})
 TRANSIENT_ERRORS = frozenset(cls.__name__ for cls in (RetryableError, RateLimited, ServerError, ProviderTimeout))
 
 Job = Callable[[aiosqlite.Connection], Awaitable[Any]]
+
+# The run's money (`spent_usd`): what sessions settled, and the worst case of the charges still open.
+SETTLED_USD = "SELECT coalesce(sum(spent_usd), 0) FROM session"
+OPEN_USD = "SELECT coalesce(sum(reserved_usd), 0) FROM charge WHERE cost_usd IS NULL"
 
 # Columns named in every statement, so a later migration adding one shifts nothing (readers use them too).
 ROLLOUT_COLUMNS = ("benchmark, split, task, model, strategy, sample, status, error_type, error, answer, plan, "
@@ -238,9 +246,14 @@ class ResultsStore:
         return orjson.loads(row[0]) if row else None
 
     async def spent_usd(self) -> float:
-        """Money the run has spent in all earlier sessions."""
-        cursor = await self._conn.execute("SELECT coalesce(sum(spent_usd), 0) FROM session")
+        """Money the run has spent: what its sessions settled, plus the worst case of every charge still open."""
+        cursor = await self._conn.execute(f"SELECT ({SETTLED_USD}) + ({OPEN_USD})")
         return float((await cursor.fetchone())[0])
+
+    async def open_charges(self) -> list[tuple[int, str | None]]:
+        """(id, cache key) of the charges left open by earlier sessions (their processes died mid-call)."""
+        cursor = await self._conn.execute("SELECT id, cache_key FROM charge WHERE cost_usd IS NULL ORDER BY id")
+        return [(row[0], row[1]) for row in await cursor.fetchall()]
 
     # -- writes ------------------------------------------------------------------------------------------------
     async def start_session(self, spec: dict[str, Any], spec_path: str, version: str,
@@ -297,8 +310,33 @@ class ResultsStore:
                                    [(rollout_id, i, data) for i, data in enumerate(steps)])
             await conn.executemany(f"INSERT INTO llm_call ({CALL_COLUMNS}) VALUES (?{', ?' * 13})",
                                    [(rollout_id, *call) for call in calls])
-            await conn.execute("UPDATE session SET spent_usd = spent_usd + ? WHERE id = ?", (record.cost_usd, session))
         await self._submit(job)
+
+    async def book(self, session: int, opened: Sequence[tuple[str, str | None, float]],
+                   settled: Sequence[tuple[int, float]]) -> list[int]:
+        """Opens charges ((model, cache key, reserved USD) each) and settles others ((id, cost)) in one transaction.
+
+        Settling is idempotent: a charge already settled is left alone. Its cost goes to the session that opened it.
+
+        Returns:
+            The ids of the opened charges, in order.
+        """
+        now = time.time()
+
+        async def job(conn: aiosqlite.Connection) -> list[int]:
+            for charge, cost in settled:
+                cursor = await conn.execute("UPDATE charge SET cost_usd = ?, settled_at = ? "
+                                            "WHERE id = ? AND cost_usd IS NULL", (cost, now, charge))
+                if cursor.rowcount:
+                    await conn.execute("UPDATE session SET spent_usd = spent_usd + ? "
+                                       "WHERE id = (SELECT session FROM charge WHERE id = ?)", (cost, charge))
+            ids = []
+            for model, cache_key, reserved in opened:
+                cursor = await conn.execute("INSERT INTO charge (session, model, cache_key, reserved_usd, opened_at) "
+                                            "VALUES (?, ?, ?, ?, ?)", (session, model, cache_key, reserved, now))
+                ids.append(int(cursor.lastrowid))
+            return ids
+        return await self._submit(job)
 
     async def save_evaluations(self, mode: str, evaluations: Sequence[tuple[int, Evaluation]]) -> None:
         """Stores (rollout id, evaluation) pairs for one evaluator mode, replacing earlier ones of that mode."""

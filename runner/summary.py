@@ -77,7 +77,9 @@ def render_summary(results: RunResults, console: Console) -> None:
     first, last = results.sessions[0], results.sessions[-1]
     started = datetime.fromtimestamp(first.started_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
     cap = results.spec.get("max_cost")
-    money = f"${results.spent_usd:.4f}" + (f" of a ${cap:.2f} cap" if cap is not None else "")
+    reserved = results.reserved_usd
+    money = (f"${results.spent_usd:.4f}" + (f" + ${reserved:.4f} reserved" if reserved else "")
+             + (f" of a ${cap:.2f} cap" if cap is not None else ""))
     console.print(f"run {results.run_dir}: {session_state(last)} · {len(results.sessions)} session(s) since "
                   f"{started} · spent {money}")
     table = Table(show_edge=False, pad_edge=False)

@@ -2,8 +2,9 @@
 
 Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages` (Anthropic), `GET /_tally`,
 `POST /_tally/reset`, `GET /health`. One request runs: parse JSON -> check the key -> draw a fault -> parse the
-protocol -> context window -> reply -> RPM/TPM admission -> latency -> answer and bill. Only answered completions
-are billed, so the tally equals the usage the clients received.
+protocol -> context window -> reply -> RPM/TPM admission -> bill -> latency -> answer. A completion is billed when
+it is decided, before its latency, as real providers bill: a client that gives up or dies while waiting has paid,
+and the tally is what a provider's invoice would say.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class Tally:
     requests: int = 0
     """Requests received on the two chat routes."""
     served: int = 0
-    """Completions answered (HTTP 200 with usage)."""
+    """Completions billed (decided; answered with HTTP 200 and usage unless the client left first)."""
     input_tokens: int = 0
     cached_input_tokens: int = 0
     output_tokens: int = 0
@@ -187,14 +188,17 @@ async def _chat(request: web.Request, wire: Wire) -> web.StreamResponse:
         return _answer(state, 429, wire.error(429, message, code="rate_limit_exceeded"),
                        {**admission.headers, **_retry_headers(admission.retry_after_s)})
 
-    await state.pause(state.latency_s())
+    # Billed once the answer is decided, before the latency, as real providers bill: a client that disconnects or
+    # is killed while waiting has still paid.
     tally = state.tally
     tally.served += 1
     tally.input_tokens += completion.input_tokens
     tally.cached_input_tokens += completion.cached_input_tokens
     tally.output_tokens += completion.output_tokens
-    headers = {**admission.headers, wire.request_id_header: f"req_mock_{tally.served}"}
-    return _answer(state, 200, wire.success(chat, completion, tally.served), headers)
+    served = tally.served
+    await state.pause(state.latency_s())
+    headers = {**admission.headers, wire.request_id_header: f"req_mock_{served}"}
+    return _answer(state, 200, wire.success(chat, completion, served), headers)
 
 
 def _chat_handler(wire: Wire) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:

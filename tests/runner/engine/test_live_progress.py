@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 from rich.console import Console
@@ -33,7 +34,7 @@ def render(disable: bool = False) -> str:
         observe = stats.observer("a")
         for record in (call(False, 0.25, retries=2), call(True, 0.25), call(False, 0.25)):
             observe(record)
-            cap.settle(cap.reserve(record.cost_usd or 0.0), record.cost_usd or 0.0)
+            cap.settle(asyncio.run(cap.reserve(record.cost_usd or 0.0)), record.cost_usd or 0.0)
         live.done(finished("a", DELIVERED))
         live.done(finished("b", BUDGET_EXHAUSTED))
     return output.getvalue()

@@ -28,7 +28,7 @@ def record(status: str, cost: float, *, answer: str | None = "ok", steps: list |
                          100.0, 101.5)
 
 
-async def test_a_rerun_replaces_the_rollout_and_keeps_its_spend(tmp_path: Path) -> None:
+async def test_a_rerun_replaces_the_rollout(tmp_path: Path) -> None:
     store = await ResultsStore.open(tmp_path)
     session = await store.start_session({"benchmark": "toy"}, "run.toml", "0", {"m": {"scripted": 1}})
     await store.save_tasks("toy", "train", [Task("7", {"calls": 2})])
@@ -41,7 +41,6 @@ async def test_a_rerun_replaces_the_rollout_and_keeps_its_spend(tmp_path: Path) 
     await store.save_rollout(record(DELIVERED, 0.5), session)
     await store.end_session(session, "completed")
     assert await store.resume_plan() == ({KEY}, {})
-    assert await store.spent_usd() == pytest.approx(0.75)
     await store.close()
 
     with load_run(tmp_path) as results:
@@ -49,10 +48,24 @@ async def test_a_rerun_replaces_the_rollout_and_keeps_its_spend(tmp_path: Path) 
         assert (rollout.status, rollout.cost_usd, rollout.calls, rollout.retries) == (DELIVERED, 0.5, 1, 1)
         assert rollout.usage == Usage(10, 2, 5) and rollout.plan == {"days": [1, 2]}
         assert len(results.calls()) == 1 and results.steps(rollout.id) == [{"n": 1}]
-        assert results.spent_usd == pytest.approx(0.75)  # the first attempt's money was spent too
         assert results.tasks() == [Task("7", {"calls": 2})]
         assert results.sessions[0].outcome == "completed"
 
+
+async def test_money_is_the_charges_settled_plus_the_worst_case_of_those_open(tmp_path: Path) -> None:
+    store = await ResultsStore.open(tmp_path)
+    first = await store.start_session({}, "run.toml", "0", {})
+    a, b, c = await store.book(first, [("m", "ka", 0.5), ("m", "kb", 0.25), ("m", None, 0.125)], [])
+    await store.book(first, [], [(a, 0.1), (a, 0.3)])  # settling twice (a retried write) books the first cost once
+    await store.save_rollout(record(DELIVERED, 0.5), first)  # a rollout's calls are booked by their charges only
+    assert await store.spent_usd() == pytest.approx(0.1 + 0.25 + 0.125)
+    assert await store.open_charges() == [(b, "kb"), (c, None)]
+    second = await store.start_session({}, "run.toml", "0", {})
+    await store.book(second, [], [(b, 0.05)])  # settled later: its money goes to the session that opened it
+    await store.close()
+    with load_run(tmp_path) as results:
+        assert [s.spent_usd for s in results.sessions] == [pytest.approx(0.15), 0.0]
+        assert results.spent_usd == pytest.approx(0.15) and results.reserved_usd == pytest.approx(0.125)
 
 
 async def test_a_run_directory_given_as_a_str_opens_like_a_path(tmp_path: Path) -> None:
@@ -101,7 +114,7 @@ async def test_migrations_run_once_and_new_ones_apply_to_old_run_dirs(tmp_path: 
     await store.close()
     with sqlite3.connect(tmp_path / "results.sqlite") as conn:
         names = [row[0] for row in conn.execute("SELECT name FROM _migrations ORDER BY applied_at")]
-        assert names == ["m001_initial", "m999_rollout_note"]
+        assert names == ["m001_initial", "m002_charge", "m999_rollout_note"]
         assert "note" in [row[1] for row in conn.execute("PRAGMA table_info(rollout)")]
     with load_run(tmp_path) as results:  # the reader names its columns: an added one shifts nothing
         assert [r.key for r in results.rollouts] == [KEY] and len(results.calls()) == 1

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import random
-import threading
+import math
 
 import pytest
-from gateway_doubles import ScriptedProvider
+from gateway_doubles import FakeClock, ScriptedProvider
 
-from providers.errors import BudgetExhausted
+from providers.errors import BudgetExhausted, ServerError
 from providers.interface import ChatRequest, Message
-from providers.prices import Price
+from providers.prices import Price, cost_at
 from runner.budget import SpendCap
 from runner.errors import ConfigError
-from runner.gateway import Gateway
+from providers.tokens import count_prompt_tokens
+from runner.gateway import PROMPT_MARGIN, Gateway
 from runner.records import CallRecord
+from runner.retry import Retrier
 
 PRICES = {"fake:m": Price(input=3.0, output=15.0)}
 
@@ -51,52 +53,58 @@ async def test_hundreds_of_concurrent_calls_never_pass_the_cap(records: list[Cal
     assert cap.spent_usd > 0.05 * 0.8  # the cap is used, not merely respected by refusing everything
 
 
-def test_settled_reservations_leave_exactly_nothing_reserved() -> None:
-    # Float sums leave residue: a rollout waiting for "other calls' reservations" must read 0.0 once they are all
+async def test_settled_reservations_leave_exactly_nothing_reserved() -> None:
+    # Float sums leave residue: a call waiting for "other calls' reservations" must read 0.0 once they are all
     # settled, or it waits forever (this hung the engine at the cap).
     amounts = [random.Random(1).random() * 0.01 for _ in range(50)]
     cap = SpendCap(100.0)
-    reservations = [cap.reserve(amount) for amount in amounts]
+    reservations = [await cap.reserve(amount) for amount in amounts]
     for reservation in reservations:
         cap.settle(reservation, 0.0)
     assert cap.reserved_usd == 0.0
 
 
-def test_reserve_and_settle_from_many_threads() -> None:
-    cap = SpendCap(10.0)
-    refused = 0
-    lock = threading.Lock()
-
-    def worker() -> None:
-        nonlocal refused
-        for _ in range(2000):
-            try:
-                reservation = cap.reserve(0.01)
-            except BudgetExhausted:
-                with lock:
-                    refused += 1
-                continue
-            assert cap.spent_usd + cap.reserved_usd <= 10.0 + 1e-9
-            cap.settle(reservation, 0.004)
-
-    threads = [threading.Thread(target=worker) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert cap.reserved_usd == pytest.approx(0.0) and cap.spent_usd <= 10.0
-    assert refused > 0 and cap.spent_usd == pytest.approx((16000 - refused) * 0.004)
+async def test_a_reservation_waits_for_others_to_settle_and_is_refused_only_when_none_is_open() -> None:
+    cap = SpendCap(1.0)
+    first = await cap.reserve(0.6)
+    second = asyncio.ensure_future(cap.reserve(0.6))  # does not fit while the first holds its worst case
+    await asyncio.sleep(0.01)
+    assert not second.done() and not cap.exhausted
+    cap.settle(first, 0.3)  # most of a worst case comes back: now it fits
+    held = await asyncio.wait_for(second, 1)
+    assert cap.reserved_usd == pytest.approx(0.6) and cap.spent_usd == pytest.approx(0.3)
+    third = asyncio.ensure_future(cap.reserve(0.6))
+    await asyncio.sleep(0.01)
+    cap.settle(held, 0.6)  # nothing comes back and nothing else is open: the cap itself is reached
+    with pytest.raises(BudgetExhausted):
+        await asyncio.wait_for(third, 1)
+    assert cap.exhausted and cap.spent_usd == pytest.approx(0.9) and cap.reserved_usd == 0.0
 
 
-def test_the_error_says_why_and_a_reservation_settles_once() -> None:
+async def test_the_error_says_why_and_a_reservation_settles_once() -> None:
     cap = SpendCap(1.0, spent_usd=0.9)  # a resumed run starts from what it spent before
     with pytest.raises(BudgetExhausted, match=r"spend cap \$1\.0000 reached: a call to x may cost up to \$0\.2000"):
-        cap.reserve(0.2, what="a call to x")
-    reservation = cap.reserve(0.1)
+        await cap.reserve(0.2, what="a call to x")
+    reservation = await cap.reserve(0.1)
     cap.settle(reservation, 0.05)
     with pytest.raises(RuntimeError):
         cap.settle(reservation, 0.05)
     assert cap.spent_usd == pytest.approx(0.95) and cap.remaining_usd == pytest.approx(0.05)
+
+
+async def test_each_attempt_is_charged_and_one_that_may_have_been_billed_at_its_worst_case(
+        scripted: ScriptedProvider, records: list[CallRecord]) -> None:
+    cap = SpendCap(10.0)
+    gw = Gateway(resolve=lambda _: scripted, spend_cap=cap, prices=PRICES, on_call=records.append,
+                 retrier=Retrier(sleep=FakeClock().sleep))
+    text = "hello " * 100
+    scripted.fail_next(ServerError("connection dropped"),  # no status: the server may have answered and billed
+                       ServerError("HTTP 503", status=503))  # an error answer: nothing billed
+    await gw.complete(ChatRequest("fake:m", (Message("user", text),), max_tokens=1000))
+    worst = (math.ceil(count_prompt_tokens([("user", text)]) * PROMPT_MARGIN) * 3.0 + 1000 * 15.0) / 1e6
+    (record,) = records
+    assert record.retries == 2 and record.cost_usd == pytest.approx(cost_at(record.usage, PRICES["fake:m"]))
+    assert cap.spent_usd == pytest.approx(worst + record.cost_usd) and cap.reserved_usd == 0.0
 
 
 async def test_a_run_without_a_cap_still_sums_costs(scripted: ScriptedProvider) -> None:
