@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import signal
 from pathlib import Path
 
@@ -84,6 +85,8 @@ async def test_a_double_ctrl_c_leaves_every_billed_call_booked(start_mock_llm, w
     output, _ = await process.communicate()
     assert process.returncode == 130, output.decode()
     assert server.tally.served > 0 and booked_usd(run_dir) >= billed_usd(server) - 1e-9
+    status = run_cli("status", str(run_dir))  # the calls cut off in flight show as reserved money
+    assert status.returncode == 0 and re.search(r"spent \$[0-9.]+ \+ \$[0-9.]+ reserved", status.stdout), status.stdout
 
     # Resumed, the run finishes; the calls cancelled in flight stay booked at their worst case (billed, never
     # answered), so the ledger still covers the provider's bill.
