@@ -1,5 +1,5 @@
-"""Shared fixtures: the staged benchmark data in ../shared/data, API keys stripped from the environment, and a
-watchdog for every test.
+"""Shared fixtures: the staged benchmark data in ../shared/data (skipped when absent, see `staged_data`), API keys
+stripped from the environment, and a watchdog for every test.
 
 The watchdog: the engine and gateway tests wait on servers, subprocesses, semaphores and polling loops; a bug there
 (a float residue read as a held reservation, a writer task that died) hangs instead of failing, and CI then sits
@@ -14,10 +14,12 @@ import faulthandler
 import os
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from staged_data import MISSING, require
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -34,11 +36,20 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line per thing from outside the project that tests were skipped for (see `staged_data.require`)."""
+    reasons = Counter(str(report.longrepr[2]).removeprefix("Skipped: ")
+                      for report in terminalreporter.stats.get("skipped", [])
+                      if isinstance(report.longrepr, tuple) and MISSING in str(report.longrepr[2]))
+    for reason, count in reasons.items():
+        terminalreporter.write_line(f"{count} tests skipped: {reason}")
+
+
 @pytest.fixture(scope="session")
 def travelplanner_data() -> Path:
     """The staged TravelPlanner data folder (database/ and queries/)."""
     if not TRAVELPLANNER_DATA.is_dir():
-        pytest.fail(f"staged data not found at {TRAVELPLANNER_DATA}: clone the project beside ../shared")
+        require(f"the staged data at {TRAVELPLANNER_DATA}", "clone the project beside ../shared")
     return TRAVELPLANNER_DATA
 
 

@@ -10,6 +10,7 @@ import matplotlib.image
 import pytest
 from hostile_replies import PAYLOAD
 from report_runs import write_spec
+from staged_data import require
 
 from providers.mock_server import MockConfig
 from reports import build_report, write_report
@@ -21,9 +22,7 @@ CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 @pytest.fixture
 def browser():  # type: ignore[no-untyped-def]
     if not (CHROMIUM and DRIVER):
-        if os.environ.get("CI"):
-            pytest.fail("chromium and chromium-driver are missing: .ci/run installs them")
-        pytest.skip("needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)")
+        require("chromium and chromedriver", "apt-get install chromium chromium-driver (.ci/run does)")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 

@@ -1,0 +1,146 @@
+"""How a provider's JSON request reaches its server: through the official SDK's client, or straight over aiohttp.
+
+Both transports take a path and a JSON body and return the decoded JSON answer with its request id, or raise one of
+our errors (`providers.errors`), classified alike by `providers.http_errors`. What a request and an answer hold is the
+provider module's business (`openai_chat`, `anthropic_messages`); what moves the bytes is this module's.
+
+`SdkTransport` sends through the SDK's own client (its auth headers, connection pool and exceptions) and parses the
+answer itself; `AiohttpTransport` spends a fraction of the client CPU per call (no request-option models, no
+httpcore pool walk): the choice for local OpenAI-compatible servers that answer in milliseconds, where the client is
+the bottleneck (perf/transports.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Protocol
+
+import aiohttp
+import orjson
+
+from providers.errors import ProviderTimeout, ServerError
+from providers.http_errors import error_for_status, map_sdk_errors
+from providers.keys import redact
+
+TRANSPORTS = ("sdk", "aiohttp")
+
+ErrorDetails = Callable[[Any], tuple[str, bool]]
+"""A decoded error body (or None) -> (the server's message, whether it says the prompt is too long)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A successful answer: the decoded JSON body and the request id the server gave it."""
+
+    data: Any
+    request_id: str | None
+
+
+class Transport(Protocol):
+    async def post(self, path: str, body: dict[str, Any]) -> Reply:
+        """POST `body` to `path` (relative to the base URL); raises `providers.errors` classes."""
+
+    async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Wire:
+    """What a transport needs to know of a provider's protocol."""
+
+    provider: str
+    model: str
+    request_id_header: str
+    error_details: ErrorDetails
+    secret: str
+    """The API key, removed from every message should a server echo it."""
+
+
+def _json_or_none(content: bytes) -> Any:
+    try:
+        return orjson.loads(content)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def decode(content: bytes, wire: Wire, request_id: str | None) -> Reply:
+    """The JSON of a 2xx body; a body that is not JSON (a proxy cutting a response short) is a `ServerError`."""
+    try:
+        return Reply(orjson.loads(content), request_id)
+    except orjson.JSONDecodeError as exc:
+        raise ServerError(f"{wire.provider}:{wire.model}: malformed JSON in response: {exc}",
+                          provider=wire.provider, model=wire.model) from exc
+
+
+class SdkTransport:
+    """Posts through an official SDK client (`openai.AsyncOpenAI`, `anthropic.AsyncAnthropic`)."""
+
+    def __init__(self, client: Any, sdk: ModuleType, wire: Wire) -> None:
+        self._client = client
+        self._sdk = sdk
+        self._wire = wire
+
+    async def post(self, path: str, body: dict[str, Any]) -> Reply:
+        import httpx  # the SDKs' own HTTP library, present wherever they are
+
+        wire = self._wire
+        with map_sdk_errors(self._sdk, provider=wire.provider, model=wire.model, secret=wire.secret,
+                            status_details=lambda exc: wire.error_details(_json_or_none(exc.response.content))):
+            response = await self._client.post(path, body=body, cast_to=httpx.Response)
+            content = await response.aread()
+        return decode(content, wire, response.headers.get(wire.request_id_header))
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+class AiohttpTransport:
+    """Posts with one aiohttp session per endpoint, its connection pool sized to the model's concurrency.
+
+    Args:
+        base_url: The API root, e.g. `https://api.openai.com/v1`.
+        headers: Sent with every request (auth, API version).
+        wire: The provider's protocol details.
+        timeout_s: Per request, connecting included.
+        pool_size: Connections kept to the server at most.
+    """
+
+    def __init__(self, base_url: str, headers: Mapping[str, str], wire: Wire, *, timeout_s: float,
+                 pool_size: int = 100) -> None:
+        self._base = base_url.rstrip("/")
+        self._headers = {"content-type": "application/json", "accept": "application/json", **headers}
+        self._wire = wire
+        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self._pool_size = pool_size
+        self._session: aiohttp.ClientSession | None = None  # made inside the event loop that uses it
+
+    def _open(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(limit=self._pool_size, limit_per_host=self._pool_size)
+            self._session = aiohttp.ClientSession(connector=connector, headers=self._headers, timeout=self._timeout,
+                                                  json_serialize=lambda value: orjson.dumps(value).decode())
+        return self._session
+
+    async def post(self, path: str, body: dict[str, Any]) -> Reply:
+        wire = self._wire
+        where = {"provider": wire.provider, "model": wire.model}
+        try:
+            async with self._open().post(self._base + path, data=orjson.dumps(body)) as response:
+                content = await response.read()
+                status, headers = response.status, response.headers
+        except asyncio.TimeoutError as exc:  # aiohttp's ServerTimeoutError is one too
+            raise ProviderTimeout(f"{wire.provider}:{wire.model}: request timed out", **where) from exc
+        except aiohttp.ClientError as exc:  # refused, reset, dropped mid-response
+            raise ServerError(redact(f"{wire.provider}:{wire.model}: connection failed: {exc}", wire.secret),
+                              **where) from exc
+        if status >= 400:
+            message, too_long = wire.error_details(_json_or_none(content))
+            raise error_for_status(status, message or content[:200].decode(errors="replace"), headers=headers,
+                                   context_too_long=too_long, secret=wire.secret, **where)
+        return decode(content, wire, headers.get(wire.request_id_header))
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
