@@ -19,8 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 
-# perf/runner.py would shadow the `runner` package: keep this script's folder off the import path.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 REPO = Path(__file__).resolve().parents[1]
 LAUNCH = "from runner.cli.main import main; main()"

@@ -17,14 +17,11 @@ from __future__ import annotations
 import argparse
 import copy
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-# This is perf/: drop it from the import path, or `import runner` would find perf/runner.py, not the package.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 import pandas as pd
 

@@ -16,12 +16,9 @@ import argparse
 import ast
 import dataclasses
 import json
-import sys
 import tempfile
 from pathlib import Path
 
-# perf/runner.py would shadow the `runner` package: keep this script's folder off the import path.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 from benchmarks.travelplanner.reference import compare_reference  # noqa: E402
 from sandbox_index import Frame, Sandbox, build_travelplanner_index, open_sandbox  # noqa: E402

@@ -23,15 +23,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-# This is perf/: drop it from the import path, or `import runner` would find perf/runner.py, not the package.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 import openai
 

@@ -17,13 +17,9 @@ import argparse
 import asyncio
 import json
 import os
-import sys
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
-# This is perf/: drop it from the import path, or `import runner` would find perf/runner.py, not the package.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 import aiohttp
 import openai

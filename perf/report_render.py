@@ -17,13 +17,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-# perf/runner.py would shadow the `runner` package: keep this script's folder off the import path.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 from reports import build_report, write_report  # noqa: E402
 from runner.engine import execute, prepare  # noqa: E402

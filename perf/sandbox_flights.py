@@ -16,14 +16,11 @@ import os
 import random
 import sqlite3
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-# This is perf/: drop it from the import path, or `import runner` would find perf/runner.py, not the package.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 import pandas as pd
 

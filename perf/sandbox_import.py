@@ -21,8 +21,6 @@ import tempfile
 import time
 from pathlib import Path
 
-# This is perf/: drop it from the import path, or `import runner` would find perf/runner.py, not the package.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 SOURCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner" / "database"
 FULL_SIZE = 3_827_361

@@ -19,14 +19,11 @@ import csv
 import json
 import os
 import random
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-# perf/runner.py would shadow the `runner` package: keep this script's folder off the import path.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 import pandas as pd  # noqa: E402
 

@@ -12,12 +12,9 @@ server's bill. Baseline, same run: tiktoken encoding each whole prompt. The two 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-# This is perf/: drop it from the import path, or `import runner` would find perf/runner.py, not the package.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 from benchmarks.travelplanner.dataset import load_queries
 from benchmarks.travelplanner.prompts import ZEROSHOT_REACT_INSTRUCTION

@@ -1,36 +1,35 @@
-"""Anthropic Messages through the official `anthropic` SDK.
+"""Anthropic Messages, sent through the official `anthropic` SDK or aiohttp.
 
-System messages become the `system=` parameter (the Messages API has no system role). The SDK's own retries are
-off (`max_retries=0`): the gateway owns retries. Every SDK exception is translated in
-`map_anthropic_errors()`; nothing above this module sees an `anthropic` type.
+System messages become the `system` field (the Messages API has no system role). This module knows the protocol
+(the JSON body of a request, the JSON of an answer and of an error); the transport (`providers.transport`) moves it
+and raises our error classes, so nothing above this module sees an `anthropic` or `aiohttp` type. The SDK's own
+retries are off (`max_retries=0`): the gateway owns retries.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import anthropic
 
 from providers.errors import BadRequest, ServerError
-from providers.http_errors import map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
+from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire
+
+PATH = "/v1/messages"
+API_VERSION = "2023-06-01"
+"""The `anthropic-version` header the aiohttp transport sends (the SDK sends its own, the same today)."""
 
 
-def _status_details(exc: anthropic.APIStatusError) -> tuple[str, bool]:
-    message = exc.api_message or exc.message
+def error_details(body: Any) -> tuple[str, bool]:
+    """The message of an Anthropic error body (`{"type": "error", "error": {"type", "message"}}`), and whether it
+    is a context-window error."""
+    error = body.get("error") if isinstance(body, dict) else None
+    message = str(error.get("message") or "") if isinstance(error, dict) else ""
     # Anthropic reports an over-long prompt as a 400 invalid_request_error "prompt is too long: N tokens > M"
     return message, "prompt is too long" in message
-
-
-@contextmanager
-def map_anthropic_errors(provider: str, model: str, secret: str | None) -> Iterator[None]:
-    """Translate `anthropic` SDK exceptions raised inside the block into `providers.errors` classes."""
-    with map_sdk_errors(anthropic, provider=provider, model=model, secret=secret, status_details=_status_details):
-        yield
 
 
 class AnthropicMessages:
@@ -42,75 +41,78 @@ class AnthropicMessages:
         base_url: another endpoint (a proxy, the mock server); None for api.anthropic.com.
         timeout_s: per-request timeout; a timeout raises `ProviderTimeout`.
         default_max_tokens: sent when the request leaves `max_tokens` unset (the Messages API requires one).
+        transport: `sdk` (the `anthropic` SDK's client) or `aiohttp`.
+        pool_size: connections to the server at most (aiohttp; the SDK keeps its own pool).
     """
 
     provider = "anthropic"
 
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 default_max_tokens: int = 4096) -> None:
+                 default_max_tokens: int = 4096, transport: str = "sdk", pool_size: int = 100) -> None:
         self.model = model
-        self._api_key = api_key
-        self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0,
-                                                timeout=timeout_s)
-        self.endpoint = str(self._client.base_url)
+        wire = Wire(self.provider, model, "request-id", error_details, api_key)
+        client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
+        self.endpoint = str(client.base_url)
         """Base URL the requests go to: part of a call's identity for the cache."""
+        self._transport: Transport
+        if transport == "sdk":
+            create = client.messages.with_raw_response.create
+            self._transport = SdkTransport(client, create, ("model", "messages", "max_tokens"), anthropic, wire)
+        else:
+            headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
+            self._transport = AiohttpTransport(self.endpoint.rstrip("/") + PATH, headers, wire, timeout_s=timeout_s,
+                                               pool_size=pool_size)
+        self.transport = transport
         self.api_key_id = key_digest(api_key)
         """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""
         self._default_max_tokens = default_max_tokens
 
     def __repr__(self) -> str:
-        return f"AnthropicMessages(model={self.model!r}, endpoint={self.endpoint!r})"
+        return f"AnthropicMessages(model={self.model!r}, endpoint={self.endpoint!r}, transport={self.transport!r})"
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         """Send one Messages request (see `ChatModel.complete`)."""
         started = time.perf_counter()
-        with map_anthropic_errors(self.provider, self.model, self._api_key):
-            message = await self._client.messages.create(**self._arguments(request))
-        return self._response(message, time.perf_counter() - started)
+        reply = await self._transport.send(self._body(request))
+        return self._response(reply.data, time.perf_counter() - started, reply.request_id)
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""
-        await self._client.close()
+        await self._transport.aclose()
 
-    def _arguments(self, request: ChatRequest) -> dict[str, Any]:
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
-        arguments: dict[str, Any] = {
+        body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": request.max_tokens if request.max_tokens is not None else self._default_max_tokens,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages if m.role != "system"],
         }
         if system:
-            arguments["system"] = system
+            body["system"] = system
         if request.stop:
-            arguments["stop_sequences"] = list(request.stop)
-        # anthropic SDK 2.x dropped temperature/top_p from create()'s signature (Claude 5 models reject non-default
-        # sampling values); the models before them still take both, so they travel in the body as-is. The Messages
-        # API has no `seed`; it still keys the cache.
-        body = {name: value for name in ("temperature", "top_p") if (value := getattr(request, name)) is not None}
+            body["stop_sequences"] = list(request.stop)
+        # Sent only when set: Claude 5 models reject non-default sampling values. The Messages API has no `seed`;
+        # it still keys the cache.
+        body.update({name: value for name in ("temperature", "top_p") if (value := getattr(request, name)) is not None})
         body.update(request.extras)
-        if body:
-            arguments["extra_body"] = body
-        return arguments
+        return body
 
-    def _response(self, message: Any, latency_s: float) -> ChatResponse:
+    def _response(self, data: Any, latency_s: float, request_id: str | None) -> ChatResponse:
         where = {"provider": self.provider, "model": self.model}
-        content = getattr(message, "content", None)
-        if content is None:
-            raise ServerError(f"{self.provider}:{self.model}: response has no content", **where)
-        if message.stop_reason == "refusal":
-            raise BadRequest(f"{self.provider}:{self.model}: the model refused (stop_reason 'refusal')", **where)
-        usage = getattr(message, "usage", None)
-        cache_read = getattr(usage, "cache_read_input_tokens", 0) or 0
-        cache_write = getattr(usage, "cache_creation_input_tokens", 0) or 0
-        return ChatResponse(
-            text="".join(block.text for block in content if getattr(block, "type", None) == "text"),
-            finish_reason=message.stop_reason,
+        try:
+            content = data["content"]
+            stop_reason = data.get("stop_reason")
+            usage = data.get("usage") or {}
+            cache_read = int(usage.get("cache_read_input_tokens") or 0)
+            cache_write = int(usage.get("cache_creation_input_tokens") or 0)
+            text = "".join(block["text"] for block in content if block.get("type") == "text")
             # Usage.input_tokens counts every prompt token; Anthropic reports cache reads and writes apart.
-            usage=Usage(
-                input_tokens=(getattr(usage, "input_tokens", 0) or 0) + cache_read + cache_write,
-                cached_input_tokens=cache_read,
-                output_tokens=getattr(usage, "output_tokens", 0) or 0,
-            ),
-            latency_s=latency_s,
-            request_id=getattr(message, "_request_id", None),
-        )
+            tokens = Usage(input_tokens=int(usage.get("input_tokens") or 0) + cache_read + cache_write,
+                           cached_input_tokens=cache_read, output_tokens=int(usage.get("output_tokens") or 0))
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise ServerError(f"{self.provider}:{self.model}: response does not match the API schema "
+                              f"({type(exc).__name__}: {exc})", **where) from exc
+        if stop_reason == "refusal":
+            raise BadRequest(f"{self.provider}:{self.model}: the model refused (stop_reason 'refusal')", **where)
+        return ChatResponse(text=text, finish_reason=stop_reason, usage=tokens, latency_s=latency_s,
+                            request_id=request_id)

@@ -1,35 +1,32 @@
-"""OpenAI Chat Completions through the official `openai` SDK; a base URL makes it any compatible server.
+"""OpenAI Chat Completions, sent through the official `openai` SDK or aiohttp; a base URL makes it any compatible server.
 
-The SDK's own retries are off (`max_retries=0`): the gateway owns retries, so they never multiply. Every SDK
-exception is translated in `map_openai_errors()`; nothing above this module sees an `openai` type.
+This module knows the protocol (the JSON body of a request, the JSON of an answer and of an error); the transport
+(`providers.transport`) moves it and raises our error classes, so nothing above this module sees an `openai` or
+`aiohttp` type. The SDK's own retries are off (`max_retries=0`): the gateway owns retries, so they never multiply.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import openai
 
 from providers.errors import BadRequest, ServerError
-from providers.http_errors import map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
+from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire
+
+PATH = "/chat/completions"
 
 
-def _status_details(exc: openai.APIStatusError) -> tuple[str, bool]:
-    body = exc.body if isinstance(exc.body, dict) else {}  # the SDK unwraps {"error": {...}} already
-    message = str(body.get("message") or exc.message)
-    return message, exc.code == "context_length_exceeded" or "maximum context length" in message
-
-
-@contextmanager
-def map_openai_errors(provider: str, model: str, secret: str | None) -> Iterator[None]:
-    """Translate `openai` SDK exceptions raised inside the block into `providers.errors` classes."""
-    with map_sdk_errors(openai, provider=provider, model=model, secret=secret, status_details=_status_details):
-        yield
+def error_details(body: Any) -> tuple[str, bool]:
+    """The message of an OpenAI error body (`{"error": {"message", "code"}}`), and whether it is a context-window
+    error."""
+    error = body.get("error") if isinstance(body, dict) else None
+    error = error if isinstance(error, dict) else {}
+    message = str(error.get("message") or "")
+    return message, error.get("code") == "context_length_exceeded" or "maximum context length" in message
 
 
 class OpenAIChat:
@@ -43,69 +40,78 @@ class OpenAIChat:
         timeout_s: per-request timeout; a timeout raises `ProviderTimeout`.
         max_tokens_field: `max_completion_tokens` (OpenAI's current name, required by reasoning models) or
             `max_tokens` (what vLLM and Ollama read).
+        transport: `sdk` (the `openai` SDK's client) or `aiohttp`.
+        pool_size: connections to the server at most (aiohttp; the SDK keeps its own pool).
     """
 
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None, provider: str = "openai",
-                 timeout_s: float = DEFAULT_TIMEOUT_S, max_tokens_field: str = "max_completion_tokens") -> None:
+                 timeout_s: float = DEFAULT_TIMEOUT_S, max_tokens_field: str = "max_completion_tokens",
+                 transport: str = "sdk", pool_size: int = 100) -> None:
         self.model = model
         self.provider = provider
-        self._api_key = api_key
-        self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
-        self.endpoint = str(self._client.base_url)
+        wire = Wire(provider, model, "x-request-id", error_details, api_key)
+        client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
+        self.endpoint = str(client.base_url)
         """Base URL the requests go to: part of a call's identity for the cache."""
+        self._transport: Transport
+        if transport == "sdk":
+            create = client.chat.completions.with_raw_response.create
+            self._transport = SdkTransport(client, create, ("model", "messages"), openai, wire)
+        else:
+            self._transport = AiohttpTransport(self.endpoint.rstrip("/") + PATH, {"authorization": f"Bearer {api_key}"},
+                                               wire, timeout_s=timeout_s, pool_size=pool_size)
+        self.transport = transport
         self.api_key_id = key_digest(api_key)
         """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""
         self._max_tokens_field = max_tokens_field
 
     def __repr__(self) -> str:
-        return f"OpenAIChat(model={self.model!r}, endpoint={self.endpoint!r})"
+        return f"OpenAIChat(model={self.model!r}, endpoint={self.endpoint!r}, transport={self.transport!r})"
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         """Send one Chat Completions request (see `ChatModel.complete`)."""
         started = time.perf_counter()
-        with map_openai_errors(self.provider, self.model, self._api_key):
-            completion = await self._client.chat.completions.create(**self._arguments(request))
-        return self._response(completion, time.perf_counter() - started)
+        reply = await self._transport.send(self._body(request))
+        return self._response(reply.data, time.perf_counter() - started, reply.request_id)
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""
-        await self._client.close()
+        await self._transport.aclose()
 
-    def _arguments(self, request: ChatRequest) -> dict[str, Any]:
-        arguments: dict[str, Any] = {
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
         }
         for name in ("temperature", "top_p", "seed"):
             if (value := getattr(request, name)) is not None:
-                arguments[name] = value
+                body[name] = value
         if request.max_tokens is not None:
-            arguments[self._max_tokens_field] = request.max_tokens
+            body[self._max_tokens_field] = request.max_tokens
         if request.stop:
-            arguments["stop"] = list(request.stop)
-        if request.extras:  # sent as-is: the SDK need not know a server's own sampling fields
-            arguments["extra_body"] = dict(request.extras)
-        return arguments
+            body["stop"] = list(request.stop)
+        body.update(request.extras)  # sent as-is: a server's own sampling fields
+        return body
 
-    def _response(self, completion: Any, latency_s: float) -> ChatResponse:
+    def _response(self, data: Any, latency_s: float, request_id: str | None) -> ChatResponse:
         where = {"provider": self.provider, "model": self.model}
-        choices = getattr(completion, "choices", None)
-        if not choices:
-            raise ServerError(f"{self.provider}:{self.model}: response has no choices", **where)
-        choice = choices[0]
-        if choice.finish_reason == "content_filter":
+        try:
+            choice = data["choices"][0]
+            text = choice["message"].get("content") or ""
+            finish = choice.get("finish_reason")
+            usage = data.get("usage") or {}
+            details = usage.get("prompt_tokens_details") or {}
+            tokens = Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
+                           cached_input_tokens=int(details.get("cached_tokens") or 0),
+                           output_tokens=int(usage.get("completion_tokens") or 0))
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+            raise ServerError(f"{self.provider}:{self.model}: response does not match the API schema "
+                              f"({type(exc).__name__}: {exc})", **where) from exc
+        if not isinstance(text, str):
+            raise ServerError(f"{self.provider}:{self.model}: response does not match the API schema "
+                              "(message content is not text)", **where)
+        if finish == "content_filter":
             raise BadRequest(f"{self.provider}:{self.model}: the completion was stopped by the content filter",
                              **where)
-        usage = getattr(completion, "usage", None)
-        details = getattr(usage, "prompt_tokens_details", None)
-        return ChatResponse(
-            text=choice.message.content or "",
-            finish_reason=choice.finish_reason,
-            usage=Usage(
-                input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                cached_input_tokens=getattr(details, "cached_tokens", 0) or 0,
-                output_tokens=getattr(usage, "completion_tokens", 0) or 0,
-            ),
-            latency_s=latency_s,
-            request_id=getattr(completion, "_request_id", None),
-        )
+        return ChatResponse(text=text, finish_reason=finish, usage=tokens, latency_s=latency_s,
+                            request_id=request_id)

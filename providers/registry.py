@@ -35,6 +35,12 @@ class ProviderOptions:
     """Send `openai:` / `anthropic:` requests elsewhere (a proxy, the mock server)."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     """Per-request timeout."""
+    transport: str | None = None
+    """`sdk` (the official SDK's HTTP client) or `aiohttp` (see `providers.transport`); None: `aiohttp` for
+    OpenAI-compatible servers (local ones answer in milliseconds, so the client's CPU is the bottleneck: 11x the
+    calls/s in perf/transports.py), `sdk` for the hosted APIs, whose changes the SDKs track."""
+    pool_size: int = 100
+    """Connections to the server at most, for the aiohttp transport (the model's concurrency)."""
 
 
 def _import_provider(module: str, sdk: str, model: str) -> ModuleType:
@@ -49,14 +55,16 @@ def _import_provider(module: str, sdk: str, model: str) -> ModuleType:
 def _openai(name: str, options: ProviderOptions) -> ChatModel:
     module = _import_provider("providers.openai_chat", "openai", f"openai:{name}")
     key = api_key_from_env(options.api_key_env or DEFAULT_KEY_ENV["openai"], provider="openai", model=name)
-    return module.OpenAIChat(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s)
+    return module.OpenAIChat(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s,
+                             transport=options.transport or "sdk", pool_size=options.pool_size)
 
 
 def _anthropic(name: str, options: ProviderOptions) -> ChatModel:
     module = _import_provider("providers.anthropic_messages", "anthropic", f"anthropic:{name}")
     key = api_key_from_env(options.api_key_env or DEFAULT_KEY_ENV["anthropic"], provider="anthropic",
                            model=name)
-    return module.AnthropicMessages(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s)
+    return module.AnthropicMessages(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s,
+                                    transport=options.transport or "sdk", pool_size=options.pool_size)
 
 
 def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
@@ -70,6 +78,7 @@ def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
     return module.OpenAIChat(
         name, api_key=key, base_url=url, provider="openai-compatible", timeout_s=options.timeout_s,
         max_tokens_field="max_tokens",  # what vLLM and Ollama read
+        transport=options.transport or "aiohttp", pool_size=options.pool_size,
     )
 
 
@@ -118,7 +127,8 @@ def register_provider(prefix: str, factory: ProviderFactory) -> None:
 
 
 def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str | None = None,
-                  timeout_s: float = DEFAULT_TIMEOUT_S) -> ChatModel:
+                  timeout_s: float = DEFAULT_TIMEOUT_S, transport: str | None = None, pool_size: int = 100,
+                  ) -> ChatModel:
     """The provider for a model string.
 
     Args:
@@ -127,6 +137,8 @@ def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str |
         api_key_env: read the key from this environment variable instead of the provider's default.
         base_url: send `openai:`/`anthropic:` requests to another endpoint.
         timeout_s: per-request timeout.
+        transport: `sdk` or `aiohttp`, for the built-in providers (None: see `ProviderOptions.transport`).
+        pool_size: connections to one server at most (aiohttp transport).
 
     Returns:
         A `ChatModel`; built-in providers also expose `.provider`, `.model`, `.endpoint` and `aclose()`.
@@ -135,5 +147,5 @@ def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str |
         UserError: the string is malformed, names an unknown provider, or the provider's SDK is not installed.
         MissingAPIKey: the key's environment variable is unset (an `AuthError` and a `UserError`).
     """
-    return _registry.resolve(model, ProviderOptions(api_key_env=api_key_env, base_url=base_url,
-                                                    timeout_s=timeout_s))
+    return _registry.resolve(model, ProviderOptions(api_key_env=api_key_env, base_url=base_url, timeout_s=timeout_s,
+                                                    transport=transport, pool_size=pool_size))

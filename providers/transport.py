@@ -1,6 +1,6 @@
 """How a provider's JSON request reaches its server: through the official SDK's client, or straight over aiohttp.
 
-Both transports take a path and a JSON body and return the decoded JSON answer with its request id, or raise one of
+Both transports take a request's JSON body and return the decoded JSON answer with its request id, or raise one of
 our errors (`providers.errors`), classified alike by `providers.http_errors`. What a request and an answer hold is the
 provider module's business (`openai_chat`, `anthropic_messages`); what moves the bytes is this module's.
 
@@ -13,7 +13,7 @@ the bottleneck (perf/transports.py).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
@@ -40,8 +40,8 @@ class Reply:
 
 
 class Transport(Protocol):
-    async def post(self, path: str, body: dict[str, Any]) -> Reply:
-        """POST `body` to `path` (relative to the base URL); raises `providers.errors` classes."""
+    async def send(self, body: dict[str, Any]) -> Reply:
+        """Sends one request's JSON body; raises `providers.errors` classes."""
 
     async def aclose(self) -> None: ...
 
@@ -75,22 +75,37 @@ def decode(content: bytes, wire: Wire, request_id: str | None) -> Reply:
 
 
 class SdkTransport:
-    """Posts through an official SDK client (`openai.AsyncOpenAI`, `anthropic.AsyncAnthropic`)."""
+    """Sends through an official SDK's resource method, e.g. `client.chat.completions.with_raw_response.create`.
 
-    def __init__(self, client: Any, sdk: ModuleType, wire: Wire) -> None:
+    The fields the method requires are passed by name and every other field travels in `extra_body`, so the JSON on
+    the wire is the body as built, whatever the SDK version's signature; the raw answer is decoded here.
+
+    Args:
+        client: The SDK client (closed by `aclose`).
+        create: Its `with_raw_response` method for the endpoint.
+        required: The method's required parameters.
+        sdk: The SDK module, whose exceptions are mapped.
+        wire: The provider's protocol details.
+    """
+
+    def __init__(self, client: Any, create: Callable[..., Awaitable[Any]], required: tuple[str, ...],
+                 sdk: ModuleType, wire: Wire) -> None:
         self._client = client
+        self._create = create
+        self._required = required
         self._sdk = sdk
         self._wire = wire
 
-    async def post(self, path: str, body: dict[str, Any]) -> Reply:
-        import httpx  # the SDKs' own HTTP library, present wherever they are
-
+    async def send(self, body: dict[str, Any]) -> Reply:
         wire = self._wire
+        arguments = {name: body[name] for name in self._required}
+        if extra := {name: value for name, value in body.items() if name not in arguments}:
+            arguments["extra_body"] = extra
         with map_sdk_errors(self._sdk, provider=wire.provider, model=wire.model, secret=wire.secret,
                             status_details=lambda exc: wire.error_details(_json_or_none(exc.response.content))):
-            response = await self._client.post(path, body=body, cast_to=httpx.Response)
-            content = await response.aread()
-        return decode(content, wire, response.headers.get(wire.request_id_header))
+            raw = await self._create(**arguments)
+        answer = raw.http_response  # read in full: the request was not streamed
+        return decode(answer.content, wire, answer.headers.get(wire.request_id_header))
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -100,16 +115,16 @@ class AiohttpTransport:
     """Posts with one aiohttp session per endpoint, its connection pool sized to the model's concurrency.
 
     Args:
-        base_url: The API root, e.g. `https://api.openai.com/v1`.
+        url: The endpoint, e.g. `https://api.openai.com/v1/chat/completions`.
         headers: Sent with every request (auth, API version).
         wire: The provider's protocol details.
         timeout_s: Per request, connecting included.
         pool_size: Connections kept to the server at most.
     """
 
-    def __init__(self, base_url: str, headers: Mapping[str, str], wire: Wire, *, timeout_s: float,
+    def __init__(self, url: str, headers: Mapping[str, str], wire: Wire, *, timeout_s: float,
                  pool_size: int = 100) -> None:
-        self._base = base_url.rstrip("/")
+        self._url = url
         self._headers = {"content-type": "application/json", "accept": "application/json", **headers}
         self._wire = wire
         self._timeout = aiohttp.ClientTimeout(total=timeout_s)
@@ -117,17 +132,17 @@ class AiohttpTransport:
         self._session: aiohttp.ClientSession | None = None  # made inside the event loop that uses it
 
     def _open(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
+        if self._session is None:
             connector = aiohttp.TCPConnector(limit=self._pool_size, limit_per_host=self._pool_size)
             self._session = aiohttp.ClientSession(connector=connector, headers=self._headers, timeout=self._timeout,
                                                   json_serialize=lambda value: orjson.dumps(value).decode())
         return self._session
 
-    async def post(self, path: str, body: dict[str, Any]) -> Reply:
+    async def send(self, body: dict[str, Any]) -> Reply:
         wire = self._wire
         where = {"provider": wire.provider, "model": wire.model}
         try:
-            async with self._open().post(self._base + path, data=orjson.dumps(body)) as response:
+            async with self._open().post(self._url, data=orjson.dumps(body)) as response:
                 content = await response.read()
                 status, headers = response.status, response.headers
         except asyncio.TimeoutError as exc:  # aiohttp's ServerTimeoutError is one too

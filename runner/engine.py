@@ -115,7 +115,8 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     for model in spec.models:
         if model.model not in targets:  # entries sharing a model string agree on their client (parse_spec checked)
             provider = resolve_model(model.model, api_key_env=model.api_key_env, base_url=model.base_url,
-                                     timeout_s=model.request_timeout_s)
+                                     timeout_s=model.request_timeout_s, transport=model.transport,
+                                     pool_size=_pool_size(spec, model.model))
             targets[model.model] = Target.of(model.model, provider)
     display = {string: target.limit_key.display for string, target in targets.items()}
     # The limiter looks limits up by display name, and two model strings may still reach one server and model
@@ -132,6 +133,12 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
         prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call,
     )
     return gateway, cache
+
+
+def _pool_size(spec: RunSpec, model: str) -> int:
+    """Connections one model string needs at most: the rollouts of its entries that may be in flight at once."""
+    bounds = [entry.concurrency or spec.concurrency for entry in spec.models if entry.model == model]
+    return min(spec.concurrency, sum(bounds))
 
 
 def bind_model(prepared: Prepared, gateway: Any, key: RolloutKey) -> RolloutModel:

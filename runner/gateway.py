@@ -145,7 +145,12 @@ class Gateway:
         return self._targets[model]
 
     async def aclose(self) -> None:
-        """Write the entries still queued; close the providers this gateway resolved (their HTTP pools)."""
+        """End the provider calls still in flight (their callers are gone: a run stopped), write the entries still
+        queued, close the providers this gateway resolved (their HTTP pools)."""
+        calls = list(self._in_flight.values())
+        for call in calls:
+            call.cancel()
+        await asyncio.gather(*calls, return_exceptions=True)
         self._write_unwritten()
         for target in self._targets.values():
             if (close := getattr(target.model, "aclose", None)) is not None:

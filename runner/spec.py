@@ -94,6 +94,10 @@ class ModelSpec(Sampling):
     request_timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, allow_inf_nan=False)
     """Seconds one request may take before it fails as a timeout (retried like a 5xx); never in a cache key, and
     free to change on resume."""
+    transport: Literal["sdk", "aiohttp"] | None = None
+    """How requests travel: the official SDK's HTTP client, or aiohttp (a fraction of the client CPU per call); the
+    same requests and answers either way, never in a cache key. Unset: aiohttp for `openai-compatible:` servers,
+    the SDK for the hosted APIs."""
 
     @property
     def label(self) -> str:

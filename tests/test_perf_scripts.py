@@ -1,10 +1,10 @@
 """Every perf script starts the way the closing notes run it: `python perf/<script>.py` from the repository root.
 
-The script's folder is then first on the import path, where `perf/runner.py` would shadow the `runner` package
-unless each script drops its folder (it once broke most of them on import). The sandbox, evaluator, report,
+The script's folder is then first on the import path, so no script may be named like one of our packages (a
+`perf/runner.py` once shadowed `runner` and broke most of them on import). The sandbox, evaluator, report,
 token-counting and CLI start-up scripts run at a smoke size and must print their figures; the figures themselves
 are the full-size runs' business.
-The gateway and runner scripts need a minute at any useful size, so only their start is checked.
+The gateway, engine and transport scripts need a minute at any useful size, so only their start is checked.
 """
 
 from __future__ import annotations
@@ -42,8 +42,14 @@ def test_perf_script_runs_at_a_smoke_size(travelplanner_data: Path, script: str,
     assert expected in done.stdout, done.stdout
 
 
-@pytest.mark.parametrize("script", ["gateway.py", "gateway_limits.py", "mock_server.py", "runner.py"])
+@pytest.mark.parametrize("script", ["gateway.py", "gateway_limits.py", "mock_server.py", "engine_throughput.py",
+                                    "transports.py"])
 def test_perf_script_starts(script: str) -> None:
     done = perf(script, "--help")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"usage: {script}")
+
+
+def test_no_perf_script_shadows_a_package() -> None:
+    packages = {path.parent.name for path in REPO.glob("*/__init__.py")}
+    assert packages and not packages & {path.stem for path in (REPO / "perf").glob("*.py")}

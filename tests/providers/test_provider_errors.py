@@ -18,6 +18,7 @@ from providers.errors import (
 )
 from providers.mock_server import MockConfig
 from providers.registry import resolve_model
+from providers.transport import TRANSPORTS
 
 APIS = ["openai", "anthropic"]
 
@@ -119,16 +120,16 @@ async def test_slow_reply_past_the_timeout_is_a_timeout(api, mock_llm, provider_
         await model.complete(chat())
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("api", APIS)
-async def test_connection_refused_is_a_server_error(api, monkeypatch) -> None:
+async def test_connection_refused_is_a_server_error(api, transport, monkeypatch) -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     monkeypatch.setenv("OPENAI_API_KEY", SECRET_KEY)
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET_KEY)
     base = f"http://127.0.0.1:{port}" + ("/v1" if api == "openai" else "")
-    model = resolve_model(MODELS[api],
-                          base_url=base, timeout_s=2)
+    model = resolve_model(MODELS[api], base_url=base, timeout_s=2, transport=transport)
     try:
         with pytest.raises(ServerError):
             await model.complete(chat())

@@ -111,3 +111,17 @@ def test_missing_sdk_gives_the_install_command(monkeypatch, keys) -> None:
     with pytest.raises(UserError, match=r"needs the anthropic package: pip install 'anthropic'"):
         resolve_model("anthropic:claude-haiku-4-5")
     assert isinstance(resolve_model("openai:gpt-4o"), OpenAIChat)  # other providers are unaffected
+
+
+async def test_the_transport_defaults_to_aiohttp_for_compatible_servers_and_the_sdk_for_hosted_apis(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    made = [resolve_model("openai-compatible:m@http://127.0.0.1:9/v1"), resolve_model("openai:gpt-4o"),
+            resolve_model("openai:gpt-4o", transport="aiohttp"),
+            resolve_model("openai-compatible:m@http://127.0.0.1:9/v1", transport="sdk")]
+    try:
+        assert [model.transport for model in made] == ["aiohttp", "sdk", "aiohttp", "sdk"]  # type: ignore[attr-defined]
+        assert made[0].endpoint == made[3].endpoint  # type: ignore[attr-defined]  # one identity, one cache
+    finally:
+        for model in made:
+            await model.aclose()  # type: ignore[attr-defined]

@@ -57,6 +57,24 @@ async def test_a_thousand_rollouts_equal_the_sequential_reference(start_mock_llm
     assert [json.loads(line)["answer"] for line in lines] == [expected[str(n)][0] for n in range(1000)]
 
 
+async def test_the_aiohttp_transport_gives_the_same_run_as_the_sdk(start_mock_llm, write_spec, tmp_path: Path) -> None:
+    server = await start_mock_llm()
+    options = {"tasks": 200, "max_calls": 10, "long_every": 4}
+    for transport in ("sdk", "aiohttp"):
+        model = {"model": f"openai-compatible:toy@{server.base_url}/v1", "name": "toy", "transport": transport}
+        spec = write_spec(server.base_url, name=f"{transport}.toml", cache_dir=f"cache-{transport}", models=[model],
+                          options=options)
+        report = await execute(prepare(spec), tmp_path / transport, show_progress=False)
+        assert report.statuses == {DELIVERED: 200}
+    assert stored(tmp_path / "sdk") == stored(tmp_path / "aiohttp") == await reference(ToyOptions(**options))
+    usage = {}
+    for transport in ("sdk", "aiohttp"):
+        with load_run(tmp_path / transport) as results:
+            task_of = {r.id: r.key.task for r in results.rollouts}
+            usage[transport] = {(task_of[c.rollout_id], c.idx): c.call.usage for c in results.calls()}
+    assert usage["sdk"] == usage["aiohttp"] and 2 * len(usage["aiohttp"]) == server.tally.served
+
+
 async def test_a_rerun_is_free_and_identical(start_mock_llm, write_spec, tmp_path: Path, strict_loop) -> None:
     server = await start_mock_llm()
     spec = write_spec(server.base_url, options={"tasks": 30, "max_calls": 12})

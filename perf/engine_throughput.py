@@ -16,8 +16,9 @@ Peak RSS of this process (all runs) is printed at the end. Goals: runs 1 and 3 w
 cached calls in <= 60 s; peak RSS <= 1 GB. On a small machine the SDK's own CPU per call (about 2.6 ms at 256 in
 flight on 2 cores) caps run 2, hence run 3, far below the ideal rate: run 3 is then judged against run 2.
 
-    python perf/runner.py                 # 1,000 rollouts x 30 calls, 200 ms, concurrency 256
-    python perf/runner.py --size 20       # CI smoke size
+    python perf/engine_throughput.py                    # 1,000 rollouts x 30 calls, 200 ms, concurrency 256
+    python perf/engine_throughput.py --size 20          # a smoke size
+    python perf/engine_throughput.py --transport aiohttp  # runs 2 and 3 without the SDK's client
 """
 
 from __future__ import annotations
@@ -36,8 +37,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-# This file is perf/runner.py: drop its folder from the import path, or `import runner` would find this script.
-sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
 import openai
 from pydantic import BaseModel, ConfigDict
@@ -110,18 +109,22 @@ class SleepingModel:
         return ChatResponse(f"ok {len(request.messages[-1].content)}", "stop", Usage(20, 0, 3))
 
 
-def write_spec(folder: Path, model: str, tasks: int, calls: int, concurrency: int) -> Path:
-    spec = folder / f"{model.split(':')[0]}.toml"
-    spec.write_text(f"""benchmark = "__main__:PerfBenchmark"
+def write_spec(folder: Path, model: str, tasks: int, calls: int, concurrency: int, *, transport: str = "sdk",
+               name: str | None = None) -> Path:
+    """A spec of the perf benchmark in `folder`, named `name` (default: the model's provider), with its own cache."""
+    name = name or model.split(":")[0]
+    spec = folder / f"{name}.toml"
+    spec.write_text(f"""benchmark = "{__name__}:PerfBenchmark"
 split = "perf"
 strategies = ["fixed"]
 concurrency = {concurrency}
-cache_dir = "cache"
+cache_dir = "cache-{name}"
 evaluate = []
 
 [[models]]
 model = "{model}"
 name = "perf"
+transport = "{transport}"
 
 [options]
 tasks = {tasks}
@@ -212,6 +215,8 @@ async def main() -> None:
     parser.add_argument("--calls", type=int, default=CALLS, help="calls per rollout (default 30)")
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per call (default 0.2)")
     parser.add_argument("--concurrency", type=int, default=256, help="rollouts in flight (default 256)")
+    parser.add_argument("--transport", choices=["sdk", "aiohttp"], default="sdk",
+                        help="how run 3 sends its requests (default sdk; perf/transports.py compares them)")
     parser.add_argument("--no-sdk", action="store_true",
                         help="skip the mock-server run (minutes on a small machine); replay the in-process run")
     args = parser.parse_args()
@@ -235,7 +240,8 @@ async def main() -> None:
             try:
                 raw = await raw_sdk(url, args.size, args.calls, args.concurrency)
                 line("raw openai SDK (ceiling)", raw, calls, ideal)
-                spec = write_spec(folder, f"openai-compatible:perf@{url}/v1", args.size, args.calls, args.concurrency)
+                spec = write_spec(folder, f"openai-compatible:perf@{url}/v1", args.size, args.calls, args.concurrency,
+                                  transport=args.transport)
                 seconds, _ = await timed_run(spec, folder / "sdk-run")
                 line("mock server + SDK", seconds, calls, ideal)
                 print(f"{'':<28} {seconds / raw - 1:+.1%} wall over the raw SDK at the same concurrency")
