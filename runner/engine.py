@@ -190,10 +190,11 @@ def check_resume(previous: dict[str, Any] | None, spec: RunSpec, source: str, fo
 
 
 async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, progress_console: Console | None = None,
-                  show_progress: bool = True, grace_s: float = 30.0) -> RunReport:
+                  show_progress: bool = True, log_every_s: float | None = None, grace_s: float = 30.0) -> RunReport:
     """Runs every rollout of the spec not yet finished in `run_dir`, then evaluates and exports.
 
     SIGINT / SIGTERM stop admission and give in-flight rollouts `grace_s` seconds; a second signal cancels them.
+    `show_progress` draws live rows on `progress_console`; `log_every_s` prints a plain line there that often.
 
     Raises:
         UserError: the run directory holds another run (see `check_resume`), or the run had to stop (a rejected key).
@@ -217,7 +218,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
         await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
         outcome = await _run_pending(prepared, pending, finished, store, session, gateway, spend_cap, tools,
-                                     report, progress_console, show_progress, grace_s)
+                                     report, progress_console, show_progress, log_every_s, grace_s)
         report.notes += await _evaluate(prepared, store, run_dir)
         report.outcome = outcome
     finally:
@@ -241,7 +242,8 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
 
 async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: set[RolloutKey], store: ResultsStore,
                        session: int, gateway: Gateway, spend_cap: SpendCap, tools: Any, report: RunReport,
-                       console: Console | None, show_progress: bool, grace_s: float) -> str:
+                       console: Console | None, show_progress: bool, log_every_s: float | None,
+                       grace_s: float) -> str:
     spec = prepared.spec
     tasks = {task.id: task for task in prepared.tasks}
     # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
@@ -253,7 +255,7 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     for key in prepared.keys:
         totals[key.model] += 1
         done_before[key.model] += key in finished
-    live = LiveProgress(stats, totals, done_before, console, disable=not show_progress)
+    live = LiveProgress(stats, totals, done_before, console, disable=not show_progress, log_every_s=log_every_s)
 
     async def run_one(key: RolloutKey) -> None:
         record = await run_rollout(key, tasks[key.task], prepared.strategies[key.strategy],

@@ -1,13 +1,15 @@
 """Live progress of a run: done / total per model, ETA, $ spent / cap, tokens/s, cache hit %, retries, errors.
 
 `RunStats` is updated as calls and rollouts end (plain counters, no I/O); `LiveProgress` shows it with rich, one
-row per model and a total row whose columns read the counters at each refresh. Disabled with `--quiet` or when
-the console is not a terminal (logs and CI get the summary at the end instead).
+row per model and a total row whose columns read the counters at each refresh. Where the console is not a terminal
+(nohup, cron, a CI log) it prints one plain line every `log_every_s` seconds instead; `--quiet` shows nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
+from datetime import datetime, timedelta
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -80,8 +82,9 @@ class RunStats:
         elapsed = max(self._clock() - self.started, 1e-9)
         hit_rate = f"{counters.hits / counters.calls:.0%}" if counters.calls else "-"
         if label == TOTAL:
-            cap = self.spend_cap.cap_usd
-            money = f"${self.spend_cap.spent_usd:.2f}" + (f" / ${cap:.2f}" if cap is not None else "")
+            cap, reserved = self.spend_cap.cap_usd, self.spend_cap.reserved_usd
+            money = (f"${self.spend_cap.spent_usd:.2f}" + (f" +${reserved:.2f} reserved" if reserved else "")
+                     + (f" / ${cap:.2f}" if cap is not None else ""))
         else:
             money = f"${counters.cost_usd:.2f}"
         return (f"{money} · {counters.billed_tokens / elapsed:,.0f} tok/s · {counters.calls:,} calls, "
@@ -107,12 +110,16 @@ class LiveProgress:
         totals: Rollouts planned per model label (finished ones included).
         finished: Rollouts already finished per model label (a resumed run starts there).
         console: Where to draw.
-        disable: Draw nothing (`--quiet`, or not a terminal).
+        disable: Draw no live rows (`--quiet`, or not a terminal).
+        log_every_s: Print a plain line of the run's figures this often (a console that is not a terminal).
     """
 
     def __init__(self, stats: RunStats, totals: Mapping[str, int], finished: Mapping[str, int], console: Console,
-                 *, disable: bool = False) -> None:
+                 *, disable: bool = False, log_every_s: float | None = None) -> None:
         self._stats = stats
+        self._console = console
+        self._log_every_s = log_every_s
+        self._logger: asyncio.Task[None] | None = None
         self._progress = Progress(
             TextColumn("{task.description}"), BarColumn(bar_width=24), MofNCompleteColumn(), TimeRemainingColumn(),
             _FiguresColumn(stats), console=console, disable=disable, refresh_per_second=4,
@@ -127,10 +134,27 @@ class LiveProgress:
 
     def __enter__(self) -> LiveProgress:
         self._progress.start()
+        if self._log_every_s is not None:
+            self._logger = asyncio.get_running_loop().create_task(self._log(self._log_every_s))
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._progress.stop()
+        if self._logger is not None:
+            self._logger.cancel()
+
+    async def _log(self, every_s: float) -> None:
+        while True:
+            await asyncio.sleep(every_s)
+            self._console.print(self.line(), highlight=False, markup=False, soft_wrap=True)
+
+    def line(self) -> str:
+        """The run's figures on one line: time, done / total, money, calls, hits, retries, errors, ETA."""
+        run = self._progress.tasks[self._rows.get(TOTAL, next(iter(self._rows.values())))]
+        remaining = run.time_remaining
+        eta = "-" if remaining is None else str(timedelta(seconds=round(remaining)))
+        return (f"{datetime.now().strftime('%H:%M:%S')} {run.completed:,.0f}/{run.total:,.0f} rollouts · "
+                f"{self._stats.describe(TOTAL)} · ETA {eta}")
 
     def done(self, record: RolloutRecord) -> None:
         """Counts a finished rollout."""

@@ -10,8 +10,9 @@ from datetime import UTC, datetime
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.base import DELIVERED
+from benchmarks.base import CRASHED, DELIVERED
 from runner.results import RunResults, SessionInfo
+from runner.store import runs_again
 
 
 @dataclass(slots=True)
@@ -30,9 +31,16 @@ class GroupSummary:
     cost_usd: float = 0.0
     saved_usd: float = 0.0
 
-    @property
-    def finished(self) -> int:
-        return sum(self.statuses.values())
+    done: int = 0
+    """Rollouts stored that a resumed run would not run again (not cut by the spend cap, not missed in replay mode,
+    not ended by an unavailable provider: see `runner.store.runs_again`)."""
+
+
+def without_result(results: RunResults) -> Counter[str]:
+    """Stored rollouts without a result of their own, by status: those a resumed run runs again (spend-cap cuts,
+    replay-mode misses, errors of an unavailable provider) and strategy crashes. A permanent provider error (a bad
+    request, a refusal) is the rollout's result, like a delivered plan. A completed run holding any exits non-zero."""
+    return Counter(r.status for r in results.rollouts if r.status == CRASHED or runs_again(r.status, r.error_type))
 
 
 def summarize(results: RunResults) -> list[GroupSummary]:
@@ -46,6 +54,7 @@ def summarize(results: RunResults) -> list[GroupSummary]:
         group = groups.setdefault((rollout.key.model, rollout.key.strategy),
                                   GroupSummary(rollout.key.model, rollout.key.strategy))
         group.statuses[rollout.status] += 1
+        group.done += not runs_again(rollout.status, rollout.error_type)
         group.calls += rollout.calls
         group.hits += rollout.cache_hits
         group.retries += rollout.retries
@@ -88,7 +97,10 @@ def render_summary(results: RunResults, console: Console) -> None:
         table.add_column(column, justify="left" if column in ("model", "strategy", "other statuses") else "right")
     for g in summarize(results):
         others = ", ".join(f"{status} {n}" for status, n in g.statuses.most_common() if status != DELIVERED)
-        table.add_row(g.model, g.strategy, f"{g.finished}/{g.planned}", str(g.statuses[DELIVERED]), others or "-",
+        table.add_row(g.model, g.strategy, f"{g.done}/{g.planned}", str(g.statuses[DELIVERED]), others or "-",
                       f"{g.calls:,}", f"{g.hits / g.calls:.0%}" if g.calls else "-", f"{g.retries:,}",
                       f"{g.input_tokens:,}/{g.output_tokens:,}", f"{g.cost_usd:.4f}", f"{g.saved_usd:.4f}")
     console.print(table)
+    if missing := without_result(results):
+        counts = ", ".join(f"{status} {n}" for status, n in missing.most_common())
+        console.print(f"{missing.total()} rollouts have no result of their own: {counts}")

@@ -14,10 +14,16 @@ from runner.engine import FAILED, default_run_dir, execute, prepare
 from runner.gc_tuning import tune_for_a_run
 from runner.results import load_run
 from runner.scheduler import BUDGET, INTERRUPTED
-from runner.summary import render_summary
+from runner.summary import render_summary, without_result
 
-EXIT_INTERRUPTED = 130
+EXIT_FAILED = 1
 EXIT_BUDGET = 3
+EXIT_NO_RESULT = 4
+EXIT_INTERRUPTED = 130
+EXIT_CODES = f"""Exit codes: 0 every rollout has a result of its own; {EXIT_FAILED} the run failed (a bad key, a damaged
+file: the message says which); 2 a usage or spec error; {EXIT_BUDGET} the spend cap stopped it; {EXIT_NO_RESULT} it completed
+but some rollouts have no result of their own (an unavailable provider's errors, replay-mode misses and spend-cap
+cuts, which the same command runs again; strategy crashes); {EXIT_INTERRUPTED} interrupted (Ctrl-C, SIGTERM)."""
 LOG_WIDTH = 160
 """Columns of the summary when stdout is a file or a pipe (rich would wrap at 80)."""
 
@@ -27,7 +33,7 @@ def _console() -> Console:
     return console if console.is_terminal else Console(width=LOG_WIDTH)
 
 
-@click.command("run")
+@click.command("run", epilog=EXIT_CODES)
 @click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--run-dir", type=click.Path(path_type=Path, file_okay=False),
               help="Where results go (default: runs/<spec name> beside the spec). Re-running resumes.")
@@ -35,13 +41,15 @@ def _console() -> Console:
               help="Spend cap in USD for the whole run, earlier sessions included (overrides the spec).")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N tasks (overrides the spec).")
 @click.option("--dry-run", is_flag=True, help="Estimate calls, tokens and $ per model; send nothing.")
-@click.option("--quiet", is_flag=True, help="No live progress, only the summary (for logs and CI).")
+@click.option("--quiet", is_flag=True, help="No progress at all, only the summary.")
+@click.option("--progress-every", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="Seconds between plain progress lines when the output is not a terminal (nohup, cron, CI).")
 @click.option("--force", is_flag=True, help="Resume even though result-changing settings differ.")
 @click.option("--grace", type=click.FloatRange(min=0), default=30.0, show_default=True,
               help="Seconds in-flight rollouts get to finish after Ctrl-C / SIGTERM.")
 @click.pass_context
 def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: float | None, limit: int | None,
-                dry_run: bool, quiet: bool, force: bool, grace: float) -> None:
+                dry_run: bool, quiet: bool, progress_every: float, force: bool, grace: float) -> None:
     """Run (or resume) every rollout of a run spec: results go to RUN_DIR/results.sqlite as they finish."""
     console = _console()
     prepared = prepare(spec, max_cost=max_cost, limit=limit)
@@ -52,10 +60,15 @@ def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: 
         return
     tune_for_a_run()  # after `prepare`: the loaded spec and data are frozen out of every collection
     live = Console(stderr=True)
-    report = asyncio.run(execute(prepared, run_dir, force=force, progress_console=live,
-                                 show_progress=not quiet and live.is_terminal, grace_s=grace))
+    if live.is_terminal or quiet:
+        report = asyncio.run(execute(prepared, run_dir, force=force, progress_console=live, show_progress=not quiet,
+                                     grace_s=grace))
+    else:  # nohup, cron, a CI log: a plain line now and then on the summary's console
+        report = asyncio.run(execute(prepared, run_dir, force=force, progress_console=console, show_progress=False,
+                                     log_every_s=progress_every, grace_s=grace))
     with load_run(run_dir) as results:
         render_summary(results, console)
+        missing = without_result(results)
     if report.rerun:  # a resume after an outage or a spend cap: say which stored rollouts were tried again
         counts = ", ".join(f"{status} {n}" for status, n in report.rerun.most_common())
         console.print(f"run again in this session: {report.rerun.total()} stored rollouts that had ended as {counts}")
@@ -63,17 +76,21 @@ def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: 
         console.print(f"note: {note}")
     if report.files:
         console.print(f"outputs: {run_dir / 'outputs'} ({len(report.files)} files)")
-    console.print(f"report: tripbench report {shlex.quote(str(run_dir))}")
+    console.print(f"report: tripbench report {shlex.quote(str(run_dir))}", soft_wrap=True)
     resume = f"tripbench run {shlex.quote(str(spec))} --run-dir {shlex.quote(str(run_dir))}"
     if report.outcome == INTERRUPTED:
-        console.print(f"interrupted: {report.ran} rollouts finished in this session, the rest resume with: {resume}")
+        console.print(f"interrupted: {report.ran} rollouts finished in this session, the rest resume with: {resume}", soft_wrap=True)
         ctx.exit(EXIT_INTERRUPTED)
     if report.outcome == BUDGET:
         console.print(f"spend cap reached: {report.pending - report.ran} rollouts left; "
-                      f"resume with a higher cap: {resume} --max-cost USD")
+                      f"resume with a higher cap: {resume} --max-cost USD", soft_wrap=True)
         ctx.exit(EXIT_BUDGET)
     if report.outcome == FAILED:
-        ctx.exit(1)
+        ctx.exit(EXIT_FAILED)
+    if missing:
+        console.print(f"completed, but {missing.total()} rollouts have no result of their own; "
+                      f"run them again with: {resume}", soft_wrap=True)
+        ctx.exit(EXIT_NO_RESULT)
 
 
 @click.command("status")

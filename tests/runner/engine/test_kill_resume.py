@@ -21,8 +21,10 @@ from runner.summary import session_state
 CONCURRENCY = 8
 
 
-async def start_run(spec: Path, run_dir: Path) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(*CLI, "run", str(spec), "--run-dir", str(run_dir), "--quiet",
+async def start_run(spec: Path, run_dir: Path, *args: str, quiet: bool = True) -> asyncio.subprocess.Process:
+    """`tripbench run SPEC --run-dir RUN_DIR [--quiet] ARGS` in a subprocess, stdout and stderr on one pipe."""
+    flags = ("--quiet",) * quiet
+    return await asyncio.create_subprocess_exec(*CLI, "run", str(spec), "--run-dir", str(run_dir), *flags, *args,
                                                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
 
 
