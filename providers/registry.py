@@ -9,6 +9,7 @@ string without the prefix.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -22,6 +23,7 @@ ProviderFactory = Callable[[str], ChatModel]
 
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 # Local OpenAI-compatible servers (vLLM, Ollama) ignore the key, but the SDK insists on one; vLLM's docs use this.
+# Also the key of a provider built offline (a dry run), which never sends.
 PLACEHOLDER_KEY = "EMPTY"
 
 
@@ -41,6 +43,20 @@ class ProviderOptions:
     calls/s in perf/transports.py), `sdk` for the hosted APIs, whose changes the SDKs track."""
     pool_size: int = 100
     """Connections to the server at most, for the aiohttp transport (the model's concurrency)."""
+    offline: bool = False
+    """Build the provider without its API key (a placeholder instead): for code that never sends, like a dry run
+    reading the cache."""
+
+    def key(self, default_env: str | None, *, provider: str, model: str) -> str:
+        """The API key from `api_key_env` (else `default_env`); the placeholder when offline or when neither is set.
+
+        Raises:
+            MissingAPIKey: the variable is unset or empty (not when offline).
+        """
+        variable = self.api_key_env or default_env
+        if variable is None or (self.offline and not os.environ.get(variable)):
+            return PLACEHOLDER_KEY
+        return api_key_from_env(variable, provider=provider, model=model)
 
 
 def _import_provider(module: str, sdk: str, model: str) -> ModuleType:
@@ -54,15 +70,14 @@ def _import_provider(module: str, sdk: str, model: str) -> ModuleType:
 
 def _openai(name: str, options: ProviderOptions) -> ChatModel:
     module = _import_provider("providers.openai_chat", "openai", f"openai:{name}")
-    key = api_key_from_env(options.api_key_env or DEFAULT_KEY_ENV["openai"], provider="openai", model=name)
+    key = options.key(DEFAULT_KEY_ENV["openai"], provider="openai", model=name)
     return module.OpenAIChat(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s,
                              transport=options.transport or "sdk", pool_size=options.pool_size)
 
 
 def _anthropic(name: str, options: ProviderOptions) -> ChatModel:
     module = _import_provider("providers.anthropic_messages", "anthropic", f"anthropic:{name}")
-    key = api_key_from_env(options.api_key_env or DEFAULT_KEY_ENV["anthropic"], provider="anthropic",
-                           model=name)
+    key = options.key(DEFAULT_KEY_ENV["anthropic"], provider="anthropic", model=name)
     return module.AnthropicMessages(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s,
                                     transport=options.transport or "sdk", pool_size=options.pool_size)
 
@@ -73,8 +88,7 @@ def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
     if not (name and at and parts.scheme in ("http", "https") and parts.netloc):
         raise UserError(f"model 'openai-compatible:{spec}': expected openai-compatible:NAME@http://HOST:PORT/v1")
     module = _import_provider("providers.openai_chat", "openai", f"openai-compatible:{spec}")
-    key = (api_key_from_env(options.api_key_env, provider="openai-compatible", model=name)
-           if options.api_key_env else PLACEHOLDER_KEY)
+    key = options.key(None, provider="openai-compatible", model=name)
     return module.OpenAIChat(
         name, api_key=key, base_url=url, provider="openai-compatible", timeout_s=options.timeout_s,
         max_tokens_field="max_tokens",  # what vLLM and Ollama read
@@ -128,7 +142,7 @@ def register_provider(prefix: str, factory: ProviderFactory) -> None:
 
 def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str | None = None,
                   timeout_s: float = DEFAULT_TIMEOUT_S, transport: str | None = None, pool_size: int = 100,
-                  ) -> ChatModel:
+                  offline: bool = False) -> ChatModel:
     """The provider for a model string.
 
     Args:
@@ -139,6 +153,7 @@ def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str |
         timeout_s: per-request timeout.
         transport: `sdk` or `aiohttp`, for the built-in providers (None: see `ProviderOptions.transport`).
         pool_size: connections to one server at most (aiohttp transport).
+        offline: no API key needed: the provider will not be asked to send (a dry run).
 
     Returns:
         A `ChatModel`; built-in providers also expose `.provider`, `.model`, `.endpoint` and `aclose()`.
@@ -148,4 +163,4 @@ def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str |
         MissingAPIKey: the key's environment variable is unset (an `AuthError` and a `UserError`).
     """
     return _registry.resolve(model, ProviderOptions(api_key_env=api_key_env, base_url=base_url, timeout_s=timeout_s,
-                                                    transport=transport, pool_size=pool_size))
+                                                    transport=transport, pool_size=pool_size, offline=offline))

@@ -6,6 +6,11 @@ rest of that rollout is estimated as `expected_calls` minus the cached ones, eac
 prompt (counted with tiktoken) plus its `max_tokens`. Cache modes `refresh` and `off` read nothing, so every
 call is estimated. `expected_calls` comes from the spec, else the run's mean so far, else `max_calls`, else
 `DEFAULT_EXPECTED_CALLS`; the report says which.
+
+That is an expectation, not a bound: agents' prompts grow as they work, rollouts may make more calls than the mean,
+retries are billed again. What bounds the money is the spend cap (every request's worst case is booked before it is
+sent, crashes included), so "at most" is printed only for a run with a cap, and it is the cap. A dry run needs no
+API key: nothing is sent.
 """
 
 from __future__ import annotations
@@ -83,6 +88,14 @@ def _expected_calls(prepared: Prepared, run_dir: Path) -> tuple[float, str]:
     return DEFAULT_EXPECTED_CALLS, "a default (set expected_calls in the spec for a real estimate)"
 
 
+def spent_before(run_dir: Path) -> float:
+    """What the run directory's earlier sessions spent, open charges at their worst case (0 for a new run)."""
+    if not (run_dir / RESULTS_FILE).is_file():
+        return 0.0
+    with load_run(run_dir) as results:
+        return results.spent_usd + results.reserved_usd
+
+
 def _finished(run_dir: Path) -> set[RolloutKey]:
     if not (run_dir / RESULTS_FILE).is_file():
         return set()
@@ -101,7 +114,7 @@ async def estimate(prepared: Prepared, run_dir: Path) -> tuple[list[ModelEstimat
     finished = _finished(run_dir)
     pending = [key for key in prepared.keys if key not in finished]
     estimates = {m.label: ModelEstimate(m.label) for m in spec.models}
-    replay, cache = (build_gateway(prepared, CacheMode.REPLAY, SpendCap(), on_call=None)
+    replay, cache = (build_gateway(prepared, CacheMode.REPLAY, SpendCap(), on_call=None, offline=True)
                      if spec.cache.reads else (None, None))
     if cache is not None:
         cache.counting = False  # probes, not uses: `tripbench cache stats` must not show a dry run's misses
@@ -144,17 +157,42 @@ def _add(estimate: ModelEstimate, prepared: Prepared, key: RolloutKey, probe: _P
     estimate.cost_usd = None if cost is None or estimate.cost_usd is None else estimate.cost_usd + cost
 
 
-def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Console) -> None:
-    """Prints the estimate table: cached calls are free, new calls are estimated (output at its max_tokens bound)."""
+def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Console, *,
+                    cap_usd: float | None = None, spent_usd: float = 0.0) -> None:
+    """Prints the estimate table and what bounds the money.
+
+    Args:
+        estimates: `estimate`'s figures.
+        assumption: Where the expected calls per rollout came from.
+        console: Where to print.
+        cap_usd: The run's spend cap, if any.
+        spent_usd: What earlier sessions of the run already spent against it.
+    """
     table = Table(show_edge=False, pad_edge=False, title="dry run: nothing was sent or spent")
     for column in ("model", "rollouts to run", "cached calls (free)", "new calls", "input tokens",
-                   "output tokens (at most)", "$ (at most)"):
+                   "output tokens", "$ expected"):
         table.add_column(column, justify="left" if column == "model" else "right")
     for e in estimates:
         table.add_row(e.model, f"{e.rollouts:,}", f"{e.cached_calls:,}", f"{e.new_calls:,.0f}",
                       f"{e.input_tokens:,.0f}", f"{e.output_tokens:,.0f}",
                       "unknown price" if e.cost_usd is None else f"{e.cost_usd:.2f}")
-    known = [e.cost_usd for e in estimates if e.cost_usd is not None]
+    known = [e for e in estimates if e.cost_usd is not None]
+    expected = sum(e.cost_usd or 0.0 for e in known)
     console.print(table)
-    console.print(f"assuming {assumption}; total at most ${sum(known):.2f}"
-                  + ("" if len(known) == len(estimates) else " for the models with a known price"))
+    console.print(f"expected ${expected:.2f}" + ("" if len(known) == len(estimates) else
+                                                 " for the models with a known price")
+                  + f", assuming {assumption}, each new call's prompt the size of its rollout's first uncached one "
+                  "and every output at its max_tokens; agents' prompts grow and retries are billed again, so the "
+                  "run may spend more", soft_wrap=True)
+    if cap_usd is None:
+        console.print("at most: no bound without a spend cap (set max_cost, or --max-cost)", soft_wrap=True)
+        return
+    left = max(cap_usd - spent_usd, 0.0)
+    console.print(f"at most ${left:.2f}: the spend cap (${cap_usd:.2f}, ${spent_usd:.2f} spent before), which no "
+                  "call may cross", soft_wrap=True)
+    rollouts = sum(e.rollouts for e in known)
+    if expected > left and rollouts:
+        allowed = int(left / (expected / rollouts))
+        console.print(f"the cap is likely to allow about {allowed:,} of the {rollouts:,} rollouts (at the expected "
+                      f"${expected / rollouts:.4f} each); the rest end as budget_exhausted and resume with a higher "
+                      "cap", soft_wrap=True)

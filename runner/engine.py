@@ -104,8 +104,11 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
 
 
 def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
-                  on_call: Callable[[CallRecord], None] | None = record_call) -> tuple[Gateway, CacheStore | None]:
+                  on_call: Callable[[CallRecord], None] | None = record_call,
+                  offline: bool = False) -> tuple[Gateway, CacheStore | None]:
     """The run's one gateway: every model resolved now (a missing key fails before anything is spent).
+
+    `offline` (a dry run, whose gateway only reads the cache) resolves models without their API keys.
 
     Returns:
         The gateway and the cache store it uses (close it after the gateway), None for cache mode `off`.
@@ -116,7 +119,7 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
         if model.model not in targets:  # entries sharing a model string agree on their client (parse_spec checked)
             provider = resolve_model(model.model, api_key_env=model.api_key_env, base_url=model.base_url,
                                      timeout_s=model.request_timeout_s, transport=model.transport,
-                                     pool_size=_pool_size(spec, model.model))
+                                     pool_size=_pool_size(spec, model.model), offline=offline)
             targets[model.model] = Target.of(model.model, provider)
     display = {string: target.limit_key.display for string, target in targets.items()}
     # The limiter looks limits up by display name, and two model strings may still reach one server and model

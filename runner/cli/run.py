@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from runner.dryrun import estimate, render_estimate
+from runner.dryrun import estimate, render_estimate, spent_before
 from runner.engine import FAILED, default_run_dir, execute, prepare
 from runner.gc_tuning import tune_for_a_run
 from runner.results import load_run
@@ -40,7 +40,8 @@ def _console() -> Console:
 @click.option("--max-cost", type=click.FloatRange(min=0, min_open=True),
               help="Spend cap in USD for the whole run, earlier sessions included (overrides the spec).")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N tasks (overrides the spec).")
-@click.option("--dry-run", is_flag=True, help="Estimate calls, tokens and $ per model; send nothing.")
+@click.option("--dry-run", is_flag=True, help="Estimate calls, tokens and $ per model; send nothing (no API key "
+              "needed).")
 @click.option("--quiet", is_flag=True, help="No progress at all, only the summary.")
 @click.option("--progress-every", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds between plain progress lines when the output is not a terminal (nohup, cron, CI).")
@@ -56,7 +57,8 @@ def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: 
     run_dir = run_dir or default_run_dir(spec)
     if dry_run:
         estimates, assumption = asyncio.run(estimate(prepared, run_dir))
-        render_estimate(estimates, assumption, console)
+        render_estimate(estimates, assumption, console, cap_usd=prepared.spec.max_cost,
+                        spent_usd=spent_before(run_dir))
         return
     tune_for_a_run()  # after `prepare`: the loaded spec and data are frozen out of every collection
     live = Console(stderr=True)

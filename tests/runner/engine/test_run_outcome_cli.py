@@ -45,3 +45,21 @@ async def test_without_a_terminal_a_progress_line_appears_while_the_run_goes_on(
                     r"[0-9,]+ calls, (\d+%|-) hits · \d+ retries · \d+ errors · ETA \S+", line), line
     output, _ = await process.communicate()
     assert process.returncode == 0, output.decode()
+
+
+def test_a_dry_run_needs_no_key_and_says_what_bounds_the_money(write_spec, tmp_path: Path, toy_on_path) -> None:
+    model = {"model": "openai:gpt-4o-mini", "prices": {"input": 1000.0, "output": 2000.0}}  # no OPENAI_API_KEY set
+    spec = write_spec("http://127.0.0.1:9", models=[model], max_cost=0.5, expected_calls=2,
+                      options={"tasks": 40, "max_calls": 3})
+    done = run_cli("run", str(spec), "--dry-run")
+    assert done.returncode == 0, done.stdout + done.stderr
+    expected = float(re.search(r"expected \$([0-9.]+), assuming 2 calls per rollout", done.stdout).group(1))
+    assert expected > 0.5  # 40 rollouts x 2 calls x (prompt + 24 output tokens) at these prices
+    assert "at most $0.50: the spend cap" in done.stdout
+    allowed = int(re.search(r"the cap is likely to allow about (\d+) of the 40 rollouts", done.stdout).group(1))
+    assert abs(allowed - 0.5 / (expected / 40)) <= 1
+
+    without_cap = write_spec("http://127.0.0.1:9", name="uncapped.toml", models=[model],
+                             options={"tasks": 40, "max_calls": 3})
+    done = run_cli("run", str(without_cap), "--dry-run")
+    assert done.returncode == 0 and "at most: no bound without a spend cap" in done.stdout, done.stdout
