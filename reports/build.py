@@ -82,9 +82,13 @@ def _summary(runs: Sequence[RunData]) -> Section:
     for run in runs:
         table.add(run.label, str(run.run_dir), run.state, len(run.tasks),
                   sum(len(g.rollouts) for g in run.groups), run.spent_usd, run.mode if run.evaluated else "none")
-    notes = [f"{run.label}: no `{run.mode}` evaluation is stored; add \"{run.mode}\" to the spec's `evaluate` and "
-             "run it again (finished rollouts are not re-run), or score its submission with `tripbench evaluate`."
-             for run in runs if not run.evaluated and any(g.benchmark == travelplanner.NAME for g in run.groups)]
+    notes = [f"{run.label}: partial report: the run is {'still going' if run.state == 'running' else run.state}, "
+             f"{run.finished:,} of {run.planned:,} planned rollouts finished; rates cover the finished rollouts "
+             "scored so far (a running run scores them every half minute)" for run in runs if run.partial]
+    notes += [f"{run.label}: no `{run.mode}` evaluation is stored; add \"{run.mode}\" to the spec's `evaluate` and "
+              "run it again (finished rollouts are not re-run), or score its submission with `tripbench evaluate`."
+              for run in runs if not run.evaluated and run.mode not in run.spec_modes
+              and any(g.benchmark == travelplanner.NAME for g in run.groups)]
     return Section("Summary", [table], notes=notes)
 
 
@@ -94,7 +98,8 @@ def _travelplanner_sections(runs: Sequence[RunData], mode: str, *, with_run: boo
         travel = [g for g in run.groups if g.benchmark == travelplanner.NAME]
         if travel:
             queries = travelplanner.run_queries(run.tasks)  # parsed once per run, not per group
-            scored += [travelplanner.group_scores(g, run.tasks, queries, run.evaluated) for g in travel]
+            scored += [travelplanner.group_scores(g, run.tasks, queries, run.evaluated, partial=run.partial)
+                       for g in travel]
     groups = [item.group for item in scored]
     rates = Section("Pass rates", [travelplanner.table3(scored, with_run=with_run)],
                     notes=[f"Evaluator: {mode}."])

@@ -88,6 +88,20 @@ class RunData:
     """Evaluator mode of the verdicts read."""
     evaluated: bool
     """Whether any verdict of `mode` was stored (False: pass-rate tables are left out, with a note)."""
+    spec_modes: tuple[str, ...] = ()
+    """The evaluator modes the run's spec asks for."""
+    planned: int = 0
+    """Rollouts the latest session planned (finished ones included)."""
+
+    @property
+    def finished(self) -> int:
+        return sum(len(g.rollouts) for g in self.groups)
+
+    @property
+    def partial(self) -> bool:
+        """The run is still going, or stopped before every planned rollout finished: its figures cover the finished
+        rollouts only."""
+        return self.state == "running" or self.finished < self.planned
 
 
 def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunData:
@@ -131,7 +145,9 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunD
         ordered = sorted(groups.values(), key=lambda g: (_index(model_order, g.model), g.model, g.strategy,
                                                          g.split, g.sample))
         state = session_state(results.sessions[-1]) if results.sessions else "running"
-        return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations))
+        planned = sum(n for strategies in results.sessions[-1].planned.values() for n in strategies.values())
+        return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
+                       tuple(spec.get("evaluate", ())), planned)
 
 
 def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:

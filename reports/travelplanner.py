@@ -49,6 +49,8 @@ class GroupScores:
     """Rollouts with a non-empty plan (the official delivery count)."""
     hidden: bool = False
     """The tasks hide their constraints (test split); else a None `scores` means: not evaluated in this mode."""
+    n: int | None = None
+    """Tasks the rates divide by: the group's planned tasks, or those scored so far in a partial run."""
 
 
 def plan_verdict(view: RolloutView) -> PlanVerdict:
@@ -68,7 +70,8 @@ def run_queries(tasks: Sequence[Task]) -> list[Query]:
     return [query_from_record(task.input, f"task {task.id}") for task in tasks]
 
 
-def group_scores(group: Group, tasks: Sequence[Task], queries: Sequence[Query], evaluated: bool = True) -> GroupScores:
+def group_scores(group: Group, tasks: Sequence[Task], queries: Sequence[Query], evaluated: bool = True, *,
+                 partial: bool = False) -> GroupScores:
     """Table 3 figures of one group over every task of its run (a task without a rollout counts as undelivered).
 
     Args:
@@ -76,6 +79,8 @@ def group_scores(group: Group, tasks: Sequence[Task], queries: Sequence[Query], 
         tasks: The run's tasks in split order.
         queries: `run_queries(tasks)`.
         evaluated: Whether the run stored verdicts in the report's mode (if not, only delivery is known).
+        partial: The run has not finished: the rates cover only the tasks whose rollout finished and was scored
+            (counting the others as undelivered would read as failures).
     """
     by_task = {view.stored.key.task: view for view in group.rollouts}
     delivered = sum(bool(view.stored.plan) for view in group.rollouts)
@@ -83,10 +88,17 @@ def group_scores(group: Group, tasks: Sequence[Task], queries: Sequence[Query], 
         return GroupScores(group, None, delivered, hidden=True)
     if not evaluated:
         return GroupScores(group, None, delivered)
+    if partial:
+        kept = [(task, query) for task, query in zip(tasks, queries, strict=True)
+                if task.id in by_task and by_task[task.id].evaluation is not None]
+        tasks, queries = [task for task, _ in kept], [query for _, query in kept]
+        delivered = sum(bool(by_task[task.id].stored.plan) for task in tasks)
+        if not tasks:
+            return GroupScores(group, None, delivered)  # nothing scored yet
     verdicts = [plan_verdict(by_task[task.id]) if task.id in by_task else PlanVerdict(None, None, None)
                 for task in tasks]
-    split = group.split if group.split in HARD_TOTALS else None
-    return GroupScores(group, compute_scores(queries, verdicts, split=split), delivered)
+    split = group.split if group.split in HARD_TOTALS and not partial else None
+    return GroupScores(group, compute_scores(queries, verdicts, split=split), delivered, n=len(tasks))
 
 
 def table3(scored: Sequence[GroupScores], *, with_run: bool) -> Table:
@@ -97,7 +109,7 @@ def table3(scored: Sequence[GroupScores], *, with_run: bool) -> Table:
     hidden, unscored = [], []
     for item in scored:
         g = item.group
-        n = g.planned
+        n = g.planned if item.n is None else item.n
         if item.scores is None:
             rates: list[float | None] = [item.delivered / n if n else 0.0, None, None, None, None, None]
             (hidden if item.hidden else unscored).append(g.label)

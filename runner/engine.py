@@ -10,6 +10,7 @@ through one `Gateway` (cache, spend cap, rate limits, retries).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -45,6 +46,8 @@ from runner.store import ResultsStore
 from sandbox_index import default_home
 
 FAILED = "failed"
+EVALUATE_EVERY_S = 30.0
+"""How often finished rollouts are scored while a run goes on (for reports on a live run)."""
 
 
 @dataclass(slots=True)
@@ -272,13 +275,27 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     signals = (signal.SIGINT, signal.SIGTERM)
     for signum in signals:
         loop.add_signal_handler(signum, scheduler.stop)
+    finished_running = asyncio.Event()
+    evaluator = loop.create_task(_evaluate_every(prepared, store, EVALUATE_EVERY_S, finished_running))
     try:
         with live:
             outcome = await scheduler.run(pending, run_one)
     finally:
+        finished_running.set()
+        await evaluator
         for signum in signals:
             loop.remove_signal_handler(signum)
     return BUDGET if outcome == COMPLETED and spend_cap.exhausted else outcome
+
+
+async def _evaluate_every(prepared: Prepared, store: ResultsStore, every_s: float, done: asyncio.Event) -> None:
+    """Scores the rollouts finished so far every `every_s` seconds until `done`, so a report on a run still going
+    has pass rates for what finished (the last pass, after the rollouts, is `execute`'s)."""
+    while not done.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(done.wait(), every_s)
+        if not done.is_set():
+            await _evaluate(prepared, store, store.path.parent)
 
 
 async def _evaluate(prepared: Prepared, store: ResultsStore, run_dir: Path) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from pathlib import Path
 
@@ -210,3 +212,23 @@ async def test_a_rejected_key_ends_the_run_not_each_rollout(start_mock_llm, writ
     with load_run(tmp_path / "run") as results:
         assert results.rollouts == [] and results.sessions[-1].outcome == "failed"
     assert server.tally.statuses["401"] <= 32  # at most one wave (concurrency 32): then the run stopped
+
+
+async def test_rollouts_are_scored_while_the_run_goes_on(start_mock_llm, write_spec, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from runner import engine
+
+    monkeypatch.setattr(engine, "EVALUATE_EVERY_S", 0.05)
+    server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 0.02}))
+    spec = write_spec(server.base_url, concurrency=2, evaluate=["official"], options={"tasks": 40, "max_calls": 3})
+    run = asyncio.ensure_future(execute(prepare(spec), tmp_path / "run", show_progress=False))
+    scored_mid_run = 0
+    while not run.done() and not scored_mid_run:
+        await asyncio.sleep(0.05)
+        if (tmp_path / "run/results.sqlite").is_file():
+            with contextlib.suppress(UserError), load_run(tmp_path / "run") as results:
+                scored_mid_run = len(results.evaluations("official"))
+    report = await run
+    assert scored_mid_run > 0 and report.ran == 40  # some were scored before the last rollout ended
+    with load_run(tmp_path / "run") as results:
+        assert len(results.evaluations("official")) == 40
