@@ -17,6 +17,7 @@ from providers.errors import BadRequest, ServerError
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
 from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire
+from providers.urls import Endpoint
 
 PATH = "/v1/messages"
 API_VERSION = "2023-06-01"
@@ -51,17 +52,21 @@ class AnthropicMessages:
                  default_max_tokens: int = 4096, transport: str = "sdk", pool_size: int = 100) -> None:
         self.model = model
         wire = Wire(self.provider, model, "request-id", error_details, api_key)
-        client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
-        self.endpoint = str(client.base_url)
-        """Base URL the requests go to: part of a call's identity for the cache."""
+        target = Endpoint.parse(base_url or "")
+        basic = {"Authorization": target.basic_auth} if target.basic_auth else {}  # URL credentials: a proxy's
+        client = anthropic.AsyncAnthropic(api_key=api_key, base_url=target.url or None, max_retries=0,
+                                          timeout=timeout_s, default_query=target.query or None,
+                                          default_headers=basic or None)
+        self.endpoint = target.identity(str(client.base_url))
+        """The server's identity in cache keys and rate-limit buckets: its base URL without credentials."""
         self._transport: Transport
         if transport == "sdk":
             create = client.messages.with_raw_response.create
             self._transport = SdkTransport(client, create, ("model", "messages", "max_tokens"), anthropic, wire)
         else:
-            headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
-            self._transport = AiohttpTransport(self.endpoint.rstrip("/") + PATH, headers, wire, timeout_s=timeout_s,
-                                               pool_size=pool_size)
+            headers = {"x-api-key": api_key, "anthropic-version": API_VERSION, **basic}
+            self._transport = AiohttpTransport(str(client.base_url).rstrip("/") + PATH, headers, wire,
+                                               timeout_s=timeout_s, pool_size=pool_size, query=target.query)
         self.transport = transport
         self.api_key_id = key_digest(api_key)
         """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""

@@ -11,6 +11,7 @@ import os
 import re
 
 from providers.errors import MissingAPIKey
+from providers.urls import redact_urls
 
 # Things that look like provider keys (OpenAI `sk-…`, `sk-proj-…`, Anthropic `sk-ant-…`): a server may echo
 # (part of) the key it was sent, as OpenAI's 401 "Incorrect API key provided: sk-…" does.
@@ -31,7 +32,8 @@ def key_digest(key: str) -> str:
 
 
 def redact(text: str, secret: str | None = None) -> str:
-    """Remove `secret` and anything shaped like an API key from `text` (messages we raise may be logged)."""
+    """Remove `secret`, anything shaped like an API key and the credentials of any URL from `text` (messages we
+    raise may be logged)."""
     if secret:
         text = text.replace(secret, "[redacted]")
-    return _KEY_LIKE.sub("[redacted]", text)
+    return redact_urls(_KEY_LIKE.sub("[redacted]", text))

@@ -16,6 +16,7 @@ from providers.errors import BadRequest, ServerError
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
 from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire
+from providers.urls import Endpoint
 
 PATH = "/chat/completions"
 
@@ -50,16 +51,21 @@ class OpenAIChat:
         self.model = model
         self.provider = provider
         wire = Wire(provider, model, "x-request-id", error_details, api_key)
-        client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s)
-        self.endpoint = str(client.base_url)
-        """Base URL the requests go to: part of a call's identity for the cache."""
+        target = Endpoint.parse(base_url or "")
+        # Credentials in the URL are HTTP Basic auth (a proxy in front of a local server), sent instead of the key.
+        authorization = target.basic_auth or f"Bearer {api_key}"
+        client = openai.AsyncOpenAI(api_key=api_key, base_url=target.url or None, max_retries=0, timeout=timeout_s,
+                                    default_query=target.query or None,
+                                    default_headers={"Authorization": authorization} if target.basic_auth else None)
+        self.endpoint = target.identity(str(client.base_url))
+        """The server's identity in cache keys and rate-limit buckets: its base URL without credentials."""
         self._transport: Transport
         if transport == "sdk":
             create = client.chat.completions.with_raw_response.create
             self._transport = SdkTransport(client, create, ("model", "messages"), openai, wire)
         else:
-            self._transport = AiohttpTransport(self.endpoint.rstrip("/") + PATH, {"authorization": f"Bearer {api_key}"},
-                                               wire, timeout_s=timeout_s, pool_size=pool_size)
+            self._transport = AiohttpTransport(str(client.base_url).rstrip("/") + PATH, {"authorization": authorization},
+                                               wire, timeout_s=timeout_s, pool_size=pool_size, query=target.query)
         self.transport = transport
         self.api_key_id = key_digest(api_key)
         """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""

@@ -120,11 +120,13 @@ class AiohttpTransport:
         wire: The provider's protocol details.
         timeout_s: Per request, connecting included.
         pool_size: Connections kept to the server at most.
+        query: Query parameters sent with every request (a key some servers take in the URL).
     """
 
     def __init__(self, url: str, headers: Mapping[str, str], wire: Wire, *, timeout_s: float,
-                 pool_size: int = 100) -> None:
+                 pool_size: int = 100, query: Mapping[str, str] | None = None) -> None:
         self._url = url
+        self._query = dict(query or {})
         self._headers = {"content-type": "application/json", "accept": "application/json", **headers}
         self._wire = wire
         self._timeout = aiohttp.ClientTimeout(total=timeout_s)
@@ -142,7 +144,7 @@ class AiohttpTransport:
         wire = self._wire
         where = {"provider": wire.provider, "model": wire.model}
         try:
-            async with self._open().post(self._url, data=orjson.dumps(body)) as response:
+            async with self._open().post(self._url, params=self._query, data=orjson.dumps(body)) as response:
                 content = await response.read()
                 status, headers = response.status, response.headers
         except asyncio.TimeoutError as exc:  # aiohttp's ServerTimeoutError is one too

@@ -215,7 +215,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         pending = [key for key in prepared.keys if key not in finished]
         report.pending = len(pending)
         report.rerun.update(again[key] for key in pending if key in again)
-        session = await store.start_session(spec.model_dump(mode="json"), str(prepared.spec_path),
+        session = await store.start_session(spec.public_dump(), str(prepared.spec_path),
                                             version("tripbench"), planned_counts(prepared.keys))
         await settle_left_open(store, prepared.cache_dir)  # calls a killed session had in flight
         ledger = StoreLedger(store, session)

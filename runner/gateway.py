@@ -32,6 +32,7 @@ from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import Price, cost_at, price_for
 from providers.registry import resolve_model
 from providers.tokens import count_prompt_tokens
+from providers.urls import public_model
 from runner.budget import SpendCap
 from runner.errors import ConfigError
 from runner.ratelimit import LimitKey, RateLimiter
@@ -58,6 +59,8 @@ class Target:
     model_id: str
     endpoint: str | None
     limit_key: LimitKey
+    name: str
+    """The model string as it may be written (records, charges, messages): credentials in a URL removed."""
 
     @classmethod
     def of(cls, model_string: str, model: ChatModel) -> Target:
@@ -71,7 +74,8 @@ class Target:
         model_id = getattr(model, "model", None) or name
         endpoint = getattr(model, "endpoint", None)
         key_id = getattr(model, "api_key_id", None) or "-"
-        return cls(model, provider, model_id, endpoint, LimitKey(provider, model_id, key_id, endpoint))
+        return cls(model, provider, model_id, endpoint, LimitKey(provider, model_id, key_id, endpoint),
+                   public_model(model_string))
 
 
 @dataclass(slots=True)
@@ -180,7 +184,7 @@ class Gateway:
         if self._on_call is None:
             return
         self._on_call(CallRecord(
-            model=call.request.model,
+            model=call.target.name,
             cache_key=call.key,
             hit=outcome.hit if outcome else False,
             usage=outcome.response.usage if outcome else Usage(),
@@ -204,7 +208,7 @@ class Gateway:
             if entry is not None:
                 return _Outcome(entry.response, hit=True, cost_usd=0.0, saved_usd=entry.cost_usd)
             if mode is CacheMode.REPLAY:
-                raise ReplayMiss(f"cache mode replay: no entry for {_describe(call.request)} (key {key})",
+                raise ReplayMiss(f"cache mode replay: no entry for {_describe(call)} (key {key})",
                                  key=key, provider=target.provider, model=target.model_id)
         if mode is CacheMode.OFF:
             response, cost = await self._paid(call)
@@ -274,11 +278,12 @@ class Gateway:
         worst_usage = Usage(input_tokens=math.ceil(call.prompt_tokens * PROMPT_MARGIN),
                             output_tokens=call.output_allowance)
         worst = self._cost(worst_usage, request.model)
+        name = call.target.name
         if worst is None and self.spend_cap.cap_usd is not None:
-            raise ConfigError("run spec", f"models[{request.model!r}].prices",
+            raise ConfigError("run spec", f"models[{name!r}].prices",
                               "a price: a spend cap is set and the bundled price table does not know this model")
-        reservation = await self.spend_cap.reserve(worst or 0.0, model=request.model, cache_key=call.key,
-                                                   what=f"a call to {request.model}")
+        reservation = await self.spend_cap.reserve(worst or 0.0, model=name, cache_key=call.key,
+                                                   what=f"a call to {name}")
         try:
             response = await self._rate_limited(call)
         except ProviderError as exc:
@@ -314,8 +319,9 @@ class Gateway:
         return None if price is None else cost_at(usage, price)
 
 
-def _describe(request: ChatRequest) -> str:
-    """A short human name for a request in error messages: model, sample and the start of the last message."""
+def _describe(call: _Call) -> str:
+    """A short human name for a call in error messages: model, sample and the start of the last message."""
+    request = call.request
     last = request.messages[-1].content if request.messages else ""
     snippet = last[:60].replace("\n", " ") + ("…" if len(last) > 60 else "")
-    return f"{request.model} sample {request.sample}, {len(request.messages)} messages, last {snippet!r}"
+    return f"{call.target.name} sample {request.sample}, {len(request.messages)} messages, last {snippet!r}"

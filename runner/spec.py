@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from cache.modes import CacheMode
 from providers.interface import DEFAULT_TIMEOUT_S
 from providers.prices import Price
+from providers.urls import public_model, public_url
 from runner.errors import ConfigError
 from runner.retry import RetryPolicy
 
@@ -101,8 +102,8 @@ class ModelSpec(Sampling):
 
     @property
     def label(self) -> str:
-        """The model's name in rollout keys."""
-        return self.name or self.model
+        """The model's name in rollout keys, reports and output folders (never a credential a URL carries)."""
+        return self.name or public_model(self.model)
 
 
 CLIENT_FIELDS = tuple(name for name in ModelSpec.model_fields
@@ -202,8 +203,18 @@ class RunSpec(BaseModel):
             "sampling": self.sampling.model_dump(),
             "max_calls": self.max_calls,
             "options": self.options,
-            "models": {m.label: {"model": m.model, **m.over(self.sampling).model_dump()} for m in self.models},
+            "models": {m.label: {"model": public_model(m.model), **m.over(self.sampling).model_dump()}
+                       for m in self.models},
         }
+
+    def public_dump(self) -> dict[str, Any]:
+        """The spec as JSON values with no credential a URL carries: what the results store keeps of it."""
+        dumped = self.model_dump(mode="json")
+        for model in dumped["models"]:
+            model["model"] = public_model(model["model"])
+            if model.get("base_url"):
+                model["base_url"] = public_url(model["base_url"])
+        return dumped
 
 
 def changed_fields(before: Any, after: Any, path: str = "") -> list[str]:

@@ -67,6 +67,8 @@ class ReceivedRequest:
     api: str
     body: dict[str, Any]
     key_digest: str | None
+    query: dict[str, str] = field(default_factory=dict)
+    """The URL's query parameters (a key some servers take there)."""
 
 
 class MockState:
@@ -156,7 +158,7 @@ async def _chat(request: web.Request, wire: Wire) -> web.StreamResponse:
     if not isinstance(body, dict):
         return _answer(state, 400, wire.error(400, "the request body is not a JSON object"))
     key = wire.api_key(request.headers)
-    state.received.append(ReceivedRequest(wire.api, body, key_digest(key) if key else None))
+    state.received.append(ReceivedRequest(wire.api, body, key_digest(key) if key else None, dict(request.query)))
     if key is None or (config.api_keys is not None and key not in config.api_keys):
         message = f"Incorrect API key provided: {_masked(key)}." if key else "Missing API key."
         return _answer(state, 401, wire.error(401, message, code="invalid_api_key"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -59,6 +60,12 @@ def messages_of(body: Mapping[str, Any], roles: tuple[str, ...]) -> list[Message
 
 
 def bearer_token(headers: Mapping[str, str]) -> str | None:
-    """The token of an `Authorization: Bearer …` header."""
+    """The token of an `Authorization: Bearer …` header, or the `user:password` of a `Basic …` one (what a proxy in
+    front of a local server checks)."""
     scheme, _, token = headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "basic":
+        try:
+            return base64.b64decode(token.strip(), validate=True).decode() or None
+        except (ValueError, UnicodeDecodeError):
+            return None
     return (token.strip() or None) if scheme.lower() == "bearer" else None
