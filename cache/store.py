@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -22,7 +23,7 @@ import diskcache
 import orjson
 from diskcache.core import MODE_BINARY, MODE_RAW
 
-from cache.keys import KEY_SCHEME
+from cache.keys import KEY_SCHEME, digest
 from providers.interface import ChatResponse, Usage
 from runner.errors import DataError
 
@@ -33,6 +34,8 @@ _META_HITS = "meta:hits"
 _META_MISSES = "meta:misses"
 _META_SAVED = "meta:saved_microusd"  # an integer, so diskcache's atomic `incr` can add to it across processes
 _META_KEYS = (_META_SCHEME, _META_HITS, _META_MISSES, _META_SAVED)
+DB_FILE = "cache.db"
+"""diskcache's database file in the directory."""
 
 
 def default_cache_dir(home: str | os.PathLike[str]) -> Path:
@@ -106,23 +109,54 @@ class CacheStats:
     saved_usd: float
 
 
+class CacheDamaged(DataError):
+    """The cache's database cannot be read (a truncated or overwritten file)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BadEntry:
+    """An entry `verify` found wrong: `unreadable` (not one of our entries, a value file missing or cut short) or
+    `mismatched` (a well-formed entry whose fields hash to another key: it would answer the wrong request)."""
+
+    key: str
+    reason: str
+    detail: str
+
+
 class CacheStore:
     """A directory of cached calls; thread- and process-safe (diskcache), usable as a context manager.
 
+    Every entry read is verified: its stored fields must hash to the key it was found under, else it is a miss.
+    Damage found while running (a page of the database unreadable, a value file gone) is said once, with the path,
+    and the cache then serves misses and stores nothing more: calls are paid again, never answered wrongly.
+
     Args:
         directory: Where the cache lives; created if missing.
+        repair: A database that cannot be opened is moved aside (`cache.db.damaged-<time>`, said once) and a fresh
+            one started; False raises `CacheDamaged` instead (for `tripbench cache verify`, which reports it).
 
     Raises:
         DataError: The directory was written with another key scheme.
+        CacheDamaged: The database cannot be opened and `repair` is False.
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, repair: bool = True) -> None:
         self.directory = Path(directory)
-        # No size-based eviction: diskcache would cull our counters with the entries; `prune()` is explicit. Nothing
-        # expires either, so `cull_limit=0` spares every write diskcache's two culling queries.
-        self._cache = diskcache.Cache(str(self.directory), disk=_BytesDisk, eviction_policy="none", cull_limit=0)
-        self._cache.add(_META_SCHEME, KEY_SCHEME.encode())
-        stored = self._cache.get(_META_SCHEME)
+        self.damaged: str | None = None
+        """Why reads and writes stopped (damage found while running); None while the cache is sound."""
+        self.refused = 0
+        """Entries not served: unreadable, or their fields hash to another key."""
+        try:
+            self._cache, stored = self._open()
+        except sqlite3.DatabaseError as exc:
+            if not repair:
+                raise CacheDamaged(f"{self.directory / DB_FILE}: the cache database is damaged ({exc}); "
+                                   "`tripbench cache verify --repair` moves it aside and starts a fresh one") from exc
+            moved = self._move_aside()
+            log.warning("cache %s is damaged (%s): moved to %s and a fresh cache started; the calls it held will "
+                        "be paid again. Delete the damaged copy when you no longer need it.",
+                        self.directory / DB_FILE, exc, moved)
+            self._cache, stored = self._open()
         if stored != KEY_SCHEME.encode():
             found = stored.decode(errors="replace") if isinstance(stored, bytes) else repr(stored)
             self._cache.close()
@@ -134,6 +168,35 @@ class CacheStore:
         self._hits = self._misses = self._saved_microusd = 0
         self.counting = True
         """Whether `get` counts hits and misses; a dry run turns it off, its probes are not uses of the cache."""
+
+    def _open(self) -> tuple[diskcache.Cache, Any]:
+        """The diskcache and the key scheme it records (written now for a new cache)."""
+        # No size-based eviction: diskcache would cull our counters with the entries; `prune()` is explicit. Nothing
+        # expires either, so `cull_limit=0` spares every write diskcache's two culling queries.
+        cache = diskcache.Cache(str(self.directory), disk=_BytesDisk, eviction_policy="none", cull_limit=0)
+        try:
+            cache.add(_META_SCHEME, KEY_SCHEME.encode())
+            return cache, cache.get(_META_SCHEME)
+        except sqlite3.DatabaseError:
+            cache.close()
+            raise
+
+    def _move_aside(self) -> Path:
+        """Renames the damaged database (and its WAL files) out of the way; returns its new path."""
+        moved = self.directory / f"{DB_FILE}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
+        for suffix in ("", "-wal", "-shm"):
+            source = self.directory / f"{DB_FILE}{suffix}"
+            if source.exists():
+                source.rename(moved.with_name(moved.name + suffix))
+        return moved
+
+    def _fail(self, exc: BaseException) -> None:
+        """Stops using a cache found damaged while running, and says so once."""
+        if self.damaged is None:
+            self.damaged = f"{type(exc).__name__}: {exc}"
+            log.warning("cache %s is damaged (%s): serving misses and storing nothing more for the rest of this run; "
+                        "`tripbench cache verify --repair --cache-dir %s` finds and drops the bad entries",
+                        self.directory, self.damaged, self.directory)
 
     def get(self, key: str) -> CacheEntry | None:
         """The entry under `key`, or None; counted as a hit or a miss (a corrupt entry is a miss) when `counting`."""
@@ -149,23 +212,81 @@ class CacheStore:
         return entry
 
     def peek(self, key: str) -> CacheEntry | None:
-        """The entry under `key`, or None, without counting; a corrupt entry is logged as a warning."""
-        try:
-            data = self._cache.get(key)
-            return None if data is None else CacheEntry.from_bytes(data)
-        except CorruptEntry as exc:
-            log.warning("cache entry %s in %s is corrupt (%s): ignored", key, self.directory, exc)
+        """The entry under `key`, verified, or None, without counting; a corrupt or mismatched entry is logged."""
+        if self.damaged is not None:
             return None
+        try:
+            entry = self._read(key)
+        except sqlite3.Error as exc:  # a damaged page of the database
+            self._fail(exc)
+            return None
+        except (CorruptEntry, OSError) as exc:  # not one of our entries, its value file gone or cut short
+            self._refuse(key, f"unreadable ({type(exc).__name__}: {exc})")
+            return None
+        if entry is not None and digest(entry.fields) != key:
+            self._refuse(key, "the answer to another request (its fields hash to another key)")
+            return None
+        return entry
+
+    def _refuse(self, key: str, why: str) -> None:
+        """Counts an entry that is not served; the first is logged (a damaged cache would flood the log)."""
+        self.refused += 1
+        if self.refused == 1:
+            log.warning("cache %s: entry %s is %s; ignored, as any others like it will be: `tripbench cache verify "
+                        "--repair --cache-dir %s` drops them", self.directory, key, why, self.directory)
+
+    def _read(self, key: str) -> CacheEntry | None:
+        data = self._cache.get(key)
+        if data is None:
+            # diskcache reads a value file gone missing as a miss: only a row without its file tells them apart
+            if key in self._cache:
+                raise FileNotFoundError(f"the value file of {key} is missing")
+            return None
+        return CacheEntry.from_bytes(data)
 
     def set(self, key: str, entry: CacheEntry) -> None:
         """Store (or overwrite) the entry under `key`."""
         self._cache.set(key, entry.to_bytes())
 
     def set_many(self, entries: Mapping[str, CacheEntry]) -> None:
-        """Store several entries in one transaction: one commit, where `set` pays one each (~30 us of ~47 us)."""
-        with self._cache.transact():
-            for key, entry in entries.items():
-                self._cache.set(key, entry.to_bytes())
+        """Store several entries in one transaction: one commit, where `set` pays one each (~30 us of ~47 us).
+
+        Nothing is stored in a cache found damaged; damage found here stops further writes (said once).
+        """
+        if self.damaged is not None:
+            return
+        try:
+            with self._cache.transact():
+                for key, entry in entries.items():
+                    self._cache.set(key, entry.to_bytes())
+        except sqlite3.DatabaseError as exc:
+            self._fail(exc)
+
+    def verify(self, *, repair: bool = False) -> tuple[int, list[BadEntry]]:
+        """Reads every entry and checks that its fields hash to its key.
+
+        Args:
+            repair: Delete the bad entries.
+
+        Returns:
+            How many entries were checked, and the bad ones.
+        """
+        checked, bad = 0, []
+        for key in list(self._cache.iterkeys()):
+            if key in _META_KEYS:
+                continue
+            checked += 1
+            try:
+                entry = self._read(key)
+            except (CorruptEntry, OSError) as exc:
+                bad.append(BadEntry(key, "unreadable", f"{type(exc).__name__}: {exc}"))
+                continue
+            if entry is not None and (found := digest(entry.fields)) != key:
+                bad.append(BadEntry(key, "mismatched", f"its fields hash to {found}"))
+        if repair:
+            for item in bad:
+                self._cache.delete(item.key)
+        return checked, bad
 
     def entries(self) -> Iterator[tuple[str, CacheEntry]]:
         """Every readable entry (corrupt ones are skipped with a warning), in storage order."""
@@ -206,13 +327,18 @@ class CacheStore:
         return deleted
 
     def flush(self) -> None:
-        """Add this process's hit / miss / saved counts to the directory's totals."""
+        """Add this process's hit / miss / saved counts to the directory's totals (not to a damaged cache)."""
         with self._lock:
             counts = ((_META_HITS, self._hits), (_META_MISSES, self._misses), (_META_SAVED, self._saved_microusd))
             self._hits = self._misses = self._saved_microusd = 0
-        for meta_key, delta in counts:
-            if delta:
-                self._cache.incr(meta_key, delta, default=0)
+        if self.damaged is not None:
+            return
+        try:
+            for meta_key, delta in counts:
+                if delta:
+                    self._cache.incr(meta_key, delta, default=0)
+        except sqlite3.DatabaseError as exc:
+            self._fail(exc)
 
     def close(self) -> None:
         """Flush the counters and close the database."""

@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions, sent through the official `openai` SDK or aiohttp; a base URL makes it any compatible server.
+"""OpenAI Chat Completions through the official `openai` SDK or aiohttp; a base URL makes it any compatible server.
 
 This module knows the protocol (the JSON body of a request, the JSON of an answer and of an error); the transport
 (`providers.transport`) moves it and raises our error classes, so nothing above this module sees an `openai` or
@@ -64,8 +64,9 @@ class OpenAIChat:
             create = client.chat.completions.with_raw_response.create
             self._transport = SdkTransport(client, create, ("model", "messages"), openai, wire)
         else:
-            self._transport = AiohttpTransport(str(client.base_url).rstrip("/") + PATH, {"authorization": authorization},
-                                               wire, timeout_s=timeout_s, pool_size=pool_size, query=target.query)
+            self._transport = AiohttpTransport(str(client.base_url).rstrip("/") + PATH,
+                                               {"authorization": authorization}, wire, timeout_s=timeout_s,
+                                               pool_size=pool_size, query=target.query)
         self.transport = transport
         self.api_key_id = key_digest(api_key)
         """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""

@@ -1,4 +1,4 @@
-"""The run's spend cap, the one owner of it: spent + reserved never passes the cap, under concurrency and across crashes.
+"""The run's spend cap, its one owner: spent + reserved never passes the cap, under concurrency and across crashes.
 
 Before a provider call the gateway reserves the call's worst-case cost (estimated prompt tokens plus `max_tokens`,
 at the price table); afterwards the reservation is settled with the actual cost and the unused part is released.

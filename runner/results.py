@@ -19,7 +19,7 @@ from providers.interface import Usage
 from runner.errors import UserError
 from runner.expand import RolloutKey
 from runner.records import CallRecord
-from runner.store import CALL_COLUMNS, OPEN_USD, RESULTS_FILE, ROLLOUT_COLUMNS
+from runner.store import CALL_COLUMNS, OPEN_USD, RESULTS_FILE, ROLLOUT_COLUMNS, damaged_message
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,11 +81,18 @@ class RunResults:
         self._conn = conn
         self.sessions = [
             SessionInfo(row[0], orjson.loads(row[1]), row[2], row[3], row[4], orjson.loads(row[5]), *row[6:])
-            for row in conn.execute("SELECT id, spec, spec_path, tool_version, pid, planned, started_at, ended_at, "
-                                    "outcome, spent_usd FROM session ORDER BY id")
+            for row in self._query("SELECT id, spec, spec_path, tool_version, pid, planned, started_at, ended_at, "
+                                   "outcome, spent_usd FROM session ORDER BY id")
         ]
-        rows = conn.execute(f"SELECT id, {ROLLOUT_COLUMNS} FROM rollout ORDER BY id")
-        self.rollouts = [_rollout(row) for row in rows]
+        self.rollouts = [_rollout(row)
+                         for row in self._query(f"SELECT id, {ROLLOUT_COLUMNS} FROM rollout ORDER BY id")]
+
+    def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """All rows of a query; a damaged file is a `UserError` naming it, not a traceback."""
+        try:
+            return self._conn.execute(sql, parameters).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise UserError(damaged_message(self.run_dir / RESULTS_FILE, exc)) from None
 
     def __enter__(self) -> RunResults:
         return self
@@ -110,18 +117,18 @@ class RunResults:
     def reserved_usd(self) -> float:
         """The worst case of calls sent and not yet settled: in flight now, or left open by a killed session (the
         provider may have billed them; a resumed run settles those whose answer reached the cache)."""
-        if self._conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'charge'").fetchone()[0] == 0:
+        if self._query("SELECT count(*) FROM sqlite_master WHERE name = 'charge'")[0][0] == 0:
             return 0.0  # a run directory no session of this version has opened yet
-        return float(self._conn.execute(OPEN_USD).fetchone()[0])
+        return float(self._query(OPEN_USD)[0][0])
 
     def tasks(self) -> list[Task]:
         """The tasks the run saw, in split order."""
-        rows = self._conn.execute("SELECT id, input FROM task ORDER BY benchmark, split, position")
+        rows = self._query("SELECT id, input FROM task ORDER BY benchmark, split, position")
         return [Task(task_id, orjson.loads(data)) for task_id, data in rows]
 
     def steps(self, rollout_id: int) -> list[dict[str, Any]]:
         """The trajectory of one rollout."""
-        rows = self._conn.execute("SELECT data FROM step WHERE rollout_id = ? ORDER BY idx", (rollout_id,))
+        rows = self._query("SELECT data FROM step WHERE rollout_id = ? ORDER BY idx", (rollout_id,))
         return [orjson.loads(data) for (data,) in rows]
 
     def result(self, rollout: StoredRollout) -> RolloutResult:
@@ -131,19 +138,19 @@ class RunResults:
     def calls(self, rollout_id: int | None = None) -> list[StoredCall]:
         """LLM calls of one rollout, or of the whole run."""
         query = f"SELECT {CALL_COLUMNS} FROM llm_call" + (" WHERE rollout_id = ?" if rollout_id is not None else "")
-        rows = self._conn.execute(query + " ORDER BY rollout_id, idx", () if rollout_id is None else (rollout_id,))
+        rows = self._query(query + " ORDER BY rollout_id, idx", () if rollout_id is None else (rollout_id,))
         return [StoredCall(r[0], r[1], CallRecord(r[2], r[3], bool(r[4]), Usage(r[5], r[6], r[7]), *r[8:]))
                 for r in rows]
 
     def evaluations(self, mode: str) -> dict[int, Evaluation]:
         """Stored evaluations of one evaluator mode, by rollout id."""
         verdicts: dict[int, list[Verdict]] = {}
-        rows = self._conn.execute("SELECT rollout_id, grp, name, passed, message FROM verdict WHERE mode = ? "
+        rows = self._query("SELECT rollout_id, grp, name, passed, message FROM verdict WHERE mode = ? "
                                   "ORDER BY rollout_id, idx", (mode,))
         for rollout_id, group, name, passed, message in rows:
             verdicts.setdefault(rollout_id, []).append(
                 Verdict(group, name, None if passed is None else bool(passed), message))
-        rows = self._conn.execute("SELECT rollout_id, details FROM evaluation WHERE mode = ?", (mode,))
+        rows = self._query("SELECT rollout_id, details FROM evaluation WHERE mode = ?", (mode,))
         return {rid: Evaluation(tuple(verdicts.get(rid, ())), orjson.loads(details)) for rid, details in rows}
 
 
@@ -167,7 +174,14 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunResults:
     if not path.is_file():
         raise UserError(f"{run_dir}: no {RESULTS_FILE} here: not a tripbench run directory")
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
-    if conn.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('session', 'rollout')").fetchone()[0] < 2:
-        conn.close()  # the first session is still creating the schema
-        raise UserError(f"{run_dir}: the results store is being created; try again in a moment")
-    return RunResults(conn, run_dir)
+    try:
+        tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('session', 'rollout')").fetchone()[0]
+        if tables < 2:  # the first session is still creating the schema
+            raise UserError(f"{run_dir}: the results store is being created; try again in a moment")
+        return RunResults(conn, run_dir)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise UserError(damaged_message(path, exc)) from None
+    except BaseException:
+        conn.close()
+        raise

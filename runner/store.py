@@ -35,6 +35,7 @@ instead of running and paying for the same rollouts twice.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import fcntl
 import json
@@ -48,7 +49,7 @@ from typing import Any
 import aiosqlite
 import orjson
 
-from benchmarks.base import BUDGET_EXHAUSTED, PROVIDER_ERROR, REPLAY_MISS, Evaluation, Task
+from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, PROVIDER_ERROR, REPLAY_MISS, Evaluation, Task
 from providers.errors import ProviderTimeout, RateLimited, RetryableError, ServerError
 from runner.errors import UserError
 from runner.expand import RolloutKey
@@ -66,6 +67,13 @@ RERUN_STATUSES = frozenset({BUDGET_EXHAUSTED, REPLAY_MISS})
 # it as a failure), but a resumed run tries it again; a permanent one (a bad request, a content filter, a refusal)
 # is the rollout's outcome and stays, or re-running it would re-draw refusals until one passes.
 TRANSIENT_ERRORS = frozenset(cls.__name__ for cls in (RetryableError, RateLimited, ServerError, ProviderTimeout))
+
+
+# A `crashed` rollout whose exception came from the machine, not the strategy's logic: SQLite (a damaged or locked
+# cache) or the operating system (a full disk, a file gone). Its stored error keeps the traceback; a resume runs it
+# again, like a transient provider error.
+INFRASTRUCTURE_ERRORS = frozenset(value.__name__ for module in (sqlite3, builtins) for value in vars(module).values()
+                                  if isinstance(value, type) and issubclass(value, (sqlite3.Error, OSError)))
 
 Job = Callable[[aiosqlite.Connection], Awaitable[Any]]
 
@@ -100,14 +108,24 @@ def _text(value: Any) -> Any:
         return value.encode("utf-8", "replace").decode("utf-8")
 
 
+def damaged_message(path: Path, exc: Exception) -> str:
+    """What to say of a results store SQLite cannot use: which file, and what to do."""
+    if isinstance(exc, sqlite3.OperationalError):  # locked, a disk I/O error, no permission: not the file's content
+        return f"{path}: SQLite could not use it ({exc})"
+    return (f"{path} is damaged ({exc}): move it aside and run the spec again into a new run directory; the calls "
+            "already paid for come back from the cache for free")
+
+
 def runs_again(status: str, error_type: str | None) -> bool:
-    """Whether a resumed run runs a stored rollout again: `RERUN_STATUSES`, and provider errors in `TRANSIENT_ERRORS`.
+    """Whether a resumed run runs a stored rollout again: `RERUN_STATUSES`, provider errors in `TRANSIENT_ERRORS` and
+    crashes in `INFRASTRUCTURE_ERRORS`.
 
     Args:
         status: The stored status.
         error_type: The exception class that ended the rollout, as stored.
     """
-    return status in RERUN_STATUSES or (status == PROVIDER_ERROR and error_type in TRANSIENT_ERRORS)
+    return (status in RERUN_STATUSES or (status == PROVIDER_ERROR and error_type in TRANSIENT_ERRORS)
+            or (status == CRASHED and error_type in INFRASTRUCTURE_ERRORS))
 
 
 class RunDirInUse(UserError):
@@ -170,6 +188,9 @@ class ResultsStore:
             # WAL + synchronous=NORMAL: a commit survives a killed process (only power loss can drop the last ones).
             await conn.execute("PRAGMA synchronous=NORMAL")
             await conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.DatabaseError as exc:
+            os.close(lock_fd)
+            raise StoreError(damaged_message(path, exc)) from None
         except BaseException:
             os.close(lock_fd)
             raise
@@ -205,7 +226,7 @@ class ResultsStore:
                         with contextlib.suppress(sqlite3.Error):
                             await self._conn.execute("ROLLBACK")
                     if isinstance(exc, sqlite3.Error):
-                        exc = StoreError(f"{self.path}: could not write results: {exc}")
+                        exc = StoreError(damaged_message(self.path, exc))
                     if not done.done():
                         done.set_exception(exc)
                 else:
@@ -224,14 +245,21 @@ class ResultsStore:
         return await done
 
     # -- reads the engine needs before it starts writing ------------------------------------------------------
+    async def _fetch(self, sql: str) -> list[Any]:
+        """All rows of a read; a damaged file is a `StoreError` naming it."""
+        try:
+            cursor = await self._conn.execute(sql)
+            return list(await cursor.fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(damaged_message(self.path, exc)) from None
+
     async def resume_plan(self) -> tuple[set[RolloutKey], dict[RolloutKey, str]]:
         """What a resumed run finds stored: the keys it skips, and those it runs again (see `runs_again`) with their
         stored status."""
-        cursor = await self._conn.execute(
-            "SELECT benchmark, split, task, model, strategy, sample, status, error_type FROM rollout")
         finished: set[RolloutKey] = set()
         again: dict[RolloutKey, str] = {}
-        for row in await cursor.fetchall():
+        for row in await self._fetch(
+                "SELECT benchmark, split, task, model, strategy, sample, status, error_type FROM rollout"):
             key, status, error_type = RolloutKey(*row[:6]), row[6], row[7]
             if runs_again(status, error_type):
                 again[key] = status
@@ -241,19 +269,17 @@ class ResultsStore:
 
     async def last_spec(self) -> dict[str, Any] | None:
         """The spec of the run's latest session, or None for a new run directory."""
-        cursor = await self._conn.execute("SELECT spec FROM session ORDER BY id DESC LIMIT 1")
-        row = await cursor.fetchone()
-        return orjson.loads(row[0]) if row else None
+        rows = await self._fetch("SELECT spec FROM session ORDER BY id DESC LIMIT 1")
+        return orjson.loads(rows[0][0]) if rows else None
 
     async def spent_usd(self) -> float:
         """Money the run has spent: what its sessions settled, plus the worst case of every charge still open."""
-        cursor = await self._conn.execute(f"SELECT ({SETTLED_USD}) + ({OPEN_USD})")
-        return float((await cursor.fetchone())[0])
+        return float((await self._fetch(f"SELECT ({SETTLED_USD}) + ({OPEN_USD})"))[0][0])
 
     async def open_charges(self) -> list[tuple[int, str | None]]:
         """(id, cache key) of the charges left open by earlier sessions (their processes died mid-call)."""
-        cursor = await self._conn.execute("SELECT id, cache_key FROM charge WHERE cost_usd IS NULL ORDER BY id")
-        return [(row[0], row[1]) for row in await cursor.fetchall()]
+        return [(row[0], row[1]) for row in
+                await self._fetch("SELECT id, cache_key FROM charge WHERE cost_usd IS NULL ORDER BY id")]
 
     # -- writes ------------------------------------------------------------------------------------------------
     async def start_session(self, spec: dict[str, Any], spec_path: str, version: str,

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 import orjson
 
 from cache import CacheStore, Explanation, default_cache_dir, explain, key_fields, load_request
+from cache.store import DB_FILE, CacheDamaged
 from providers.registry import resolve_model
 from runner.errors import UserError
 from runner.gateway import Target
 from sandbox_index import default_home
 
+VERIFY_LISTED = 20
+"""Bad entries `cache verify` lists one by one (all of them with --json)."""
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _SIZES = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9}
 
@@ -24,11 +31,18 @@ cache_dir_option = click.option(
 )
 
 
-def _open(cache_dir: Path | None) -> CacheStore:
+@contextmanager
+def _open(cache_dir: Path | None) -> Iterator[CacheStore]:
+    """The cache, as found: a damaged database is reported (with what to do), never moved or rebuilt here."""
     directory = cache_dir or default_cache_dir(default_home())
     if not directory.is_dir():  # inspecting must not create an empty cache
         raise UserError(f"no cache at {directory}: nothing was cached there yet (or pass --cache-dir)")
-    return CacheStore(directory)
+    try:
+        with CacheStore(directory, repair=False) as store:
+            yield store
+    except sqlite3.DatabaseError as exc:
+        raise CacheDamaged(f"{directory / DB_FILE}: the cache database is damaged ({exc}); `tripbench cache verify "
+                           f"--repair --cache-dir {directory}` moves it aside and starts a fresh one") from None
 
 
 def _duration(text: str) -> float:
@@ -122,6 +136,47 @@ def explain_command(request_file: Path | None, key: str | None, cache_dir: Path 
         fields = key_fields(request, provider=target.provider, resolved_model=target.model_id,
                             endpoint=target.endpoint)
         _render(explain(store, fields))
+
+
+@cache_command.command("verify")
+@click.option("--repair", is_flag=True, help="Drop the bad entries (a damaged database is moved aside).")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@cache_dir_option
+def verify_command(repair: bool, as_json: bool, cache_dir: Path | None) -> None:
+    """Check every entry: readable, and its fields hash to its key (else it would answer another request).
+
+    Exits 1 when bad entries are found and not repaired.
+    """
+    directory = cache_dir or default_cache_dir(default_home())
+    try:
+        with _open(directory) as store:
+            checked, bad = store.verify(repair=repair)
+        moved = None
+    except CacheDamaged as exc:
+        if not repair:
+            raise
+        with CacheStore(directory) as store:  # moves the damaged database aside (and says where)
+            checked, bad, moved = 0, [], str(exc)
+    if as_json:
+        click.echo(orjson.dumps({"cache": str(directory), "checked": checked, "repaired": repair,
+                                 "damaged_database": moved,
+                                 "bad": [{"key": b.key, "reason": b.reason, "detail": b.detail} for b in bad]},
+                                option=orjson.OPT_INDENT_2).decode())
+    else:
+        click.echo(f"cache      {directory}")
+        if moved is not None:
+            click.echo(f"database   damaged, moved aside; a fresh cache started ({moved})")
+        click.echo(f"checked    {checked:,} entries")
+        reasons = Counter(b.reason for b in bad)
+        click.echo("bad        " + (", ".join(f"{n:,} {reason}" for reason, n in reasons.most_common()) or "none"))
+        for item in bad[:VERIFY_LISTED]:
+            click.echo(f"  {item.key}  {item.reason}: {item.detail}")
+        if len(bad) > VERIFY_LISTED:
+            click.echo(f"  ... and {len(bad) - VERIFY_LISTED:,} more (--json lists them all)")
+        if bad:
+            click.echo(f"{'dropped' if repair else 'to drop them: tripbench cache verify --repair'}")
+    if bad and not repair:
+        click.get_current_context().exit(1)
 
 
 @cache_command.command("prune")

@@ -20,9 +20,9 @@ EXIT_FAILED = 1
 EXIT_BUDGET = 3
 EXIT_NO_RESULT = 4
 EXIT_INTERRUPTED = 130
-EXIT_CODES = f"""Exit codes: 0 every rollout has a result of its own; {EXIT_FAILED} the run failed (a bad key, a damaged
-file: the message says which); 2 a usage or spec error; {EXIT_BUDGET} the spend cap stopped it; {EXIT_NO_RESULT} it completed
-but some rollouts have no result of their own (an unavailable provider's errors, replay-mode misses and spend-cap
+EXIT_CODES = f"""Exit codes: 0 every rollout has a result of its own; {EXIT_FAILED} the run failed (a bad key, a
+damaged file: the message says which); 2 a usage or spec error; {EXIT_BUDGET} the spend cap stopped it;
+{EXIT_NO_RESULT} it completed but some rollouts have no result of their own (an unavailable provider's errors, replay-mode misses and spend-cap
 cuts, which the same command runs again; strategy crashes); {EXIT_INTERRUPTED} interrupted (Ctrl-C, SIGTERM)."""
 LOG_WIDTH = 160
 """Columns of the summary when stdout is a file or a pipe (rich would wrap at 80)."""
@@ -81,7 +81,8 @@ def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: 
     console.print(f"report: tripbench report {shlex.quote(str(run_dir))}", soft_wrap=True)
     resume = f"tripbench run {shlex.quote(str(spec))} --run-dir {shlex.quote(str(run_dir))}"
     if report.outcome == INTERRUPTED:
-        console.print(f"interrupted: {report.ran} rollouts finished in this session, the rest resume with: {resume}", soft_wrap=True)
+        console.print(f"interrupted: {report.ran} rollouts finished in this session, the rest resume with: {resume}",
+                      soft_wrap=True)
         ctx.exit(EXIT_INTERRUPTED)
     if report.outcome == BUDGET:
         console.print(f"spend cap reached: {report.pending - report.ran} rollouts left; "

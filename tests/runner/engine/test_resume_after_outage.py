@@ -39,7 +39,10 @@ def model(server, name: str) -> dict[str, object]:
     (BUDGET_EXHAUSTED, "BudgetExhausted", True),
     (DELIVERED, None, False),
     (TOKEN_LIMIT, "ContextTooLong", False),
-    (CRASHED, "RuntimeError", False),
+    (CRASHED, "RuntimeError", False),  # a strategy bug: re-running it gives the same crash
+    (CRASHED, "DatabaseError", True),  # the machine's fault (a damaged cache, a full disk): it runs again
+    (CRASHED, "OperationalError", True),
+    (CRASHED, "OSError", True),
     ("max_steps", None, False),  # a benchmark's own status: the agent's failure
 ])
 def test_which_stored_rollouts_a_resume_runs_again(status: str, error_type: str | None, again: bool) -> None:
