@@ -370,8 +370,13 @@ def _first(frame: Frame, column: str) -> Any:
     return float(value) if frame.dtypes[j] == "float" else value
 
 
-def _leg_cost(sandbox: Sandbox, plan: Mapping[str, Any], people: float, reflect: bool) -> tuple[float, str | None]:
-    """Cost and error reason of the sub-plan's transportation (spec §3.9)."""
+def _leg_cost(sandbox: Sandbox, plan: Mapping[str, Any], people: Any, reflect: bool) -> tuple[float, str | None]:
+    """Cost and error reason of the sub-plan's transportation (spec §3.9).
+
+    `people` is whatever the model wrote, priced with Python's arithmetic as the official code prices it: where
+    that code catches every exception (the flight branch; the ground branch of the non-reflect environment) a
+    `people_number` that is no number gives the branch's "not valid" reason; elsewhere the exception propagates.
+    """
     parsing = _parsing()
     value = plan["transportation"]
     origin, destination = parsing.extract_from_to(value)
@@ -384,15 +389,22 @@ def _leg_cost(sandbox: Sandbox, plan: Mapping[str, Any], people: float, reflect:
         # official quirk, spec §3.9: only the number is looked up; the flight's route is not checked.
         number = parsing.flight_number(value)
         found = sandbox.flights_by_number(number) if number is not None else None
-        return (_first(found, "Price") * people, None) if found else (0, _FLIGHT_REASON)
+        if not found:
+            return 0, _FLIGHT_REASON
+        try:
+            return 0 + _first(found, "Price") * people, None
+        except Exception:  # official quirk, spec §3.9: the official `except:` turns any failure into this reason
+            return 0, _FLIGHT_REASON
     if "self-driving" in lowered or "taxi" in lowered:
         mode, per_vehicle = ("self-driving", 5) if "self-driving" in lowered else ("taxi", 4)
+        if reflect:  # ReactReflectEnv has no try here: only cities-less legs were turned away above
+            cost = distance_for_evaluation(sandbox, origin, destination, mode).cost  # type: ignore[arg-type]
+            return (0, _LEG_REASON) if cost is None else (0 + cost * math.ceil(people * 1.0 / per_vehicle), None)
         try:
             cost = distance_for_evaluation(sandbox, origin, destination, mode).cost  # type: ignore[arg-type]
-        except TypeError:
-            # ReactEnv catches the failure of a leg without cities; ReactReflectEnv returned above.
+            return (0, _LEG_REASON) if cost is None else (0 + cost * math.ceil(people * 1.0 / per_vehicle), None)
+        except Exception:  # ReactEnv's `except:`: a leg without cities, or a people_number that is no number
             return 0, _LEG_CITIES_REASON
-        return (0, _LEG_REASON) if cost is None else (cost * math.ceil(people * 1.0 / per_vehicle), None)
     return 0, None  # other transportation texts cost nothing and are not an error
 
 
@@ -412,14 +424,18 @@ def cost_enquiry(sandbox: Sandbox, sub_plan: Mapping[str, Any], *, reflect: bool
     Restaurants and accommodations match name and city exactly; an unparsable "Name, City" is skipped.
     The reflect variant's retry counter is the agent's: every `COST_UNAVAILABLE` text counts as a failure.
 
+    `people_number` is priced as the model wrote it, with the official code's arithmetic: `True` counts as 1, and a
+    value that is no number fails only where the official code multiplies by it (a "not valid" reason where it
+    catches that, an exception where it does not); fields that never reach it are priced as usual.
+
     Raises:
         KeyError: `people_number` (or a needed `current_city`) is missing.
-        TypeError: a field is not text (or longer than `MAX_FIELD_CHARS`), or `people_number` is not a number.
-            The official planner aborts the run on both (spec §5), so the caller decides what that means.
+        TypeError: a field is not text (or longer than `MAX_FIELD_CHARS`), or a meal, an accommodation (or, with
+            `reflect`, a ground leg) is priced with a `people_number` that is no number.
+        ArithmeticError, ValueError: the same with an infinite `people_number`.
+            The official planner aborts the run on all of these (spec §5), so the caller decides what that means.
     """
     people = sub_plan["people_number"]
-    if isinstance(people, bool) or not isinstance(people, int | float):
-        raise TypeError(f"people_number must be a number, got {people!r}")
     # Integers stay integers: the official total prints as `1335` unless a float (an accommodation price)
     # was added, then as numpy prints a float64 (`1335.0`).
     total: float = 0

@@ -179,8 +179,9 @@ class ReactPlanner:
             return sub_plan  # parse errors never count as environment errors (spec §5)
         try:
             result = cost_enquiry(self.sandbox, sub_plan, reflect=self.reflect)
-        except (KeyError, TypeError) as exc:
-            # official quirk, spec §5: a missing `people_number` or a non-text field aborts the official run.
+        except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+            # official quirk, spec §5: a missing `people_number`, a non-text field or a meal priced with a
+            # `people_number` that is no number aborts the official run.
             raise CostEnquiryCrash(f"CostEnquiry failed on the sub plan: {type(exc).__name__}: {exc}") from None
         # The reflexion environment's retry counter (spec §3.9): errors count, a success resets it.
         if result.startswith(COST_ERROR_PREFIX):

@@ -120,6 +120,17 @@ async def test_cost_enquiry_arguments_the_official_code_crashes_on(scripted_mode
     assert result.crash and result.answer == "" and len(result.steps) == 1
 
 
+async def test_a_people_number_in_words_goes_on_as_the_official_run_does(scripted_model, sandbox):
+    day = {"people_number": "two", "day": 1, "current_city": "from St. Petersburg to Rockford",
+           "transportation": "Flight Number: F3573659, from St. Petersburg to Rockford", "breakfast": "-",
+           "attraction": "-", "lunch": "-", "dinner": "-", "accommodation": "-"}
+    scripted_model.enqueue("t", f"CostEnquiry[{json.dumps(day)}]", "t", "Finish[x]")
+    result = await run_react(scripted_model, sandbox)
+    assert result.crash is None and result.answer == "x"
+    assert result.steps[0]["observation"] == ("Cost: Sorry, the cost of your plan is not available because of the "
+                                              "following reasons:1. The filght information is not valid \t")
+
+
 async def test_react_halts_at_the_token_and_step_limits(scripted_model, sandbox):
     result = await run_react(scripted_model, sandbox, max_prompt_tokens=500)  # the empty prompt has more
     assert result.halted == "token_limit" and result.answer == "" and scripted_model.requests == []

@@ -99,10 +99,43 @@ def test_flight_matches_the_number_only(sandbox) -> None:
 @pytest.mark.parametrize("plan, error", [
     ({"breakfast": "Coco Bambu, Rockford"}, KeyError),
     ({"people_number": 1, "transportation": "Taxi"}, KeyError),  # falls back to the missing current_city
-    ({"people_number": "2"}, TypeError),
     ({"people_number": 1, "lunch": ["Coco Bambu", "Rockford"]}, TypeError),
     ({"people_number": 1, "lunch": "x" * 5000 + ", Rockford"}, TypeError),
 ])
 def test_inputs_the_official_planner_crashes_on(sandbox, plan: dict, error: type[Exception]) -> None:
     with pytest.raises(error):
         cost_enquiry(sandbox, plan)
+
+
+FLIGHT = "Flight Number: F3573659, from St. Petersburg to Rockford"
+"""Train query 1's outbound flight (spec §11)."""
+
+
+@pytest.mark.parametrize("people", ["2", "two", None, [2], {"n": 2}, ""])
+def test_a_people_number_that_is_no_number_fails_only_where_the_official_code_multiplies(sandbox, annotated_days,
+                                                                                        people) -> None:
+    # Fields that never reach people_number price as usual: nothing, or "not valid" for what is not found.
+    assert cost_enquiry(sandbox, {"people_number": people, "current_city": "Rockford"}) == (
+        "The cost of your plan is 0 dollars.")
+    assert cost_enquiry(sandbox, {"people_number": people, "breakfast": "Nowhere Diner, Rockford"}) == (
+        COST_UNAVAILABLE + "1. The breakfase information is not valid, please check. \t")
+    # The flight branch catches its failure (official `except:`): the flight reads as not valid.
+    assert cost_enquiry(sandbox, {"people_number": people, "transportation": FLIGHT}) == (
+        COST_UNAVAILABLE + "1. The filght information is not valid \t")
+    # ReactEnv's ground branch catches it too; ReactReflectEnv's does not.
+    leg = {"people_number": people, "transportation": "Taxi", "current_city": "from Kansas City to Pensacola"}
+    assert cost_enquiry(sandbox, leg) == COST_UNAVAILABLE + (
+        "1. The transporation information is not valid, please check. You have to make sure there are two cities "
+        "(from A to B) in your transportation plan. \t")
+    with pytest.raises(TypeError):
+        cost_enquiry(sandbox, leg, reflect=True)
+    # A meal or a stay multiplies outside any try: the official run aborts, as ours reports.
+    meal = next(day for day in annotated_days if day["breakfast"] != "-")
+    with pytest.raises(TypeError):
+        cost_enquiry(sandbox, {"people_number": people, "breakfast": meal["breakfast"]})
+
+
+@pytest.mark.parametrize("people, price", [(True, "474"), (2.5, "1185.0")])
+def test_numbers_python_accepts_are_priced_as_the_official_code_prices_them(sandbox, people, price) -> None:
+    assert cost_enquiry(sandbox, {"people_number": people, "transportation": FLIGHT}) == (
+        f"The cost of your plan is {price} dollars.")
