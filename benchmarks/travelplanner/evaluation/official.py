@@ -78,7 +78,8 @@ class OfficialEvaluator:
     def day_places(self, current_city: str, i: int) -> str | list[str]:
         """The cities a day's items must mention (Within Current City)."""
         if "from" in current_city:
-            return list(_leg(current_city, i))
+            # spec §7.2 (3): both cities lose their parenthesised state (and keep the space before it)
+            return [extract_before_parenthesis(city) for city in _leg(current_city, i)]
         # official quirk, spec §7.2 (3), issue #50: a string, so the checks below run per character
         return extract_before_parenthesis(current_city)
 

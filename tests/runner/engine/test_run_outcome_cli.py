@@ -41,8 +41,8 @@ async def test_without_a_terminal_a_progress_line_appears_while_the_run_goes_on(
     assert process.stdout is not None
     line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
     assert process.returncode is None  # printed while the run is going, not in the end-of-run summary
-    assert re.match(r"\d\d:\d\d:\d\d \d+/60 rollouts · \$[0-9.]+ (\+\$[0-9.]+ reserved )?/ \$100\.00 · [0-9,]+ tok/s · "
-                    r"[0-9,]+ calls, (\d+%|-) hits · \d+ retries · \d+ errors · ETA \S+", line), line
+    assert re.match(r"\d\d:\d\d:\d\d \d+/60 rollouts · \$[0-9.]+ (\+\$[0-9.]+ reserved )?/ \$100\.00 · "
+                    r"[0-9,]+ tok/s · [0-9,]+ calls, (\d+%|-) hits · \d+ retries · \d+ errors · ETA \S+", line), line
     output, _ = await process.communicate()
     assert process.returncode == 0, output.decode()
 

@@ -63,8 +63,8 @@ async def test_billed_money_stays_under_the_cap_across_sigkills(start_mock_llm, 
         assert booked_usd(run_dir) >= billed - 1e-9, "the ledger forgot money the provider billed"
         if process.returncode == 3:  # the spend cap stopped the run: it is done
             break
-    print(f"\nspend cap ${CAP:.2f}: {kills} SIGKILLs, exit codes {codes}; the provider billed ${billed_usd(server):.4f}, "
-          f"the ledger says ${booked_usd(run_dir):.4f}")
+    print(f"\nspend cap ${CAP:.2f}: {kills} SIGKILLs, exit codes {codes}; the provider billed "
+          f"${billed_usd(server):.4f}, the ledger says ${booked_usd(run_dir):.4f}")
     assert kills >= 5 and codes[-1] == 3, (codes, output.decode())
     assert billed_usd(server) > CAP * 0.6  # the cap was used, not just respected by refusing early
     status = run_cli("status", str(run_dir))
