@@ -1,6 +1,9 @@
 """Anthropic Messages, sent through the official `anthropic` SDK or aiohttp.
 
-System messages become the `system` field (the Messages API has no system role). This module knows the protocol
+System messages become the `system` field (the Messages API has no system role). The API refuses stop sequences
+that are only whitespace (HTTP 400), which the TravelPlanner agents stop at (`"\n"`): those are not sent but
+applied here, cutting the reply at the first one and reporting the finish as `stop_sequence`; the usage stays what
+was billed. This module knows the protocol
 (the JSON body of a request, the JSON of an answer and of an error); the transport (`providers.transport`) moves it
 and raises our error classes, so nothing above this module sees an `anthropic` or `aiohttp` type. The SDK's own
 retries are off (`max_retries=0`): the gateway owns retries.
@@ -8,6 +11,7 @@ retries are off (`max_retries=0`): the gateway owns retries.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -79,7 +83,8 @@ class AnthropicMessages:
         """Send one Messages request (see `ChatModel.complete`)."""
         started = time.perf_counter()
         reply = await self._transport.send(self._body(request))
-        return self._response(reply.data, time.perf_counter() - started, reply.request_id)
+        response = self._response(reply.data, time.perf_counter() - started, reply.request_id)
+        return cut_at_stop(response, [stop for stop in request.stop if not stop.strip()])
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""
@@ -94,8 +99,8 @@ class AnthropicMessages:
         }
         if system:
             body["system"] = system
-        if request.stop:
-            body["stop_sequences"] = list(request.stop)
+        if sent := [stop for stop in request.stop if stop.strip()]:  # whitespace-only ones: `cut_at_stop`
+            body["stop_sequences"] = sent
         # Sent only when set: Claude 5 models reject non-default sampling values. The Messages API has no `seed`;
         # it still keys the cache.
         body.update({name: value for name in ("temperature", "top_p") if (value := getattr(request, name)) is not None})
@@ -121,3 +126,12 @@ class AnthropicMessages:
             raise BadRequest(f"{self.provider}:{self.model}: the model refused (stop_reason 'refusal')", **where)
         return ChatResponse(text=text, finish_reason=stop_reason, usage=tokens, latency_s=latency_s,
                             request_id=request_id)
+
+
+def cut_at_stop(response: ChatResponse, stops: list[str]) -> ChatResponse:
+    """The reply cut before the first of `stops` it contains, finishing as `stop_sequence` (a stop the API would
+    not take); unchanged when it contains none."""
+    found = [position for stop in stops if (position := response.text.find(stop)) >= 0]
+    if not found:
+        return response
+    return dataclasses.replace(response, text=response.text[:min(found)], finish_reason="stop_sequence")

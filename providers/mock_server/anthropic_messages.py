@@ -36,6 +36,8 @@ class AnthropicMessagesWire:
         if "system" in body:
             messages.insert(0, Message("system", text_of(body["system"], "system")))
         stop = tuple(body.get("stop_sequences") or ())
+        if any(not isinstance(s, str) or not s.strip() for s in stop):  # as the real API answers
+            raise WireError("stop_sequences: each stop sequence must contain non-whitespace characters")
         return MockRequest("anthropic", model, tuple(messages), max_tokens, stop, dict(body))
 
     def success(self, request: MockRequest, completion: Completion, number: int) -> dict[str, Any]:

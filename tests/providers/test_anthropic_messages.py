@@ -55,3 +55,25 @@ async def test_stop_reasons(mock_llm, provider_for, stop, max_tokens, finish) ->
     assert response.finish_reason == finish
     if finish == "stop_sequence":
         assert response.text == "[mock claude-haiku-4-5] you said: Plan a trip to "
+
+
+async def test_whitespace_stops_are_applied_by_the_client_not_sent(mock_llm, provider_for) -> None:
+    # The TravelPlanner agents stop at "\n"; the Messages API answers HTTP 400 to a whitespace-only stop.
+    model = provider_for("anthropic", mock_llm)
+    response = await model.complete(chat("line one\nline two", stop=("\n", "END")))
+    assert mock_llm.received[-1].body["stop_sequences"] == ["END"]
+    assert response.text == "[mock claude-haiku-4-5] you said: line one"
+    assert response.finish_reason == "stop_sequence"
+    full = "[mock claude-haiku-4-5] you said: line one\nline two"
+    assert response.usage.output_tokens == count_text_tokens(full) == mock_llm.tally.output_tokens  # as billed
+
+
+async def test_the_mock_server_refuses_a_whitespace_stop_as_the_api_does(mock_llm) -> None:
+    import aiohttp
+
+    body = {"model": "claude-haiku-4-5", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}],
+            "stop_sequences": ["\n"]}
+    async with aiohttp.ClientSession() as session, session.post(
+            f"{mock_llm.base_url}/v1/messages", json=body, headers={"x-api-key": "k"}) as answer:
+        assert answer.status == 400
+        assert "non-whitespace" in (await answer.json())["error"]["message"]

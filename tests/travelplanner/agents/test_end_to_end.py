@@ -1,4 +1,7 @@
-"""The two-stage agent end to end: real openai SDK, real HTTP, the mock server replying from a script.
+"""The two-stage agent end to end: real openai and anthropic SDKs, real HTTP, the mock server replying from a script.
+
+On Claude the agent's `"\n"` stop is applied by the client (the Messages API refuses whitespace-only stops, and so
+does the mock server): the run must be the same.
 
 The reply function reads the prompt the way a model would (which step is due, thought or action) and answers
 from `SCRIPT`; the Planner prompt gets the human-annotated plan of train query 1 in the official day format.
@@ -17,6 +20,7 @@ from benchmarks.travelplanner.agents.strategies import TwoStageStrategy
 from benchmarks.travelplanner.dataset import load_queries
 from benchmarks.travelplanner.parsing import render_plan
 from providers.mock_server import MockConfig, MockRequest
+from providers.anthropic_messages import AnthropicMessages
 from providers.openai_chat import OpenAIChat
 
 SCRIPT = [
@@ -48,17 +52,18 @@ def scripted_agent_reply(request: MockRequest) -> str:
     return f"{thought}\nAction {due.group(2)}: ..." if due.group(1) == "Thought" else action
 
 
-@pytest.fixture
-async def mock_model(start_mock_llm):
+@pytest.fixture(params=["openai", "anthropic"])
+async def mock_model(request, start_mock_llm):
     server = await start_mock_llm(MockConfig(reply=f"{__name__}:scripted_agent_reply"))
-    model = OpenAIChat("gpt-mock", api_key="sk-test", base_url=server.openai_base_url)
+    model = (OpenAIChat("gpt-mock", api_key="sk-test", base_url=server.openai_base_url) if request.param == "openai"
+             else AnthropicMessages("claude-mock", api_key="sk-test", base_url=server.base_url))
     try:
         yield server, model
     finally:
         await model.aclose()
 
 
-async def test_two_stage_run_through_the_openai_sdk(mock_model, travelplanner_data: Path, travelplanner_index):
+async def test_two_stage_run_through_the_sdks(mock_model, travelplanner_data: Path, travelplanner_index):
     server, model = mock_model
     train = load_queries(travelplanner_data / "queries" / "train.jsonl")
     annotated = [day for day in train[0].annotated_plan if day]
@@ -76,7 +81,10 @@ async def test_two_stage_run_through_the_openai_sdk(mock_model, travelplanner_da
     bodies = [r.body for r in server.received]
     assert len(bodies) == 2 * len(SCRIPT) + 1  # a thought and an action per step, then the Planner
     for body in bodies[:-1]:
-        assert body["stop"] == ["\n"] and body.get("max_completion_tokens", body.get("max_tokens")) == 256
+        stop = body.get("stop", body.get("stop_sequences"))  # Claude: not sent, applied by the client
+        assert stop == (["\n"] if isinstance(model, OpenAIChat) else None)
+        assert body.get("max_completion_tokens", body.get("max_tokens")) == 256
+    assert server.tally.statuses == {"200": len(bodies)}
     planner_prompt = bodies[-1]["messages"][-1]["content"]
     assert "'Short Description': 'Flights from St. Petersburg to Rockford on 2022-03-16'" in planner_prompt
     assert "F3573659" in planner_prompt and "Coco Bambu" in planner_prompt
