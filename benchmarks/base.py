@@ -166,3 +166,11 @@ class Benchmark(Protocol):
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """Formats results as the benchmark's official submission file, one JSON object per line, in task order."""
         ...
+
+
+class ModelSettings(Protocol):
+    """An optional part of a `Benchmark`: settings its strategies choose by model, as official code does."""
+
+    def model_settings(self, options: BaseModel, model: str) -> Mapping[str, str]:
+        """Strategy name -> what it sends and stops at for `model` (shown by `tripbench run --dry-run`)."""
+        ...

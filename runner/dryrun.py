@@ -196,3 +196,16 @@ def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Co
         console.print(f"the cap is likely to allow about {allowed:,} of the {rollouts:,} rollouts (at the expected "
                       f"${expected / rollouts:.4f} each); the rest end as budget_exhausted and resume with a higher "
                       "cap", soft_wrap=True)
+
+
+def render_settings(prepared: Prepared, console: Console) -> None:
+    """What each planned (model, strategy) sends, where the benchmark chooses settings by model (`ModelSettings`)."""
+    settings = getattr(prepared.benchmark, "model_settings", None)
+    if settings is None:
+        return
+    for model in prepared.spec.models:
+        temperature = model.over(prepared.spec.sampling).temperature
+        for strategy, text in settings(prepared.options, model.model).items():
+            if strategy in prepared.spec.strategies:
+                spec = "" if temperature is None else f" (the spec sets temperature {temperature:g}, which wins)"
+                console.print(f"settings: {model.label} · {strategy}: {text}{spec}", soft_wrap=True)

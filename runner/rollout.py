@@ -73,6 +73,8 @@ class RolloutModel:
         self._stamp.update({name: value for name, value in sampling.model_dump().items() if value is not None})
         self._max_calls = max_calls
         self.calls = 0
+        self.name = model
+        """The run's model string: strategies that set defaults by model, as official code does, read it."""
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         if self._max_calls is not None and self.calls >= self._max_calls:

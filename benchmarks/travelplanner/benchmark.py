@@ -56,10 +56,10 @@ class TravelPlannerOptions(BaseModel):
     """Let the tools see synthetic flight rows (performance work only; never for scoring)."""
     max_steps: int = 30
     """Two-stage ReAct step limit (official 30)."""
-    react_max_prompt_tokens: int = 30_000
-    """Two-stage prompt limit: official 15,000 for gpt-3.5 models, 30,000 otherwise."""
-    react_temperature: float | None = 0.0
-    """Two-stage ReAct temperature: official 1.0 for gpt-3.5 models, 0 otherwise."""
+    react_max_prompt_tokens: int | None = None
+    """Two-stage prompt limit; unset: the official value by model, 15,000 for gpt-3.5 models, 30,000 otherwise."""
+    react_temperature: float | None = None
+    """Two-stage ReAct temperature; unset: the official value by model, 1.0 for gpt-3.5 models, 0 otherwise."""
     planner_max_prompt_tokens: int = 12_000
     """Planner prompts above this answer `Max Token Length Exceeded.` without a call (official 12,000)."""
     sole_planning_max_steps: int = 30
@@ -114,6 +114,16 @@ class TravelPlannerBenchmark:
                 *(SolePlanningStrategy(name=name, limits=planner, extract_with_llm=opts.extract_with_llm)
                   for name in SOLE_PLANNING),
                 GreedyStrategy(seed=opts.greedy_seed)]
+
+    def model_settings(self, options: BaseModel, model: str) -> dict[str, str]:
+        """The two-stage agent's settings for `model` (`base.ModelSettings`): the official values by model name
+        (spec §4.2) unless the options set them."""
+        opts = _options(options)
+        limits = ReactLimits(max_prompt_tokens=opts.react_max_prompt_tokens,
+                             temperature=opts.react_temperature).for_model(model)
+        source = "" if opts.react_temperature is not None and opts.react_max_prompt_tokens else " (official by model)"
+        return {"two-stage": f"temperature {limits.temperature:g}, prompt limit {limits.max_prompt_tokens:,} tokens"
+                             f"{source}, max_tokens {limits.max_tokens}, stop at a newline"}
 
     def open_tools(self, options: BaseModel) -> Sandbox:
         """The read-only sandbox every rollout of the run shares (safe across threads)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from runner.dryrun import estimate, render_estimate, spent_before
+from runner.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine import FAILED, default_run_dir, execute, prepare
 from runner.gc_tuning import tune_for_a_run
 from runner.results import load_run
@@ -59,6 +59,7 @@ def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: 
         estimates, assumption = asyncio.run(estimate(prepared, run_dir))
         render_estimate(estimates, assumption, console, cap_usd=prepared.spec.max_cost,
                         spent_usd=spent_before(run_dir))
+        render_settings(prepared, console)
         return
     tune_for_a_run()  # after `prepare`: the loaded spec and data are frozen out of every collection
     live = Console(stderr=True)

@@ -10,6 +10,7 @@ The tools themselves (validation, observation texts, states) live in `benchmarks
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,15 +53,23 @@ SAME_ACTION_LIMIT = 3
 
 @dataclass(frozen=True, slots=True)
 class ReactLimits:
-    """The agent's limits and LLM settings (spec §4.2)."""
+    """The agent's limits and LLM settings (spec §4.2); None: the official value for the model (`for_model`)."""
 
     max_steps: int = 30
-    max_prompt_tokens: int = 30_000
+    max_prompt_tokens: int | None = None
     """Official: 15,000 for gpt-3.5 models, 30,000 for every other model."""
     planner_max_prompt_tokens: int = PLANNER_TOKEN_LIMIT
-    temperature: float | None = 0.0
+    temperature: float | None = None
     """Official: 1.0 for gpt-3.5 models (since commit b8cf8dd), 0 for every other model."""
     max_tokens: int = 256
+
+    def for_model(self, model: str) -> ReactLimits:
+        """The limits with every unset one at the official tool agent's value for `model` (a model string or id)."""
+        name = model.partition(":")[2].partition("@")[0] if ":" in model else model  # PROVIDER:NAME[@URL]
+        gpt35 = "gpt-3.5" in name.lower()  # spec §4.2: the official code tests the model's name
+        return dataclasses.replace(
+            self, max_prompt_tokens=self.max_prompt_tokens or (15_000 if gpt35 else 30_000),
+            temperature=self.temperature if self.temperature is not None else (1.0 if gpt35 else 0.0))
 
 
 @dataclass(slots=True)
@@ -82,7 +91,7 @@ class ReactAgent:
     def __init__(self, model: ChatModel, sandbox: Sandbox, limits: ReactLimits | None = None) -> None:
         self.model = model
         self.sandbox = sandbox
-        self.limits = limits or ReactLimits()
+        self.limits = (limits or ReactLimits()).for_model(getattr(model, "name", ""))
         self.query = ""
         self.scratchpad = ""
         self.steps: list[dict[str, Any]] = []
@@ -119,6 +128,7 @@ class ReactAgent:
         return ZEROSHOT_REACT_INSTRUCTION.format(query=self.query, scratchpad=self.scratchpad)
 
     def _halted(self) -> str | None:
+        assert self.limits.max_prompt_tokens is not None  # set by `for_model`
         return halt_reason(self.step_n, self.limits.max_steps, self.prompt, self.limits.max_prompt_tokens)
 
     async def _ask(self) -> str:

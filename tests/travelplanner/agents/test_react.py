@@ -203,3 +203,25 @@ async def test_notebook_after_city_search_stores_the_previous_search(scripted_mo
     assert f"Observation 1: {MASK}" in result.scratchpad  # masked by CitySearch
     notebook = ast.literal_eval(scripted_model.prompts[-1].split("Given information: ")[1].split("\nQuery: ")[0])
     assert notebook == [{"index": 0, "Short Description": "Cities", "Content": distance}]
+
+
+@pytest.mark.parametrize(("model", "temperature", "limit"), [
+    ("openai:gpt-3.5-turbo-1106", 1.0, 15_000),  # spec §4.2: temperature 1 since commit b8cf8dd, 15,000 tokens
+    ("openai-compatible:gpt-3.5-turbo@http://127.0.0.1:9/v1", 1.0, 15_000),
+    ("openai:gpt-4-1106-preview", 0.0, 30_000),
+    ("anthropic:claude-sonnet-4-5", 0.0, 30_000),
+    ("", 0.0, 30_000),  # a model that does not say its name: GPT-4's values, as before
+])
+async def test_the_official_settings_are_picked_by_model_name(scripted_model, sandbox, model, temperature, limit):
+    scripted_model.name = model
+    script(scripted_model, ("t", "CitySearch[Illinois]"))
+    agent = ReactAgent(scripted_model, sandbox, ReactLimits(max_steps=1))
+    await agent.run(QUERY)
+    assert agent.limits.max_prompt_tokens == limit
+    assert {request.temperature for request in scripted_model.requests} == {temperature}
+
+
+def test_settings_the_spec_gives_win_over_the_model_presets() -> None:
+    limits = ReactLimits(max_prompt_tokens=8_000, temperature=0.3).for_model("openai:gpt-3.5-turbo")
+    assert (limits.max_prompt_tokens, limits.temperature) == (8_000, 0.3)
+    assert ReactLimits(temperature=0.0).for_model("openai:gpt-3.5-turbo").temperature == 0.0
