@@ -174,3 +174,11 @@ class ModelSettings(Protocol):
     def model_settings(self, options: BaseModel, model: str) -> Mapping[str, str]:
         """Strategy name -> what it sends and stops at for `model` (shown by `tripbench run --dry-run`)."""
         ...
+
+
+class ExtraModels(Protocol):
+    """An optional part of a `Benchmark`: models its strategies call besides the one under test (a plan parser's)."""
+
+    def extra_models(self, options: BaseModel) -> Sequence[str]:
+        """Model strings the run's gateway must serve too (resolved, priced and cached like the spec's models)."""
+        ...

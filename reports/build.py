@@ -101,8 +101,10 @@ def _travelplanner_sections(runs: Sequence[RunData], mode: str, *, with_run: boo
             scored += [travelplanner.group_scores(g, run.tasks, queries, run.evaluated, partial=run.partial)
                        for g in travel]
     groups = [item.group for item in scored]
+    parsers = ", ".join(f"{run.label}: {travelplanner.parser_of(run.options)}" for run in runs
+                        if any(g.benchmark == travelplanner.NAME for g in run.groups))
     rates = Section("Pass rates", [travelplanner.table3(scored, with_run=with_run)],
-                    notes=[f"Evaluator: {mode}."])
+                    notes=[f"Evaluator: {mode}. Plans parsed by: {parsers}."])
     for n, item in enumerate(scored):
         table = travelplanner.table4(item, f"constraints_{n + 1}_{slug(item.group.label)}")
         if table is None:

@@ -92,6 +92,8 @@ class RunData:
     """The evaluator modes the run's spec asks for."""
     planned: int = 0
     """Rollouts the latest session planned (finished ones included)."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """The benchmark options of the run's spec (`[options]`)."""
 
     @property
     def finished(self) -> int:
@@ -147,7 +149,7 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunD
         state = session_state(results.sessions[-1]) if results.sessions else "running"
         planned = sum(n for strategies in results.sessions[-1].planned.values() for n in strategies.values())
         return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
-                       tuple(spec.get("evaluate", ())), planned)
+                       tuple(spec.get("evaluate", ())), planned, dict(spec.get("options") or {}))
 
 
 def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:

@@ -65,6 +65,12 @@ def plan_verdict(view: RolloutView) -> PlanVerdict:
                        stored.get("error"))
 
 
+def parser_of(options: Mapping[str, Any]) -> str:
+    """How a run's answers became plans, as its `parser` option says (`rules`, or `llm:MODEL` as in the paper)."""
+    parser = str(options.get("parser", "rules"))
+    return "the rules parser" if parser == "rules" else f"the official extraction prompt sent to {parser[4:]}"
+
+
 def run_queries(tasks: Sequence[Task]) -> list[Query]:
     """A run's tasks as queries, parsed once for all its groups (query records in the Hugging Face layout)."""
     return [query_from_record(task.input, f"task {task.id}") for task in tasks]

@@ -101,6 +101,11 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
             if price_for(model.model, {model.model: model.prices} if model.prices else None) is None:
                 raise ConfigError(source, f"models[{position}].prices", "a price table (input, output USD per "
                                   f"million tokens): max_cost is set and no bundled price is known for {model.model}")
+        prices = {model.model: model.prices for model in spec.models if model.prices}
+        for extra in getattr(benchmark, "extra_models", lambda _: [])(options):
+            if price_for(extra, prices) is None:
+                raise ConfigError(source, "options", f"a model with a known price: max_cost is set and the benchmark "
+                                  f"also calls {extra}, which the bundled price table does not know")
     cache_dir = spec_path.parent / spec.cache_dir if spec.cache_dir else default_home() / "cache"
     keys = expand(spec, tasks, benchmark.name)
     return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)
@@ -124,6 +129,9 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
                                      timeout_s=model.request_timeout_s, transport=model.transport,
                                      pool_size=_pool_size(spec, model.model), offline=offline)
             targets[model.model] = Target.of(model.model, provider)
+    for extra in extra_models(prepared):  # a plan parser's model, say: the provider's defaults
+        if extra not in targets:
+            targets[extra] = Target.of(extra, resolve_model(extra, pool_size=spec.concurrency, offline=offline))
     display = {string: target.limit_key.display for string, target in targets.items()}
     # The limiter looks limits up by display name, and two model strings may still reach one server and model
     # (`…/v1` and `…/v1/`): one set of numbers must not silently win over the other.
@@ -139,6 +147,12 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
         prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call,
     )
     return gateway, cache
+
+
+def extra_models(prepared: Prepared) -> list[str]:
+    """Models the benchmark's strategies call besides those under test (`benchmarks.base.ExtraModels`)."""
+    declared = getattr(prepared.benchmark, "extra_models", None)
+    return list(declared(prepared.options)) if declared is not None else []
 
 
 def _pool_size(spec: RunSpec, model: str) -> int:

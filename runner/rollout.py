@@ -76,11 +76,27 @@ class RolloutModel:
         self.name = model
         """The run's model string: strategies that set defaults by model, as official code does, read it."""
 
+    def using(self, model: str) -> ChatModel:
+        """Another model (one the benchmark declared in `extra_models`) through the same gateway, for this rollout:
+        its calls are recorded, cached and priced as the rollout's; the spec's sampling does not apply to it."""
+        return _Stamped(self._gateway, {"model": model, "sample": self._stamp["sample"]})
+
     async def complete(self, request: ChatRequest) -> ChatResponse:
         if self._max_calls is not None and self.calls >= self._max_calls:
             raise CallLimitReached(f"more than max_calls = {self._max_calls} LLM calls")
         self.calls += 1
         return await self._gateway.complete(dataclasses.replace(request, **self._stamp))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Stamped:
+    """A `ChatModel` stamping fixed fields onto every request before the gateway."""
+
+    gateway: ChatModel
+    stamp: dict[str, Any]
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        return await self.gateway.complete(dataclasses.replace(request, **self.stamp))
 
 
 async def run_rollout(key: RolloutKey, task: Task, strategy: Strategy, model: RolloutModel, tools: Any,

@@ -24,13 +24,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from benchmarks.base import Evaluation, RolloutResult, Strategy, Task, Verdict
 from benchmarks.travelplanner import offline, taxonomy
 from benchmarks.travelplanner.agents.react import ReactLimits
 from benchmarks.travelplanner.agents.sole_planning import ReactPlannerLimits
-from benchmarks.travelplanner.agents.strategies import SOLE_PLANNING, SolePlanningStrategy, TwoStageStrategy
+from benchmarks.travelplanner.agents.strategies import (
+    LLM_PREFIX,
+    RULES,
+    SOLE_PLANNING,
+    SolePlanningStrategy,
+    TwoStageStrategy,
+)
 from benchmarks.travelplanner.dataset import Query, find_split_file, load_queries, query_from_record
 from benchmarks.travelplanner.evaluation import MODES, make_evaluator
 from runner.errors import DataError
@@ -65,8 +71,9 @@ class TravelPlannerOptions(BaseModel):
     sole_planning_max_steps: int = 30
     sole_planning_max_prompt_tokens: int = 14_000
     """react / reflexion prompt limit (official 14,000)."""
-    extract_with_llm: bool = True
-    """Use the official extraction prompt for answers the deterministic parser cannot read."""
+    parser: str = Field(default=RULES, pattern=r"^(rules|llm:\S+:\S+)$")
+    """How final answers become plans: `rules` (the rules parser, no LLM call) or `llm:MODEL`, the official extraction
+    prompt sent to MODEL for every answer (the paper: `llm:openai:gpt-4-1106-preview`)."""
     greedy_seed: int = 0
 
 
@@ -110,10 +117,14 @@ class TravelPlannerBenchmark:
                             temperature=opts.react_temperature)
         planner = ReactPlannerLimits(max_steps=opts.sole_planning_max_steps,
                                      max_prompt_tokens=opts.sole_planning_max_prompt_tokens)
-        return [TwoStageStrategy(limits=react, extract_with_llm=opts.extract_with_llm),
-                *(SolePlanningStrategy(name=name, limits=planner, extract_with_llm=opts.extract_with_llm)
-                  for name in SOLE_PLANNING),
+        return [TwoStageStrategy(limits=react, parser=opts.parser),
+                *(SolePlanningStrategy(name=name, limits=planner, parser=opts.parser) for name in SOLE_PLANNING),
                 GreedyStrategy(seed=opts.greedy_seed)]
+
+    def extra_models(self, options: BaseModel) -> list[str]:
+        """Models the strategies call besides the one under test (`base.ExtraModels`): the `llm:` parser's."""
+        parser = _options(options).parser
+        return [parser.removeprefix(LLM_PREFIX)] if parser.startswith(LLM_PREFIX) else []
 
     def model_settings(self, options: BaseModel, model: str) -> dict[str, str]:
         """The two-stage agent's settings for `model` (`base.ModelSettings`): the official values by model name

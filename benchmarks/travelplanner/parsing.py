@@ -1,7 +1,8 @@
 """Natural-language plan -> structured plan (the submission format of spec §6.4).
 
-The official pipeline always asks an LLM to convert the plan (spec §6.1-§6.2). We first try a deterministic
-parser for plans written in the official day format that every TravelPlanner prompt asks for (spec §4.9):
+The official pipeline always asks an LLM to convert the plan (spec §6.1-§6.2): `parser = "llm:MODEL"` does the same,
+with that prompt byte for byte (the paper used `llm:openai:gpt-4-1106-preview`). `parser = "rules"` (the default)
+instead reads plans written in the official day format that every TravelPlanner prompt asks for (spec §4.9):
 
     Day 1:
     Current City: from Ithaca to Charlotte
@@ -9,10 +10,9 @@ parser for plans written in the official day format that every TravelPlanner pro
     Breakfast: ... / Attraction: ... / Lunch: ... / Dinner: ... / Accommodation: ...
 
 including the newline-free form the sole-planning Finish answers take (spec §5: `Day 1:Current City: from A to
-BTransportation: ...`). It accepts only text it can read without guessing: every day has each of the seven
-fields exactly once and days are numbered 1, 2, 3, ...; anything else falls back to the official extraction prompt
-through the rollout's model (cached and costed by the gateway like any other call; the official pipeline always
-used gpt-4-1106-preview for this step, whatever model planned). The parser's output has
+BTransportation: ...`), and applies every rule the extraction prompt states (`_follow_the_extraction_rules`). It
+accepts only text it can read without guessing: every day has each of the seven fields exactly once and days are
+numbered 1, 2, 3, ...; anything else is a parse failure. The parser's output has
 the shape the official extraction example produces: key `days`, and attraction lists as `Name, City;` items each
 ending with `;` (the extraction prompt asks for `;`-separated attractions and shows a trailing `;`; the evaluator
 drops the text after the last `;`, spec §7.2). `$` signs are deleted, as that prompt asks.
@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.travelplanner.evaluation.field_parsing import extract_from_to
 from benchmarks.travelplanner.prompts import EXTRACTION_SYSTEM_MESSAGE, extraction_prompt
 from providers.interface import ChatModel, ChatRequest, Message
 
@@ -60,6 +61,14 @@ _FIELD_KEYS = {label.lower(): key for label, key in FIELDS} | {"attractions": "a
 _DECORATION = " \t*#_`>"
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?=\S)")
 _BOLD_CLOSER = re.compile(r"^(?:\*\*|__)\s+")
+# The extraction prompt's rules (spec §6.1): "Flight Number:" and "Cost:" take a colon; non-specific information
+# ("eat at home/on the road") becomes "-".
+_COLON_AFTER = re.compile(r"\b(Flight Number(?=\s*:?\s*F?\d)|Cost(?=\s*:?\s*\$?\d))\s*:?\s*", re.IGNORECASE)
+_NON_SPECIFIC = re.compile(
+    r"\s*(?:(?:eat|dine|have (?:a )?(?:meal|breakfast|lunch|dinner)|stay|rest|sleep)\s+)?"
+    r"(?:at home|on the road|on the way|on the plane|in the air|in transit|during the (?:flight|drive|trip)"
+    r"|none|n/?a|not needed|not required|nothing|no (?:meal|breakfast|lunch|dinner|attraction|accommodation)s?"
+    r"(?: needed)?)\s*\.?\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +78,7 @@ class ParsedPlan:
     plan: list[dict[str, Any]] | None
     """Day dicts in the submission format; None when there is no plan or it could not be parsed."""
     method: str | None
-    """`parser` (deterministic, no LLM call), `llm` (official extraction prompt) or None (nothing parsed)."""
+    """`rules` (the rules parser, no LLM call), `llm` (the official extraction prompt) or None (nothing to parse)."""
     error: str | None = None
     """Why `plan` is None although the answer was a plan (a parse failure); None otherwise."""
 
@@ -106,7 +115,33 @@ def parse_plan_text(text: str) -> list[dict[str, Any]] | None:
         days[-1][key] = _normalise(key, value)
     if not days or len(days[-1]) != len(PLAN_KEYS):
         return None
-    return [{key: day[key] for key in PLAN_KEYS} for day in days]
+    return [_follow_the_extraction_rules({key: day[key] for key in PLAN_KEYS}) for day in days]
+
+
+def _with_colon(match: re.Match[str]) -> str:
+    # "Flight Number:" as the evaluator reads it (case-sensitive); a cost keeps its own case (`cost: 71` is the tools')
+    label = match.group(1)
+    return ("Flight Number" if label.lower() == "flight number" else label) + ": "
+
+
+def _follow_the_extraction_rules(day: dict[str, Any]) -> dict[str, Any]:
+    """A day as the official extraction prompt asks the LLM to write it (spec §6.1, one rule per line there):
+
+    - a day whose transportation goes from A to B has current_city `from A to B`, whatever it said;
+    - `Flight Number` and `Cost` are followed by a colon;
+    - non-specific information (`eat at home`, `on the road`, ...) is `-`;
+    - no `$` (`_normalise`), attractions `;`-separated `Name, City` items (`_normalise`).
+    """
+    for key, value in day.items():
+        if isinstance(value, str):
+            if _NON_SPECIFIC.fullmatch(value):
+                day[key] = "-"
+            else:
+                day[key] = _COLON_AFTER.sub(_with_colon, value)
+    origin, destination = extract_from_to(day["transportation"])  # official regex: `from A to B`
+    if origin is not None and destination is not None and "from" not in day["current_city"]:
+        day["current_city"] = f"from {origin} to {destination}"
+    return day
 
 
 def render_plan(plan: Sequence[Mapping[str, Any]]) -> str:
@@ -122,13 +157,14 @@ def render_plan(plan: Sequence[Mapping[str, Any]]) -> str:
     return "\n\n".join(blocks)
 
 
-async def parse_answer(answer: str | None, model: ChatModel | None) -> ParsedPlan:
-    """Turns a final answer into a structured plan: the deterministic parser first, then the official extraction.
+async def parse_answer(answer: str | None, extractor: ChatModel | None) -> ParsedPlan:
+    """Turns a final answer into a structured plan, with the rules parser or, as the paper did, an LLM.
 
     Args:
         answer: The plan text as the agent delivered it.
-        model: The rollout's model for the extraction fallback (official: one call, temperature 0, system message
-            `You are a helpful assistant.`, spec §6.1); None to never call an LLM.
+        extractor: The model the official extraction prompt goes to (official: `gpt-4-1106-preview`, one call,
+            temperature 0, system message `You are a helpful assistant.`, spec §6.1) for every answer; None for the
+            rules parser (`parse_plan_text`), which never calls an LLM.
 
     Returns:
         The parsed plan; `plan` is None with an `error` when the answer was a plan that could not be parsed, and
@@ -136,11 +172,12 @@ async def parse_answer(answer: str | None, model: ChatModel | None) -> ParsedPla
     """
     if answer is None or answer in NO_PLAN_ANSWERS:
         return ParsedPlan(plan=None, method=None)
-    plan = parse_plan_text(answer)
-    if plan is not None:
-        return ParsedPlan(plan=plan, method="parser")
-    if model is None:
-        return ParsedPlan(plan=None, method=None, error="not in the official day format (no extraction model)")
+    if extractor is None:
+        plan = parse_plan_text(answer)
+        if plan is None:
+            return ParsedPlan(plan=None, method="rules", error="not in the official day format")
+        return ParsedPlan(plan=plan, method="rules")
+    model = extractor
     request = ChatRequest(
         model="",
         messages=(Message("system", EXTRACTION_SYSTEM_MESSAGE), Message("user", extraction_prompt(answer))),

@@ -1,9 +1,9 @@
 """The LLM strategies as the runner sees them: task and model in, `RolloutResult` out.
 
 `two-stage` runs the ReAct agent (spec §4); `direct`, `cot`, `react` and `reflexion` are the sole-planning
-strategies (spec §5). Each turns its final answer into a structured plan (`parsing.parse_answer`: the deterministic
-parser, then the official extraction prompt through the same model) and ends with one terminal status: `delivered`
-or one of `taxonomy.STATUSES`. LLM errors are not caught: the runner records them (provider error, spend cap, ...).
+strategies (spec §5). Each turns its final answer into a structured plan (`parsing.parse_answer`: the rules parser,
+or the official extraction prompt sent to the `parser` option's model) and ends with one terminal status:
+`delivered` or one of `taxonomy.STATUSES`. LLM errors are not caught: the runner records them (provider error, spend cap, ...).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from runner.errors import DataError
 from sandbox_index import Sandbox
 
 SOLE_PLANNING = ("direct", "cot", "react", "reflexion")
+RULES = "rules"
+LLM_PREFIX = "llm:"
 HALTS = {"max_steps": taxonomy.MAX_STEPS, "token_limit": TOKEN_LIMIT}
 
 
@@ -31,14 +33,13 @@ class TwoStageStrategy:
     """`two-stage`: the ReAct agent collects information into its notebook, then calls the Planner."""
 
     limits: ReactLimits = field(default_factory=ReactLimits)
-    extract_with_llm: bool = True
-    """Fall back on the official extraction prompt for answers the deterministic parser cannot read."""
+    parser: str = RULES
+    """`rules`, or `llm:MODEL` for the official extraction prompt sent to MODEL."""
     name: str = "two-stage"
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         run = await ReactAgent(model, tools, self.limits).run(task.input["query"])
-        return await conclude(run.answer, run.steps, halted=run.halted,
-                              model=model if self.extract_with_llm else None)
+        return await conclude(run.answer, run.steps, halted=run.halted, extractor=extractor(model, self.parser))
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,7 @@ class SolePlanningStrategy:
 
     name: str
     limits: ReactPlannerLimits = field(default_factory=ReactPlannerLimits)
-    extract_with_llm: bool = True
+    parser: str = RULES
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         text = reference_text(task, tools)
@@ -59,19 +60,27 @@ class SolePlanningStrategy:
             run = await planner.run(text, query)
         if run.crash:
             return RolloutResult(status=taxonomy.COSTENQUIRY_CRASH, answer=None, steps=run.steps, error=run.crash)
-        return await conclude(run.answer, run.steps, halted=run.halted,
-                              model=model if self.extract_with_llm else None)
+        return await conclude(run.answer, run.steps, halted=run.halted, extractor=extractor(model, self.parser))
+
+
+def extractor(model: ChatModel, parser: str) -> ChatModel | None:
+    """The model the extraction prompt goes to: None for the rules parser; for `llm:MODEL`, MODEL through the
+    rollout's gateway (`RolloutModel.using`: cached, rate-limited and priced like the rollout's own calls)."""
+    if parser == RULES:
+        return None
+    using = getattr(model, "using", None)
+    return model if using is None else using(parser.removeprefix(LLM_PREFIX))
 
 
 async def conclude(answer: str, steps: list[dict[str, Any]], *, halted: str | None,
-                   model: ChatModel | None) -> RolloutResult:
+                   extractor: ChatModel | None) -> RolloutResult:
     """The terminal status of a finished agent run, and its structured plan when it delivered one.
 
     Args:
         answer: The final answer ('' when the agent stopped without one).
         steps: The step log; a two-stage early stop is read from its last state (spec §10).
         halted: `max_steps` / `token_limit` when the loop stopped on a limit.
-        model: The model for the extraction fallback, or None for the deterministic parser only.
+        extractor: The model the extraction prompt goes to, or None for the rules parser.
     """
     category, tool = taxonomy.stop_from_steps(steps)
     if category is not None:
@@ -84,7 +93,7 @@ async def conclude(answer: str, steps: list[dict[str, Any]], *, halted: str | No
                              error="the Planner prompt exceeded 12,000 tokens")
     if not answer.strip():
         return RolloutResult(status=taxonomy.EMPTY_ANSWER, answer=answer, steps=steps, error="empty answer")
-    parsed = await parse_answer(answer, model)
+    parsed = await parse_answer(answer, extractor)
     steps = [*steps, {"parse": parsed.method, "error": parsed.error}]
     if parsed.plan is None:
         return RolloutResult(status=taxonomy.PARSE_FAILURE, answer=answer, steps=steps, error=parsed.error)

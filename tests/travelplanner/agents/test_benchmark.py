@@ -65,7 +65,7 @@ def test_annotated_plans_score_as_the_spec_fixture(benchmark, options, travelpla
 async def test_direct_on_validation_uses_rebuilt_reference_information(benchmark, options, scripted_model, sandbox):
     task = benchmark.load_tasks("validation", options)[0]
     scripted_model.enqueue("I cannot plan this.")
-    strategy = SolePlanningStrategy(name="direct", extract_with_llm=False)
+    strategy = SolePlanningStrategy(name="direct")
     result = await strategy(task, scripted_model, sandbox)
     prompt = scripted_model.prompts[0]
     text = prompt.split("Given information: ")[1].split("\nQuery: ")[0]
@@ -76,7 +76,7 @@ async def test_direct_on_validation_uses_rebuilt_reference_information(benchmark
 
 
 async def test_two_stage_statuses(scripted_model, sandbox, train):
-    strategy = TwoStageStrategy(limits=ReactLimits(), extract_with_llm=False)
+    strategy = TwoStageStrategy(limits=ReactLimits())
     for n in range(4):
         scripted_model.enqueue("t", f"FlightSearch[Atlantis {n}, Rockford, 2022-03-16]")
     dead = await strategy(train[0], scripted_model, sandbox)
@@ -92,7 +92,7 @@ async def test_two_stage_statuses(scripted_model, sandbox, train):
         accommodation="-")]))
     delivered = await strategy(train[0], scripted_model, sandbox)
     assert delivered.status == DELIVERED and delivered.plan[0]["current_city"] == "Rockford"
-    assert delivered.steps[-1] == {"parse": "parser", "error": None}
+    assert delivered.steps[-1] == {"parse": "rules", "error": None}
 
 
 def test_rebuilt_reference_information_matches_the_dataset_on_3_day_train_queries(train, sandbox):

@@ -77,7 +77,7 @@ async def test_two_stage_run_through_the_sdks(mock_model, travelplanner_data: Pa
 
     assert result.status == DELIVERED and result.plan == annotated
     assert [step["state"] for step in result.steps[:-1]] == ["Successful"] * len(SCRIPT)
-    assert result.steps[-1] == {"parse": "parser", "error": None}
+    assert result.steps[-1] == {"parse": "rules", "error": None}
     bodies = [r.body for r in server.received]
     assert len(bodies) == 2 * len(SCRIPT) + 1  # a thought and an action per step, then the Planner
     for body in bodies[:-1]:

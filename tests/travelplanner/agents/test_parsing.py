@@ -1,4 +1,4 @@
-"""Plan text -> structured plan: the deterministic parser on the human-annotated plans, and the extraction fallback."""
+"""Plan text -> structured plan: the rules parser (every rule of the extraction prompt) and the LLM parser."""
 
 from __future__ import annotations
 
@@ -81,12 +81,19 @@ async def test_no_plan_answers_make_no_call(scripted_model):
     assert scripted_model.requests == []
 
 
-async def test_day_format_answers_make_no_call(scripted_model, annotated_plans):
-    parsed = await parse_answer(render_plan(annotated_plans[0]), scripted_model)
-    assert (parsed.plan, parsed.method) == (annotated_plans[0], "parser") and scripted_model.requests == []
+async def test_the_rules_parser_makes_no_call(annotated_plans):
+    parsed = await parse_answer(render_plan(annotated_plans[0]), None)
+    assert (parsed.plan, parsed.method) == (annotated_plans[0], "rules")
 
 
-async def test_extraction_fallback_uses_the_official_prompt(scripted_model):
+async def test_the_llm_parser_sends_every_answer_with_the_official_prompt(scripted_model, annotated_plans):
+    # as the paper's pipeline: even a plan in the day format goes to the extraction model
+    scripted_model.enqueue("```json\n[]\n```")
+    await parse_answer(render_plan(annotated_plans[0]), scripted_model)
+    assert len(scripted_model.requests) == 1
+
+
+async def test_the_llm_parser_uses_the_official_prompt(scripted_model):
     answer = "On the first day fly from A to B with F1 and sleep at Hotel Z."
     scripted_model.enqueue('Sure!\n```json\n[{"days": 1, "current_city": "from A to B", "breakfast": "-"}]\n```')
     parsed = await parse_answer(answer, scripted_model)
@@ -112,6 +119,59 @@ async def test_extraction_replies(scripted_model, reply, plan):
     assert (parsed.error is None) == (plan is not None)
 
 
-async def test_without_a_model_an_unreadable_plan_is_a_parse_failure():
+async def test_the_rules_parser_fails_on_an_unreadable_plan():
     parsed = await parse_answer("free text plan", None)
-    assert parsed.plan is None and parsed.error
+    assert parsed.plan is None and parsed.error and parsed.method == "rules"
+
+
+DAY = ("Day 1:\nCurrent City: {city}\nTransportation: {transportation}\nBreakfast: {breakfast}\n"
+       "Attraction: {attraction}\nLunch: {lunch}\nDinner: Cafe Maple Street, Charlotte\n"
+       "Accommodation: {accommodation}")
+PLAIN = {"city": "from Ithaca to Charlotte", "transportation": "Flight Number: F3633413, from Ithaca to Charlotte",
+         "breakfast": "-", "attraction": "The Charlotte Museum of History, Charlotte",
+         "lunch": "Birbal Ji Dhaba, Charlotte", "accommodation": "Affordable Spacious Refurbished Room, Charlotte"}
+
+
+def rules_day(**fields: str) -> dict:
+    plan = parse_plan_text(DAY.format(**(PLAIN | fields)))
+    assert plan is not None
+    return plan[0]
+
+
+# Each rule the official extraction prompt states (spec §6.1), as the rules parser applies it.
+@pytest.mark.parametrize(("fields", "key", "expected"), [
+    # "If transportation details indicate a journey from one city to another (e.g., from A to B), the
+    # 'current_city' should be updated ... the current city should follow the format 'from A to B'"
+    ({"city": "Ithaca"}, "current_city", "from Ithaca to Charlotte"),
+    ({"city": "Charlotte"}, "current_city", "from Ithaca to Charlotte"),
+    ({"city": "Charlotte", "transportation": "-"}, "current_city", "Charlotte"),  # no journey: left alone
+    ({"city": "from Ithaca to Charlotte"}, "current_city", "from Ithaca to Charlotte"),
+    # "ensure that all flight numbers and costs are followed by a colon (i.e., 'Flight Number:' and 'Cost:')"
+    ({"transportation": "Flight Number F3633413, from Ithaca to Charlotte, Cost 450"}, "transportation",
+     "Flight Number: F3633413, from Ithaca to Charlotte, Cost: 450"),
+    ({"transportation": "flight number: F3633413, from Ithaca to Charlotte"}, "transportation",
+     "Flight Number: F3633413, from Ithaca to Charlotte"),  # the spelling the evaluator reads
+    ({"transportation": "Self-driving, from Ithaca to Charlotte, cost: 71"}, "transportation",
+     "Self-driving, from Ithaca to Charlotte, cost: 71"),  # the tools' own text: unchanged
+    ({"accommodation": "Low Cost Hotel, Charlotte"}, "accommodation", "Low Cost Hotel, Charlotte"),  # a name
+    # "Replace non-specific information like 'eat at home/on the road' with '-'"
+    ({"breakfast": "Eat at home"}, "breakfast", "-"),
+    ({"lunch": "on the road."}, "lunch", "-"),
+    ({"accommodation": "None"}, "accommodation", "-"),
+    ({"lunch": "Home Slice Pizza, Charlotte"}, "lunch", "Home Slice Pizza, Charlotte"),
+    # "Additionally, delete any '$' symbols"
+    ({"transportation": "Flight Number: F3633413, from Ithaca to Charlotte, Cost: $450"}, "transportation",
+     "Flight Number: F3633413, from Ithaca to Charlotte, Cost: 450"),
+    # "Use a ';' to separate different attractions, with each attraction formatted as 'Name, City'"
+    ({"attraction": "Freedom Park, Charlotte; Romare Bearden Park, Charlotte."}, "attraction",
+     "Freedom Park, Charlotte;Romare Bearden Park, Charlotte;"),
+])
+def test_the_rules_parser_follows_each_rule_of_the_extraction_prompt(fields, key, expected):
+    assert rules_day(**fields)[key] == expected
+
+
+def test_every_rule_is_about_a_sentence_of_the_official_prompt():
+    for phrase in ("the 'current_city' should be updated to the destination city", "'Flight Number:' and 'Cost:'",
+                   "Replace non-specific information like 'eat at home/on the road' with '-'",
+                   "delete any '$' symbols", "Use a ';' to separate different attractions"):
+        assert phrase in EXTRACTION_PREFIX

@@ -22,7 +22,7 @@ def log(*states: str) -> list[dict]:
     ("token_limit", log("Successful"), "token_limit", None, "Max Step Limit"),
     ("planner_token_limit", log("Successful", "Max Token Length of Planner Exceeded."), "planner_token_limit", None,
      None),
-    ("delivered", [*log("Successful"), {"parse": "parser", "error": None}], "delivered", None, None),
+    ("delivered", [*log("Successful"), {"parse": "rules", "error": None}], "delivered", None, None),
     ("provider_error", [], "provider_error", None, None),
 ])
 def test_classify(status, steps, category, tool, label):
