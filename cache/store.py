@@ -1,7 +1,8 @@
-"""The on-disk cache of LLM calls: a typed wrapper over `diskcache.Cache` holding orjson bytes, never pickles.
+"""The on-disk cache of LLM calls: a typed wrapper over `diskcache.Cache` holding JSON bytes, never pickles.
 
 One entry per cache key: the response, the key's fields (what `cache explain` diffs) and what the call cost (what a
-hit saves). Like diskcache's persisted settings, the directory records the key scheme it was written with, and a
+hit saves), stored compact (`cache.compact`: prompts in shared chunks, zlib); whole entries of earlier versions are
+still read. Like diskcache's persisted settings, the directory records the key scheme it was written with, and a
 tripbench using another scheme refuses it rather than silently missing on every call. Hit and miss counters and the
 dollars saved are kept in memory and added to the directory's totals on `flush()`/`close()`, so a hit costs one
 SQLite read and no write.
@@ -9,11 +10,13 @@ SQLite read and no write.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
 import threading
 import time
+import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +26,7 @@ import diskcache
 import orjson
 from diskcache.core import MODE_BINARY, MODE_RAW
 
+from cache import compact
 from cache.keys import KEY_SCHEME, digest
 from providers.interface import ChatResponse, Usage
 from runner.errors import DataError
@@ -73,15 +77,14 @@ class CacheEntry:
     created: float
     """Unix time the entry was written."""
 
-    def to_bytes(self) -> bytes:
-        """The stored form: orjson of the dataclass (nested `ChatResponse`/`Usage` included)."""
-        return orjson.dumps(self)
+    def stored(self) -> dict[str, Any]:
+        """The entry as JSON-ready values (orjson writes the nested `ChatResponse` and `Usage` dataclasses)."""
+        return {"fields": self.fields, "response": self.response, "cost_usd": self.cost_usd, "created": self.created}
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> CacheEntry:
-        """Parse a stored entry; raises `CorruptEntry` for anything that is not one."""
+    def from_json(cls, raw: Any) -> CacheEntry:
+        """An entry from its stored JSON; raises `CorruptEntry` for anything that is not one."""
         try:
-            raw = orjson.loads(data)
             response = dict(raw["response"])
             usage = Usage(**response.pop("usage"))
             cost = raw["cost_usd"]
@@ -91,7 +94,7 @@ class CacheEntry:
                 cost_usd=None if cost is None else float(cost),
                 created=float(raw["created"]),
             )
-        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             raise CorruptEntry(str(exc)) from exc
         if not isinstance(entry.response.text, str):
             raise CorruptEntry("response.text is not a string")
@@ -107,6 +110,10 @@ class CacheStats:
     hits: int
     misses: int
     saved_usd: float
+
+
+class WrongKey(Exception):
+    """A compact entry found under a key other than the one it was written under."""
 
 
 class CacheDamaged(DataError):
@@ -146,8 +153,11 @@ class CacheStore:
         """Why reads and writes stopped (damage found while running); None while the cache is sound."""
         self.refused = 0
         """Entries not served: unreadable, or their fields hash to another key."""
+        self._chunks_written: set[int] = set()
+        """Chunks this process stored: a prompt's next step re-sends most of them."""
+        self._lock = threading.Lock()
         try:
-            self._cache, stored = self._open()
+            self._cache, self._chunks, stored = self._open()
         except sqlite3.DatabaseError as exc:
             if not repair:
                 raise CacheDamaged(f"{self.directory / DB_FILE}: the cache database is damaged ({exc}); "
@@ -156,30 +166,40 @@ class CacheStore:
             log.warning("cache %s is damaged (%s): moved to %s and a fresh cache started; the calls it held will "
                         "be paid again. Delete the damaged copy when you no longer need it.",
                         self.directory / DB_FILE, exc, moved)
-            self._cache, stored = self._open()
+            self._cache, self._chunks, stored = self._open()
         if stored != KEY_SCHEME.encode():
             found = stored.decode(errors="replace") if isinstance(stored, bytes) else repr(stored)
             self._cache.close()
+            self._chunks.close()
             raise DataError(
                 f"{self.directory}: cache written with key scheme {found}, this tripbench uses {KEY_SCHEME}; "
                 "point --cache-dir elsewhere or delete the directory"
             )
-        self._lock = threading.Lock()
         self._hits = self._misses = self._saved_microusd = 0
         self.counting = True
         """Whether `get` counts hits and misses; a dry run turns it off, its probes are not uses of the cache."""
 
-    def _open(self) -> tuple[diskcache.Cache, Any]:
-        """The diskcache and the key scheme it records (written now for a new cache)."""
+    def _open(self) -> tuple[diskcache.Cache, sqlite3.Connection, Any]:
+        """The diskcache, a connection to its database for the chunk table, and the key scheme the cache records
+        (written now for a new cache)."""
         # No size-based eviction: diskcache would cull our counters with the entries; `prune()` is explicit. Nothing
         # expires either, so `cull_limit=0` spares every write diskcache's two culling queries.
         cache = diskcache.Cache(str(self.directory), disk=_BytesDisk, eviction_policy="none", cull_limit=0)
         try:
             cache.add(_META_SCHEME, KEY_SCHEME.encode())
-            return cache, cache.get(_META_SCHEME)
+            scheme = cache.get(_META_SCHEME)
+            chunks = sqlite3.connect(self.directory / DB_FILE, isolation_level=None, check_same_thread=False,
+                                     timeout=60)
         except sqlite3.DatabaseError:
             cache.close()
             raise
+        try:
+            chunks.execute(compact.CHUNK_TABLE)
+        except sqlite3.DatabaseError:
+            chunks.close()
+            cache.close()
+            raise
+        return cache, chunks, scheme
 
     def _move_aside(self) -> Path:
         """Renames the damaged database (and its WAL files) out of the way; returns its new path."""
@@ -211,19 +231,28 @@ class CacheStore:
                 self._saved_microusd += round((entry.cost_usd or 0.0) * 1e6)
         return entry
 
-    def peek(self, key: str) -> CacheEntry | None:
-        """The entry under `key`, verified, or None, without counting; a corrupt or mismatched entry is logged."""
+    def peek(self, key: str, *, fields: bool = False) -> CacheEntry | None:
+        """The entry under `key`, verified, or None, without counting; a corrupt or mismatched entry is logged.
+
+        Args:
+            key: The key.
+            fields: Rebuild the entry's whole fields (`explain`, `verify`); without it a compact entry's fields hold
+                its chunks' keys, and the check is the key written inside the entry (`cache.compact`).
+        """
         if self.damaged is not None:
             return None
         try:
-            entry = self._read(key)
+            entry, whole = self._read(key, fields=fields)
         except sqlite3.Error as exc:  # a damaged page of the database
             self._fail(exc)
             return None
         except (CorruptEntry, OSError) as exc:  # not one of our entries, its value file gone or cut short
             self._refuse(key, f"unreadable ({type(exc).__name__}: {exc})")
             return None
-        if entry is not None and digest(entry.fields) != key:
+        except WrongKey:
+            self._refuse(key, "the answer to another request (written under another key)")
+            return None
+        if entry is not None and whole and digest(entry.fields) != key:
             self._refuse(key, "the answer to another request (its fields hash to another key)")
             return None
         return entry
@@ -235,32 +264,72 @@ class CacheStore:
             log.warning("cache %s: entry %s is %s; ignored, as any others like it will be: `tripbench cache verify "
                         "--repair --cache-dir %s` drops them", self.directory, key, why, self.directory)
 
-    def _read(self, key: str) -> CacheEntry | None:
+    def _read(self, key: str, *, fields: bool) -> tuple[CacheEntry | None, bool]:
+        """The entry under `key` and whether its fields are whole (so they can be hashed).
+
+        Raises:
+            CorruptEntry: not one of our entries (or a chunk it needs is missing).
+            WrongKey: a compact entry written under another key.
+        """
         data = self._cache.get(key)
         if data is None:
             # diskcache reads a value file gone missing as a miss: only a row without its file tells them apart
             if key in self._cache:
                 raise FileNotFoundError(f"the value file of {key} is missing")
-            return None
-        return CacheEntry.from_bytes(data)
+            return None, False
+        try:
+            if not compact.is_compact(data):  # a whole entry, as tripbench wrote them before the compact form
+                return CacheEntry.from_json(orjson.loads(data)), True
+            raw = compact.decode(data)
+            if raw.get("key") != compact.key_check(key):
+                raise WrongKey(key)
+            if fields:
+                raw["fields"] = compact.expand(raw["fields"], self._chunk)
+        except (orjson.JSONDecodeError, zlib.error, KeyError, TypeError, AttributeError) as exc:
+            raise CorruptEntry(f"{type(exc).__name__}: {exc}") from exc
+        return CacheEntry.from_json(raw), fields
+
+    def _chunk(self, ref: int) -> bytes | None:
+        with self._lock:
+            row = self._chunks.execute("SELECT data FROM Chunk WHERE id = ?", (ref,)).fetchone()
+        return None if row is None else bytes(row[0])
 
     def set(self, key: str, entry: CacheEntry) -> None:
         """Store (or overwrite) the entry under `key`."""
-        self._cache.set(key, entry.to_bytes())
+        self.set_many({key: entry})
 
     def set_many(self, entries: Mapping[str, CacheEntry]) -> None:
         """Store several entries in one transaction: one commit, where `set` pays one each (~30 us of ~47 us).
 
-        Nothing is stored in a cache found damaged; damage found here stops further writes (said once).
+        Entries are stored in the compact form (`cache.compact`), each chunk of their prompts once. Nothing is stored
+        in a cache found damaged; damage found here stops further writes (said once).
         """
         if self.damaged is not None:
             return
+        chunks: dict[int, bytes] = {}
+
+        def new_chunk(ref: int, data: bytes) -> None:
+            if ref not in self._chunks_written:
+                chunks[ref] = data
+
+        values = {key: compact.encode(key, entry.stored(), new_chunk) for key, entry in entries.items()}
         try:
+            if chunks:  # before the entries that need them: a crash in between leaves chunks no entry uses
+                with self._lock:
+                    self._chunks.execute("BEGIN IMMEDIATE")
+                    try:
+                        self._chunks.executemany("INSERT OR IGNORE INTO Chunk VALUES (?, ?)", chunks.items())
+                    except BaseException:
+                        self._chunks.execute("ROLLBACK")
+                        raise
+                    self._chunks.execute("COMMIT")
             with self._cache.transact():
-                for key, entry in entries.items():
-                    self._cache.set(key, entry.to_bytes())
+                for key, value in values.items():
+                    self._cache.set(key, value)
         except sqlite3.DatabaseError as exc:
             self._fail(exc)
+        else:
+            self._chunks_written.update(chunks)
 
     def verify(self, *, repair: bool = False) -> tuple[int, list[BadEntry]]:
         """Reads every entry and checks that its fields hash to its key.
@@ -272,34 +341,53 @@ class CacheStore:
             How many entries were checked, and the bad ones.
         """
         checked, bad = 0, []
-        for key in list(self._cache.iterkeys()):
-            if key in _META_KEYS:
-                continue
+        for key in self._entry_keys():
             checked += 1
             try:
-                entry = self._read(key)
+                entry, _ = self._read(key, fields=True)
             except (CorruptEntry, OSError) as exc:
                 bad.append(BadEntry(key, "unreadable", f"{type(exc).__name__}: {exc}"))
+                continue
+            except WrongKey:
+                bad.append(BadEntry(key, "mismatched", "it was written under another key"))
                 continue
             if entry is not None and (found := digest(entry.fields)) != key:
                 bad.append(BadEntry(key, "mismatched", f"its fields hash to {found}"))
         if repair:
             for item in bad:
                 self._cache.delete(item.key)
+            self._sweep_chunks()
         return checked, bad
 
+    def _entry_keys(self) -> list[str]:
+        """Every entry's key (not the counters')."""
+        return [key for key in self._cache.iterkeys() if key not in _META_KEYS]
+
+    def _sweep_chunks(self) -> int:
+        """Deletes chunks no entry refers to (left by deleted entries); returns how many."""
+        used: set[int] = set()
+        for key in self._entry_keys():
+            data = self._cache.get(key)
+            if data is not None and compact.is_compact(data):
+                with contextlib.suppress(zlib.error, orjson.JSONDecodeError, KeyError, TypeError):
+                    used.update(compact.chunk_ids(data, self._chunk))
+        with self._lock:
+            orphans = [row[0] for row in self._chunks.execute("SELECT id FROM Chunk") if row[0] not in used]
+            self._chunks.executemany("DELETE FROM Chunk WHERE id = ?", [(ref,) for ref in orphans])
+        self._chunks_written.difference_update(orphans)
+        return len(orphans)
+
     def entries(self) -> Iterator[tuple[str, CacheEntry]]:
-        """Every readable entry (corrupt ones are skipped with a warning), in storage order."""
-        for key in self._cache.iterkeys():
-            if key not in _META_KEYS and (entry := self.peek(key)) is not None:
+        """Every readable entry with its whole fields (corrupt ones are skipped with a warning), in storage order."""
+        for key in self._entry_keys():
+            if (entry := self.peek(key, fields=True)) is not None:
                 yield key, entry
 
     def stats(self) -> CacheStats:
         """Entry count, bytes on disk, and hits / misses / dollars saved over the directory's life."""
         self.flush()
-        meta_present = sum(1 for k in _META_KEYS if k in self._cache)
         return CacheStats(
-            entries=len(self._cache) - meta_present,
+            entries=len(self._entry_keys()),
             size_bytes=self._cache.volume(),
             hits=self._cache.get(_META_HITS, 0),
             misses=self._cache.get(_META_MISSES, 0),
@@ -318,12 +406,14 @@ class CacheStore:
         for key in doomed:
             self._cache.delete(key)
         deleted = len(doomed)
-        if max_bytes is not None:
-            for _, key in by_age[len(doomed):]:
-                if self._cache.volume() <= max_bytes:
-                    break
+        self._sweep_chunks()  # deleted entries free their space only with the chunks no other entry shares
+        remaining = [key for _, key in by_age[len(doomed):]]
+        while max_bytes is not None and remaining and self._cache.volume() > max_bytes:
+            batch, remaining = remaining[:max(1, len(remaining) // 10)], remaining[max(1, len(remaining) // 10):]
+            for key in batch:  # the oldest tenth, then see what it freed
                 self._cache.delete(key)
-                deleted += 1
+            deleted += len(batch)
+            self._sweep_chunks()
         return deleted
 
     def flush(self) -> None:
@@ -344,6 +434,7 @@ class CacheStore:
         """Flush the counters and close the database."""
         self.flush()
         self._cache.close()
+        self._chunks.close()
 
     def __enter__(self) -> CacheStore:
         return self

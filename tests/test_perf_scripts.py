@@ -34,6 +34,7 @@ def perf(script: str, *args: str) -> subprocess.CompletedProcess[str]:
     ("report_render.py", ["--size", "50", "--repeat", "1"], "x the raw read (goal: a few seconds)"),
     ("token_counting.py", ["--queries", "2", "--steps", "5"], "counted 3x per call; counts identical"),
     ("cli_startup.py", ["--repeat", "1"], "python -c pass (baseline):"),
+    ("cache_size.py", ["--data", "../shared/data/travelplanner", "--limit", "2"], "of before (goal <= 15 %)"),
 ])
 def test_perf_script_runs_at_a_smoke_size(travelplanner_data: Path, script: str, args: list[str],
                                           expected: str) -> None:

@@ -127,7 +127,7 @@ def explain_command(request_file: Path | None, key: str | None, cache_dir: Path 
     with _open(cache_dir) as store:
         if request is None:
             assert key is not None
-            entry = store.peek(key)
+            entry = store.peek(key, fields=True)
             if entry is None:
                 raise UserError(f"{key}: no entry in {store.directory}")
             _render(Explanation(key, entry.fields, True, None, None, ()))

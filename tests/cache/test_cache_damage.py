@@ -23,16 +23,16 @@ from cache.store import DB_FILE, CacheDamaged, CacheEntry, CacheStore
 from providers.interface import ChatRequest, ChatResponse, Message, Usage
 
 IDENTITY = {"provider": "openai", "resolved_model": "gpt-4o-mini", "endpoint": None}
-BIG = "a long scratchpad line\n" * 3000  # ~66 kB: diskcache keeps it in a file of its own
+BIG = random.Random(0).randbytes(40_000).hex()  # a reply that does not compress: its entry gets a value file
 
 
 def entries(n: int = 40) -> dict[str, CacheEntry]:
     made = {}
     for i in range(n):
-        request = ChatRequest("openai:gpt-4o-mini", (Message("user", (BIG if i == 0 else "") + f"question {i}"),))
+        request = ChatRequest("openai:gpt-4o-mini", (Message("user", f"question {i}"),))
         fields = key_fields(request, **IDENTITY)  # type: ignore[arg-type]
         made[cache_key(request, **IDENTITY)] = CacheEntry(  # type: ignore[arg-type]
-            fields, ChatResponse(f"answer {i}", "stop", Usage(10, 0, 2)), 0.001, time.time())
+            fields, ChatResponse((BIG if i == 0 else "") + f"answer {i}", "stop", Usage(10, 0, 2)), 0.001, time.time())
     return made
 
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import logging
+import random
+import sqlite3
 import time
+import zlib
 from pathlib import Path
 
 import diskcache
+import orjson
 import pytest
 
 from cache.explain import explain
@@ -34,8 +38,11 @@ def test_round_trip_and_counters_survive_reopen(tmp_path: Path) -> None:
     with CacheStore(tmp_path) as store:
         assert store.get(key) is None
         store.set(key, entry)
-        assert store.get(key) == entry
-        assert store.get(key) == entry
+        for _ in range(2):
+            hit = store.get(key)
+            assert hit is not None and (hit.response, hit.cost_usd, hit.created) == (
+                entry.response, entry.cost_usd, entry.created)
+        assert store.peek(key, fields=True) == entry  # the whole fields, rebuilt from their chunks
     with CacheStore(tmp_path) as store:
         stats = store.stats()
     assert (stats.entries, stats.hits, stats.misses) == (1, 2, 1)
@@ -43,15 +50,32 @@ def test_round_trip_and_counters_survive_reopen(tmp_path: Path) -> None:
     assert stats.size_bytes > 0
 
 
-def test_values_are_json_bytes_not_pickles(tmp_path: Path) -> None:
+def test_values_are_compressed_json_not_pickles(tmp_path: Path) -> None:
     key, entry = entry_for(ask("hello"))
     with CacheStore(tmp_path) as store:
         store.set(key, entry)
     raw = diskcache.Cache(str(tmp_path))
     try:
-        assert raw.get(key).startswith(b'{"fields":')
+        stored = orjson.loads(zlib.decompress(raw.get(key)))
+        assert stored["key"] == key[3:19] and stored["response"]["text"] == "ok"  # 64 bits of the key
+        assert [m["role"] for m in stored["fields"]["messages"]] == ["system", "user"]  # contents: chunk ids
+        assert "hello" not in str(stored["fields"])
     finally:
         raw.close()
+    with sqlite3.connect(tmp_path / "cache.db") as conn:
+        chunks = {zlib.decompress(data).decode() for (data,) in conn.execute("SELECT data FROM Chunk")}
+    assert {"Be brief.", "hello"} <= chunks
+
+
+def test_entries_written_whole_by_an_older_tripbench_are_still_served(tmp_path: Path) -> None:
+    key, entry = entry_for(ask("hello"))
+    with CacheStore(tmp_path):
+        pass
+    raw = diskcache.Cache(str(tmp_path))
+    raw.set(key, orjson.dumps(entry))  # the whole-entry JSON of the first format
+    raw.close()
+    with CacheStore(tmp_path) as store:
+        assert store.get(key) == entry and store.verify() == (1, [])
 
 
 def test_corrupt_entry_is_a_miss_and_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -85,14 +109,19 @@ def test_other_key_scheme_is_refused_naming_both(tmp_path: Path) -> None:
         CacheStore(tmp_path)
 
 
+def _noise(seed: int) -> str:
+    """100 kB of text that does not compress: its entry spills into a value file of its own."""
+    return random.Random(seed).randbytes(50_000).hex()
+
+
 def test_prune_by_age_then_size(tmp_path: Path) -> None:
     now = time.time()
     with CacheStore(tmp_path) as store:
         for i in range(6):
-            key, entry = entry_for(ask(f"old {i}", seed=i), text="x" * 50_000, created=now - 10 * 86400 - i)
+            key, entry = entry_for(ask(f"old {i}", seed=i), text=_noise(i), created=now - 10 * 86400 - i)
             store.set(key, entry)
         for i in range(4):
-            key, entry = entry_for(ask(f"new {i}", seed=i), text="y" * 50_000, created=now - i)
+            key, entry = entry_for(ask(f"new {i}", seed=i), text=_noise(10 + i), created=now - i)
             store.set(key, entry)
         assert store.prune(older_than_s=7 * 86400) == 6
         assert store.stats().entries == 4
