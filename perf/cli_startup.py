@@ -19,7 +19,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parents[1]
 LAUNCH = "from runner.cli.main import main; main()"
 EAGER = "import " + ", ".join(f"runner.cli.{path.stem}" for path in sorted((REPO / "runner" / "cli").glob("*.py"))

@@ -37,7 +37,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-
 import openai
 from pydantic import BaseModel, ConfigDict
 

@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-
 import pandas as pd
 
 from benchmarks.travelplanner.dataset import Query, load_queries

@@ -19,9 +19,8 @@ import json
 import tempfile
 from pathlib import Path
 
-
-from benchmarks.travelplanner.reference import compare_reference  # noqa: E402
-from sandbox_index import Frame, Sandbox, build_travelplanner_index, open_sandbox  # noqa: E402
+from benchmarks.travelplanner.reference import compare_reference
+from sandbox_index import Frame, Sandbox, build_travelplanner_index, open_sandbox
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner"
 

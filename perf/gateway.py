@@ -29,7 +29,6 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-
 import openai
 
 from cache.modes import CacheMode

@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import time
 
-
 from providers.interface import ChatRequest, ChatResponse, Message
 from providers.mock_server import MockConfig, serve
 from providers.registry import resolve_model

@@ -20,7 +20,6 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 
-
 import aiohttp
 import openai
 from aiohttp import web

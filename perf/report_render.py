@@ -21,11 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-
-from reports import build_report, write_report  # noqa: E402
-from runner.engine import execute, prepare  # noqa: E402
-from runner.results import load_run  # noqa: E402
-from sandbox_index import build_travelplanner_index  # noqa: E402
+from reports import build_report, write_report
+from runner.engine import execute, prepare
+from runner.results import load_run
+from sandbox_index import build_travelplanner_index
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner"
 QUERIES = 45

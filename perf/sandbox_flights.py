@@ -21,7 +21,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-
 import pandas as pd
 
 from sandbox_index import Frame, Sandbox, build_travelplanner_index, open_sandbox

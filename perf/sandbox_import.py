@@ -21,7 +21,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 SOURCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner" / "database"
 FULL_SIZE = 3_827_361
 

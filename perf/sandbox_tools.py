@@ -24,12 +24,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
 
-import pandas as pd  # noqa: E402
-
-from benchmarks.travelplanner.reference import city_entry, flight_entry  # noqa: E402
-from benchmarks.travelplanner.tools import cost_enquiry, execute_action, parse_action  # noqa: E402
-from sandbox_index import Sandbox, build_travelplanner_index, open_sandbox  # noqa: E402
+from benchmarks.travelplanner.reference import city_entry, flight_entry
+from benchmarks.travelplanner.tools import cost_enquiry, execute_action, parse_action
+from sandbox_index import Sandbox, build_travelplanner_index, open_sandbox
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner"
 COLUMNS = {

@@ -15,7 +15,6 @@ import argparse
 import time
 from pathlib import Path
 
-
 from benchmarks.travelplanner.dataset import load_queries
 from benchmarks.travelplanner.prompts import ZEROSHOT_REACT_INSTRUCTION
 from providers import tokens
