@@ -1,9 +1,12 @@
-"""`report.html`: one self-contained page (inline CSS, plots as data URIs, a small sort script, no external asset).
+"""`report.html` and its rollout pages: self-contained on disk (inline CSS, plots as data URIs, a small sort script,
+no external asset).
 
-Model output is untrusted: every string reaches the page through `esc` (datasette's autoescape idea, one helper),
+Model output is untrusted: every string reaches a page through `esc` (datasette's autoescape idea, one helper),
 and a Content-Security-Policy allows only this module's own script (by hash) and data-URI images, so even a string
-that slipped through could not run. The drill-down lists every rollout: its trajectory with the step states, its
-plan, and each failed constraint with the evaluator's message.
+that slipped through could not run. `report.html` holds the tables, the plots and an index of every rollout (one
+line each, so 12,000 rollouts stay a few MB and open at once); each index line links to the rollout's own page under
+`rollouts/`, the drill-down: its trajectory with the step states, its plan, and each failed constraint with the
+evaluator's message.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import base64
 import hashlib
 import html
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from benchmarks.travelplanner import taxonomy
@@ -63,6 +66,7 @@ summary { cursor: pointer; } .failed { color: #cf222e; } .ok { color: #1a7f37; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; padding: 6px; margin: 4px 0;
       max-height: 360px; overflow: auto; font-size: 12px; }
 table.steps td { font-size: 12px; max-width: 520px; white-space: pre-wrap; word-break: break-word; }
+ul.index { list-style: none; padding-left: 18px; margin: 4px 0; } ul.index li { margin: 1px 0; }
 """
 
 
@@ -128,15 +132,27 @@ def _verdicts(view: RolloutView) -> str:
     return f'<p class="failed">Failed constraints:</p><ul>{items}</ul>'
 
 
-def _rollout(view: RolloutView) -> str:
-    stored = view.stored
-    category = taxonomy.classify(stored.status, view.steps).category
+def rollout_path(run: int, view: RolloutView) -> str:
+    """Where a rollout's page is, relative to `report.html`."""
+    return f"rollouts/{run}/{view.stored.id}.html"
+
+
+def _outcome(view: RolloutView) -> tuple[str, str]:
+    """The rollout's mark (✓ / ✗, as HTML) and its category."""
+    category = taxonomy.classify(view.stored.status, view.steps).category
     failed = view.evaluation is not None and any(v.passed is False for v in view.evaluation.verdicts)
     mark = '<span class="failed">✗</span>' if failed or category != "delivered" else '<span class="ok">✓</span>'
+    return mark, category
+
+
+def _rollout(view: RolloutView) -> str:
+    stored = view.stored
+    mark, category = _outcome(view)
     summary = (f"{mark} task {esc(stored.key.task)} · {esc(category)} · {stored.n_steps} steps · "
                f"{stored.calls} calls · ${stored.cost_usd:.4f}")
     query = view.task.input.get("query") if view.task is not None else None
-    parts = [f"<p><b>Query:</b> {esc(query)}</p>" if query else "",
+    parts = [f"<h2>{summary}</h2>",
+             f"<p><b>Query:</b> {esc(query)}</p>" if query else "",
              f"<p><b>Error:</b> {esc(_clip(stored.error))}</p>" if stored.error else "",
              _verdicts(view),
              f"<details><summary>Answer</summary><pre>{esc(_clip(stored.answer))}</pre></details>"
@@ -144,39 +160,60 @@ def _rollout(view: RolloutView) -> str:
              "<details><summary>Structured plan</summary><pre>"
              f"{esc(_clip(json.dumps(stored.plan, indent=1, ensure_ascii=False, default=str)))}</pre></details>"
              if stored.plan else "",
-             f"<details><summary>Trajectory</summary>{_steps(view.steps)}</details>"]
-    return f"<details><summary>{summary}</summary>{''.join(parts)}</details>"
+             f"<h3>Trajectory</h3>{_steps(view.steps)}"]
+    return "".join(parts)
 
 
-def _drilldown(groups: Iterable[Group]) -> str:
+def _index(groups: Iterable[tuple[int, Group]]) -> str:
+    """One line per rollout, by group (closed until opened: the browser lays out none of it before)."""
     blocks = []
-    for group in groups:
+    for run, group in groups:
         statuses: dict[str, int] = {}
         for view in group.rollouts:
             statuses[view.stored.status] = statuses.get(view.stored.status, 0) + 1
         counts = ", ".join(f"{esc(status)} {n}" for status, n in sorted(statuses.items()))
+        lines = []
+        for view in group.rollouts:
+            mark, category = _outcome(view)
+            lines.append(f'<li>{mark} <a href="{rollout_path(run, view)}">task {esc(view.stored.key.task)}</a> '
+                         f"{esc(category)} · {view.stored.n_steps} steps · ${view.stored.cost_usd:.4f}</li>")
         blocks.append(f"<details><summary><b>{esc(group.run)}: {esc(group.label)}</b> · {esc(group.split)}"
-                      f" · {len(group.rollouts)} rollouts ({counts})</summary>"
-                      + "".join(_rollout(view) for view in group.rollouts) + "</details>")
+                      f" · {len(group.rollouts)} rollouts ({counts})</summary><ul class=\"index\">"
+                      + "".join(lines) + "</ul></details>")
     return "".join(blocks)
 
 
-def render_html(report: Report) -> str:
-    """The page. Deterministic for a given report (no timestamps), so two renders compare equal."""
+def _page(title: str, body: str, *, script: bool = False) -> str:
+    """A page with the report's style and policy (and the sort script, for `report.html`)."""
     script_hash = base64.b64encode(hashlib.sha256(SORT_SCRIPT.encode()).digest()).decode()
     policy = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{script_hash}'"
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{esc(policy)}">'
+            f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>{body}"
+            + (f"<script>{SORT_SCRIPT}</script>" if script else "") + "</body></html>\n")
+
+
+def rollout_pages(report: Report) -> Iterator[tuple[str, str]]:
+    """(path relative to `report.html`, page) of every rollout's drill-down."""
+    for run, data in enumerate(report.runs):
+        for group in data.groups:
+            for view in group.rollouts:
+                title = f"{group.run}: {group.label} · task {view.stored.key.task}"
+                body = (f'<p><a href="../../report.html#rollouts">← {esc(report.title)}</a></p>'
+                        f"<h1>{esc(title)}</h1>{_rollout(view)}")
+                yield rollout_path(run, view), _page(title, body)
+
+
+def render_html(report: Report) -> str:
+    """`report.html`. Deterministic for a given report (no timestamps), so two renders compare equal."""
     nav = "".join(f'<a href="#s{n}">{esc(section.title)}</a>' for n, section in enumerate(report.sections))
-    body = []
+    body = [f"<h1>{esc(report.title)}</h1><nav>{nav}<a href=\"#rollouts\">Rollouts</a></nav>"]
     for n, section in enumerate(report.sections):
         body.append(f'<h2 id="s{n}">{esc(section.title)}</h2>')
         body += [f'<p class="note">{esc(note)}</p>' for note in section.notes]
         body += [_table(table) for table in section.tables]
         body += [_plot(plot) for plot in section.plots]
-    body.append('<h2 id="rollouts">Rollouts</h2><p class="note">Every rollout: how it ended, the failed constraints, '
-                "the plan and the trajectory with its step states.</p>")
-    body.append(_drilldown(group for run in report.runs for group in run.groups))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{esc(policy)}">'
-            f"<title>{esc(report.title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{esc(report.title)}</h1><nav>{nav}<a href=\"#rollouts\">Rollouts</a></nav>"
-            + "".join(body) + f"<script>{SORT_SCRIPT}</script></body></html>\n")
+    body.append('<h2 id="rollouts">Rollouts</h2><p class="note">Every rollout and how it ended; its page (the link) '
+                "shows the failed constraints, the plan and the trajectory with its step states.</p>")
+    body.append(_index((run, group) for run, data in enumerate(report.runs) for group in data.groups))
+    return _page(report.title, "".join(body), script=True)

@@ -1,4 +1,5 @@
-"""Writes a report to a folder: `report.md`, `report.html`, one CSV per table, one PNG per plot."""
+"""Writes a report to a folder: `report.md`, `report.html` with a page per rollout under `rollouts/`, one CSV per
+table, one PNG per plot."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from reports.build import Report
 from reports.csv_out import write_csv
-from reports.html import render_html
+from reports.html import render_html, rollout_pages
 from reports.markdown import render_markdown
 
 
@@ -35,6 +36,10 @@ def write_report(report: Report, out: str | os.PathLike[str]) -> dict[str, Path]
             (staging / "plots" / f"{plot.name}.png").write_bytes(plot.png)
         (staging / "report.md").write_text(render_markdown(report), encoding="utf-8")
         (staging / "report.html").write_text(render_html(report), encoding="utf-8")
+        for path, page in rollout_pages(report):
+            target = staging / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(page, encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
         os.replace(staging, out)

@@ -2,41 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import matplotlib.image
 import pytest
 from hostile_replies import PAYLOAD
 from report_runs import write_spec
-from staged_data import require
 
 from providers.mock_server import MockConfig
 from reports import build_report, write_report
 from runner.engine import execute, prepare
-
-CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-
-
-@pytest.fixture
-def browser():  # type: ignore[no-untyped-def]
-    if not (CHROMIUM and DRIVER):
-        require("chromium and chromedriver", "apt-get install chromium chromium-driver (.ci/run does)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1400,1800"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
 
 @pytest.fixture
 async def hostile_report(start_mock_llm, travelplanner_data: Path, travelplanner_index: Path,
@@ -63,15 +38,23 @@ def test_the_page_renders_sorts_and_keeps_model_output_inert(browser, hostile_re
     images = browser.find_elements(By.TAG_NAME, "img")
     assert images and all(browser.execute_script("return arguments[0].naturalWidth", img) > 0 for img in images)
 
-    # open every drill-down: the payload is on screen as text, and nothing of it ran
+    assert len(browser.find_elements(By.TAG_NAME, "script")) == 1  # ours only
+    report_url = browser.current_url
+
+    # open a rollout's page from the index: the payload is on screen as text, and nothing of it ran
     browser.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
+    links = browser.find_elements(By.CSS_SELECTOR, "ul.index a")
+    assert len(links) == 4  # two tasks, two strategies (direct, then two-stage, whose trajectory has the payload)
+    links[-1].click()
     cells = [c for c in browser.find_elements(By.CSS_SELECTOR, "table.steps td") if PAYLOAD[:20] in c.text]
     assert cells and cells[0].is_displayed()
     assert PAYLOAD in cells[0].text
-    assert browser.title.startswith("tripbench report")  # the <script> did not set it
+    assert browser.title == "run: hostile / two-stage · task 2"  # the <script> did not set it
     assert browser.execute_script("return document.body.dataset.pwned") is None  # the onerror did not fire
     assert browser.execute_script("return document.querySelectorAll('[onerror], [onmouseover]').length") == 0
-    assert len(browser.find_elements(By.TAG_NAME, "script")) == 1  # ours only
+    assert browser.find_elements(By.TAG_NAME, "script") == []
+    browser.find_element(By.PARTIAL_LINK_TEXT, "tripbench report").click()  # back to the report
+    assert browser.current_url.split("#")[0] == report_url
 
     # the cost table shows what the priced calls cost
     cost = browser.find_element(By.ID, "cost").find_element(By.XPATH, "following-sibling::table[1]")
