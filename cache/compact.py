@@ -87,12 +87,16 @@ def is_compact(data: bytes) -> bool:
 
 
 def decode(data: bytes) -> dict[str, Any]:
-    """The JSON of a compact entry: its fields' messages still hold chunk keys (`expand` rebuilds them).
+    """The JSON of a compact entry: its fields' messages still hold chunk ids (`expand` rebuilds them).
 
     Raises:
         zlib.error, orjson.JSONDecodeError: not a compact entry.
+        TypeError: JSON, but not an object.
     """
-    return orjson.loads(zlib.decompress(data))
+    entry = orjson.loads(zlib.decompress(data))
+    if not isinstance(entry, dict):
+        raise TypeError(f"a compact entry is a JSON object, not {type(entry).__name__}")
+    return entry
 
 
 def expand(fields: dict[str, Any], chunk: Callable[[int], bytes | None]) -> dict[str, Any]:
