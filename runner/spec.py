@@ -28,6 +28,7 @@ A bad value is a `ConfigError` such as `run.toml: models[1].temperature: expecte
 
 from __future__ import annotations
 
+import difflib
 import json
 import tomllib
 import types
@@ -312,14 +313,18 @@ def _toml(value: Any) -> str:
 
 
 def config_error(exc: ValidationError, root: type[BaseModel], source: str, prefix: tuple = ()) -> ConfigError:
-    """The first error of a pydantic `ValidationError` as a ConfigError naming file, field and expectation."""
-    error = exc.errors()[0]
+    """The first error of a pydantic `ValidationError` as a ConfigError naming file, field and expectation; an unknown
+    key comes first (a misspelt required key is also a missing one, and the misspelling is what to fix)."""
+    errors = exc.errors()
+    error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = tuple(part for part in error["loc"] if not isinstance(part, str) or not part.startswith("function-"))
     field = _dotted(prefix + loc) or "(top level)"
     kind = error["type"]
     if kind == "extra_forbidden":
         known = _known_fields(root, loc[:-1])
-        return ConfigError(source, field, f"one of the fields {', '.join(known)}" if known else "no field here")
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1) if loc else []
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        return ConfigError(source, field, f"one of the fields {', '.join(known)}{hint}" if known else "no field here")
     if kind == "missing":
         return ConfigError(source, field, f"{_describe(root, loc)} (required)")
     if kind == "value_error":

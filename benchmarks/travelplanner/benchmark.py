@@ -96,8 +96,10 @@ class TravelPlannerBenchmark:
         """
         opts = _options(options)
         self._index = _index_path(opts)
-        if isinstance(split, Path) or split not in SPLITS:
-            path = Path(split)
+        if isinstance(split, str) and split not in SPLITS:  # a query file comes as a Path (the spec's `queries`)
+            raise DataError(f"unknown split {split!r} ({', '.join(SPLITS)}); a query file is `queries = FILE`")
+        if isinstance(split, Path):
+            path = split
             routes_file = path.with_name(f"{path.stem}_ref_routes.jsonl")
         else:
             data_dir = opts.data_dir or default_home() / "travelplanner"

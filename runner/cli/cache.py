@@ -35,8 +35,8 @@ cache_dir_option = click.option(
 def _open(cache_dir: Path | None) -> Iterator[CacheStore]:
     """The cache, as found: a damaged database is reported (with what to do), never moved or rebuilt here."""
     directory = cache_dir or default_cache_dir(default_home())
-    if not directory.is_dir():  # inspecting must not create an empty cache
-        raise UserError(f"no cache at {directory}: nothing was cached there yet (or pass --cache-dir)")
+    if not (directory / DB_FILE).is_file():  # inspecting must not create a cache, in a run folder say
+        raise UserError(f"no cache at {directory} (no {DB_FILE}): nothing was cached there yet (or pass --cache-dir)")
     try:
         with CacheStore(directory, repair=False) as store:
             yield store

@@ -113,3 +113,12 @@ def test_help_lines() -> None:
     assert result.exit_code == 0
     for line in ("Inspect and prune the cache of LLM calls.", "stats", "explain", "prune"):
         assert line in result.output
+
+
+def test_inspecting_a_folder_that_holds_no_cache_creates_nothing(tmp_path: Path) -> None:
+    run_dir = tmp_path / "runs" / "nightly"  # a run folder mistaken for the cache
+    run_dir.mkdir(parents=True)
+    for command in (["cache", "stats"], ["cache", "verify"], ["cache", "prune", "--older-than", "1d"]):
+        result = CliRunner().invoke(cli, [*command, "--cache-dir", str(run_dir)])
+        assert result.exit_code == 1 and "no cache at" in str(result.exception), (command, result.output)
+    assert list(run_dir.iterdir()) == []

@@ -38,6 +38,10 @@ def test_report_help_loads_the_report_code_but_not_matplotlib(tmp_path: Path) ->
 def _heavy_imports(args: str, tmp_path: Path) -> str:
     """The HEAVY modules a `tripbench ARGS` call imported, space-separated ("" if none)."""
     argv = [str(tmp_path) if arg == "CACHE" else arg for arg in args.split()]
+    if "CACHE" in args:
+        from cache import CacheStore
+
+        CacheStore(tmp_path).close()  # a cache to inspect (inspecting never creates one)
     done = subprocess.run([sys.executable, "-c", PROBE.format(heavy=HEAVY), *argv], cwd=REPO, capture_output=True,
                           text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr[-2000:]

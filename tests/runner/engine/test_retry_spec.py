@@ -41,7 +41,7 @@ def test_the_spec_sets_every_field_of_the_retry_policy_with_its_defaults() -> No
     ('max_delay_s = "long"', 'retry.max_delay_s: expected a number > 0, got "long"'),
     ("max_retry_after_s = inf", "retry.max_retry_after_s: expected a number > 0, got Infinity"),
     ("attempts = 3", "retry.attempts: expected one of the fields base_delay_s, max_attempts, max_delay_s, "
-                     "max_retry_after_s"),
+                     "max_retry_after_s (did you mean max_attempts?)"),
 ])
 def test_a_bad_retry_setting_names_the_file_field_and_expectation(tmp_path: Path, setting: str, message: str) -> None:
     path = tmp_path / "run.toml"

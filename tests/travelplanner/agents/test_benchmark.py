@@ -112,3 +112,8 @@ def test_rebuilt_reference_information_matches_the_dataset_on_3_day_train_querie
             e for e in dataset if not e["Description"].startswith("Flight ")]
         checked += 1
     assert checked == 15
+
+
+def test_a_misspelt_split_is_named_with_the_splits_there_are(benchmark, options) -> None:
+    with pytest.raises(DataError, match=r"unknown split 'valdation' \(train, validation, test\)"):
+        benchmark.load_tasks("valdation", options)
