@@ -6,6 +6,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -104,3 +105,21 @@ def render_summary(results: RunResults, console: Console) -> None:
     if missing := without_result(results):
         counts = ", ".join(f"{status} {n}" for status, n in missing.most_common())
         console.print(f"{missing.total()} rollouts have no result of their own: {counts}")
+
+
+def summary_json(results: RunResults) -> dict[str, Any]:
+    """What `render_summary` prints, as JSON values (`tripbench status --json`)."""
+    last = results.sessions[-1] if results.sessions else None
+    return {
+        "run_dir": str(results.run_dir),
+        "state": session_state(last) if last is not None else None,
+        "sessions": len(results.sessions),
+        "spent_usd": results.spent_usd,
+        "reserved_usd": results.reserved_usd,
+        "max_cost": results.spec.get("max_cost"),
+        "without_result": dict(without_result(results)),
+        "groups": [{"model": g.model, "strategy": g.strategy, "planned": g.planned, "done": g.done,
+                    "statuses": dict(g.statuses), "calls": g.calls, "cache_hits": g.hits, "retries": g.retries,
+                    "input_tokens": g.input_tokens, "output_tokens": g.output_tokens, "cost_usd": g.cost_usd,
+                    "saved_usd": g.saved_usd} for g in summarize(results)],
+    }

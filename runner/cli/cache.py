@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import sqlite3
 from collections import Counter
@@ -72,12 +73,17 @@ def cache_command() -> None:
 
 
 @cache_command.command("stats")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @cache_dir_option
-def stats_command(cache_dir: Path | None) -> None:
+def stats_command(as_json: bool, cache_dir: Path | None) -> None:
     """Entries, size on disk, hits / misses and dollars saved."""
     with _open(cache_dir) as store:
         stats = store.stats()
-        click.echo(f"cache      {store.directory}")
+    if as_json:
+        click.echo(orjson.dumps({"cache": str(store.directory), **dataclasses.asdict(stats)},
+                                option=orjson.OPT_INDENT_2).decode())
+        return
+    click.echo(f"cache      {store.directory}")
     lookups = stats.hits + stats.misses
     rate = f" ({stats.hits / lookups:.1%} hits)" if lookups else ""
     click.echo(f"entries    {stats.entries:,}")

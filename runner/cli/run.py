@@ -7,6 +7,7 @@ import shlex
 from pathlib import Path
 
 import click
+import orjson
 from rich.console import Console
 
 from runner.dryrun import estimate, render_estimate, render_settings, spent_before
@@ -14,7 +15,7 @@ from runner.engine import FAILED, default_run_dir, execute, prepare
 from runner.gc_tuning import tune_for_a_run
 from runner.results import load_run
 from runner.scheduler import BUDGET, INTERRUPTED
-from runner.summary import render_summary, without_result
+from runner.summary import render_summary, summary_json, without_result
 
 EXIT_FAILED = 1
 EXIT_BUDGET = 3
@@ -99,7 +100,11 @@ def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: 
 
 @click.command("status")
 @click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
-def status_command(run_dir: Path) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON (for scripts and cron).")
+def status_command(run_dir: Path, as_json: bool) -> None:
     """Summarise a run directory: state, rollouts done per model and strategy, statuses, calls and money."""
     with load_run(run_dir) as results:
-        render_summary(results, _console())
+        if as_json:
+            click.echo(orjson.dumps(summary_json(results), option=orjson.OPT_INDENT_2).decode())
+        else:
+            render_summary(results, _console())

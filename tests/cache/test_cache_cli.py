@@ -49,6 +49,9 @@ def test_stats(cache_dir: Path) -> None:
     lines = dict(line.split(None, 1) for line in result.output.splitlines())
     assert lines["entries"] == "1" and lines["hits"] == "1 (50.0% hits)" and lines["misses"] == "1"
     assert lines["saved"] == "$0.1250"
+    result = CliRunner().invoke(cli, ["cache", "stats", "--cache-dir", str(cache_dir), "--json"])
+    figures = json.loads(result.output)
+    assert (figures["entries"], figures["hits"], figures["misses"], figures["saved_usd"]) == (1, 1, 1, 0.125)
 
 
 def test_stats_default_directory_is_under_the_data_home(tmp_path: Path) -> None:

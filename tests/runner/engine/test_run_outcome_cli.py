@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 
@@ -26,6 +27,8 @@ async def test_a_run_whose_every_call_failed_exits_with_its_own_code(start_mock_
     assert f"run them again with: tripbench run {spec} --run-dir {run_dir}" in done.stdout
     assert re.search(r"scripted\s*│\s*0/6\s", done.stdout)  # "done" is 0 of 6: they run again
     assert "Traceback" not in done.stdout + done.stderr
+    status = json.loads(run_cli("status", str(run_dir), "--json").stdout)  # what cron can read
+    assert status["without_result"] == {"provider_error": 6} and status["groups"][0]["done"] == 0
 
     server.plan.clear()  # the provider is back: the same command runs them again and ends well
     done = await asyncio.to_thread(run_cli, "run", str(spec), "--run-dir", str(run_dir), "--quiet")
