@@ -108,6 +108,8 @@ class Strategy(Protocol):
 
     name: str
     """Unique within its benchmark; part of the rollout key and of the run spec's `strategies` list."""
+    description: str
+    """One line for `tripbench list`: what the strategy does."""
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         """Solves one task.

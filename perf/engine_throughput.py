@@ -59,6 +59,7 @@ class FixedCalls:
     """Makes exactly `calls` short calls, one after another (an agent loop without tools)."""
 
     name = "fixed"
+    description = "exactly `calls` short calls, one after another"
 
     def __init__(self, calls: int) -> None:
         self.calls = calls

@@ -80,6 +80,8 @@ class TravelPlannerOptions(BaseModel):
 class TravelPlannerBenchmark:
     """The `travelplanner` benchmark (Xie et al., ICML 2024)."""
 
+    splits = SPLITS
+
     name = "travelplanner"
     options_model = TravelPlannerOptions
     statuses: Mapping[str, str] = taxonomy.STATUSES

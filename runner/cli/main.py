@@ -17,6 +17,9 @@ COMMANDS = {
     "demo": LazyCommand("runner.cli.demo:demo_command",
                         "Run the full pipeline on a generated world with offline models: no download, no API key."),
     "evaluate": LazyCommand("runner.cli.evaluate:evaluate_command", "Score a TravelPlanner submission file."),
+    "list": LazyCommand("runner.cli.listing:list_command",
+                        "List benchmarks, their splits and strategies (what each does), and the models the bundled "
+                        "price table knows."),
     "mock-server": LazyCommand("runner.cli.mock_server:mock_server_command",
                                "Serve a local OpenAI/Anthropic-compatible mock LLM until Ctrl-C."),
     "report": LazyCommand("runner.cli.report:report_command",

@@ -23,6 +23,12 @@ from runner.errors import DataError
 from sandbox_index import Sandbox
 
 SOLE_PLANNING = ("direct", "cot", "react", "reflexion")
+SOLE_PLANNING_HELP = {
+    "direct": "one Planner call",
+    "cot": "one call, thinking step by step",
+    "react": "ReAct with CostEnquiry, then Finish",
+    "reflexion": "react, reflecting on CostEnquiry errors",
+}
 RULES = "rules"
 LLM_PREFIX = "llm:"
 HALTS = {"max_steps": taxonomy.MAX_STEPS, "token_limit": TOKEN_LIMIT}
@@ -36,6 +42,7 @@ class TwoStageStrategy:
     parser: str = RULES
     """`rules`, or `llm:MODEL` for the official extraction prompt sent to MODEL."""
     name: str = "two-stage"
+    description: str = "tool agent (ReAct over the search tools), then the Planner"
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         run = await ReactAgent(model, tools, self.limits).run(task.input["query"])
@@ -49,6 +56,10 @@ class SolePlanningStrategy:
     name: str
     limits: ReactPlannerLimits = field(default_factory=ReactPlannerLimits)
     parser: str = RULES
+
+    @property
+    def description(self) -> str:
+        return "sole planning (no tools): " + SOLE_PLANNING_HELP[self.name]
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         text = reference_text(task, tools)

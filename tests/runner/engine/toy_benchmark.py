@@ -43,6 +43,7 @@ def calls_for(task_id: str, max_calls: int, long_every: int = 1) -> int:
 
 class ScriptedStrategy:
     name = "scripted"
+    description = "a fixed number of calls, each prompt carrying a digest of the replies so far"
 
     def __init__(self, crash_task: str | None = None) -> None:
         self.crash_task = crash_task
@@ -65,6 +66,7 @@ class SilentStrategy:
     """Makes no LLM call at all (a baseline)."""
 
     name = "silent"
+    description = "no LLM call"
 
     async def __call__(self, task: Task, model: Any, tools: Any) -> RolloutResult:
         return RolloutResult(DELIVERED, answer="", plan=None)

@@ -1,0 +1,27 @@
+"""`tripbench list`: the benchmarks, their splits and strategies (what each does), and the models with a price."""
+
+from __future__ import annotations
+
+import click
+
+from benchmarks.registry import available, get_benchmark
+from providers.prices import PRICES
+
+
+@click.command("list")
+def list_command() -> None:
+    """List benchmarks, their splits and strategies (what each does), and the models the bundled price table knows."""
+    for name in available():
+        benchmark = get_benchmark(name)
+        strategies = benchmark.strategies(benchmark.options_model())
+        splits = getattr(benchmark, "splits", None)
+        click.echo(f"benchmark {name}" + (f" (splits: {', '.join(splits)})" if splits else ""))
+        width = max(len(strategy.name) for strategy in strategies)
+        for strategy in strategies:
+            click.echo(f"  {strategy.name:<{width}}  {getattr(strategy, 'description', '')}")
+    click.echo("priced models, USD per million tokens (input / cached input / output)")
+    width = max(len(model) for model in PRICES)
+    for model, price in PRICES.items():
+        cached = price.input if price.cached_input is None else price.cached_input
+        click.echo(f"  {model:<{width}}  {price.input:g} / {cached:g} / {price.output:g}")
+    click.echo("other models: `prices = { input = ..., output = ... }` in their [[models]] entry")
