@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from cache import CacheStore
+
 REPO = Path(__file__).resolve().parents[1]
 LAUNCH = "from runner.cli.main import main; main()"
 EAGER = "import " + ", ".join(f"runner.cli.{path.stem}" for path in sorted((REPO / "runner" / "cli").glob("*.py"))
@@ -42,7 +44,7 @@ def wall_ms(argv: list[str], env: dict[str, str]) -> float:
 def main(repeat: int) -> None:
     with tempfile.TemporaryDirectory(prefix="tripbench-startup-") as folder:
         env = {**os.environ, "TRIPBENCH_HOME": folder}  # nothing reads or writes the user's data home
-        (cache_dir := Path(folder) / "cache").mkdir()
+        CacheStore(cache_dir := Path(folder) / "cache").close()  # a cache to inspect (inspecting creates none)
         calls = {"baseline": [sys.executable, "-c", "pass"]}
         for command in COMMANDS:
             args = [str(cache_dir) if arg == "CACHE" else arg for arg in command.split()]
