@@ -16,6 +16,7 @@ from runner.errors import UserError
 
 BUILTIN: dict[str, str] = {
     "travelplanner": "benchmarks.travelplanner.benchmark:TravelPlannerBenchmark",
+    "natural-plan": "benchmarks.natural_plan.benchmark:NaturalPlanBenchmark",
 }
 ENTRY_POINT_GROUP = "tripbench.benchmarks"
 

@@ -20,18 +20,14 @@ The fault kinds and the terminal status each must produce (`benchmarks.travelpla
 
 (The long NotebookWrites each store the last table again, so the notebook passes the Planner's 12,000 tokens.)
 
-Both models apply stop sequences and `max_tokens` exactly as the mock server does (one shared function), so a
-direct call and a call through the mock server and the openai SDK return the same text. `mock_reply` is the
-mock server's reply function (`reply = "benchmarks.travelplanner.offline:mock_reply"`): the SDK's model name
-(`oracle`, `noisy?seed=1`) selects the model.
+The model itself (`benchmarks.offline.OfflineModel`) is shared with the other benchmarks: this module registers
+TravelPlanner's answers with it.
 """
 
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass, field
-from time import perf_counter
 from urllib.parse import parse_qsl
 
 from benchmarks.travelplanner import taxonomy
@@ -39,12 +35,9 @@ from benchmarks.travelplanner.oracle import (
     MAX_STEPS, ReactPrompt, oracle_reply, read_react_prompt, template_fields, thought_for)
 from benchmarks.travelplanner.prompts import EXTRACTION_PREFIX, PLANNER_INSTRUCTION
 from benchmarks.travelplanner.query_facts import read_query
-from providers.interface import ChatRequest, ChatResponse, Usage
-from providers.mock_server.replies import MockRequest, complete
-from providers.registry import register_provider
+from benchmarks.offline import Responder, register_responder
 from runner.errors import UserError
 
-PREFIX = "offline"
 FAULT_KINDS = ("invalid_action", "argument_error", "same_action", "max_steps", "planner_token_limit",
                "unparsable_plan")
 EXPECTED_STATUS = {"invalid_action": taxonomy.INVALID_ACTION_DEAD_LOOP,
@@ -55,7 +48,6 @@ EXPECTED_STATUS = {"invalid_action": taxonomy.INVALID_ACTION_DEAD_LOOP,
 ARGUMENT_TOOLS = ("flights", "attractions", "restaurants", "googleDistanceMatrix")
 """Tools whose failures can stop a run (AccommodationSearch cannot: official quirk, spec §4.7)."""
 DEFAULT_RATE = 0.6
-CHARS_PER_TOKEN = 4
 UNPARSABLE_PLAN = "I am sorry, but I could not put together a travel plan from this information."
 NO_JSON = "There is no plan in this text to convert."
 _INVALID = ("BookHotel", "SearchFlights", "FindRestaurant", "Lookup", "Browse", "Reserve")
@@ -163,7 +155,7 @@ def _faulty_action(react: ReactPrompt, fault: Fault) -> str | None:
 
 
 def reply_for(model: str, prompt: str) -> str:
-    """The reply of offline model `model` (`oracle`, `noisy`, `noisy?seed=1`) to a prompt."""
+    """The reply of offline model `model` (`oracle`, `noisy`, `noisy?seed=1`) to a TravelPlanner prompt."""
     name, _, options = model.partition("?")
     if name == "oracle" and not options:
         return oracle_reply(prompt)
@@ -172,38 +164,17 @@ def reply_for(model: str, prompt: str) -> str:
     raise UserError(f"unknown offline model {model!r}: expected offline:oracle or offline:noisy[?seed=N&rate=R]")
 
 
-class OfflineModel:
-    """A `ChatModel` answering from `reply_for`; no network, deterministic."""
-
-    def __init__(self, name: str) -> None:
-        reply_for(name, "")  # validate the name and options now, not at the first call
-        self.name = name
-        self.provider = PREFIX
-        self.model = name
-
-    async def complete(self, request: ChatRequest) -> ChatResponse:
-        started = perf_counter()
-        messages = tuple(request.messages)
-        prompt = next((m.content for m in reversed(messages) if m.role == "user"), "")
-        mock = MockRequest("openai", self.name, messages, request.max_tokens, tuple(request.stop), {})
-        # offline models bill nothing, so an estimate will do: exact counting of every ~10k-token ReAct prompt
-        # would be most of a demo's CPU time
-        estimate = sum(len(m.content) for m in messages) // CHARS_PER_TOKEN
-        done = complete(mock, reply_for(self.name, prompt), estimate)
-        return ChatResponse(text=done.text, finish_reason=done.finish,
-                            usage=Usage(input_tokens=done.input_tokens, output_tokens=done.output_tokens),
-                            latency_s=perf_counter() - started)
+def _validate(model: str) -> None:
+    reply_for(model, "")
 
 
-def mock_reply(request: MockRequest) -> str:
-    """The mock server's reply function: the offline model named by the request's model field."""
-    prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-    return reply_for(re.sub(r"^offline:", "", request.model), prompt)
+RESPONDER = Responder("travelplanner", _validate, reply_for, fallback=True)
+"""TravelPlanner's answers; the fallback, since the oracle answers any prompt as an agent would."""
 
 
 def register() -> None:
-    """Serve `offline:…` model strings from `providers.registry.resolve_model` (idempotent)."""
-    register_provider(PREFIX, OfflineModel)
+    """Serve `offline:…` model strings with TravelPlanner's answers (idempotent)."""
+    register_responder(RESPONDER)
 
 
 register()

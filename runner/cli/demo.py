@@ -39,7 +39,7 @@ from runner.engine import execute, prepare
 from runner.results import RunResults, load_run
 from sandbox_index import build_travelplanner_index
 
-MOCK_REPLY = "benchmarks.travelplanner.offline:mock_reply"
+MOCK_REPLY = "benchmarks.offline:mock_reply"
 TABLE3_HEADERS = ("Delivery", "CS micro", "CS macro", "Hard micro", "Hard macro", "Final")
 MOCK_PORT_FILE = "mock-server.port"
 MOCK_PRICES = "{ input = 0.15, output = 0.6 }"

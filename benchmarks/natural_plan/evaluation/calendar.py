@@ -49,8 +49,9 @@ def score(record: Mapping[str, Any], answer: str) -> Scored:
 
 
 def _clock(slot: Slot) -> str:
-    return f"{_hours(slot[1])} - {_hours(slot[2])}"
+    return f"{clock_text(slot[1])} - {clock_text(slot[2])}"
 
 
-def _hours(value: float) -> str:
+def clock_text(value: float) -> str:
+    """14.5 -> `14:30` (the inverse of `hour_to_num` on whole and half hours)."""
     return f"{int(value)}:{30 if value % 1 else 0:02d}"

@@ -14,7 +14,8 @@ from benchmarks.travelplanner.benchmark import TravelPlannerBenchmark
 from benchmarks.travelplanner.dataset import load_queries, query_from_record
 from benchmarks.travelplanner.evaluation.official import OfficialEvaluator
 from benchmarks.travelplanner.metrics import compute_scores
-from benchmarks.travelplanner.offline import FAULT_KINDS, NoisyConfig, OfflineModel, injected_fault
+from benchmarks.offline import OfflineModel
+from benchmarks.travelplanner.offline import FAULT_KINDS, NoisyConfig, injected_fault
 from benchmarks.travelplanner.oracle import oracle_reply
 from benchmarks.travelplanner.parsing import render_plan
 from benchmarks.travelplanner.prompts import extraction_prompt
@@ -109,7 +110,7 @@ def test_injected_shares_follow_the_configured_rates(travelplanner_data: Path, o
     assert chi2 < 22.5  # 6 degrees of freedom: p = 0.001
 
 async def test_the_mock_server_and_the_openai_sdk_give_the_same_rollouts(demo_world, start_mock_llm):
-    server = await start_mock_llm(MockConfig(reply="benchmarks.travelplanner.offline:mock_reply"))
+    server = await start_mock_llm(MockConfig(reply="benchmarks.offline:mock_reply"))
     tasks = _tasks(demo_world.summary.queries, demo_world.index)[::6]
     via_sdk = resolve_model(f"openai-compatible:noisy?rate=1@{server.openai_base_url}")
     try:

@@ -1,0 +1,112 @@
+"""Offline, deterministic models every benchmark answers: `offline:oracle` and `offline:noisy[?OPTIONS]`.
+
+No network and no key: a benchmark registers a `Responder` that recognises its own prompts and answers them as
+its oracle would (or with the mistakes `noisy` injects). A model string resolves through
+`providers.registry.resolve_model` once any benchmark module registered its responder (loading a benchmark does).
+Responders are asked in registration order; a `fallback` responder (one that answers any prompt) is asked last.
+
+Both models apply stop sequences and `max_tokens` exactly as the mock server does (one shared function), so a
+direct call and a call through the mock server and the openai SDK return the same text. `mock_reply` is the mock
+server's reply function (`reply = "benchmarks.offline:mock_reply"`): the SDK's model name (`oracle`,
+`noisy?seed=1`) selects the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from time import perf_counter
+
+from providers.interface import ChatRequest, ChatResponse, Usage
+from providers.mock_server.replies import MockRequest, complete
+from providers.registry import register_provider
+from runner.errors import UserError
+
+PREFIX = "offline"
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Responder:
+    """One benchmark's offline answers."""
+
+    benchmark: str
+    validate: Callable[[str], None]
+    """Raises `UserError` for a model name (`noisy?seed=2`) this benchmark's offline models cannot take."""
+    reply: Callable[[str, str], str | None]
+    """(model name, prompt) -> the reply, or None when the prompt is not this benchmark's."""
+    fallback: bool = False
+    """Answers any prompt: asked after every other responder."""
+
+
+_responders: dict[str, Responder] = {}
+
+
+def register_responder(responder: Responder) -> None:
+    """Adds (or replaces) a benchmark's responder and serves `offline:` model strings (idempotent)."""
+    _responders[responder.benchmark] = responder
+    register_provider(PREFIX, OfflineModel)
+
+
+def _ordered() -> list[Responder]:
+    return sorted(_responders.values(), key=lambda responder: responder.fallback)
+
+
+def reply_for(model: str, prompt: str) -> str:
+    """The reply of offline model `model` (`oracle`, `noisy`, `noisy?seed=1`) to a prompt.
+
+    Raises:
+        UserError: no benchmark's offline model takes this name, or none recognises the prompt.
+    """
+    for responder in _ordered():
+        if (reply := responder.reply(model, prompt)) is not None:
+            return reply
+    raise UserError(f"offline:{model}: no benchmark's offline model recognises this prompt")
+
+
+def validate(model: str) -> None:
+    """Raises `UserError` unless some registered benchmark takes the offline model name `model`."""
+    problems: list[str] = []
+    for responder in _ordered():
+        try:
+            responder.validate(model)
+            return
+        except UserError as exc:
+            problems.append(str(exc))
+    raise UserError("; ".join(problems) or f"offline:{model}: no benchmark with offline models is loaded")
+
+
+class OfflineModel:
+    """A `ChatModel` answering from `reply_for`; no network, deterministic."""
+
+    def __init__(self, name: str) -> None:
+        validate(name)  # the name and its options are checked now, not at the first call
+        self.name = name
+        self.provider = PREFIX
+        self.model = name
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        started = perf_counter()
+        messages = tuple(request.messages)
+        prompt = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        mock = MockRequest("openai", self.name, messages, request.max_tokens, tuple(request.stop), {})
+        # offline models bill nothing, so an estimate will do: exact counting of every ~10k-token ReAct prompt
+        # would be most of a demo's CPU time
+        estimate = sum(len(m.content) for m in messages) // CHARS_PER_TOKEN
+        done = complete(mock, reply_for(self.name, prompt), estimate)
+        return ChatResponse(text=done.text, finish_reason=done.finish,
+                            usage=Usage(input_tokens=done.input_tokens, output_tokens=done.output_tokens),
+                            latency_s=perf_counter() - started)
+
+
+def mock_reply(request: MockRequest) -> str:
+    """The mock server's reply function: the offline model named by the request's model field, with every built-in
+    and installed benchmark's responder loaded."""
+    from benchmarks.registry import available, get_benchmark
+
+    if not _responders:
+        for name in available():
+            get_benchmark(name)
+    prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+    return reply_for(request.model.removeprefix(f"{PREFIX}:"), prompt)
+
