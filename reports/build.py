@@ -1,8 +1,8 @@
 """A report as values: sections of tables, plots and notes, built from run directories (no rendering here).
 
-`build_report` reads the runs (`reports.collect`), asks the benchmark-specific module for its tables (TravelPlanner
-for now; any other benchmark gets the generic status and cost tables), adds the cost section and, with
-`--compare`, the side-by-side deltas. `markdown.py`, `csv_out.py` and `html.py` render the same `Report`.
+`build_report` reads the runs (`reports.collect`), asks each benchmark of the runs for its own sections
+(`benchmarks.reporting.ReportSections`: tables and charts as values; a benchmark without them gets the generic
+status table), adds the cost section and, with `--compare`, the side-by-side deltas. `markdown.py`, `csv_out.py` and `html.py` render the same `Report`.
 """
 
 from __future__ import annotations
@@ -12,13 +12,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from benchmarks import base
-from reports import plots, travelplanner
-from reports.collect import Group, RunData, collect_runs
+from benchmarks.registry import get_benchmark
+from benchmarks.reporting import ReportSections
+from benchmarks.reporting import Section as BenchmarkSection
+from reports import plots
+from reports.collect import Group, RunData, benchmarks_of, collect_runs
 from reports.compare import compare_tables
 from reports.plots import Plot
 from reports.table import Column, Kind, Table
 from reports.usage import cost_table, status_table, usage_of
-from runner.outputs import slug
+from runner.errors import UserError
 
 
 @dataclass(slots=True)
@@ -60,20 +63,31 @@ def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[s
     groups = [group for run in reported for group in run.groups]
     with_run = len(reported) > 1
     sections = [_summary(reported)]
-    travel = [g for g in groups if g.benchmark == travelplanner.NAME]
-    if travel:
-        sections += _travelplanner_sections(reported, mode, with_run=with_run)
-    other = [g for g in groups if g.benchmark != travelplanner.NAME]
-    if other:
-        sections.append(Section("Statuses", [status_table(other, base.GENERIC_STATUSES, with_run=with_run)]))
+    for name in benchmarks_of(reported):
+        benchmark = get_benchmark(name)
+        modes = getattr(benchmark, "modes", ("official",))
+        if mode not in modes:
+            raise UserError(f"benchmark {name} has no evaluator mode {mode!r} (expected {', '.join(modes)})")
+        runs = [run for run in reported if name in benchmarks_of([run])]
+        if isinstance(benchmark, ReportSections):
+            sections += [_drawn(section) for section in benchmark.report_sections(runs, mode, with_run=with_run)]
+        else:
+            sections.append(Section(f"Statuses: {name}", [status_table(
+                [g for run in runs for g in run.groups], {**base.GENERIC_STATUSES, **benchmark.statuses},
+                with_run=with_run)]))
     sections.append(_cost_section(groups, with_run=with_run))
     if compared:
-        sections.append(Section("Comparison", compare_tables(reported[0], compared, mode),
-                                notes=[f"Deltas are each run minus {reported[0].label}, in percentage points "
-                                       "(rates) or dollars (cost), for the (model, strategy) pairs both ran."]))
+        comparison = compare_tables(reported[0], compared, mode)
+        sections.append(Section("Comparison", comparison.tables, notes=comparison.notes))
     sections.append(_submissions(groups))
     title = "tripbench report: " + ", ".join(run.label for run in reported)
     return Report(title, main, sections)
+
+
+def _drawn(section: BenchmarkSection) -> Section:
+    """A benchmark's section with its charts drawn."""
+    drawn = [plot for chart in section.charts if (plot := plots.draw(chart)) is not None]
+    return Section(section.title, list(section.tables), drawn, list(section.notes))
 
 
 def _summary(runs: Sequence[RunData]) -> Section:
@@ -87,48 +101,8 @@ def _summary(runs: Sequence[RunData]) -> Section:
              "scored so far (a running run scores them every half minute)" for run in runs if run.partial]
     notes += [f"{run.label}: no `{run.mode}` evaluation is stored; add \"{run.mode}\" to the spec's `evaluate` and "
               "run it again (finished rollouts are not re-run), or score its submission with `tripbench evaluate`."
-              for run in runs if not run.evaluated and run.mode not in run.spec_modes
-              and any(g.benchmark == travelplanner.NAME for g in run.groups)]
+              for run in runs if not run.evaluated and run.mode not in run.spec_modes]
     return Section("Summary", [table], notes=notes)
-
-
-def _travelplanner_sections(runs: Sequence[RunData], mode: str, *, with_run: bool) -> list[Section]:
-    scored = []
-    for run in runs:
-        travel = [g for g in run.groups if g.benchmark == travelplanner.NAME]
-        if travel:
-            queries = travelplanner.run_queries(run.tasks)  # parsed once per run, not per group
-            scored += [travelplanner.group_scores(g, run.tasks, queries, run.evaluated, partial=run.partial)
-                       for g in travel]
-    groups = [item.group for item in scored]
-    parsers = ", ".join(f"{run.label}: {travelplanner.parser_of(run.options)}" for run in runs
-                        if any(g.benchmark == travelplanner.NAME for g in run.groups))
-    rates = Section("Pass rates", [travelplanner.table3(scored, with_run=with_run)],
-                    notes=[f"Evaluator: {mode}. Plans parsed by: {parsers}."])
-    for n, item in enumerate(scored):
-        table = travelplanner.table4(item, f"constraints_{n + 1}_{slug(item.group.label)}")
-        if table is None:
-            continue
-        rates.tables.append(table)
-        if item.group.sample > 0:
-            continue  # one plot per (model, strategy): further samples have their tables, not more figures
-        levels = [c.name for c in table.columns[2:] if not c.name.endswith("-day")]
-        plot = plots.grouped_rates(
-            f"constraints_{n + 1}", f"Pass rate per constraint and level: {item.group.label}",
-            [str(row[1]) for row in table.rows],
-            [(level, [row[2 + i] for row in table.rows]) for i, level in enumerate(levels)])  # type: ignore[misc]
-        if plot is not None:
-            rates.plots.append(plot)
-    counted = [(g, travelplanner.categories(g)) for g in groups]
-    errors = Section("Errors", [travelplanner.errors(counted, with_run=with_run),
-                                travelplanner.tool_use_errors(groups, with_run=with_run),
-                                travelplanner.step_states(groups, with_run=with_run)])
-    plot = plots.stacked_shares("errors", "How rollouts ended, per model and strategy",
-                                [(_label(g, with_run), dict(counts)) for g, counts in counted])
-    if plot is not None:
-        errors.plots.append(plot)
-    usage = Section("Tool usage", [travelplanner.tool_usage(groups, with_run=with_run)])
-    return [rates, errors, usage]
 
 
 def _cost_section(groups: Sequence[Group], *, with_run: bool) -> Section:

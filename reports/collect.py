@@ -33,6 +33,22 @@ class RolloutView:
     evaluation: Evaluation | None
     """The stored evaluation in the report's mode; None when not evaluated (or labels are hidden)."""
 
+    @property
+    def status(self) -> str:
+        return self.stored.status
+
+    @property
+    def answer(self) -> str | None:
+        return self.stored.answer
+
+    @property
+    def plan(self) -> Any:
+        return self.stored.plan
+
+    @property
+    def task_id(self) -> str:
+        return self.stored.key.task
+
 
 @dataclass(slots=True)
 class Group:
@@ -165,6 +181,11 @@ def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "offici
     if not runs:
         raise UserError("no run directory given")
     return runs
+
+
+def benchmarks_of(runs: Sequence[RunData]) -> list[str]:
+    """The benchmarks the runs' groups belong to, in order of first appearance."""
+    return list(dict.fromkeys(group.benchmark for run in runs for group in run.groups))
 
 
 def _index(order: list[Any], value: str) -> int:

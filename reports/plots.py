@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from benchmarks.reporting import Chart, GroupedRates
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -113,3 +115,10 @@ def money(name: str, title: str, rows: Sequence[tuple[str, float, float]]) -> Pl
     axes.set_title(title)
     axes.legend(fontsize="small", frameon=False)
     return _render(name, title, figure)
+
+
+def draw(chart: Chart) -> Plot | None:
+    """A benchmark's chart (`benchmarks.reporting`) as a PNG; None when there is nothing to draw."""
+    if isinstance(chart, GroupedRates):
+        return grouped_rates(chart.name, chart.title, chart.labels, chart.series)
+    return stacked_shares(chart.name, chart.title, [(label, dict(counts)) for label, counts in chart.rows])

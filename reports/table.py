@@ -1,48 +1,11 @@
-"""One table value every renderer reads: Markdown, CSV and HTML show the same rows, formatted per column kind."""
+"""How renderers show table cells: Markdown, CSV and HTML show the same rows, formatted per column kind.
+
+The table values themselves (`Table`, `Column`, `Kind`) are `benchmarks.reporting`'s, the contract benchmarks build
+their sections with; they are re-exported here for the renderers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import StrEnum
-
-Cell = str | int | float | None
-
-
-class Kind(StrEnum):
-    """How a column's values are shown (CSV keeps the raw number; None is an empty cell or a dash)."""
-
-    TEXT = "text"
-    INT = "int"
-    PCT = "pct"
-    """A fraction shown as a percentage with one decimal (CSV: the percentage, 4 decimals)."""
-    DELTA = "delta"
-    """A difference of two fractions, in percentage points with a sign."""
-    USD = "usd"
-    SECONDS = "seconds"
-    FLOAT = "float"
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    name: str
-    kind: Kind = Kind.TEXT
-
-
-@dataclass(slots=True)
-class Table:
-    """A titled table; `name` is its CSV file stem and HTML anchor (unique within a report)."""
-
-    name: str
-    title: str
-    columns: tuple[Column, ...]
-    rows: list[tuple[Cell, ...]] = field(default_factory=list)
-    note: str | None = None
-    """A sentence shown under the table (what it counts, what is left out)."""
-
-    def add(self, *cells: Cell) -> None:
-        if len(cells) != len(self.columns):
-            raise ValueError(f"table {self.name}: {len(cells)} cells for {len(self.columns)} columns")
-        self.rows.append(cells)
+from benchmarks.reporting import Cell, Column, Kind, Table, group_columns
 
 
 def show(value: Cell, kind: Kind) -> str:
@@ -75,6 +38,4 @@ def raw(value: Cell, kind: Kind) -> Cell:
     return value
 
 
-def group_columns(with_run: bool) -> tuple[Column, ...]:
-    """The columns naming a group: its run (only when a report covers several), model, strategy."""
-    return ((Column("run"),) if with_run else ()) + (Column("model"), Column("strategy"))
+__all__ = ["Cell", "Column", "Kind", "Table", "group_columns", "raw", "show"]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from benchmarks.base import BUDGET_EXHAUSTED
 from reports.collect import Group
-from reports.table import Column, Kind, Table, group_columns
+from benchmarks.reporting import Column, Kind, Table, group_columns, outcome_table
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,27 +87,7 @@ def cost_table(groups: Sequence[Group], *, with_run: bool) -> Table:
     return table
 
 
-def outcome_table(name: str, title: str, column: str, counted: Sequence[tuple[Group, Counter[str]]],
-                  descriptions: Mapping[str, str], *, with_run: bool) -> Table:
-    """How rollouts ended per (model, strategy): each outcome's meaning, count and share, most frequent first.
-
-    Args:
-        name: The table's name (CSV stem).
-        title: Its title.
-        column: What an outcome is called (`status`, `category`).
-        counted: Each group with its outcomes counted.
-        descriptions: Outcome -> one-line meaning.
-        with_run: Whether a run column leads.
-    """
-    table = Table(name, title, (*group_columns(with_run), Column(column), Column("meaning"),
-                                Column("rollouts", Kind.INT), Column("share", Kind.PCT)))
-    for g, counts in counted:
-        for outcome, count in counts.most_common():
-            table.add(*g.cells(with_run), outcome, descriptions.get(outcome, ""), count, count / len(g.rollouts))
-    return table
-
-
 def status_table(groups: Sequence[Group], descriptions: Mapping[str, str], *, with_run: bool) -> Table:
     """Terminal statuses per (model, strategy), for any benchmark."""
-    counted = [(g, Counter(view.stored.status for view in g.rollouts)) for g in groups]
+    counted = [(g, Counter(view.status for view in g.rollouts)) for g in groups]
     return outcome_table("statuses", "How rollouts ended", "status", counted, descriptions, with_run=with_run)

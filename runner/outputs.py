@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,15 +23,11 @@ from typing import Any
 import orjson
 
 from benchmarks.base import Benchmark, Task
+from benchmarks.reporting import slug
 from runner.results import RunResults, StoredRollout
 from runner.store import RERUN_STATUSES
 
 OUTPUTS = "outputs"
-
-
-def slug(name: str) -> str:
-    """A file-system-safe folder name for a model or strategy label (`openai:gpt-4o` -> `openai_gpt-4o`)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "_"
 
 
 def folder_names(labels: Iterable[str]) -> dict[str, str]:

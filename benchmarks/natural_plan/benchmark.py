@@ -9,9 +9,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from benchmarks.base import Evaluation, RolloutResult, Strategy, Task, Verdict
-from benchmarks.natural_plan import dataset, offline
+from benchmarks.natural_plan import dataset, offline, report
 from benchmarks.natural_plan.evaluation import SCORERS, Scored
 from benchmarks.natural_plan.strategies import DirectStrategy
+from benchmarks.reporting import GroupView, RunView, Section
 from runner.errors import DataError
 from sandbox_index.home import default_home
 
@@ -63,6 +64,14 @@ class NaturalPlanBenchmark:
             raise DataError(f"unknown Natural Plan evaluation mode {mode!r} (expected official)")
         return [evaluation(score_answer(task.input, result.answer))
                 for task, result in zip(tasks, results, strict=True)]
+
+    def report_sections(self, runs: Sequence[RunView], mode: str, *, with_run: bool) -> list[Section]:
+        """Accuracy per task, by complexity, and the error breakdown (`reporting.ReportSections`)."""
+        return report.report_sections(runs, mode, with_run=with_run)
+
+    def group_rates(self, run: RunView, groups: Sequence[GroupView | None]) -> list[Mapping[str, float | None] | None]:
+        """Accuracy per task and overall (`reporting.ReportSections`)."""
+        return report.group_rates(run, groups)
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """One line per task: `{"id", "task", "answer"}` (`tripbench evaluate --benchmark natural-plan` reads it)."""

@@ -27,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmarks.base import Evaluation, RolloutResult, Strategy, Task, Verdict
+from benchmarks.reporting import GroupView, RunView, Section
 from benchmarks.travelplanner import offline, taxonomy
 from benchmarks.travelplanner.agents.react import ReactLimits
 from benchmarks.travelplanner.agents.sole_planning import ReactPlannerLimits
@@ -80,9 +81,9 @@ class TravelPlannerOptions(BaseModel):
 class TravelPlannerBenchmark:
     """The `travelplanner` benchmark (Xie et al., ICML 2024)."""
 
-    splits = SPLITS
-
     name = "travelplanner"
+    splits = SPLITS
+    modes = tuple(MODES)
     options_model = TravelPlannerOptions
     statuses: Mapping[str, str] = taxonomy.STATUSES
 
@@ -157,6 +158,18 @@ class TravelPlannerBenchmark:
             evaluator = make_evaluator(sandbox, mode)
             return [_evaluation(evaluator.evaluate(query, result.plan)) if query.has_labels else None
                     for query, result in zip(queries, results, strict=True)]
+
+    def report_sections(self, runs: Sequence[RunView], mode: str, *, with_run: bool) -> list[Section]:
+        """Paper Tables 3-5 and Figure 2 (`reporting.ReportSections`)."""
+        from benchmarks.travelplanner import report
+
+        return report.report_sections(runs, mode, with_run=with_run)
+
+    def group_rates(self, run: RunView, groups: Sequence[GroupView | None]) -> list[Mapping[str, float | None] | None]:
+        """The six Table 3 rates per group (`reporting.ReportSections`)."""
+        from benchmarks.travelplanner import report
+
+        return list(report.group_rates(run, groups))
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """The official submission lines (spec §6.3): `{"idx", "query", "plan"}` in task order, null plan if none."""

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from benchmarks.travelplanner.evaluation import MODES
 from reports import build_report, write_report
 
 RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
@@ -18,11 +17,15 @@ RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
               help="Folder for report.md, report.html, csv/ and plots/ (default: RUN_DIR/report).")
 @click.option("--compare", "compare", multiple=True, type=RUN_DIR,
               help="Another run to put side by side with the first RUN_DIR, with deltas (repeatable).")
-@click.option("--mode", type=click.Choice(list(MODES)), default="official", show_default=True,
-              help="Evaluator mode whose stored verdicts are reported.")
+@click.option("--mode", default="official", show_default=True,
+              help="Evaluator mode whose stored verdicts are reported (`tripbench list` shows each benchmark's).")
 def report_command(run_dirs: tuple[Path, ...], out: Path | None, compare: tuple[Path, ...], mode: str) -> None:
     """Write the report of a run (also one still going): pass rates, errors, cost, plots, per-rollout drill-down."""
     report = build_report(run_dirs, compare, mode)
+    for section in report.sections:
+        if section.title == "Comparison":
+            for note in section.notes:
+                click.echo(note, err=True)
     files = write_report(report, out or run_dirs[0] / "report")
     click.echo(f"report: {files['html']}")
     click.echo(f"        {files['markdown']}")

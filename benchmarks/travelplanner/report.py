@@ -20,11 +20,10 @@ from benchmarks.travelplanner.dataset import Query, query_from_record
 from benchmarks.travelplanner.evaluation import PlanVerdict
 from benchmarks.travelplanner.metrics import HARD_TOTALS, RATE_NAMES, Scores, compute_scores, constraint_rates
 from benchmarks.travelplanner.tools import SUCCESSFUL, parse_action
-from reports.collect import Group, RolloutView
-from reports.table import Column, Kind, Table, group_columns
-from reports.usage import outcome_table
+from benchmarks.reporting import (
+    Column, GroupedRates, GroupView, Kind, RolloutView, RunView, Section, StackedShares, Table, group_columns,
+    outcome_table, slug)
 
-NAME = "travelplanner"
 _LOGGED_ACTION = re.compile(r"^Action \d+: ")
 RATE_HEADERS = ("Delivery", "Commonsense micro", "Commonsense macro", "Hard micro", "Hard macro", "Final pass")
 FIGURE2_LABELS = ("Argument Error", "Invalid Action Dead Loop", "Same Action Dead Loop", "Max Step Limit")
@@ -43,7 +42,7 @@ TOOL_REFERENCE = {
 class GroupScores:
     """A group's official figures: None for `scores` when its tasks hide their constraints."""
 
-    group: Group
+    group: GroupView
     scores: Scores | None
     delivered: int
     """Rollouts with a non-empty plan (the official delivery count)."""
@@ -76,7 +75,7 @@ def run_queries(tasks: Sequence[Task]) -> list[Query]:
     return [query_from_record(task.input, f"task {task.id}") for task in tasks]
 
 
-def group_scores(group: Group, tasks: Sequence[Task], queries: Sequence[Query], evaluated: bool = True, *,
+def group_scores(group: GroupView, tasks: Sequence[Task], queries: Sequence[Query], evaluated: bool = True, *,
                  partial: bool = False) -> GroupScores:
     """Table 3 figures of one group over every task of its run (a task without a rollout counts as undelivered).
 
@@ -88,8 +87,8 @@ def group_scores(group: Group, tasks: Sequence[Task], queries: Sequence[Query], 
         partial: The run has not finished: the rates cover only the tasks whose rollout finished and was scored
             (counting the others as undelivered would read as failures).
     """
-    by_task = {view.stored.key.task: view for view in group.rollouts}
-    delivered = sum(bool(view.stored.plan) for view in group.rollouts)
+    by_task = {view.task_id: view for view in group.rollouts}
+    delivered = sum(bool(view.plan) for view in group.rollouts)
     if not queries or not all(query.has_labels for query in queries):
         return GroupScores(group, None, delivered, hidden=True)
     if not evaluated:
@@ -98,7 +97,7 @@ def group_scores(group: Group, tasks: Sequence[Task], queries: Sequence[Query], 
         kept = [(task, query) for task, query in zip(tasks, queries, strict=True)
                 if task.id in by_task and by_task[task.id].evaluation is not None]
         tasks, queries = [task for task, _ in kept], [query for _, query in kept]
-        delivered = sum(bool(by_task[task.id].stored.plan) for task in tasks)
+        delivered = sum(bool(by_task[task.id].plan) for task in tasks)
         if not tasks:
             return GroupScores(group, None, delivered)  # nothing scored yet
     verdicts = [plan_verdict(by_task[task.id]) if task.id in by_task else PlanVerdict(None, None, None)
@@ -146,12 +145,12 @@ def table4(item: GroupScores, name: str) -> Table | None:
     return table
 
 
-def categories(group: Group) -> Counter[str]:
+def categories(group: GroupView) -> Counter[str]:
     """How the group's rollouts ended, in the error taxonomy (dead-loop types re-derived from the step logs)."""
-    return Counter(taxonomy.classify(view.stored.status, view.steps).category for view in group.rollouts)
+    return Counter(taxonomy.classify(view.status, view.steps).category for view in group.rollouts)
 
 
-def errors(counted: Sequence[tuple[Group, Counter[str]]], *, with_run: bool) -> Table:
+def errors(counted: Sequence[tuple[GroupView, Counter[str]]], *, with_run: bool) -> Table:
     """The full error taxonomy: every terminal category per (model, strategy), counts and shares.
 
     Args:
@@ -162,7 +161,7 @@ def errors(counted: Sequence[tuple[Group, Counter[str]]], *, with_run: bool) -> 
                          {**base.GENERIC_STATUSES, **taxonomy.STATUSES}, with_run=with_run)
 
 
-def tool_use_errors(groups: Sequence[Group], *, with_run: bool) -> Table:
+def tool_use_errors(groups: Sequence[GroupView], *, with_run: bool) -> Table:
     """Paper Figure 2: why two-stage rollouts ended without a plan, as shares of those failures."""
     table = Table("tool_use_errors", "Tool-use error distribution (paper Figure 2, % of tool-use failures)",
                   (*group_columns(with_run), Column("failures", Kind.INT),
@@ -170,7 +169,7 @@ def tool_use_errors(groups: Sequence[Group], *, with_run: bool) -> Table:
     for g in groups:
         if not _is_tool_agent(g):
             continue
-        classified = [taxonomy.classify(view.stored.status, view.steps) for view in g.rollouts]
+        classified = [taxonomy.classify(view.status, view.steps) for view in g.rollouts]
         labels = Counter(error.paper_label for error in classified if error.paper_label)
         tools = Counter(error.tool for error in classified if error.tool)
         failures = sum(labels.values())
@@ -182,7 +181,7 @@ def tool_use_errors(groups: Sequence[Group], *, with_run: bool) -> Table:
     return table
 
 
-def step_states(groups: Sequence[Group], *, with_run: bool) -> Table:
+def step_states(groups: Sequence[GroupView], *, with_run: bool) -> Table:
     """Step-level outcomes of the tool agent (Successful, invalidAction, Illegal args., null actions)."""
     table = Table("step_states", "Tool-agent steps by state",
                   (*group_columns(with_run), Column("state"), Column("steps", Kind.INT), Column("share", Kind.PCT)))
@@ -196,7 +195,7 @@ def step_states(groups: Sequence[Group], *, with_run: bool) -> Table:
     return table
 
 
-def tool_usage(groups: Sequence[Group], *, with_run: bool) -> Table:
+def tool_usage(groups: Sequence[GroupView], *, with_run: bool) -> Table:
     """Paper Table 5: successful tool calls per query by trip length, beside the reference information's entries."""
     views = [view for g in groups if _is_tool_agent(g) for view in g.rollouts if view.task is not None]
     lengths = sorted({_days(view) for view in views})
@@ -225,7 +224,7 @@ def tool_usage(groups: Sequence[Group], *, with_run: bool) -> Table:
     return table
 
 
-def _is_tool_agent(group: Group) -> bool:
+def _is_tool_agent(group: GroupView) -> bool:
     """Groups whose trajectories are tool-agent steps (two-stage): Figure 2 and Table 5 are about those."""
     return any("action" in step and "state" in step for view in group.rollouts for step in view.steps)
 
@@ -246,3 +245,53 @@ def _reference_entries(view: RolloutView, prefixes: tuple[str, ...]) -> int | No
         return None
     return sum(1 for entry in entries if isinstance(entry, Mapping)
                and str(entry.get("Description", "")).startswith(prefixes))
+
+
+def report_sections(runs: Sequence[RunView], mode: str, *, with_run: bool) -> list[Section]:
+    """Pass rates (Table 3, a Table 4 and its chart per group), errors (taxonomy, Figure 2, step states), tool usage."""
+    scored = []
+    for run in runs:
+        queries = run_queries(run.tasks)  # parsed once per run, not per group
+        scored += [group_scores(g, run.tasks, queries, run.evaluated, partial=run.partial) for g in run.groups]
+    groups = [item.group for item in scored]
+    parsers = ", ".join(f"{run.label}: {parser_of(run.options)}" for run in runs)
+    rates = Section("Pass rates", [table3(scored, with_run=with_run)],
+                    notes=[f"Evaluator: {mode}. Plans parsed by: {parsers}."])
+    for n, item in enumerate(scored):
+        table = table4(item, f"constraints_{n + 1}_{slug(item.group.label)}")
+        if table is None:
+            continue
+        rates.tables.append(table)
+        if item.group.sample > 0:
+            continue  # one chart per (model, strategy): further samples have their tables, not more figures
+        levels = [c.name for c in table.columns[2:] if not c.name.endswith("-day")]
+        rates.charts.append(GroupedRates(
+            f"constraints_{n + 1}", f"Pass rate per constraint and level: {item.group.label}",
+            [str(row[1]) for row in table.rows],
+            [(level, [_rate(row[2 + i]) for row in table.rows]) for i, level in enumerate(levels)]))
+    counted = [(g, categories(g)) for g in groups]
+    errors_section = Section("Errors", [errors(counted, with_run=with_run), tool_use_errors(groups, with_run=with_run),
+                                        step_states(groups, with_run=with_run)],
+                             [StackedShares("errors", "How rollouts ended, per model and strategy",
+                                            [(_label(g, with_run), dict(counts)) for g, counts in counted])])
+    usage = Section("Tool usage", [tool_usage(groups, with_run=with_run)])
+    return [rates, errors_section, usage]
+
+
+def group_rates(run: RunView, groups: Sequence[GroupView | None]) -> list[dict[str, float | None] | None]:
+    """The six Table 3 rates of each group (None: no group, or no labels / verdicts), for `report --compare`."""
+    queries = run_queries(run.tasks) if any(g is not None for g in groups) else []
+    rates: list[dict[str, float | None] | None] = []
+    for g in groups:
+        scores = group_scores(g, run.tasks, queries, run.evaluated).scores if g is not None else None
+        rates.append(None if scores is None else {header: scores.rates[name]
+                                                  for name, header in zip(RATE_NAMES, RATE_HEADERS)})
+    return rates
+
+
+def _rate(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _label(group: GroupView, with_run: bool) -> str:
+    return f"{group.run}: {group.label}" if with_run else group.label
