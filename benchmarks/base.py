@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+import click
 from pydantic import BaseModel
 
 from providers.interface import ChatModel
@@ -184,3 +185,57 @@ class ExtraModels(Protocol):
     def extra_models(self, options: BaseModel) -> Sequence[str]:
         """Model strings the run's gateway must serve too (resolved, priced and cached like the spec's models)."""
         ...
+
+
+@runtime_checkable
+class Commands(Protocol):
+    """An optional part of a `Benchmark`: its own command-line commands and data home.
+
+    `tripbench evaluate|check-submission|tool [--benchmark NAME] ARGS` run the benchmark's command of that name with
+    ARGS; `tripbench data fetch|import` its `fetch` / `import` command; `tripbench data info` asks `data_info`.
+    """
+
+    def commands(self) -> Mapping[str, click.Command]:
+        """Command name (`evaluate`, `check-submission`, `tool`, `fetch`, `import`) -> its click command."""
+        ...
+
+    def holds_data(self, folder: Path) -> bool:
+        """Whether `folder` holds this benchmark's data (`tripbench data import FOLDER` picks the benchmark by it)."""
+        ...
+
+    def data_info(self, home: Path) -> Mapping[str, Any]:
+        """What the data home holds for this benchmark, as JSON values; reads only, creates nothing."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class DemoRun:
+    """One run of `tripbench demo`: its spec, written by the benchmark, and what the demo prints of its report."""
+
+    name: str
+    """The run's folder under the demo's `runs/` (unique across benchmarks)."""
+    spec: Path
+    headline: str
+    """The name of the report table the demo prints for this benchmark."""
+
+
+@runtime_checkable
+class Demo(Protocol):
+    """An optional part of a `Benchmark`: its share of `tripbench demo` (no download, no API key)."""
+
+    def demo_runs(self, out: Path, mock_url: str, *, seed: int) -> Sequence[DemoRun]:
+        """Generates a small world under `out/worlds/<benchmark>/` and writes the specs of its runs as
+        `out/<run>.toml`, with `cache_dir = "cache"` so every run of the demo shares `out/cache`.
+
+        Args:
+            out: The demo's folder.
+            mock_url: The OpenAI-compatible base URL of the demo's mock server (the offline models behind HTTP).
+            seed: The world's seed.
+        """
+        ...
+
+    def demo_checks(self, run: Any) -> list[str]:
+        """Lines the demo prints after a run of this benchmark (e.g. the noisy model's mistakes found again); `run`
+        is a `reporting.RunView`."""
+        ...
+

@@ -18,6 +18,8 @@ BUILTIN: dict[str, str] = {
     "travelplanner": "benchmarks.travelplanner.benchmark:TravelPlannerBenchmark",
     "natural-plan": "benchmarks.natural_plan.benchmark:NaturalPlanBenchmark",
 }
+DEFAULT = "travelplanner"
+"""The benchmark commands use when `--benchmark` is not given."""
 ENTRY_POINT_GROUP = "tripbench.benchmarks"
 
 

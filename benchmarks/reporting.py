@@ -38,6 +38,8 @@ class Kind(StrEnum):
 class Column:
     name: str
     kind: Kind = Kind.TEXT
+    short: str | None = None
+    """A shorter header for narrow terminals (default: `name`)."""
 
 
 @dataclass(slots=True)

@@ -63,8 +63,8 @@ def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[s
     groups = [group for run in reported for group in run.groups]
     with_run = len(reported) > 1
     sections = [_summary(reported)]
-    for name in benchmarks_of(reported):
-        benchmark = get_benchmark(name)
+    for name, reference in benchmarks_of(reported).items():
+        benchmark = get_benchmark(reference)
         modes = getattr(benchmark, "modes", ("official",))
         if mode not in modes:
             raise UserError(f"benchmark {name} has no evaluator mode {mode!r} (expected {', '.join(modes)})")

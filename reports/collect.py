@@ -110,6 +110,8 @@ class RunData:
     """Rollouts the latest session planned (finished ones included)."""
     options: dict[str, Any] = field(default_factory=dict)
     """The benchmark options of the run's spec (`[options]`)."""
+    benchmark: str = ""
+    """The spec's `benchmark`: a registry name or a `module:attribute` path (what `get_benchmark` takes)."""
 
     @property
     def finished(self) -> int:
@@ -165,7 +167,8 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunD
         state = session_state(results.sessions[-1]) if results.sessions else "running"
         planned = sum(n for strategies in results.sessions[-1].planned.values() for n in strategies.values())
         return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
-                       tuple(spec.get("evaluate", ())), planned, dict(spec.get("options") or {}))
+                       tuple(spec.get("evaluate", ())), planned, dict(spec.get("options") or {}),
+                       str(spec.get("benchmark", "")))
 
 
 def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:
@@ -183,9 +186,9 @@ def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "offici
     return runs
 
 
-def benchmarks_of(runs: Sequence[RunData]) -> list[str]:
-    """The benchmarks the runs' groups belong to, in order of first appearance."""
-    return list(dict.fromkeys(group.benchmark for run in runs for group in run.groups))
+def benchmarks_of(runs: Sequence[RunData]) -> dict[str, str]:
+    """The benchmarks of the runs' groups, in order of first appearance: name -> what `get_benchmark` takes."""
+    return {group.benchmark: run.benchmark or group.benchmark for run in runs for group in run.groups}
 
 
 def _index(order: list[Any], value: str) -> int:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from benchmarks.registry import get_benchmark
 from benchmarks.reporting import ReportSections
-from reports.collect import Group, RunData
+from reports.collect import Group, RunData, benchmarks_of
 from reports.table import Column, Kind, Table
 from reports.usage import usage_of
 
@@ -82,8 +82,9 @@ def _rates(runs: Sequence[RunData], by_run: Sequence[Mapping[GroupKey, Group]],
     found: list[list[Mapping[str, float | None] | None]] = []
     for run, groups in zip(runs, by_run):
         rates: list[Mapping[str, float | None] | None] = [None] * len(shared)
+        references = benchmarks_of([run])
         for name in dict.fromkeys(key[0] for key in shared):
-            benchmark = get_benchmark(name)
+            benchmark = get_benchmark(references.get(name, name))
             if not isinstance(benchmark, ReportSections):
                 continue
             positions = [n for n, key in enumerate(shared) if key[0] == name]

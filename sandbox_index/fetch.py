@@ -76,13 +76,13 @@ def fetch_travelplanner(
         for split in SPLITS:
             url = dataset_url.format(split=split)
             progress(f"downloading {split} split from {url}")
-            _download(url, staging / f"{split}.csv", timeout, check=_check_split, what=f"the {split} split")
+            download(url, staging / f"{split}.csv", timeout, check=_check_split, what=f"the {split} split")
         queries.mkdir(parents=True, exist_ok=True)
         fetched = {split: (staging / f"{split}.csv").replace(queries / f"{split}.csv") for split in SPLITS}
         progress(f"downloading the database archive from {database_url}")
         archive = staging / "database.zip"
         try:
-            _download(database_url, archive, timeout, check=_check_zip, what="the database archive")
+            download(database_url, archive, timeout, check=_check_zip, what="the database archive")
             database = _unpack(archive, root / "database")
         except DataError as exc:
             raise DataError(f"{exc}; the query splits are saved in {queries}") from exc
@@ -93,7 +93,7 @@ def fetch_travelplanner(
     return FetchSummary(fetched, database, build)
 
 
-def _download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str) -> None:
+def download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str) -> None:
     """Download `url` to `target` (in the staging folder) and check it; `what` names it in errors."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as out:

@@ -6,9 +6,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+import click
 from pydantic import BaseModel, ConfigDict
 
-from benchmarks.base import Evaluation, RolloutResult, Strategy, Task, Verdict
+from benchmarks.base import DemoRun, Evaluation, RolloutResult, Strategy, Task, Verdict
 from benchmarks.natural_plan import dataset, offline, report
 from benchmarks.natural_plan.evaluation import SCORERS, Scored
 from benchmarks.natural_plan.strategies import DirectStrategy
@@ -64,6 +65,37 @@ class NaturalPlanBenchmark:
             raise DataError(f"unknown Natural Plan evaluation mode {mode!r} (expected official)")
         return [evaluation(score_answer(task.input, result.answer))
                 for task, result in zip(tasks, results, strict=True)]
+
+    def commands(self) -> dict[str, click.Command]:
+        """`evaluate`, `fetch`, `import` (`base.Commands`)."""
+        from benchmarks.natural_plan import commands
+
+        return {"evaluate": commands.evaluate_command, "fetch": commands.fetch_command,
+                "import": commands.import_command}
+
+    def holds_data(self, folder: Path) -> bool:
+        """A folder holding one of the official files (`base.Commands`)."""
+        from benchmarks.natural_plan import commands
+
+        return commands.holds_data(folder)
+
+    def data_info(self, home: Path) -> dict[str, Any]:
+        """The official files in the data home (`base.Commands`)."""
+        from benchmarks.natural_plan import commands
+
+        return commands.data_info(home)
+
+    def demo_runs(self, out: Path, mock_url: str, *, seed: int) -> list[DemoRun]:
+        """A generated world and the demo's runs over it (`base.Demo`)."""
+        from benchmarks.natural_plan import demo
+
+        return demo.demo_runs(out, mock_url, seed=seed)
+
+    def demo_checks(self, run: RunView) -> list[str]:
+        """The noisy model's failures against what it injected (`base.Demo`)."""
+        from benchmarks.natural_plan import demo
+
+        return demo.demo_checks(run)
 
     def report_sections(self, runs: Sequence[RunView], mode: str, *, with_run: bool) -> list[Section]:
         """Accuracy per task, by complexity, and the error breakdown (`reporting.ReportSections`)."""

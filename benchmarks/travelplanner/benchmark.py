@@ -24,9 +24,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import click
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmarks.base import Evaluation, RolloutResult, Strategy, Task, Verdict
+from benchmarks.base import DemoRun, Evaluation, RolloutResult, Strategy, Task, Verdict
 from benchmarks.reporting import GroupView, RunView, Section
 from benchmarks.travelplanner import offline, taxonomy
 from benchmarks.travelplanner.agents.react import ReactLimits
@@ -158,6 +159,37 @@ class TravelPlannerBenchmark:
             evaluator = make_evaluator(sandbox, mode)
             return [_evaluation(evaluator.evaluate(query, result.plan)) if query.has_labels else None
                     for query, result in zip(queries, results, strict=True)]
+
+    def commands(self) -> dict[str, click.Command]:
+        """`evaluate`, `check-submission`, `tool`, `fetch`, `import` (`base.Commands`)."""
+        from benchmarks.travelplanner.commands import data, evaluate, tool
+
+        return {"evaluate": evaluate.evaluate_command, "check-submission": evaluate.check_submission_command,
+                "tool": tool.tool_command, "fetch": data.fetch_command, "import": data.import_command}
+
+    def holds_data(self, folder: Path) -> bool:
+        """A database folder, or a dataset folder holding one as `database/` (`base.Commands`)."""
+        from benchmarks.travelplanner.commands import data
+
+        return data.holds_data(folder)
+
+    def data_info(self, home: Path) -> dict[str, Any]:
+        """The index and the staged splits in the data home (`base.Commands`)."""
+        from benchmarks.travelplanner.commands import data
+
+        return data.data_info(home)
+
+    def demo_runs(self, out: Path, mock_url: str, *, seed: int) -> list[DemoRun]:
+        """A generated world and the demo's runs over it (`base.Demo`)."""
+        from benchmarks.travelplanner import demo
+
+        return demo.demo_runs(out, mock_url, seed=seed)
+
+    def demo_checks(self, run: RunView) -> list[str]:
+        """The noisy model's failures against what it injected (`base.Demo`)."""
+        from benchmarks.travelplanner import demo
+
+        return demo.demo_checks(run)
 
     def report_sections(self, runs: Sequence[RunView], mode: str, *, with_run: bool) -> list[Section]:
         """Paper Tables 3-5 and Figure 2 (`reporting.ReportSections`)."""

@@ -26,6 +26,7 @@ from benchmarks.reporting import (
 
 _LOGGED_ACTION = re.compile(r"^Action \d+: ")
 RATE_HEADERS = ("Delivery", "Commonsense micro", "Commonsense macro", "Hard micro", "Hard macro", "Final pass")
+SHORT_HEADERS = ("Deliv.", "CS micro", "CS macro", "Hard micro", "Hard macro", "Final")
 FIGURE2_LABELS = ("Argument Error", "Invalid Action Dead Loop", "Same Action Dead Loop", "Max Step Limit")
 # Paper Table 5 tools and the reference-information entries that answer the same look-up (spec §5).
 TOOL_REFERENCE = {
@@ -109,7 +110,7 @@ def group_scores(group: GroupView, tasks: Sequence[Task], queries: Sequence[Quer
 def table3(scored: Sequence[GroupScores], *, with_run: bool) -> Table:
     """Paper Table 3: one row per (model, strategy) with the six official rates."""
     columns = (*group_columns(with_run), Column("split"), Column("N", Kind.INT),
-               *(Column(header, Kind.PCT) for header in RATE_HEADERS))
+               *(Column(header, Kind.PCT, short) for header, short in zip(RATE_HEADERS, SHORT_HEADERS)))
     table = Table("pass_rates", "Pass rates (paper Table 3, %)", columns)
     hidden, unscored = [], []
     for item in scored:

@@ -1,97 +1,79 @@
-"""`tripbench data`: build, download and inspect the TravelPlanner sandbox index."""
+"""`tripbench data`: fetch, import and describe each benchmark's data in the one data home.
+
+The data home is `--home`, else `$TRIPBENCH_HOME`, else the user data directory + `/tripbench`; every
+benchmark keeps its data there and every default (run specs, `evaluate --split`) reads from there.
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from sandbox_index import BuildSummary, build_travelplanner_index, default_home, open_sandbox
-from sandbox_index.fetch import DEFAULT_DATABASE_URL, DEFAULT_DATASET_URL, fetch_travelplanner
-from sandbox_index.home import HOME_ENV, travelplanner_index_path
+from benchmarks.base import Commands
+from benchmarks.registry import DEFAULT, available, get_benchmark
+from runner.cli.dispatch import run_benchmark_command
+from runner.errors import UserError
+from sandbox_index.home import HOME_ENV, default_home
 
-home_option = click.option(
-    "--home",
-    type=click.Path(file_okay=False, path_type=Path),
-    envvar=HOME_ENV,
-    show_envvar=True,
-    help="Data home (default: the user data directory + /tripbench).",
-)
+FORWARDED = {"ignore_unknown_options": True, "allow_extra_args": True}
 
 
 @click.group("data")
 def data_command() -> None:
-    """Import, download and inspect benchmark databases."""
+    """Fetch, import and inspect benchmark data in the data home."""
 
 
-@data_command.command("import")
-@click.argument("source", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@home_option
-@click.option(
-    "--synthetic-flights",
-    type=click.IntRange(min=0),
-    default=None,
-    metavar="TOTAL",
-    help="Add seeded synthetic flights (paper A.3) up to TOTAL rows, e.g. 3827361. Never used for scoring.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the synthetic flights.")
-def import_command(source: Path, home: Path | None, synthetic_flights: int | None, seed: int) -> None:
-    """Build the TravelPlanner index from a folder.
-
-    SOURCE is a TravelPlanner database folder in the official layout (flights/, accommodations/, ...).
-    """
-    dest = travelplanner_index_path(home or default_home())
-    summary = build_travelplanner_index(source, dest, synthetic_flights=synthetic_flights, seed=seed)
-    _report(summary)
+@data_command.command("fetch", context_settings=FORWARDED, add_help_option=False)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def fetch_command(args: tuple[str, ...]) -> None:
+    """Download a benchmark's public data into the data home: `data fetch [BENCHMARK] [OPTIONS]`."""
+    benchmark, rest = (args[0], list(args[1:])) if args and args[0] in available() else (DEFAULT, list(args))
+    run_benchmark_command(benchmark, "fetch", rest, f"tripbench data fetch {benchmark}")
 
 
-@data_command.command("fetch")
-@home_option
-@click.option(
-    "--dataset-url",
-    default=DEFAULT_DATASET_URL,
-    show_default=True,
-    help="URL template of each query split's CSV ({split} = train, validation, test).",
-)
-@click.option(
-    "--database-url", default=DEFAULT_DATABASE_URL, show_default=True, help="URL of the database zip."
-)
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Network timeout in seconds.")
-def fetch_command(home: Path | None, dataset_url: str, database_url: str, timeout: float) -> None:
-    """Download and import the TravelPlanner data.
-
-    Fetches the query splits (Hugging Face osunlp/TravelPlanner) and the official database archive into the
-    data home, then builds the index as `tripbench data import` does.
-    """
-    fetched = fetch_travelplanner(
-        home or default_home(),
-        dataset_url=dataset_url,
-        database_url=database_url,
-        timeout=timeout,
-        progress=lambda message: click.echo(message, err=True),
-    )
-    for split, path in fetched.queries.items():
-        click.echo(f"{split}: {path}")
-    _report(fetched.build)
+@data_command.command("import", context_settings=FORWARDED, add_help_option=False)
+@click.option("--benchmark", metavar="NAME", help="The benchmark the folder belongs to (default: the one that "
+                                                  "recognises it).")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def import_command(benchmark: str | None, args: tuple[str, ...]) -> None:
+    """Import a local folder of a benchmark's data into the data home: `data import DIR [OPTIONS]`."""
+    folder = next((Path(arg) for arg in args if not arg.startswith("-") and Path(arg).is_dir()), None)
+    if benchmark is None and folder is not None:
+        matching = [name for name in available()
+                    if isinstance(found := get_benchmark(name), Commands) and found.holds_data(folder)]
+        if len(matching) > 1:
+            raise UserError(f"{folder} holds data of {', '.join(matching)}: choose one with --benchmark")
+        if not matching:
+            raise UserError(f"{folder}: no benchmark recognises this folder ({', '.join(available())}); "
+                            "--benchmark NAME imports it anyway")
+        benchmark = matching[0]
+    run_benchmark_command(benchmark or DEFAULT, "import", list(args), "tripbench data import")
 
 
 @data_command.command("info")
-@home_option
-def info_command(home: Path | None) -> None:
-    """Show the TravelPlanner index metadata."""
-    path = travelplanner_index_path(home or default_home())
-    with open_sandbox(path) as sandbox:
-        metadata = sandbox.metadata()
-    click.echo(f"index: {path}")
-    for key, value in metadata.items():
-        click.echo(f"{key}: {value}")
+@click.option("--home", type=click.Path(file_okay=False, path_type=Path), envvar=HOME_ENV, show_envvar=True,
+              help="Data home (default: the user data directory + /tripbench).")
+@click.option("--json", "as_json", is_flag=True, help="Print it as one JSON object.")
+def info_command(home: Path | None, as_json: bool) -> None:
+    """Show what the data home holds for each benchmark (creates nothing)."""
+    home = home or default_home()
+    info = {"home": str(home), "benchmarks": {name: dict(found.data_info(home)) for name in available()
+                                              if isinstance(found := get_benchmark(name), Commands)}}
+    if as_json:
+        click.echo(json.dumps(info, ensure_ascii=False))
+        return
+    click.echo(f"data home: {home}")
+    for name, found in info["benchmarks"].items():
+        click.echo(f"{name}:")
+        _echo(found, "  ")
 
 
-def _report(summary: BuildSummary) -> None:
-    click.echo(f"index: {summary.path} ({summary.seconds:.1f} s)")
-    for table, rows in summary.rows.items():
-        dropped = summary.dropped[table]
-        note = f" ({dropped:,} dropped: a field is missing, as the official dropna())" if dropped else ""
-        click.echo(f"  {table}: {rows:,} rows{note}")
-    if summary.synthetic_flights:
-        click.echo(f"  synthetic flights: {summary.synthetic_flights:,} rows (hidden unless asked for)")
+def _echo(value: dict[str, object], indent: str) -> None:
+    for key, item in value.items():
+        if isinstance(item, dict):
+            click.echo(f"{indent}{key}:" + ("" if item else " none"))
+            _echo(item, indent + "  ")
+        else:
+            click.echo(f"{indent}{key}: {item}")

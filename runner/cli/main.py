@@ -11,12 +11,13 @@ from runner.errors import UserError
 
 COMMANDS = {
     "cache": LazyCommand("runner.cli.cache:cache_command", "Inspect and prune the cache of LLM calls."),
-    "check-submission": LazyCommand("runner.cli.evaluate:check_submission_command",
-                                    "Check a submission's format for the leaderboard."),
-    "data": LazyCommand("runner.cli.data:data_command", "Import, download and inspect benchmark databases."),
+    "check-submission": LazyCommand("runner.cli.dispatch:check_submission_command",
+                                    "Check a submission's format for a benchmark's leaderboard."),
+    "data": LazyCommand("runner.cli.data:data_command", "Fetch, import and inspect benchmark data in the data home."),
     "demo": LazyCommand("runner.cli.demo:demo_command",
-                        "Run the full pipeline on a generated world with offline models: no download, no API key."),
-    "evaluate": LazyCommand("runner.cli.evaluate:evaluate_command", "Score a TravelPlanner submission file."),
+                        "Run the full pipeline on generated worlds with offline models: no download, no API key."),
+    "evaluate": LazyCommand("runner.cli.dispatch:evaluate_command",
+                            "Score a file of answers with a benchmark's evaluator."),
     "list": LazyCommand("runner.cli.listing:list_command",
                         "List benchmarks, their splits and strategies (what each does), and the models the bundled "
                         "price table knows."),
@@ -31,8 +32,8 @@ COMMANDS = {
     "status": LazyCommand("runner.cli.run:status_command",
                           "Summarise a run directory: state, rollouts done per model and strategy, statuses, calls and "
                           "money."),
-    "tool": LazyCommand("runner.cli.tool:tool_command",
-                        "Run a TravelPlanner tool action and print what the agent would see."),
+    "tool": LazyCommand("runner.cli.dispatch:tool_command",
+                        "Run one of a benchmark's tool actions and print what the agent would see."),
 }
 """Every command, imported only when it is run; a summary is its docstring's first paragraph (a test compares)."""
 

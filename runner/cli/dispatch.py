@@ -1,0 +1,55 @@
+"""Commands whose options belong to a benchmark: `tripbench evaluate [--benchmark NAME] ARGS...` runs benchmark
+NAME's own `evaluate` command (`benchmarks.base.Commands`) with ARGS, so the CLI never names a benchmark."""
+
+from __future__ import annotations
+
+import click
+
+from benchmarks.base import Commands
+from benchmarks.registry import DEFAULT, available, get_benchmark
+from runner.errors import UserError
+
+
+def benchmark_command(benchmark: str, name: str) -> click.Command:
+    """Benchmark `benchmark`'s command `name`.
+
+    Raises:
+        UserError: no such benchmark, or it has no such command (names those that do).
+    """
+    found = get_benchmark(benchmark)
+    commands = found.commands() if isinstance(found, Commands) else {}
+    if name not in commands:
+        having = [other for other in available() if other != benchmark
+                  and isinstance(candidate := get_benchmark(other), Commands) and name in candidate.commands()]
+        also = f" ({', '.join(having)} has one)" if having else ""
+        raise UserError(f"benchmark {benchmark} has no `{name}` command{also}")
+    return commands[name]
+
+
+def run_benchmark_command(benchmark: str, name: str, args: list[str], prog_name: str) -> None:
+    """Runs the benchmark's command with `args`; its `--help` also says how to choose the benchmark."""
+    command = benchmark_command(benchmark, name)
+    asks_help = any(arg in ("-h", "--help") for arg in args)
+    command.main(args, prog_name=prog_name, standalone_mode=False)
+    if asks_help:
+        click.echo(f"\n  {prog_name} --benchmark NAME ...: the command of another benchmark "
+                   f"({', '.join(available())}; default {DEFAULT}).")
+
+
+def dispatching(name: str, summary: str) -> click.Command:
+    """A command `name` that forwards its arguments to the chosen benchmark's command of that name."""
+
+    @click.command(name, help=summary, add_help_option=False,
+                   context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+    @click.option("--benchmark", default=DEFAULT, metavar="NAME", help="The benchmark whose command runs.")
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def command(benchmark: str, args: tuple[str, ...]) -> None:
+        run_benchmark_command(benchmark, name, list(args), f"tripbench {name}")
+
+    return command
+
+
+evaluate_command = dispatching("evaluate", "Score a file of answers with a benchmark's evaluator.")
+check_submission_command = dispatching("check-submission", "Check a submission's format for a benchmark's "
+                                                           "leaderboard.")
+tool_command = dispatching("tool", "Run one of a benchmark's tool actions and print what the agent would see.")
