@@ -24,6 +24,7 @@ from staged_data import MISSING, require
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 TRAVELPLANNER_DATA = SHARED_DATA / "travelplanner"
+NATURAL_PLAN_DATA = SHARED_DATA / "natural_plan"
 
 HANG_S = 600.0
 """No test takes a tenth of this on a loaded 2-core machine; past it the test is hung, not slow."""
@@ -51,6 +52,14 @@ def travelplanner_data() -> Path:
     if not TRAVELPLANNER_DATA.is_dir():
         require(f"the staged data at {TRAVELPLANNER_DATA}", "clone the project beside ../shared")
     return TRAVELPLANNER_DATA
+
+
+@pytest.fixture(scope="session")
+def natural_plan_data() -> Path:
+    """The staged Natural Plan samples (100 records of each task, `<stem>_100.json`)."""
+    if not NATURAL_PLAN_DATA.is_dir():
+        require(f"the staged data at {NATURAL_PLAN_DATA}", "clone the project beside ../shared")
+    return NATURAL_PLAN_DATA
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,8 @@ from typing import Any
 from benchmarks.natural_plan.evaluation.scored import UNPARSEABLE, Scored
 
 _PREFIX = "SOLUTION:"
+CRASH = "official script crash"
+"""The error kinds of steps the official script would die on (recorded as failures here)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +97,7 @@ def _step(step: str, location: str, now: datetime.datetime, distances: Mapping[s
         destination = _between(step, "travel to ", " in").strip()
         minutes = distances.get(location, {}).get(destination)
         if minutes is None:
-            raise _StepError("official script crash: unknown place",
+            raise _StepError(f"{CRASH}: unknown place",
                              f"no distance from {location} to {destination!r} (the official script would crash)")
         return destination, now + datetime.timedelta(minutes=minutes), 0
     if step.startswith("You wait"):
@@ -115,7 +117,7 @@ def _step(step: str, location: str, now: datetime.datetime, distances: Mapping[s
         met.add(name)
         person = known.get(name)
         if person is None:
-            raise _StepError("official script crash: unknown person",
+            raise _StepError(f"{CRASH}: unknown person",
                              f"nobody called {name!r} (the official script would crash)")
         done = now + datetime.timedelta(minutes=person.minutes)
         if location != person.location:
@@ -132,7 +134,7 @@ def _between(step: str, before: str, after: str) -> str:
     """`step.split(before)[1].split(after)[0]`, where a missing `before` is the official script's crash."""
     pieces = step.split(before)
     if len(pieces) < 2:
-        raise _StepError("official script crash: malformed step",
+        raise _StepError(f"{CRASH}: malformed step",
                          f"no {before.strip()!r} in the step (the official script would crash)")
     return pieces[1].split(after)[0]
 
@@ -148,7 +150,8 @@ def score(record: Mapping[str, Any], answer: str) -> Scored:
     if not steps:
         return Scored(False, 0.0, steps, "no steps in the answer", UNPARSEABLE)
     run = simulate(steps, record)
-    solved = run.meetings == gold
+    crashed = run.kind is not None and run.kind.startswith(CRASH)
+    solved = run.meetings == gold and not crashed  # the official script gives no number where it dies
     counted = f"{run.meetings} valid meeting(s), the gold plan has {gold}"
     if run.reason is not None:
         reason = f"{counted}; stopped at {run.reason}"

@@ -20,16 +20,25 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
     runner = CliRunner()
     first = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "200"})
     assert first.exit_code == 0, first.output
-    rows = _table(first.output)
+    rows, np_rows = _table(first.output)[:4], _table(first.output)[4:]
     assert [row.split("│")[1:3] for row in rows] == [
         [" oracle                 ", " two-stage "], [" noisy                  ", " two-stage "],
         [" oracle-via-mock-server ", " two-stage "], [" no-llm                 ", " greedy    "]]
-    oracle, noisy, via_mock, greedy = ([cell.strip() for cell in row.split("│")[3:9]] for row in rows)
+    oracle, noisy, via_mock, greedy = ([cell.strip() for cell in row.split("│")[4:10]] for row in rows)  # N first
     assert oracle == via_mock == ["100.0"] * 6  # the oracle passes every query of the world, over HTTP too
     assert greedy[0] == "100.0" and greedy[2] == greedy[5] == "0.0"  # delivers all, passes none (spec §8)
     assert float(noisy[0]) < 100
     assert "offline:noisy: 9/9 rollouts ended with the status of the fault injected into them" in first.output
-    assert (out / "world" / "database" / "flights" / "clean_Flights_2022.csv").is_file()
+    assert (out / "worlds" / "travelplanner" / "database" / "flights" / "clean_Flights_2022.csv").is_file()
+    # Natural Plan in the same demo and report: model, task, N, solved, accuracy per row
+    np_cells = [[cell.strip() for cell in row.split("│")[1:6]] for row in np_rows]
+    assert [(model, task) for model, task, *_ in np_cells] == [
+        (model, task) for model in ("oracle", "noisy", "oracle-via-mock-server") for task in ("trip", "meeting",
+                                                                                             "calendar")]
+    assert all(cells[2:] == ["6", "6", "100.0"] for cells in np_cells if cells[0] != "noisy")
+    assert all(float(cells[4]) < 100 for cells in np_cells if cells[0] == "noisy")
+    assert "natural-plan offline:noisy: 18/18 answers failed with the mistake built into them" in first.output
+    assert (out / "report" / "csv" / "np_accuracy.csv").is_file()
     with load_run(out / "runs" / "offline-models") as results:
         assert len(results.rollouts) == 27 and not any(r.cache_hits for r in results.rollouts)
     # the report of both runs: its Table 3 is the one printed, and the priced mock-server model has a cost
@@ -43,11 +52,13 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
 
     again = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "200"})
     assert again.exit_code == 0, again.output
-    assert _table(again.output) == rows
+    assert _table(again.output) == rows + np_rows
     # the second demo ran every rollout again, and every LLM call came from the cache: nothing spent, $ saved
     with load_run(out / "runs" / "offline-models") as results:
         assert len(results.rollouts) == 27 and all(r.cache_hits == r.calls > 0 for r in results.rollouts)
         assert results.spent_usd == 0
+    with load_run(out / "runs" / "natural-plan") as results:
+        assert len(results.rollouts) == 54 and all(r.cache_hits == r.calls == 1 for r in results.rollouts)
     with (out / "report" / "csv" / "cost.csv").open(newline="") as handle:
         saved = {row["model"]: float(row["saved by cache"]) for row in csv.DictReader(handle)}
     assert saved["oracle-via-mock-server"] == cost["oracle-via-mock-server"]

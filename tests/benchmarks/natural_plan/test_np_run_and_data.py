@@ -1,0 +1,104 @@
+"""Natural Plan through the real CLI: a run over the staged samples, its report and submission file, and the data
+commands (fetch from a local HTTP server, import of a local folder, info)."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import http.server
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from benchmarks.natural_plan.dataset import FILE_STEMS
+
+
+def tripbench(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", "from runner.cli.main import main; main()", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_a_run_scores_like_the_evaluator_and_reports_per_task(natural_plan_data: Path, tmp_path: Path) -> None:
+    spec = tmp_path / "np.toml"
+    spec.write_text(f'benchmark = "natural-plan"\nsplit = "all"\nlimit = 40\nstrategies = ["direct"]\n'
+                    f'evaluate = ["official"]\ncache_dir = "cache"\n\n[options]\ndata_dir = "{natural_plan_data}"\n\n'
+                    '[[models]]\nname = "noisy"\nmodel = "offline:noisy?seed=1"\n')
+    done = tripbench("run", str(spec), "--quiet")
+    assert done.returncode == 0, done.stderr
+    run_dir = tmp_path / "runs" / "np"
+    assert tripbench("report", str(run_dir)).returncode == 0
+    with (run_dir / "report" / "csv" / "np_accuracy.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["task"] for row in rows] == ["trip"]  # the first 40 tasks of `all` are trip tasks
+    assert rows[0]["N"] == "40"
+    submission = next(run_dir.glob("outputs/**/submission.jsonl"))
+    scored = tripbench("evaluate", str(submission), "--benchmark", "natural-plan", "--data", str(natural_plan_data),
+                       "--json")
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads(scored.stdout)["tasks"]["trip"]["solved"] == int(rows[0]["solved"]) < 40
+    assert (run_dir / "report" / "csv" / "np_trip_by_cities.csv").is_file()
+    assert (run_dir / "report" / "csv" / "np_errors.csv").is_file()
+
+
+def test_an_unknown_split_names_the_splits(natural_plan_data: Path, tmp_path: Path) -> None:
+    spec = tmp_path / "np.toml"
+    spec.write_text(f'benchmark = "natural-plan"\nsplit = "travel"\nstrategies = ["direct"]\n\n[options]\n'
+                    f'data_dir = "{natural_plan_data}"\n\n[[models]]\nmodel = "offline:oracle"\n')
+    done = tripbench("run", str(spec))
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "unknown split 'travel' (trip, meeting, calendar, all)" in done.stderr
+
+
+@pytest.fixture
+def file_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A local HTTP server over a folder: (base URL, folder)."""
+    root = tmp_path / "served"
+    root.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", root
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_fetch_downloads_checks_and_never_keeps_a_bad_file(natural_plan_data: Path, file_server: tuple[str, Path],
+                                                           tmp_path: Path) -> None:
+    url, served = file_server
+    for stem in FILE_STEMS.values():
+        shutil.copy(natural_plan_data / f"{stem}_100.json", served / f"{stem}.json")
+    home = tmp_path / "home"
+    done = tripbench("data", "fetch", "natural-plan", "--home", str(home), "--url", url + "/{stem}.json")
+    assert done.returncode == 0, done.stderr
+    for task, stem in FILE_STEMS.items():
+        assert f"{task}: {home / 'natural_plan' / f'{stem}.json'} (100 records)" in done.stdout
+    info = json.loads(tripbench("data", "info", "--home", str(home), "--json").stdout)
+    assert info["benchmarks"]["natural-plan"]["files"]["meeting"]["records"] == 100
+    # a damaged download fails with the file and the reason, and the good files already there stay
+    (served / "meeting_planning.json").write_text('{"meeting_planning_example_1": {"num_people": 2}}')
+    done = tripbench("data", "fetch", "natural-plan", "--home", str(home), "--url", url + "/{stem}.json")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "meeting_planning_example_1: missing field(s) golden_plan, constraints, dist_matrix" in done.stderr
+    assert json.loads((home / "natural_plan" / "meeting_planning.json").read_text()).__len__() == 100
+    assert not list((home / "natural_plan").glob(".fetch-*"))
+
+
+def test_import_recognises_a_natural_plan_folder(natural_plan_data: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = tripbench("data", "import", str(natural_plan_data), "--home", str(home))
+    assert done.returncode == 0, done.stderr
+    assert sorted(path.name for path in (home / "natural_plan").iterdir()) == sorted(
+        f"{stem}.json" for stem in FILE_STEMS.values())
+    nothing = tmp_path / "nothing"
+    nothing.mkdir()
+    done = tripbench("data", "import", str(nothing), "--home", str(home))
+    assert done.returncode == 1 and "no benchmark recognises this folder" in done.stderr
