@@ -210,3 +210,7 @@ class ReportSections(Protocol):
         """The headline rates of each group (name -> rate in 0..1, in display order), for `report --compare`;
         None for a missing group or one without verdicts."""
         ...
+
+    def rollout_category(self, view: RolloutView) -> str:
+        """How one rollout ended, in the benchmark's terms (its page's headline): `delivered`, an error kind, ..."""
+        ...

@@ -12,17 +12,20 @@ evaluator's message.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from benchmarks.travelplanner import taxonomy
+from benchmarks.registry import get_benchmark
+from benchmarks.reporting import ReportSections
 from reports.build import Report
 from reports.collect import Group, RolloutView
 from reports.plots import Plot
 from reports.table import Kind, Table, raw, show
+from runner.errors import UserError
 
 TEXT_LIMIT = 4000
 """Characters of an answer, plan or error shown in the drill-down (the rest: the run's trajectories file)."""
@@ -137,9 +140,25 @@ def rollout_path(run: int, view: RolloutView) -> str:
     return f"rollouts/{run}/{view.stored.id}.html"
 
 
+@functools.cache
+def _benchmark(name: str) -> object | None:
+    try:
+        return get_benchmark(name)
+    except UserError:  # a `module:attribute` benchmark known by its name only: no categories of its own
+        return None
+
+
+def category_of(view: RolloutView) -> str:
+    """How the rollout ended in its benchmark's own terms (`ReportSections.rollout_category`), else its status."""
+    benchmark = _benchmark(view.stored.key.benchmark)
+    if isinstance(benchmark, ReportSections):
+        return benchmark.rollout_category(view)
+    return view.stored.status
+
+
 def _outcome(view: RolloutView) -> tuple[str, str]:
     """The rollout's mark (✓ / ✗, as HTML) and its category."""
-    category = taxonomy.classify(view.stored.status, view.steps).category
+    category = category_of(view)
     failed = view.evaluation is not None and any(v.passed is False for v in view.evaluation.verdicts)
     mark = '<span class="failed">✗</span>' if failed or category != "delivered" else '<span class="ok">✓</span>'
     return mark, category

@@ -49,14 +49,34 @@ def test_imports_run_downward() -> None:
     assert _violations() == []
 
 
-def test_engine_never_names_a_benchmark() -> None:
+BENCHMARK_NAMES = ("travelplanner", "natural_plan", "natural-plan", "natural plan")
+
+
+def test_engine_cli_and_reports_never_name_a_benchmark() -> None:
+    """Benchmarks plug in through the registry (commands, data, demo, report sections); only the registry's
+    default names one."""
     offenders = [
         str(path.relative_to(REPO))
-        for path in (REPO / "runner").rglob("*.py")
-        if "travelplanner" in path.read_text(encoding="utf-8").lower()
-        and path.parent.name != "cli"  # the CLI wires benchmark commands (evaluate, tool, demo)
+        for package in ("runner", "reports")
+        for path in (REPO / package).rglob("*.py")
+        if any(name in path.read_text(encoding="utf-8").lower() for name in BENCHMARK_NAMES)
     ]
     assert offenders == []
+
+
+def test_a_benchmark_never_imports_another() -> None:
+    for package in (REPO / "benchmarks").iterdir():
+        if not (package / "__init__.py").is_file():
+            continue
+        others = {f"benchmarks.{other.name}" for other in (REPO / "benchmarks").iterdir()
+                  if other.is_dir() and other.name != package.name}
+        imported = {name for path in package.rglob("*.py") for name in _imports(path)}
+        assert not {name for name in imported for other in others if name.startswith(other)}, package.name
+
+
+def test_travelplanner_tools_and_evaluation_do_not_import_each_other_back() -> None:
+    tools = {name for path in (REPO / "benchmarks/travelplanner/tools").rglob("*.py") for name in _imports(path)}
+    assert not any(name.startswith("benchmarks.travelplanner.evaluation") for name in tools)
 
 
 def test_checker_catches_an_upward_import(tmp_path: Path) -> None:

@@ -10,10 +10,11 @@ import click
 from pydantic import BaseModel, ConfigDict
 
 from benchmarks.base import DemoRun, Evaluation, RolloutResult, Strategy, Task, Verdict
-from benchmarks.natural_plan import dataset, offline, report
+from benchmarks.natural_plan import dataset, report
+from benchmarks.natural_plan.offline import models as offline
 from benchmarks.natural_plan.evaluation import SCORERS, Scored
-from benchmarks.natural_plan.strategies import DirectStrategy
-from benchmarks.reporting import GroupView, RunView, Section
+from benchmarks.natural_plan.agents.direct import DirectStrategy
+from benchmarks.reporting import GroupView, RolloutView, RunView, Section
 from runner.errors import DataError
 from sandbox_index.home import default_home
 
@@ -68,32 +69,31 @@ class NaturalPlanBenchmark:
 
     def commands(self) -> dict[str, click.Command]:
         """`evaluate`, `fetch`, `import` (`base.Commands`)."""
-        from benchmarks.natural_plan import commands
+        from benchmarks.natural_plan.commands import data, evaluate
 
-        return {"evaluate": commands.evaluate_command, "fetch": commands.fetch_command,
-                "import": commands.import_command}
+        return {"evaluate": evaluate.evaluate_command, "fetch": data.fetch_command, "import": data.import_command}
 
     def holds_data(self, folder: Path) -> bool:
         """A folder holding one of the official files (`base.Commands`)."""
-        from benchmarks.natural_plan import commands
+        from benchmarks.natural_plan.commands import data
 
-        return commands.holds_data(folder)
+        return data.holds_data(folder)
 
     def data_info(self, home: Path) -> dict[str, Any]:
         """The official files in the data home (`base.Commands`)."""
-        from benchmarks.natural_plan import commands
+        from benchmarks.natural_plan.commands import data
 
-        return commands.data_info(home)
+        return data.data_info(home)
 
     def demo_runs(self, out: Path, mock_url: str, *, seed: int) -> list[DemoRun]:
         """A generated world and the demo's runs over it (`base.Demo`)."""
-        from benchmarks.natural_plan import demo
+        from benchmarks.natural_plan.offline import demo
 
         return demo.demo_runs(out, mock_url, seed=seed)
 
     def demo_checks(self, run: RunView) -> list[str]:
         """The noisy model's failures against what it injected (`base.Demo`)."""
-        from benchmarks.natural_plan import demo
+        from benchmarks.natural_plan.offline import demo
 
         return demo.demo_checks(run)
 
@@ -104,6 +104,10 @@ class NaturalPlanBenchmark:
     def group_rates(self, run: RunView, groups: Sequence[GroupView | None]) -> list[Mapping[str, float | None] | None]:
         """Accuracy per task and overall (`reporting.ReportSections`)."""
         return report.group_rates(run, groups)
+
+    def rollout_category(self, view: RolloutView) -> str:
+        """How one rollout ended (`reporting.ReportSections`)."""
+        return report.error_kind(view) or ("solved" if view.evaluation is not None else view.status)
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """One line per task: `{"id", "task", "answer"}` (`tripbench evaluate --benchmark natural-plan` reads it)."""

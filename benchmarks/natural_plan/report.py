@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from benchmarks.base import DELIVERED, GENERIC_STATUSES
 from benchmarks.natural_plan.dataset import TASKS, group_of, sorted_groups
-from benchmarks.natural_plan.offline import MISTAKES
+from benchmarks.natural_plan.offline.models import MISTAKES
 from benchmarks.reporting import (
     Column, GroupedRates, GroupView, Kind, RolloutView, RunView, Section, StackedShares, Table, group_columns,
     outcome_table)

@@ -28,8 +28,9 @@ import click
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmarks.base import DemoRun, Evaluation, RolloutResult, Strategy, Task, Verdict
-from benchmarks.reporting import GroupView, RunView, Section
-from benchmarks.travelplanner import offline, taxonomy
+from benchmarks.reporting import GroupView, RolloutView, RunView, Section
+from benchmarks.travelplanner import taxonomy
+from benchmarks.travelplanner.offline import models as offline
 from benchmarks.travelplanner.agents.react import ReactLimits
 from benchmarks.travelplanner.agents.sole_planning import ReactPlannerLimits
 from benchmarks.travelplanner.agents.strategies import (
@@ -115,7 +116,7 @@ class TravelPlannerBenchmark:
 
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:
         """`two-stage`, the sole-planning `direct`, `cot`, `react`, `reflexion`, and the `greedy` baseline."""
-        from benchmarks.travelplanner.greedy import GreedyStrategy
+        from benchmarks.travelplanner.agents.greedy import GreedyStrategy
 
         opts = _options(options)
         react = ReactLimits(max_steps=opts.max_steps, max_prompt_tokens=opts.react_max_prompt_tokens,
@@ -181,13 +182,13 @@ class TravelPlannerBenchmark:
 
     def demo_runs(self, out: Path, mock_url: str, *, seed: int) -> list[DemoRun]:
         """A generated world and the demo's runs over it (`base.Demo`)."""
-        from benchmarks.travelplanner import demo
+        from benchmarks.travelplanner.offline import demo
 
         return demo.demo_runs(out, mock_url, seed=seed)
 
     def demo_checks(self, run: RunView) -> list[str]:
         """The noisy model's failures against what it injected (`base.Demo`)."""
-        from benchmarks.travelplanner import demo
+        from benchmarks.travelplanner.offline import demo
 
         return demo.demo_checks(run)
 
@@ -202,6 +203,10 @@ class TravelPlannerBenchmark:
         from benchmarks.travelplanner import report
 
         return list(report.group_rates(run, groups))
+
+    def rollout_category(self, view: RolloutView) -> str:
+        """How one rollout ended (`reporting.ReportSections`)."""
+        return taxonomy.classify(view.status, view.steps).category
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """The official submission lines (spec §6.3): `{"idx", "query", "plan"}` in task order, null plan if none."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date as Date
 from datetime import timedelta
 
-from benchmarks.travelplanner.plan_search import Request
+from benchmarks.travelplanner.offline.plan_search import Request
 
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
           "ten": 10, "single": 1, "solo": 1}

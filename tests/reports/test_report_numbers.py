@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from report_runs import run, write_spec
 
 from benchmarks.travelplanner.dataset import load_queries
-from benchmarks.travelplanner.metrics import RATE_NAMES, constraint_rates
+from benchmarks.travelplanner.evaluation.metrics import RATE_NAMES, constraint_rates
 from reports import build_report, write_report
 from reports.table import Table
 from runner.cli.main import cli

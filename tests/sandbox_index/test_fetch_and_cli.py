@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import functools
 import socket
 import subprocess
@@ -176,7 +178,31 @@ def test_cli_import_and_info(travelplanner_data: Path, tmp_path: Path) -> None:
     assert "synthetic_flights: 889" in info.output and "rows.flights: 4111" in info.output
 
 
-def test_cli_info_without_index_is_a_data_error(tmp_path: Path) -> None:
-    done = CliRunner().invoke(cli, ["data", "info", "--home", str(tmp_path)])
-    assert isinstance(done.exception, DataError)
-    assert "tripbench data import" in str(done.exception)
+def test_cli_info_on_an_empty_home_says_so_and_creates_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = CliRunner().invoke(cli, ["data", "info", "--home", str(home), "--json"])
+    assert done.exit_code == 0, done.output
+    info = json.loads(done.output)
+    assert info["benchmarks"]["travelplanner"] == {"index": str(home / "travelplanner.sqlite"),
+                                                   "index_exists": False, "splits": {}}
+    assert info["benchmarks"]["natural-plan"]["files"] == {}
+    assert not home.exists()
+
+
+def test_importing_a_dataset_folder_stages_its_splits(travelplanner_data: Path, tmp_path: Path) -> None:
+    """`data import` of a folder holding database/ and queries/ is enough for `evaluate --split train`."""
+    home = tmp_path / "home"
+    runner = CliRunner()
+    done = runner.invoke(cli, ["data", "import", str(travelplanner_data), "--home", str(home)])
+    assert done.exit_code == 0, done.output
+    queries = home / "travelplanner" / "queries"
+    assert sorted(p.name for p in queries.iterdir()) == ["train.jsonl", "validation.jsonl",
+                                                         "validation_ref_routes.jsonl"]
+    info = json.loads(runner.invoke(cli, ["data", "info", "--json"], env={"TRIPBENCH_HOME": str(home)}).output)
+    assert set(info["benchmarks"]["travelplanner"]["splits"]) == {"train", "validation"}
+    plans = tmp_path / "plans.jsonl"
+    plans.write_text("".join(json.dumps({"idx": n, "plan": None}) + "\n" for n in range(1, 46)))
+    scored = runner.invoke(cli, ["evaluate", str(plans), "--split", "train", "--json"],
+                           env={"TRIPBENCH_HOME": str(home)})
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(scored.output)["metrics"]["Delivery Rate"] == 0.0

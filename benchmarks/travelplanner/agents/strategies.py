@@ -16,7 +16,7 @@ from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.agents.planner_tool import PLANNER_TOKEN_LIMIT_ANSWER
 from benchmarks.travelplanner.agents.react import ReactAgent, ReactLimits
 from benchmarks.travelplanner.agents.sole_planning import ReactPlanner, ReactPlannerLimits, plan_once
-from benchmarks.travelplanner.parsing import parse_answer
+from benchmarks.travelplanner.agents.parsing import parse_answer
 from benchmarks.travelplanner.reference import Route, reference_information
 from providers.interface import ChatModel
 from runner.errors import DataError

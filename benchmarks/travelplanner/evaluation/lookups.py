@@ -17,7 +17,7 @@ from collections.abc import Callable, Container
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from benchmarks.travelplanner.evaluation.field_parsing import get_valid_name_city
+from benchmarks.travelplanner.plan_fields import get_valid_name_city
 from benchmarks.travelplanner.tools import distance_for_evaluation
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.travelplanner.dataset import LocalConstraint, Query
-from benchmarks.travelplanner.evaluation.field_parsing import (
+from benchmarks.travelplanner.plan_fields import (
     count_consecutive_values,
     extract_before_parenthesis,
     extract_from_to,

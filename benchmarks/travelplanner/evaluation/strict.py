@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.travelplanner.dataset import Query
-from benchmarks.travelplanner.evaluation.field_parsing import extract_before_parenthesis
+from benchmarks.travelplanner.plan_fields import extract_before_parenthesis
 from benchmarks.travelplanner.evaluation.lookups import Accommodation
 from benchmarks.travelplanner.evaluation.official import OfficialEvaluator
 

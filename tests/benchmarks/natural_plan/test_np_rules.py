@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from benchmarks.natural_plan.evaluation import calendar, meeting, trip
-from benchmarks.natural_plan.world import trip_plan_text
+from benchmarks.natural_plan.offline.world import trip_plan_text
 
 TRIP: dict[str, Any] = {"task": "trip", "cities": "Porto**Venice**Oslo", "durations": "3**2**4", "num_cities": "3"}
 GOLD_STAYS = [("Porto", 3), ("Venice", 2), ("Oslo", 4)]

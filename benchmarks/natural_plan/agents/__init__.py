@@ -1,0 +1,1 @@
+"""Natural Plan's strategies: `direct`, the official prompt in one call."""

@@ -1,0 +1,1 @@
+"""Natural Plan's own commands: evaluate, data fetch / import / info."""

@@ -1,0 +1,122 @@
+"""`tripbench evaluate --benchmark natural-plan`: score a file of answers by the official rules, with the official
+per-group accuracies (trip by cities, meeting by people, calendar by people x days)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.natural_plan.benchmark import score_answer
+from benchmarks.natural_plan.commands.data import data_dir, home_option
+from benchmarks.natural_plan.dataset import TASKS, answers_of, find_file, group_of, read_records, sorted_groups
+from runner.errors import DataError
+
+ANSWER_FIELD = "pred_5shot_pro"
+
+
+@click.command("evaluate")
+@click.argument("answers", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--task", type=click.Choice(TASKS), help="The task of every record (default: each record's own).")
+@click.option("--field", default=ANSWER_FIELD, show_default=True,
+              help="The field holding the answer in an official-format file.")
+@click.option("--data", "data", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of the official files, for a file of our own answers (default: the data home's).")
+@home_option
+@click.option("--json", "as_json", is_flag=True, help="Print per-record verdicts and accuracies as JSON.")
+def evaluate_command(answers: Path, task: str | None, field: str, data: Path | None, home: Path | None,
+                     as_json: bool) -> None:
+    """Score Natural Plan answers by the official rules.
+
+    ANSWERS is a file in the official format (a JSON object of records, the answer in --field) or our own
+    output (a run's submission.jsonl: {"id", "task", "answer"} per line, scored against the official files).
+    """
+    records, texts = _answers(answers, task, field, data or data_dir(home))
+    verdicts = [(example_id, record, score_answer(record, texts[example_id]))
+                for example_id, record in records.items()]
+    summary = _summary(verdicts)
+    if as_json:
+        click.echo(json.dumps({**summary, "records": [
+            {"id": example_id, "task": record["task"], **scored.to_json()} for example_id, record, scored in verdicts]},
+            ensure_ascii=False))
+        return
+    console = Console(width=100)
+    for name, found in summary["tasks"].items():
+        table = Table(title=f"Natural Plan {name}: {found['solved']}/{found['n']} solved, "
+                            f"accuracy {100 * found['accuracy']:.1f}%")
+        for column in ("group", "N", "solved", "accuracy %"):
+            table.add_column(column, justify="left" if column == "group" else "right")
+        for label, group in found["groups"].items():
+            table.add_row(label, str(group["n"]), str(group["solved"]), f"{100 * group['accuracy']:.1f}")
+        console.print(table)
+    console.print(f"overall accuracy: {100 * summary['accuracy']:.1f}% of {len(verdicts)} records")
+
+
+def _answers(path: Path, task: str | None, field: str, folder: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The records and their answers: from the file itself (official format) or by id from the official files."""
+    text = path.read_text(encoding="utf-8")
+    if text.lstrip().startswith("{") and not _is_jsonl(text):
+        records = read_records(path, task)
+        return records, answers_of(records, field)
+    lines = _read_lines(path)
+    kinds = {task} if task else {str(line.get("task")) for line in lines}
+    unknown = kinds - set(TASKS)
+    if unknown:
+        raise DataError(f"{path}: unknown task(s) {', '.join(sorted(unknown))} (expected {', '.join(TASKS)})")
+    known: dict[str, dict[str, Any]] = {}
+    for kind in sorted(kinds):
+        known.update(read_records(find_file(folder, kind), kind))
+    records, texts = {}, {}
+    for number, line in enumerate(lines, start=1):
+        example_id = str(line.get("id"))
+        if example_id not in known:
+            raise DataError(f"{path}:{number}: no record {example_id!r} in {folder}")
+        records[example_id] = known[example_id]
+        texts[example_id] = line.get("answer") if isinstance(line.get("answer"), str) else ""
+    return records, texts
+
+
+def _is_jsonl(text: str) -> bool:
+    first = text.lstrip().split("\n", 1)[0]
+    try:
+        return isinstance(json.loads(first), dict) and '"id"' in first
+    except json.JSONDecodeError:
+        return False
+
+
+def _read_lines(path: Path) -> list[dict[str, Any]]:
+    lines = []
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{number}: not JSON: {exc}") from None
+        if not isinstance(line, dict) or "id" not in line:
+            raise DataError(f"{path}:{number}: expected {{\"id\", \"task\", \"answer\"}}")
+        lines.append(line)
+    return lines
+
+
+def _summary(verdicts: list[tuple[str, Mapping[str, Any], Any]]) -> dict[str, Any]:
+    """Accuracy overall, per task, and per official group within each task."""
+    per_task: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for _, record, scored in verdicts:
+        per_task[record["task"]][group_of(record)].append(scored.solved)
+    tasks: dict[str, Any] = {}
+    for name in (t for t in TASKS if t in per_task):
+        groups = per_task[name]
+        solved = [ok for found in groups.values() for ok in found]
+        tasks[name] = {"n": len(solved), "solved": sum(solved), "accuracy": sum(solved) / len(solved),
+                       "groups": {label: {"n": len(groups[label]), "solved": sum(groups[label]),
+                                          "accuracy": sum(groups[label]) / len(groups[label])}
+                                  for label in sorted_groups(list(groups))}}
+    solved = sum(scored.solved for _, _, scored in verdicts)
+    return {"accuracy": solved / len(verdicts) if verdicts else 0.0, "tasks": tasks}

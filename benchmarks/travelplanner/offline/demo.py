@@ -1,0 +1,64 @@
+"""TravelPlanner's share of `tripbench demo`: a generated world imported by the real importer, the two-stage agent
+with `offline:oracle`, `offline:noisy` and the oracle behind the mock server (the real openai SDK over HTTP), and
+the greedy baseline; afterwards, the noisy model's statuses are checked against the faults it injected."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from benchmarks.base import DemoRun
+from benchmarks.reporting import RunView
+from benchmarks.travelplanner.offline.models import NoisyConfig, injected_fault
+from benchmarks.travelplanner.offline.world import generate_world
+from sandbox_index import build_travelplanner_index
+
+PER_CELL = 1
+"""Queries per (level, days) cell of the generated world: 9 cells."""
+MOCK_PRICES = "{ input = 0.15, output = 0.6 }"
+"""USD per million tokens for the model behind the mock server (a small hosted model's list price)."""
+
+
+def demo_runs(out: Path, mock_url: str, *, seed: int) -> list[DemoRun]:
+    world = generate_world(out / "worlds" / "travelplanner", seed=seed, per_cell=PER_CELL)
+    index = world.root / "travelplanner.sqlite"
+    build_travelplanner_index(world.database, index)
+    models = [("oracle", "offline:oracle"), ("noisy", "offline:noisy"),
+              ("oracle-via-mock-server", f"openai-compatible:oracle@{mock_url}")]
+    return [DemoRun(name, _write_spec(out / f"{name}.toml", world.queries, index, strategies, run_models),
+                    "pass_rates")
+            for name, strategies, run_models in (("offline-models", ["two-stage"], models),
+                                                 ("greedy", ["greedy"], [("no-llm", "offline:oracle")]))]
+
+
+def _write_spec(path: Path, queries: Path, index: Path, strategies: list[str],
+                models: list[tuple[str, str]]) -> Path:
+    lines = ['benchmark = "travelplanner"', f'queries = "{queries.relative_to(path.parent)}"',
+             f"strategies = {strategies!r}".replace("'", '"'), 'cache_dir = "cache"', "concurrency = 16",
+             'evaluate = ["official"]', "", "[options]", f'index = "{index}"', ""]
+    for name, model in models:
+        lines += ["[[models]]", f'name = "{name}"', f'model = "{model}"']
+        lines += [f"prices = {MOCK_PRICES}", ""] if model.startswith("openai-compatible:") else [""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def demo_checks(run: RunView) -> list[str]:
+    """The noisy model's statuses against the faults it injected into each query."""
+    statuses: Counter[str] = Counter()
+    checked = matched = 0
+    for group in run.groups:
+        if group.model != "noisy":
+            continue
+        for view in group.rollouts:
+            if view.task is None:
+                continue
+            fault = injected_fault(view.task.input["query"], NoisyConfig())
+            checked += 1
+            matched += (fault.expected_status if fault else "delivered") == view.status
+            statuses[view.status] += 1
+    if not checked:
+        return []
+    listed = ", ".join(f"{status} {count}" for status, count in sorted(statuses.items()))
+    return [f"offline:noisy: {matched}/{checked} rollouts ended with the status of the fault injected into them "
+            f"({listed})"]

@@ -1,0 +1,180 @@
+"""Offline, deterministic models for TravelPlanner: `offline:oracle` and `offline:noisy` (no network, no key).
+
+* `offline:oracle` answers every TravelPlanner prompt as a competent agent would (`oracle.oracle_reply`).
+* `offline:noisy` is the oracle with faults injected on purpose, one kind per faulty query, so an error report
+  can be checked against known truth. Which fault a query gets is a pure function of the seed and the query text
+  (`injected_fault`), so a test or a report can recover it per task. Options ride in the model string:
+  `offline:noisy?seed=3&rate=0.6` (the rate is split evenly over the kinds) or per kind,
+  `offline:noisy?invalid_action=0.2&same_action=0.1`.
+
+The fault kinds and the terminal status each must produce (`benchmarks.travelplanner.taxonomy`):
+
+| kind | what the model does from its step s on | status |
+|---|---|---|
+| `invalid_action` | actions no tool knows, each different | `invalid_action_dead_loop` |
+| `argument_error` | one tool, bad arguments (date / unknown city / missing one) | `argument_error_dead_loop` |
+| `same_action` | repeats its step-s action twice more | `same_action_dead_loop` |
+| `max_steps` | only distinct NotebookWrites, never the Planner | `max_steps` |
+| `planner_token_limit` | (after a kept result) long NotebookWrites to step 30, then Planner | `planner_token_limit` |
+| `unparsable_plan` | prose for the Planner, no JSON for the extraction prompt | `parse_failure` |
+
+(The long NotebookWrites each store the last table again, so the notebook passes the Planner's 12,000 tokens.)
+
+The model itself (`benchmarks.offline.OfflineModel`) is shared with the other benchmarks: this module registers
+TravelPlanner's answers with it.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl
+
+from benchmarks.travelplanner import taxonomy
+from benchmarks.travelplanner.offline.oracle import (
+    MAX_STEPS, ReactPrompt, oracle_reply, read_react_prompt, template_fields, thought_for)
+from benchmarks.travelplanner.prompts import EXTRACTION_PREFIX, PLANNER_INSTRUCTION
+from benchmarks.travelplanner.query_facts import read_query
+from benchmarks.offline import Responder, register_responder
+from runner.errors import UserError
+
+FAULT_KINDS = ("invalid_action", "argument_error", "same_action", "max_steps", "planner_token_limit",
+               "unparsable_plan")
+EXPECTED_STATUS = {"invalid_action": taxonomy.INVALID_ACTION_DEAD_LOOP,
+                   "argument_error": taxonomy.ARGUMENT_ERROR_DEAD_LOOP,
+                   "same_action": taxonomy.SAME_ACTION_DEAD_LOOP, "max_steps": taxonomy.MAX_STEPS,
+                   "planner_token_limit": taxonomy.PLANNER_TOKEN_LIMIT, "unparsable_plan": taxonomy.PARSE_FAILURE}
+"""Fault kind -> the rollout status the two-stage agent must end with."""
+ARGUMENT_TOOLS = ("flights", "attractions", "restaurants", "googleDistanceMatrix")
+"""Tools whose failures can stop a run (AccommodationSearch cannot: official quirk, spec §4.7)."""
+DEFAULT_RATE = 0.6
+UNPARSABLE_PLAN = "I am sorry, but I could not put together a travel plan from this information."
+NO_JSON = "There is no plan in this text to convert."
+_INVALID = ("BookHotel", "SearchFlights", "FindRestaurant", "Lookup", "Browse", "Reserve")
+# ~220 one-token words: a NotebookWrite under the agent's 256-token action limit that still fills the notebook
+_FILLER = " ".join(("note", "price", "room", "city", "trip", "meal", "day", "plan", "stay", "seat", "road") * 20)
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """The fault injected into one query's rollout."""
+
+    kind: str
+    at_step: int
+    """The ReAct step where the misbehaviour starts."""
+    tool: str | None = None
+    """For `argument_error`: the tool called with bad arguments (an official failure-counter key)."""
+
+    @property
+    def expected_status(self) -> str:
+        return EXPECTED_STATUS[self.kind]
+
+
+@dataclass(frozen=True, slots=True)
+class NoisyConfig:
+    """`offline:noisy`'s options: the seed and each fault kind's rate (the share of queries that get it)."""
+
+    seed: int = 0
+    rates: dict[str, float] = field(
+        default_factory=lambda: dict.fromkeys(FAULT_KINDS, DEFAULT_RATE / len(FAULT_KINDS)))
+
+    @classmethod
+    def parse(cls, options: str) -> NoisyConfig:
+        """Read `seed=3&rate=0.6&same_action=0.2` (the part of the model string after `?`)."""
+        values = dict(parse_qsl(options, keep_blank_values=True))
+        try:
+            seed = int(values.pop("seed", 0))
+            rates = dict.fromkeys(FAULT_KINDS, float(values.pop("rate", DEFAULT_RATE)) / len(FAULT_KINDS))
+            for kind in list(values):
+                if kind not in rates:
+                    raise UserError(f"offline:noisy: unknown option {kind!r} (seed, rate, {', '.join(FAULT_KINDS)})")
+                rates[kind] = float(values.pop(kind))
+        except ValueError as exc:
+            raise UserError(f"offline:noisy?{options}: options must be numbers ({exc})") from None
+        if sum(rates.values()) > 1 or min(rates.values()) < 0:
+            raise UserError(f"offline:noisy?{options}: fault rates must be >= 0 and sum to at most 1")
+        return cls(seed, rates)
+
+
+def injected_fault(query: str, config: NoisyConfig) -> Fault | None:
+    """The fault `offline:noisy` injects into the rollout of `query` (None: it behaves as the oracle)."""
+    rng = random.Random(f"{config.seed}\x1f{query}")
+    roll, total = rng.random(), 0.0
+    for kind in FAULT_KINDS:
+        total += config.rates[kind]
+        if roll < total:
+            # start late enough to be mid-search, early enough that the oracle has not called the Planner yet
+            return Fault(kind, rng.randint(2, 9), rng.choice(ARGUMENT_TOOLS) if kind == "argument_error" else None)
+    return None
+
+
+def noisy_reply(prompt: str, config: NoisyConfig) -> str:
+    """The noisy model's answer: the oracle's, except where the query's fault says otherwise."""
+    react = read_react_prompt(prompt)
+    if react is not None:
+        fault = injected_fault(react.query, config)
+        action = _faulty_action(react, fault) if fault else None
+        if action is None:
+            return oracle_reply(prompt)
+        return action if react.wants == "Action" else thought_for(action)
+    planner = template_fields(PLANNER_INSTRUCTION, prompt)
+    if planner is not None:
+        fault = injected_fault(planner["query"], config)
+        if fault and fault.kind == "unparsable_plan":
+            return UNPARSABLE_PLAN
+    if prompt.startswith(EXTRACTION_PREFIX) and UNPARSABLE_PLAN in prompt:
+        return NO_JSON
+    return oracle_reply(prompt)
+
+
+def _faulty_action(react: ReactPrompt, fault: Fault) -> str | None:
+    """The action a fault dictates at this step, or None to let the oracle act."""
+    n, start = react.next_number, fault.at_step
+    attempt = n - start
+    facts = read_query(react.query)
+    org, dest = facts.org or "Nowhere", facts.dest or "Nowhere"
+    if fault.kind == "planner_token_limit":
+        if not any(step.action.startswith("NotebookWrite[") for step in react.steps):
+            return None
+        return f"Planner[{react.query}]" if n >= MAX_STEPS else f"NotebookWrite[Details {n}: {_FILLER}]"
+    if n < start or fault.kind == "unparsable_plan":
+        return None
+    if fault.kind == "invalid_action":
+        return f"{_INVALID[attempt % len(_INVALID)]}[{dest} {attempt + 1}]"
+    if fault.kind == "same_action":
+        repeated = next((s.action for s in react.steps if s.number == start), None)
+        return repeated  # None at step s itself: the oracle's action, repeated on the next two steps
+    if fault.kind == "max_steps":
+        return f"NotebookWrite[Notes {n}]"
+    return {  # argument_error: each attempt a different string, or the same-action rule would stop it first
+        "flights": f"FlightSearch[{org}, {dest}, 2022/03/{10 + attempt:02d}]",  # DateError
+        "attractions": f"AttractionSearch[Atlantis {attempt + 1}]",  # City Error
+        "restaurants": f"RestaurantSearch[Atlantis {attempt + 1}]",  # City Error
+        "googleDistanceMatrix": f"GoogleDistanceMatrix[{org} to {dest} {attempt + 1}]",  # one argument: Other Error
+    }[fault.tool or "flights"]
+
+
+def reply_for(model: str, prompt: str) -> str:
+    """The reply of offline model `model` (`oracle`, `noisy`, `noisy?seed=1`) to a TravelPlanner prompt."""
+    name, _, options = model.partition("?")
+    if name == "oracle" and not options:
+        return oracle_reply(prompt)
+    if name == "noisy":
+        return noisy_reply(prompt, NoisyConfig.parse(options))
+    raise UserError(f"unknown offline model {model!r}: expected offline:oracle or offline:noisy[?seed=N&rate=R]")
+
+
+def _validate(model: str) -> None:
+    reply_for(model, "")
+
+
+RESPONDER = Responder("travelplanner", _validate, reply_for, fallback=True)
+"""TravelPlanner's answers; the fallback, since the oracle answers any prompt as an agent would."""
+
+
+def register() -> None:
+    """Serve `offline:…` model strings with TravelPlanner's answers (idempotent)."""
+    register_responder(RESPONDER)
+
+
+register()
