@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shlex
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import click
 import orjson
 from rich.console import Console
 
+from benchmarks.registry import DEFAULT
 from runner.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine import FAILED, default_run_dir, execute, prepare
 from runner.gc_tuning import tune_for_a_run
@@ -37,10 +39,31 @@ def _console() -> Console:
     return console if console.is_terminal else Console(width=LOG_WIDTH)
 
 
+def spec_from_flags(benchmark: str, models: tuple[str, ...], strategies: str | None, split: str | None) -> str:
+    """The run spec the command-line flags describe, as TOML (written into the run folder, so it can be rerun)."""
+    if not models or not strategies or not split:
+        missing = [flag for flag, value in (("--model", models), ("--strategies", strategies), ("--split", split))
+                   if not value]
+        raise click.UsageError(f"without a SPEC file, {', '.join(missing)} must be given "
+                               "(e.g. --model openai:gpt-4o-mini --strategies direct,cot --split validation)")
+    names = [name.strip() for name in strategies.split(",") if name.strip()]
+    lines = [f"benchmark = {json.dumps(benchmark)}", f"split = {json.dumps(split)}",
+             f"strategies = {json.dumps(names)}", ""]
+    for model in models:
+        lines += ["[[models]]", f"model = {json.dumps(model)}", ""]
+    return "\n".join(lines)
+
+
 @click.command("run", epilog=EXIT_CODES)
-@click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("spec", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@click.option("--model", "models", multiple=True, metavar="MODEL",
+              help="Without SPEC: a model to run (repeatable), e.g. openai:gpt-4o-mini.")
+@click.option("--strategies", metavar="A,B", help="Without SPEC: the strategies, comma-separated (`tripbench list`).")
+@click.option("--split", help="Without SPEC: the split (e.g. validation; Natural Plan: trip, meeting, calendar, all).")
+@click.option("--benchmark", default=DEFAULT, show_default=True, help="Without SPEC: the benchmark.")
 @click.option("--run-dir", type=click.Path(path_type=Path, file_okay=False),
-              help="Where results go (default: runs/<spec name> beside the spec). Re-running resumes.")
+              help="Where results go (default: runs/<spec name> beside the spec; without SPEC, "
+                   "runs/<benchmark>-<split>). Re-running resumes.")
 @click.option("--max-cost", type=click.FloatRange(min=0, min_open=True),
               help="Spend cap in USD for the whole run, earlier sessions included (overrides the spec).")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N tasks (overrides the spec).")
@@ -53,10 +76,24 @@ def _console() -> Console:
 @click.option("--grace", type=click.FloatRange(min=0), default=30.0, show_default=True,
               help="Seconds in-flight rollouts get to finish after Ctrl-C / SIGTERM.")
 @click.pass_context
-def run_command(ctx: click.Context, spec: Path, run_dir: Path | None, max_cost: float | None, limit: int | None,
+def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], strategies: str | None,
+                split: str | None, benchmark: str, run_dir: Path | None, max_cost: float | None, limit: int | None,
                 dry_run: bool, quiet: bool, progress_every: float, force: bool, grace: float) -> None:
-    """Run (or resume) every rollout of a run spec: results go to RUN_DIR/results.sqlite as they finish."""
+    """Run (or resume) every rollout of a run spec: results go to RUN_DIR/results.sqlite as they finish.
+
+    Without SPEC, `--model M [--model M2] --strategies a,b --split S` describe the run: the spec they make is
+    written to RUN_DIR/spec.toml and printed, so `tripbench run RUN_DIR/spec.toml` (or the same flags) resumes it.
+    """
     console = _console()
+    if spec is None:
+        text = spec_from_flags(benchmark, models, strategies, split)
+        run_dir = run_dir or Path("runs") / f"{benchmark.replace(':', '_')}-{split}"
+        spec = run_dir / "spec.toml"
+        spec.parent.mkdir(parents=True, exist_ok=True)
+        spec.write_text(text, encoding="utf-8")
+        click.echo(f"# {spec}\n{text}", err=True)
+    elif models or strategies or split:
+        raise click.UsageError("--model, --strategies and --split describe a run without a SPEC file; edit the spec")
     prepared = prepare(spec, max_cost=max_cost, limit=limit)
     run_dir = run_dir or default_run_dir(spec)
     if dry_run:
