@@ -141,7 +141,7 @@ class Benchmark(Protocol):
         """Returns the tasks of a split name (`train`, `validation`, `test`) or of a query file (a `Path`).
 
         Raises:
-            runner.errors.DataError: the split or file is missing or malformed (names the file and line).
+            errors.DataError: the split or file is missing or malformed (names the file and line).
         """
         ...
 

@@ -20,7 +20,7 @@ from time import perf_counter
 from providers.interface import ChatRequest, ChatResponse, Usage
 from providers.mock_server.replies import MockRequest, complete
 from providers.registry import register_provider
-from runner.errors import UserError
+from errors import UserError
 
 PREFIX = "offline"
 CHARS_PER_TOKEN = 4

@@ -12,7 +12,7 @@ import importlib
 from importlib.metadata import entry_points
 
 from benchmarks.base import Benchmark
-from runner.errors import UserError
+from errors import UserError
 
 BUILTIN: dict[str, str] = {
     "travelplanner": "benchmarks.travelplanner.benchmark:TravelPlannerBenchmark",
@@ -46,7 +46,7 @@ def get_benchmark(name: str) -> Benchmark:
         name: A built-in or entry-point name, or a `module:attribute` import path.
 
     Raises:
-        runner.errors.UserError: no such benchmark, or its module cannot be imported.
+        errors.UserError: no such benchmark, or its module cannot be imported.
     """
     module_name, _, attribute = _target(name).partition(":")
     try:

@@ -12,7 +12,7 @@ import orjson
 from cache.keys import digest
 from cache.store import CacheStore
 from providers.interface import ChatRequest, Message
-from runner.errors import DataError
+from errors import DataError
 
 # field -> (accepted JSON types, what the error message calls them)
 _REQUEST_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {

@@ -29,7 +29,7 @@ from diskcache.core import MODE_BINARY, MODE_RAW
 from cache import compact
 from cache.keys import KEY_SCHEME, digest
 from providers.interface import ChatResponse, Usage
-from runner.errors import DataError
+from errors import DataError
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ No message carries an API key or request headers.
 
 from __future__ import annotations
 
-from runner.errors import UserError
+from errors import UserError
 
 
 class LLMError(Exception):

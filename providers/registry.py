@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from providers.interface import DEFAULT_TIMEOUT_S, ChatModel
 from providers.keys import api_key_from_env
-from runner.errors import UserError
+from errors import UserError
 
 ProviderFactory = Callable[[str], ChatModel]
 

@@ -21,7 +21,7 @@ from reports.compare import compare_tables
 from reports.plots import Plot
 from reports.table import Column, Kind, Table
 from reports.usage import cost_table, status_table, usage_of
-from runner.errors import UserError
+from errors import UserError
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.base import Evaluation, Task
-from runner.errors import UserError
+from errors import UserError
 from runner.outputs import output_folders
 from runner.records import CallRecord
 from runner.results import StoredRollout, load_run

@@ -25,7 +25,7 @@ from reports.build import Report
 from reports.collect import Group, RolloutView
 from reports.plots import Plot
 from reports.table import Kind, Table, raw, show
-from runner.errors import UserError
+from errors import UserError
 
 TEXT_LIMIT = 4000
 """Characters of an answer, plan or error shown in the drill-down (the rest: the run's trajectories file)."""

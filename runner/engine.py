@@ -29,7 +29,7 @@ from cache.store import CacheStore
 from providers.prices import price_for
 from providers.registry import resolve_model
 from runner.budget import SpendCap
-from runner.errors import ConfigError, UserError
+from errors import ConfigError, UserError
 from runner.expand import RolloutKey, expand, select_tasks, split_name
 from runner.gateway import Gateway, Target
 from runner.ledger import StoreLedger, settle_left_open

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.base import Task
-from runner.errors import ConfigError
+from errors import ConfigError
 from runner.spec import RunSpec
 
 

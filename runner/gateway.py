@@ -34,7 +34,7 @@ from providers.registry import resolve_model
 from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
 from runner.budget import SpendCap
-from runner.errors import ConfigError
+from errors import ConfigError
 from runner.ratelimit import LimitKey, RateLimiter
 from runner.records import CallRecord
 from runner.retry import Retrier

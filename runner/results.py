@@ -16,7 +16,7 @@ import orjson
 
 from benchmarks.base import Evaluation, RolloutResult, Task, Verdict
 from providers.interface import Usage
-from runner.errors import UserError
+from errors import UserError
 from runner.expand import RolloutKey
 from runner.records import CallRecord
 from runner.store import CALL_COLUMNS, OPEN_USD, RESULTS_FILE, ROLLOUT_COLUMNS, damaged_message

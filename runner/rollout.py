@@ -20,7 +20,7 @@ from benchmarks import base
 from benchmarks.base import RolloutResult, Strategy, Task
 from providers.errors import AuthError, BudgetExhausted, ContextTooLong, LLMError, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse
-from runner.errors import UserError
+from errors import UserError
 from runner.expand import RolloutKey
 from runner.records import CallRecord, RolloutRecord
 from runner.spec import Sampling

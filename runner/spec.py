@@ -28,23 +28,20 @@ A bad value is a `ConfigError` such as `run.toml: models[1].temperature: expecte
 
 from __future__ import annotations
 
-import difflib
 import json
 import tomllib
-import types
-import typing
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from cache.modes import CacheMode
+from errors import ConfigError
+from errors.validation import config_error
 from providers.interface import DEFAULT_TIMEOUT_S
 from providers.prices import Price
 from providers.urls import public_model, public_url
-from runner.errors import ConfigError
 from runner.retry import RetryPolicy
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
@@ -281,16 +278,6 @@ def parse_options(model: type[BaseModel], options: dict[str, Any], source: str) 
         raise config_error(exc, model, source, prefix=("options",)) from None
 
 
-class _Literal:
-    """A value shown as TOML/JSON would write it (`"hot"`, not Python's `'hot'`) in a ConfigError."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __repr__(self) -> str:
-        return json.dumps(self.value, default=str, ensure_ascii=False)
-
-
 class _Assignments:
     """Some fields of a model entry as a TOML file would set them (`rpm = 20, base_url unset`), in a ConfigError."""
 
@@ -310,97 +297,3 @@ def _toml(value: Any) -> str:
     if isinstance(value, dict):
         return "{ " + ", ".join(f"{name} = {_toml(item)}" for name, item in value.items()) + " }"
     return json.dumps(value, default=str, ensure_ascii=False)
-
-
-def config_error(exc: ValidationError, root: type[BaseModel], source: str, prefix: tuple = ()) -> ConfigError:
-    """The first error of a pydantic `ValidationError` as a ConfigError naming file, field and expectation; an unknown
-    key comes first (a misspelt required key is also a missing one, and the misspelling is what to fix)."""
-    errors = exc.errors()
-    error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    loc = tuple(part for part in error["loc"] if not isinstance(part, str) or not part.startswith("function-"))
-    field = _dotted(prefix + loc) or "(top level)"
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        known = _known_fields(root, loc[:-1])
-        close = difflib.get_close_matches(str(loc[-1]), known, n=1) if loc else []
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        return ConfigError(source, field, f"one of the fields {', '.join(known)}{hint}" if known else "no field here")
-    if kind == "missing":
-        return ConfigError(source, field, f"{_describe(root, loc)} (required)")
-    if kind == "value_error":
-        return ConfigError(source, field, str(error["msg"]).removeprefix("Value error, "))
-    return ConfigError(source, field, _describe(root, loc) or error["msg"], _Literal(error.get("input")))
-
-
-def _dotted(loc: tuple) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-def _field(root: type[BaseModel], loc: tuple) -> Any:
-    """The FieldInfo at `loc` (list indexes skipped), or None."""
-    model: Any = root
-    info = None
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        fields = getattr(model, "model_fields", None)
-        if not fields or part not in fields:
-            return None
-        info = fields[part]
-        model = _inner_model(info.annotation)
-    return info
-
-
-def _inner_model(annotation: Any) -> Any:
-    """The pydantic model inside an annotation such as `list[ModelSpec]` or `Prices | None`, or None."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in typing.get_args(annotation):
-        found = _inner_model(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def _known_fields(root: type[BaseModel], loc: tuple) -> list[str]:
-    """Field names of the table at `loc` (the root model when `loc` holds only list indexes)."""
-    if all(isinstance(part, int) for part in loc):
-        return sorted(root.model_fields)
-    info = _field(root, loc)
-    model = _inner_model(info.annotation) if info is not None else None
-    return sorted(model.model_fields) if model is not None else []
-
-
-_BOUNDS = {Ge: (">=", "ge"), Gt: (">", "gt"), Le: ("<=", "le"), Lt: ("<", "lt")}
-
-
-def _describe(root: type[BaseModel], loc: tuple) -> str:
-    """What the field at `loc` accepts, in words: `a number <= 2`, `one of "a", "b"`, `a list of strings`."""
-    info = _field(root, loc)
-    if info is None:
-        return ""
-    what = _type_words(info.annotation, list_item=bool(loc) and isinstance(loc[-1], int))
-    bounds = [f"{_BOUNDS[type(m)][0]} {getattr(m, _BOUNDS[type(m)][1])}" for m in info.metadata if type(m) in _BOUNDS]
-    return " ".join([what, " and ".join(bounds)]).strip()
-
-
-def _type_words(annotation: Any, list_item: bool = False) -> str:
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin in (typing.Union, types.UnionType):
-        words = [_type_words(a, list_item) for a in args if a is not type(None)]
-        return " or ".join(words)
-    if origin is list:
-        return _type_words(args[0]) if list_item else f"a list of {_type_words(args[0]).removeprefix('a ')}s"
-    if origin is Literal:
-        return "one of " + ", ".join(json.dumps(a) for a in args)
-    if isinstance(annotation, type) and issubclass(annotation, CacheMode):
-        return "one of " + ", ".join(json.dumps(m.value) for m in annotation)
-    names = {bool: "true or false", int: "an integer", float: "a number", str: "a string", dict: "a table"}
-    if annotation in names:
-        return names[annotation]
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return "a table"
-    return getattr(annotation, "__name__", str(annotation))

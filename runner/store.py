@@ -51,7 +51,7 @@ import orjson
 
 from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, PROVIDER_ERROR, REPLAY_MISS, Evaluation, Task
 from providers.errors import ProviderTimeout, RateLimited, RetryableError, ServerError
-from runner.errors import UserError
+from errors import UserError
 from runner.expand import RolloutKey
 from runner.migrations import migrate
 from runner.records import RolloutRecord

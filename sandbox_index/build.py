@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from runner.errors import DataError
+from errors import DataError
 from sandbox_index import schema
 from sandbox_index.csv_semantics import CsvScan, read_lines, scan_csv, typed_rows
 from sandbox_index.schema import SourceTable

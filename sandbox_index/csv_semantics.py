@@ -22,7 +22,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from runner.errors import DataError
+from errors import DataError
 
 # pandas' default `na_values` (pandas/_libs/parsers.pyx STR_NA_VALUES); an empty field is missing too.
 NA_VALUES = frozenset(

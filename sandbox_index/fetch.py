@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from runner.errors import DataError
+from errors import DataError
 from sandbox_index import schema
 from sandbox_index.build import BuildSummary, build_travelplanner_index
 from sandbox_index.csv_semantics import read_csv

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from runner.errors import DataError
+from errors import DataError
 from sandbox_index import queries, schema
 from sandbox_index.home import travelplanner_index_path
 

@@ -8,7 +8,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 # package -> packages it may import (besides itself and the standard library / third parties).
-# `runner.errors` is a leaf module (no imports of ours): the user-facing error base every layer raises and the
+# `errors` is a leaf module (no imports of ours): the user-facing error base every layer raises and the
 # CLI prints without a traceback.
 ALLOWED = {
     "sandbox_index": {"runner.errors"},
@@ -85,5 +85,9 @@ def test_checker_catches_an_upward_import(tmp_path: Path) -> None:
     assert _imports(probe) == {"runner.gateway", "sandbox_index"}
 
 
-def test_errors_module_is_a_leaf() -> None:
-    assert not {n for n in _imports(REPO / "runner" / "errors.py") if n.split(".")[0] in OURS}
+def test_errors_is_the_bottom_layer_and_nothing_imports_the_engine_from_below() -> None:
+    assert not {n for path in (REPO / "errors").rglob("*.py") for n in _imports(path)
+                if n.split(".")[0] in OURS - {"errors"}}
+    below = [path for package in ("providers", "cache", "sandbox_index", "benchmarks")
+             for path in (REPO / package).rglob("*.py") if any(n.split(".")[0] == "runner" for n in _imports(path))]
+    assert below == []

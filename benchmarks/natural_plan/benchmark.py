@@ -15,7 +15,7 @@ from benchmarks.natural_plan.offline import models as offline
 from benchmarks.natural_plan.evaluation import SCORERS, Scored
 from benchmarks.natural_plan.agents.direct import DirectStrategy
 from benchmarks.reporting import GroupView, RolloutView, RunView, Section
-from runner.errors import DataError
+from errors import DataError
 from sandbox_index.home import default_home
 
 MODES = ("official",)

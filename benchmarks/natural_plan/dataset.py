@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.base import Task
-from runner.errors import DataError
+from errors import DataError
 
 FILE_STEMS: Mapping[str, str] = {"trip": "trip_planning", "meeting": "meeting_planning",
                                  "calendar": "calendar_scheduling"}

@@ -42,7 +42,7 @@ from benchmarks.travelplanner.agents.strategies import (
 )
 from benchmarks.travelplanner.dataset import Query, find_split_file, load_queries, query_from_record
 from benchmarks.travelplanner.evaluation import MODES, make_evaluator
-from runner.errors import DataError
+from errors import DataError
 from sandbox_index import Sandbox, default_home, open_sandbox, travelplanner_index_path
 
 SPLITS = ("train", "validation", "test")

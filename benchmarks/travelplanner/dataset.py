@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from runner.errors import DataError
+from errors import DataError
 
 SPLIT_SIZES = {"train": 45, "validation": 180, "test": 1000}
 """Queries per official split (spec §1.2)."""
@@ -97,11 +97,6 @@ def find_split_file(data_dir: str | os.PathLike[str], split: str) -> Path:
             return candidate
     tried = ", ".join(str(c) for c in candidates)
     raise DataError(f"no query file for split {split!r} under {data_dir} (looked for {tried})")
-
-
-def load_split(split: str, data_dir: str | os.PathLike[str]) -> list[Query]:
-    """The queries of `split` found under `data_dir` (see `find_split_file`; a `str` works as well as a `Path`)."""
-    return load_queries(find_split_file(data_dir, split))
 
 
 def load_queries(path: str | os.PathLike[str]) -> list[Query]:

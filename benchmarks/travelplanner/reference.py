@@ -137,11 +137,6 @@ def reference_information(sandbox: Sandbox, route: Route) -> list[dict[str, str]
     return [{"Description": entry.description, "Content": entry.content} for entry in route_entries(sandbox, route)]
 
 
-def reference_rows(sandbox: Sandbox, route: Route) -> dict[str, list[dict[str, Any]] | str]:
-    """The `*_ref_info.jsonl` form: description -> row dicts or message string."""
-    return {entry.description: entry.rows for entry in route_entries(sandbox, route)}
-
-
 def route_of(origin: str, descriptions: Iterable[str]) -> Route:
     """The route behind a reference-information list: its cities and the dates of its flight entries."""
     cities, dates = [], []

@@ -117,30 +117,3 @@ def classify(status: str, steps: list[dict[str, Any]]) -> RolloutError:
         category, tool = status, None
     return RolloutError(category=category, tool=tool, paper_label=PAPER_LABELS.get(category),
                         state_counts=state_counts(steps))
-
-
-def error_breakdown(rollouts: Iterable[tuple[str, list[dict[str, Any]]]]) -> dict[str, Any]:
-    """Aggregates `classify` over many rollouts: the counts a report shows.
-
-    Args:
-        rollouts: (status, steps) per rollout.
-
-    Returns:
-        `{"total", "categories", "argument_error_tools", "paper_labels", "step_states"}`, each a count dict.
-    """
-    categories: Counter[str] = Counter()
-    tools: Counter[str] = Counter()
-    labels: Counter[str] = Counter()
-    states: Counter[str] = Counter()
-    total = 0
-    for status, steps in rollouts:
-        error = classify(status, steps)
-        total += 1
-        categories[error.category] += 1
-        if error.tool:
-            tools[error.tool] += 1
-        if error.paper_label:
-            labels[error.paper_label] += 1
-        states.update(error.state_counts)
-    return {"total": total, "categories": dict(categories), "argument_error_tools": dict(tools),
-            "paper_labels": dict(labels), "step_states": dict(states)}

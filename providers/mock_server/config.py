@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pydantic_core import ErrorDetails
 
-from runner.errors import ConfigError
+from errors import ConfigError
+from errors.validation import config_error
 
 
 class _Strict(BaseModel):
@@ -127,17 +127,4 @@ def load_config(path: str | os.PathLike[str]) -> MockConfig:
     try:
         return MockConfig.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise ConfigError(str(path), field, _expected(first), first.get("input")) from None
-
-
-def _expected(error: ErrorDetails) -> str:
-    """pydantic's message reworded to follow "expected" ("Input should be > 0" -> "> 0")."""
-    if error["type"] == "extra_forbidden":
-        return "no such setting"
-    message = error["msg"]
-    for lead in ("Input should be ", "Value error, "):
-        if message.startswith(lead):
-            return message[len(lead):]
-    return message
+        raise config_error(exc, MockConfig, str(path)) from None

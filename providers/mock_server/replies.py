@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from providers.interface import Message
 from providers.tokens import count_text_tokens, encoding
-from runner.errors import ConfigError
+from errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)

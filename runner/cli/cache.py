@@ -17,7 +17,7 @@ import orjson
 from cache import CacheStore, Explanation, default_cache_dir, explain, key_fields, load_request
 from cache.store import DB_FILE, CacheDamaged
 from providers.registry import resolve_model
-from runner.errors import UserError
+from errors import UserError
 from runner.gateway import Target
 from sandbox_index import default_home
 

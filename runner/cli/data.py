@@ -14,7 +14,7 @@ import click
 from benchmarks.base import Commands
 from benchmarks.registry import DEFAULT, available, get_benchmark
 from runner.cli.dispatch import run_benchmark_command
-from runner.errors import UserError
+from errors import UserError
 from sandbox_index.home import HOME_ENV, default_home
 
 FORWARDED = {"ignore_unknown_options": True, "allow_extra_args": True}

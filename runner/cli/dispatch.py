@@ -7,7 +7,7 @@ import click
 
 from benchmarks.base import Commands
 from benchmarks.registry import DEFAULT, available, get_benchmark
-from runner.errors import UserError
+from errors import UserError
 
 
 def benchmark_command(benchmark: str, name: str) -> click.Command:

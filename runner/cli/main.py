@@ -7,7 +7,7 @@ import sys
 import click
 
 from runner.cli.lazy import LazyCommand, LazyGroup
-from runner.errors import UserError
+from errors import UserError
 
 COMMANDS = {
     "cache": LazyCommand("runner.cli.cache:cache_command", "Inspect and prune the cache of LLM calls."),

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from providers.mock_server import MockConfig, load_config, serve
-from runner.errors import UserError
+from errors import UserError
 
 
 @click.command("mock-server")

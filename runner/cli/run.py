@@ -59,7 +59,7 @@ def spec_from_flags(benchmark: str, models: tuple[str, ...], strategies: str | N
 @click.option("--model", "models", multiple=True, metavar="MODEL",
               help="Without SPEC: a model to run (repeatable), e.g. openai:gpt-4o-mini.")
 @click.option("--strategies", metavar="A,B", help="Without SPEC: the strategies, comma-separated (`tripbench list`).")
-@click.option("--split", help="Without SPEC: the split (e.g. validation; Natural Plan: trip, meeting, calendar, all).")
+@click.option("--split", help="Without SPEC: the split (e.g. validation; `tripbench list` shows each benchmark's).")
 @click.option("--benchmark", default=DEFAULT, show_default=True, help="Without SPEC: the benchmark.")
 @click.option("--run-dir", type=click.Path(path_type=Path, file_okay=False),
               help="Where results go (default: runs/<spec name> beside the spec; without SPEC, "

@@ -14,7 +14,7 @@ from cache.store import CacheEntry, CacheStore
 from providers.interface import ChatRequest, ChatResponse, Message, Usage
 from providers.registry import resolve_model
 from runner.cli.main import cli
-from runner.errors import DataError
+from errors import DataError
 from runner.gateway import Target
 
 # An OpenAI-compatible server needs no key to resolve (nothing is sent by explain).

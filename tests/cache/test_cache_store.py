@@ -17,7 +17,7 @@ from cache.explain import explain
 from cache.keys import cache_key, key_fields
 from cache.store import CacheEntry, CacheStore
 from providers.interface import ChatRequest, ChatResponse, Message, Usage
-from runner.errors import DataError
+from errors import DataError
 
 IDENTITY = {"provider": "openai", "resolved_model": "gpt-4o-mini", "endpoint": None}
 

@@ -16,7 +16,7 @@ from providers.mock_server.app import MOCK_STATE
 from providers.mock_server.config import Faults, Latency, load_config
 from providers.mock_server.faults import FaultPlan
 from providers.mock_server.ratelimits import RateLimits
-from runner.errors import ConfigError
+from errors import ConfigError
 
 OPENAI_BODY = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hello"}]}
 ANTHROPIC_BODY = {"model": "claude-haiku-4-5", "max_tokens": 20, "messages": [{"role": "user", "content": "hello"}]}
@@ -188,9 +188,10 @@ def test_config_files_toml_and_json(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("name", "text", "message"), [
-    ("m.toml", "rpm = 0\n", "m.toml: rpm: expected greater than 0, got 0"),
+    ("m.toml", "rpm = 0\n", "m.toml: rpm: expected an integer > 0, got 0"),
     ("m.toml", "[faults]\nhang = 0.6\ndropped = 0.6\n", "faults: expected fault rates must add up to at most 1"),
-    ("m.toml", "rmp = 5\n", "m.toml: rmp: expected no such setting"),
+    ("m.toml", "rmp = 5\n", "m.toml: rmp: expected one of the fields api_keys, context_window, faults, keep_requests, "
+                            "latency, reply, rpm, seed, tpm (did you mean rpm?)"),
     ("m.json", "{", "m.json: (file): expected valid JSON"),
     ("m.yaml", "rpm: 5", "expected a .toml or .json file"),
 ])

@@ -44,7 +44,7 @@ def test_bad_config_is_one_line_exit_2(tmp_path) -> None:
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        f"Error: {config}: latency.kind: expected 'fixed', 'uniform' or 'lognormal', got 'gaussian'"]
+        f'Error: {config}: latency.kind: expected one of "fixed", "uniform", "lognormal", got "gaussian"']
 
 
 def test_help_has_a_one_line_summary() -> None:

@@ -13,7 +13,7 @@ from providers.interface import ChatModel, ChatRequest, ChatResponse
 from providers.keys import key_digest
 from providers.openai_chat import OpenAIChat
 from providers.registry import ProviderRegistry, resolve_model
-from runner.errors import UserError
+from errors import UserError
 
 
 @pytest.fixture

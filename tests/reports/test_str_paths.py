@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.travelplanner.dataset import find_split_file, load_split
+from benchmarks.travelplanner.dataset import find_split_file
 from cache import default_cache_dir, load_request
 from providers.mock_server import load_config
 from reports import build_report, write_report
@@ -41,7 +41,6 @@ def _untimed(summary: BuildSummary) -> BuildSummary:
 
 CASES: dict[str, Callable[[Inputs, Convert], object]] = {
     "find_split_file": lambda i, p: find_split_file(p(i.data), "train"),
-    "load_split": lambda i, p: load_split("train", p(i.data)),
     "collect_run": lambda i, p: collect_run(p(i.run)),
     "build_report": lambda i, p: build_report([p(i.run)], compare=[p(i.run)]),
     "write_report": lambda i, p: write_report(build_report([i.run]), p(i.tmp / "report")),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.errors import DataError
+from errors import DataError
 from sandbox_index import build_travelplanner_index, open_sandbox, schema
 
 ACCOMMODATIONS = "accommodations/clean_accommodations_2022.csv"

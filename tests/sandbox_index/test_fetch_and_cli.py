@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli.main import cli
-from runner.errors import DataError
+from errors import DataError
 from sandbox_index import open_sandbox, travelplanner_index_path
 from sandbox_index.fetch import fetch_travelplanner
 

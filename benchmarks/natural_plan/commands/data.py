@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from benchmarks.natural_plan.dataset import FILE_STEMS, TASKS, find_file, read_records
-from runner.errors import DataError, UserError
+from errors import DataError, UserError
 from sandbox_index.fetch import download
 from sandbox_index.home import HOME_ENV, default_home
 

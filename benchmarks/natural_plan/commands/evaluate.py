@@ -16,7 +16,7 @@ from rich.table import Table
 from benchmarks.natural_plan.benchmark import score_answer
 from benchmarks.natural_plan.commands.data import data_dir, home_option
 from benchmarks.natural_plan.dataset import TASKS, answers_of, find_file, group_of, read_records, sorted_groups
-from runner.errors import DataError
+from errors import DataError
 
 ANSWER_FIELD = "pred_5shot_pro"
 

@@ -28,7 +28,7 @@ from benchmarks.natural_plan.evaluation import calendar, trip
 from benchmarks.natural_plan.evaluation.scored import UNPARSEABLE
 from benchmarks.natural_plan.offline.world import DAYS, trip_plan_text
 from benchmarks.offline import Responder, register_responder
-from runner.errors import UserError
+from errors import UserError
 
 DEFAULT_RATE = 0.6
 PROSE = "I could not find a plan that satisfies every constraint, sorry"

@@ -19,7 +19,7 @@ from benchmarks.travelplanner.agents.sole_planning import ReactPlanner, ReactPla
 from benchmarks.travelplanner.agents.parsing import parse_answer
 from benchmarks.travelplanner.reference import Route, reference_information
 from providers.interface import ChatModel
-from runner.errors import DataError
+from errors import DataError
 from sandbox_index import Sandbox
 
 SOLE_PLANNING = ("direct", "cot", "react", "reflexion")

@@ -25,7 +25,7 @@ from benchmarks.travelplanner.plan_fields import FLIGHT_NUMBER_MARKER, extract_f
 from benchmarks.travelplanner.evaluation.official import NOT_FILLED
 from benchmarks.travelplanner.evaluation.plan_days import MAX_FIELD_CHARS
 from benchmarks.travelplanner.evaluation.metrics import Scores, compute_scores
-from runner.errors import DataError, UserError
+from errors import DataError, UserError
 
 TEST_LABELS_HIDDEN = (
     "the public test split hides each query's constraints (people_number, local_constraint, budget, "

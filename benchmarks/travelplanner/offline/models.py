@@ -36,7 +36,7 @@ from benchmarks.travelplanner.offline.oracle import (
 from benchmarks.travelplanner.prompts import EXTRACTION_PREFIX, PLANNER_INSTRUCTION
 from benchmarks.travelplanner.query_facts import read_query
 from benchmarks.offline import Responder, register_responder
-from runner.errors import UserError
+from errors import UserError
 
 FAULT_KINDS = ("invalid_action", "argument_error", "same_action", "max_steps", "planner_token_limit",
                "unparsable_plan")

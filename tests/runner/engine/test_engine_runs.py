@@ -15,7 +15,7 @@ from cache import CacheStore
 from providers.mock_server import MockConfig
 from runner.dryrun import estimate
 from runner.engine import execute, prepare
-from runner.errors import UserError
+from errors import UserError
 from runner.results import load_run
 from runner.scheduler import BUDGET, COMPLETED
 

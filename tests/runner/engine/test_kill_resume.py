@@ -14,7 +14,7 @@ from test_engine_runs import reference, stored
 from toy_benchmark import ToyOptions
 
 from providers.mock_server import MockConfig
-from runner.errors import UserError
+from errors import UserError
 from runner.results import load_run
 from runner.summary import session_state
 

@@ -13,7 +13,7 @@ from providers.errors import ProviderTimeout
 from providers.interface import ChatRequest, Message
 from runner.budget import SpendCap
 from runner.engine import build_gateway, execute, prepare
-from runner.errors import ConfigError
+from errors import ConfigError
 from runner.results import load_run
 from runner.spec import load_spec
 

@@ -13,7 +13,7 @@ import pytest
 from benchmarks.base import BUDGET_EXHAUSTED, DELIVERED, Evaluation, RolloutResult, Task, Verdict
 from providers.interface import Usage
 from runner import migrations
-from runner.errors import UserError
+from errors import UserError
 from runner.expand import RolloutKey
 from runner.records import CallRecord, RolloutRecord
 from runner.results import load_run

@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks.base import DELIVERED, PROVIDER_ERROR
 from runner.engine import execute, prepare
-from runner.errors import ConfigError
+from errors import ConfigError
 from runner.results import load_run
 from runner.retry import RetryPolicy
 from runner.spec import RetrySpec, load_spec

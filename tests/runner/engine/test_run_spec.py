@@ -11,7 +11,7 @@ from toy_benchmark import ToyBenchmark, ToyOptions
 
 from runner.cli.main import cli
 from runner.engine import execute, prepare
-from runner.errors import ConfigError, UserError
+from errors import ConfigError, UserError
 from runner.expand import RolloutKey, expand, select_tasks
 from runner.spec import load_spec, parse_spec
 

@@ -12,7 +12,7 @@ from cache.modes import CacheMode
 from providers.interface import ChatRequest, Message
 from runner.budget import SpendCap
 from runner.engine import build_gateway, prepare
-from runner.errors import ConfigError
+from errors import ConfigError
 from runner.spec import CLIENT_FIELDS, load_spec
 
 BASE = """benchmark = "toy_benchmark:ToyBenchmark"

@@ -13,7 +13,7 @@ from providers.errors import BudgetExhausted, ServerError
 from providers.interface import ChatRequest, Message
 from providers.prices import Price, cost_at
 from runner.budget import SpendCap
-from runner.errors import ConfigError
+from errors import ConfigError
 from providers.tokens import count_prompt_tokens
 from runner.gateway import PROMPT_MARGIN, Gateway
 from runner.records import CallRecord

@@ -11,7 +11,7 @@ from benchmarks.registry import get_benchmark
 from benchmarks.travelplanner.agents.react import ReactLimits
 from benchmarks.travelplanner.agents.strategies import SolePlanningStrategy, TwoStageStrategy
 from benchmarks.travelplanner.agents.parsing import render_plan
-from runner.errors import DataError
+from errors import DataError
 
 
 @pytest.fixture(scope="module")

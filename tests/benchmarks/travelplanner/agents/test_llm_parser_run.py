@@ -9,7 +9,7 @@ import pytest
 
 from reports import build_report
 from runner.engine import execute, prepare
-from runner.errors import ConfigError
+from errors import ConfigError
 from runner.results import load_run
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from benchmarks.travelplanner import taxonomy
@@ -35,7 +37,7 @@ def test_the_log_wins_over_a_stale_status():
     assert taxonomy.classify("max_steps", steps).tool == "googleDistanceMatrix"
 
 
-def test_breakdown_counts_categories_tools_labels_and_step_states():
+def test_classify_counts_categories_tools_labels_and_step_states():
     rollouts = [
         ("argument_error_dead_loop", log("Illegal args. City Error", "restaurants early stop due to 3 max retries.")),
         ("argument_error_dead_loop", log("Illegal args. DateError", "flights early stop due to 3 max retries.")),
@@ -43,11 +45,10 @@ def test_breakdown_counts_categories_tools_labels_and_step_states():
         ("delivered", log("Successful", "Successful")),
         ("budget_exhausted", []),
     ]
-    breakdown = taxonomy.error_breakdown(rollouts)
-    assert breakdown["total"] == 5
-    assert breakdown["categories"] == {"argument_error_dead_loop": 2, "same_action_dead_loop": 1, "delivered": 1,
-                                       "budget_exhausted": 1}
-    assert breakdown["argument_error_tools"] == {"restaurants": 1, "flights": 1}
-    assert breakdown["paper_labels"] == {"Argument Error": 2, "Same Action Dead Loop": 1}
-    assert breakdown["step_states"]["null action"] == 2
-    assert breakdown["step_states"]["Successful"] == 2
+    errors = [taxonomy.classify(status, steps) for status, steps in rollouts]
+    assert Counter(e.category for e in errors) == {"argument_error_dead_loop": 2, "same_action_dead_loop": 1,
+                                                   "delivered": 1, "budget_exhausted": 1}
+    assert Counter(e.tool for e in errors if e.tool) == {"restaurants": 1, "flights": 1}
+    assert Counter(e.paper_label for e in errors if e.paper_label) == {"Argument Error": 2, "Same Action Dead Loop": 1}
+    states = sum((Counter(e.state_counts) for e in errors), Counter())
+    assert states["null action"] == 2 and states["Successful"] == 2

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from benchmarks.travelplanner.dataset import Query
 from runner.cli.main import cli
-from runner.errors import UserError
+from errors import UserError
 
 
 def _train_submission(path: Path, queries: list[Query]) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.travelplanner.dataset import LocalConstraint, Query, find_split_file, load_queries, query_from_record
-from runner.errors import DataError
+from errors import DataError
 
 FIELDS = ("org", "dest", "days", "visiting_city_number", "date", "people_number", "local_constraint", "budget",
           "query", "level", "annotated_plan", "reference_information")

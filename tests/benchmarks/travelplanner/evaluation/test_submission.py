@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks.travelplanner.dataset import Query
 from benchmarks.travelplanner.evaluation.submission import DAY_KEYS, check_submission, evaluate_submission, plan_problems
-from runner.errors import DataError, UserError
+from errors import DataError, UserError
 
 
 def _write(path: Path, lines: list[Any]) -> Path:

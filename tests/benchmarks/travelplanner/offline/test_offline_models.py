@@ -21,7 +21,7 @@ from benchmarks.travelplanner.agents.parsing import render_plan
 from benchmarks.travelplanner.prompts import extraction_prompt
 from providers.mock_server import MockConfig
 from providers.registry import resolve_model
-from runner.errors import UserError
+from errors import UserError
 from sandbox_index import open_sandbox
 
 

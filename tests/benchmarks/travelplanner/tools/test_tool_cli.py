@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from benchmarks.travelplanner.tools import execute_action, parse_action
 from runner.cli.main import cli
-from runner.errors import DataError, UserError
+from errors import DataError, UserError
 
 
 def tool(index: Path, *args: str, **env: str):
