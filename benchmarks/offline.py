@@ -17,10 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from time import perf_counter
 
+from errors import UserError
 from providers.interface import ChatRequest, ChatResponse, Usage
 from providers.mock_server.replies import MockRequest, complete
 from providers.registry import register_provider
-from errors import UserError
 
 PREFIX = "offline"
 CHARS_PER_TOKEN = 4

@@ -4,8 +4,8 @@ An agent's prompts grow step by step (a ReAct scratchpad is re-sent 30 times, ea
 prompt of a benchmark repeats the same instructions, so storing each entry's fields whole wrote the same text over and
 over. Here each message's content is cut into chunks at line ends chosen by the text itself (a line whose hash ends in
 `CUT_EVERY` zero bits closes a chunk, as does `MAX_CHUNK` characters), so two prompts that share a prefix share its
-chunks whatever was appended; a chunk is stored once (`CHUNK_TABLE`, its id 64 bits of its sha256); the list of a message's chunk ids is chunked
-and stored the same way, and an entry keeps the few ids of that list.
+chunks whatever was appended; a chunk is stored once (`CHUNK_TABLE`, its id 64 bits of its sha256); the list of
+a message's chunk ids is chunked and stored the same way, and an entry keeps the few ids of that list.
 Entries and chunks are zlib-compressed. On a 45-query two-stage run (perf/cache_size.py) this stores about an eighth
 of the bytes.
 

@@ -11,8 +11,8 @@ import orjson
 
 from cache.keys import digest
 from cache.store import CacheStore
-from providers.interface import ChatRequest, Message
 from errors import DataError
+from providers.interface import ChatRequest, Message
 
 # field -> (accepted JSON types, what the error message calls them)
 _REQUEST_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {

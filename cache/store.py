@@ -28,8 +28,8 @@ from diskcache.core import MODE_BINARY, MODE_RAW
 
 from cache import compact
 from cache.keys import KEY_SCHEME, digest
-from providers.interface import ChatResponse, Usage
 from errors import DataError
+from providers.interface import ChatResponse, Usage
 
 log = logging.getLogger(__name__)
 

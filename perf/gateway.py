@@ -135,7 +135,8 @@ async def main(size: int, concurrency: int, rounds: int, tuned_gc: bool) -> None
     miss_wall, miss_cpu = best["gateway, cache misses + writes"]
     print(f"over raw SDK calls, CPU per call: provider {provider_cpu / raw_cpu - 1:+.1%}, gateway cache off "
           f"{plain_cpu / raw_cpu - 1:+.1%}, cache misses + writes {miss_cpu / raw_cpu - 1:+.1%} "
-          f"(wall: {provider_wall / raw_wall - 1:+.1%}, {plain_wall / raw_wall - 1:+.1%}, {miss_wall / raw_wall - 1:+.1%})")
+          f"(wall: {provider_wall / raw_wall - 1:+.1%}, {plain_wall / raw_wall - 1:+.1%}, "
+          f"{miss_wall / raw_wall - 1:+.1%})")
     print(f"the gateway's own share over the provider it wraps (cache off), CPU per call: "
           f"{(plain_cpu - provider_cpu) / size * 1e3:+.3f} ms ({plain_cpu / provider_cpu - 1:+.1%})")
     quantiles = statistics.quantiles(hit_latencies, n=100)

@@ -75,7 +75,8 @@ async def main() -> None:
         print(f"raw calls: {args.calls:,} per transport, zero latency, concurrency {args.concurrency}, "
               f"best of {args.rounds}")
         for transport, (wall, cpu) in raw.items():
-            print(f"  {transport:<8} {args.calls / wall:8,.0f} calls/s   client CPU {cpu / args.calls * 1000:6.3f} ms/call")
+            print(f"  {transport:<8} {args.calls / wall:8,.0f} calls/s   "
+                  f"client CPU {cpu / args.calls * 1000:6.3f} ms/call")
         ratio = raw["sdk"][0] / raw["aiohttp"][0]
         print(f"  aiohttp / sdk throughput: {ratio:.1f}x (goal >= 4x); aiohttp client CPU goal <= 0.5 ms/call")
 

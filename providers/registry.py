@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from urllib.parse import urlsplit
 
+from errors import UserError
 from providers.interface import DEFAULT_TIMEOUT_S, ChatModel
 from providers.keys import api_key_from_env
-from errors import UserError
 
 ProviderFactory = Callable[[str], ChatModel]
 

@@ -12,7 +12,6 @@ the bottleneck (perf/transports.py).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -147,7 +146,7 @@ class AiohttpTransport:
             async with self._open().post(self._url, params=self._query, data=orjson.dumps(body)) as response:
                 content = await response.read()
                 status, headers = response.status, response.headers
-        except asyncio.TimeoutError as exc:  # aiohttp's ServerTimeoutError is one too
+        except TimeoutError as exc:  # aiohttp's ServerTimeoutError is one too
             raise ProviderTimeout(f"{wire.provider}:{wire.model}: request timed out", **where) from exc
         except aiohttp.ClientError as exc:  # refused, reset, dropped mid-response
             raise ServerError(redact(f"{wire.provider}:{wire.model}: connection failed: {exc}", wire.secret),

@@ -2,7 +2,8 @@
 
 `build_report` reads the runs (`reports.collect`), asks each benchmark of the runs for its own sections
 (`benchmarks.reporting.ReportSections`: tables and charts as values; a benchmark without them gets the generic
-status table), adds the cost section and, with `--compare`, the side-by-side deltas. `markdown.py`, `csv_out.py` and `html.py` render the same `Report`.
+status table), adds the cost section and, with `--compare`, the side-by-side deltas. `markdown.py`, `csv_out.py`
+and `html.py` render the same `Report`.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from benchmarks import base
 from benchmarks.registry import get_benchmark
 from benchmarks.reporting import ReportSections
 from benchmarks.reporting import Section as BenchmarkSection
+from errors import UserError
 from reports import plots
 from reports.collect import Group, RunData, benchmarks_of, collect_runs
 from reports.compare import compare_tables
 from reports.plots import Plot
 from reports.table import Column, Kind, Table
 from reports.usage import cost_table, status_table, usage_of
-from errors import UserError
 
 
 @dataclass(slots=True)

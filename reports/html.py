@@ -21,11 +21,11 @@ from typing import Any
 
 from benchmarks.registry import get_benchmark
 from benchmarks.reporting import ReportSections
+from errors import UserError
 from reports.build import Report
 from reports.collect import Group, RolloutView
 from reports.plots import Plot
 from reports.table import Kind, Table, raw, show
-from errors import UserError
 
 TEXT_LIMIT = 4000
 """Characters of an answer, plan or error shown in the drill-down (the rest: the run's trajectories file)."""

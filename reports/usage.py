@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from benchmarks.base import BUDGET_EXHAUSTED
-from reports.collect import Group
 from benchmarks.reporting import Column, Kind, Table, group_columns, outcome_table
+from reports.collect import Group
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,10 +26,10 @@ from benchmarks.base import Benchmark, Strategy, Task
 from benchmarks.registry import get_benchmark
 from cache.modes import CacheMode
 from cache.store import CacheStore
+from errors import ConfigError, UserError
 from providers.prices import price_for
 from providers.registry import resolve_model
 from runner.budget import SpendCap
-from errors import ConfigError, UserError
 from runner.expand import RolloutKey, expand, select_tasks, split_name
 from runner.gateway import Gateway, Target
 from runner.ledger import StoreLedger, settle_left_open

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cache import CacheEntry, CacheMode, CacheStore, digest, key_fields
+from errors import ConfigError
 from providers.errors import BudgetExhausted, LLMError, ProviderError, RateLimited, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import Price, cost_at, price_for
@@ -34,7 +35,6 @@ from providers.registry import resolve_model
 from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
 from runner.budget import SpendCap
-from errors import ConfigError
 from runner.ratelimit import LimitKey, RateLimiter
 from runner.records import CallRecord
 from runner.retry import Retrier

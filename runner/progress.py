@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import datetime, timedelta
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn

@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 
 from benchmarks.base import Evaluation, RolloutResult, Task, Verdict
-from providers.interface import Usage
 from errors import UserError
+from providers.interface import Usage
 from runner.expand import RolloutKey
 from runner.records import CallRecord
 from runner.store import CALL_COLUMNS, OPEN_USD, RESULTS_FILE, ROLLOUT_COLUMNS, damaged_message

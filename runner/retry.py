@@ -41,8 +41,8 @@ class Retrier:
         rng: Source of jitter; a seeded `random.Random` in tests.
     """
 
-    def __init__(self, policy: RetryPolicy = RetryPolicy(), *, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-                 rng: random.Random | None = None) -> None:
+    def __init__(self, policy: RetryPolicy = RetryPolicy(), *,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, rng: random.Random | None = None) -> None:
         self.policy = policy
         self._sleep = sleep
         self._rng = rng or random.Random()

@@ -18,9 +18,9 @@ from typing import Any
 
 from benchmarks import base
 from benchmarks.base import RolloutResult, Strategy, Task
+from errors import UserError
 from providers.errors import AuthError, BudgetExhausted, ContextTooLong, LLMError, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse
-from errors import UserError
 from runner.expand import RolloutKey
 from runner.records import CallRecord, RolloutRecord
 from runner.spec import Sampling

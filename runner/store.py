@@ -50,8 +50,8 @@ import aiosqlite
 import orjson
 
 from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, PROVIDER_ERROR, REPLAY_MISS, Evaluation, Task
-from providers.errors import ProviderTimeout, RateLimited, RetryableError, ServerError
 from errors import UserError
+from providers.errors import ProviderTimeout, RateLimited, RetryableError, ServerError
 from runner.expand import RolloutKey
 from runner.migrations import migrate
 from runner.records import RolloutRecord

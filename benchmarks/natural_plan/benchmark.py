@@ -11,9 +11,9 @@ from pydantic import BaseModel, ConfigDict
 
 from benchmarks.base import DemoRun, Evaluation, RolloutResult, Strategy, Task, Verdict
 from benchmarks.natural_plan import dataset, report
-from benchmarks.natural_plan.offline import models as offline
-from benchmarks.natural_plan.evaluation import SCORERS, Scored
 from benchmarks.natural_plan.agents.direct import DirectStrategy
+from benchmarks.natural_plan.evaluation import SCORERS, Scored
+from benchmarks.natural_plan.offline import models as offline
 from benchmarks.reporting import GroupView, RolloutView, RunView, Section
 from errors import DataError
 from sandbox_index.home import default_home

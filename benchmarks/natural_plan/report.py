@@ -10,8 +10,18 @@ from benchmarks.base import DELIVERED, GENERIC_STATUSES
 from benchmarks.natural_plan.dataset import TASKS, group_of, sorted_groups
 from benchmarks.natural_plan.offline.models import MISTAKES
 from benchmarks.reporting import (
-    Column, GroupedRates, GroupView, Kind, RolloutView, RunView, Section, StackedShares, Table, group_columns,
-    outcome_table)
+    Column,
+    GroupedRates,
+    GroupView,
+    Kind,
+    RolloutView,
+    RunView,
+    Section,
+    StackedShares,
+    Table,
+    group_columns,
+    outcome_table,
+)
 
 COMPLEXITY = {"trip": "cities", "meeting": "people", "calendar": "people x days"}
 ERROR_MEANINGS = {
@@ -86,7 +96,8 @@ def report_sections(runs: Sequence[RunView], mode: str, *, with_run: bool) -> li
     counted = [(g, Counter(kind for view in g.rollouts if (kind := error_kind(view)))) for _, g in pairs]
     errors = outcome_table("np_errors", "Why answers failed (error breakdown)", "error", counted, ERROR_MEANINGS,
                            with_run=with_run)
-    errors.note = "Shares are of all the group's rollouts; the first failing step or stay of each answer is in its page."
+    errors.note = ("Shares are of all the group's rollouts; the first failing step or stay of each answer is in its "
+                   "page.")
     shares = StackedShares("np_errors", "Why answers failed, per model and strategy",
                            [(f"{g.run}: {g.label}" if with_run else g.label, dict(counts)) for g, counts in counted])
     sections.append(Section("Errors", [errors], [shares]))

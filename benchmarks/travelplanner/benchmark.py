@@ -30,7 +30,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmarks.base import DemoRun, Evaluation, RolloutResult, Strategy, Task, Verdict
 from benchmarks.reporting import GroupView, RolloutView, RunView, Section
 from benchmarks.travelplanner import taxonomy
-from benchmarks.travelplanner.offline import models as offline
 from benchmarks.travelplanner.agents.react import ReactLimits
 from benchmarks.travelplanner.agents.sole_planning import ReactPlannerLimits
 from benchmarks.travelplanner.agents.strategies import (
@@ -42,6 +41,7 @@ from benchmarks.travelplanner.agents.strategies import (
 )
 from benchmarks.travelplanner.dataset import Query, find_split_file, load_queries, query_from_record
 from benchmarks.travelplanner.evaluation import MODES, make_evaluator
+from benchmarks.travelplanner.offline import models as offline
 from errors import DataError
 from sandbox_index import Sandbox, default_home, open_sandbox, travelplanner_index_path
 

@@ -1,8 +1,8 @@
 """TravelPlanner's own tables from stored rollouts: paper Table 3, Table 4, the Figure 2 tool-use errors, Table 5.
 
-The rates are `benchmarks.travelplanner.evaluation.metrics.compute_scores` over the verdicts the run stored, so a report row
-equals `tripbench evaluate` on the same run's submission file. Groups whose tasks hide their constraints (the test
-split) get delivery only; their submission file is what the leaderboard takes.
+The rates are `evaluation.metrics.compute_scores` over the verdicts the run stored, so a report row equals
+`tripbench evaluate` on the same run's submission file. Groups whose tasks hide their constraints (the test split)
+get delivery only; their submission file is what the leaderboard takes.
 """
 
 from __future__ import annotations
@@ -15,14 +15,31 @@ from typing import Any
 
 from benchmarks import base
 from benchmarks.base import Task
+from benchmarks.reporting import (
+    Column,
+    GroupedRates,
+    GroupView,
+    Kind,
+    RolloutView,
+    RunView,
+    Section,
+    StackedShares,
+    Table,
+    group_columns,
+    outcome_table,
+    slug,
+)
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.dataset import Query, query_from_record
 from benchmarks.travelplanner.evaluation import PlanVerdict
-from benchmarks.travelplanner.evaluation.metrics import HARD_TOTALS, RATE_NAMES, Scores, compute_scores, constraint_rates
+from benchmarks.travelplanner.evaluation.metrics import (
+    HARD_TOTALS,
+    RATE_NAMES,
+    Scores,
+    compute_scores,
+    constraint_rates,
+)
 from benchmarks.travelplanner.tools import SUCCESSFUL, parse_action
-from benchmarks.reporting import (
-    Column, GroupedRates, GroupView, Kind, RolloutView, RunView, Section, StackedShares, Table, group_columns,
-    outcome_table, slug)
 
 _LOGGED_ACTION = re.compile(r"^Action \d+: ")
 RATE_HEADERS = ("Delivery", "Commonsense micro", "Commonsense macro", "Hard micro", "Hard macro", "Final pass")

@@ -20,6 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
+from providers.keys import key_digest
 from providers.mock_server.anthropic_messages import AnthropicMessagesWire
 from providers.mock_server.config import Latency, MockConfig
 from providers.mock_server.faults import Fault, FaultPlan
@@ -27,7 +28,6 @@ from providers.mock_server.openai_chat import OpenAIChatWire
 from providers.mock_server.ratelimits import RateLimits
 from providers.mock_server.replies import complete, load_reply_function
 from providers.mock_server.wire import Wire, WireError
-from providers.keys import key_digest
 from providers.tokens import count_prompt_tokens
 
 log = logging.getLogger(__name__)

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from errors import ConfigError
 from providers.interface import Message
 from providers.tokens import count_text_tokens, encoding
-from errors import ConfigError
 
 
 @dataclass(frozen=True, slots=True)

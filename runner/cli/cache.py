@@ -16,8 +16,8 @@ import orjson
 
 from cache import CacheStore, Explanation, default_cache_dir, explain, key_fields, load_request
 from cache.store import DB_FILE, CacheDamaged
-from providers.registry import resolve_model
 from errors import UserError
+from providers.registry import resolve_model
 from runner.gateway import Target
 from sandbox_index import default_home
 

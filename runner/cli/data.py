@@ -13,8 +13,8 @@ import click
 
 from benchmarks.base import Commands
 from benchmarks.registry import DEFAULT, available, get_benchmark
-from runner.cli.dispatch import run_benchmark_command
 from errors import UserError
+from runner.cli.dispatch import run_benchmark_command
 from sandbox_index.home import HOME_ENV, default_home
 
 FORWARDED = {"ignore_unknown_options": True, "allow_extra_args": True}

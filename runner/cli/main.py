@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from runner.cli.lazy import LazyCommand, LazyGroup
 from errors import UserError
+from runner.cli.lazy import LazyCommand, LazyGroup
 
 COMMANDS = {
     "cache": LazyCommand("runner.cli.cache:cache_command", "Inspect and prune the cache of LLM calls."),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from providers.mock_server import MockConfig, load_config, serve
 from errors import UserError
+from providers.mock_server import MockConfig, load_config, serve
 
 
 @click.command("mock-server")

@@ -25,8 +25,9 @@ EXIT_NO_RESULT = 4
 EXIT_INTERRUPTED = 130
 EXIT_CODES = f"""Exit codes: 0 every rollout has a result of its own; {EXIT_FAILED} the run failed (a bad key, a
 damaged file: the message says which); 2 a usage or spec error; {EXIT_BUDGET} the spend cap stopped it;
-{EXIT_NO_RESULT} it completed but some rollouts have no result of their own (an unavailable provider's errors, replay-mode misses and spend-cap
-cuts, which the same command runs again; strategy crashes); {EXIT_INTERRUPTED} interrupted (Ctrl-C, SIGTERM).
+{EXIT_NO_RESULT} it completed but some rollouts have no result of their own (an unavailable provider's errors,
+replay-mode misses and spend-cap cuts, which the same command runs again; strategy crashes); {EXIT_INTERRUPTED}
+interrupted (Ctrl-C, SIGTERM).
 
 The benchmarks' strategies (two-stage is the tool agent; react is a sole-planning strategy) and the models with a
 price: `tripbench list`."""

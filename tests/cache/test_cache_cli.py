@@ -11,10 +11,10 @@ from click.testing import CliRunner
 
 from cache.keys import cache_key, key_fields
 from cache.store import CacheEntry, CacheStore
+from errors import DataError
 from providers.interface import ChatRequest, ChatResponse, Message, Usage
 from providers.registry import resolve_model
 from runner.cli.main import cli
-from errors import DataError
 from runner.gateway import Target
 
 # An OpenAI-compatible server needs no key to resolve (nothing is sent by explain).

@@ -16,8 +16,8 @@ import pytest
 from cache.explain import explain
 from cache.keys import cache_key, key_fields
 from cache.store import CacheEntry, CacheStore
-from providers.interface import ChatRequest, ChatResponse, Message, Usage
 from errors import DataError
+from providers.interface import ChatRequest, ChatResponse, Message, Usage
 
 IDENTITY = {"provider": "openai", "resolved_model": "gpt-4o-mini", "endpoint": None}
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 
 import pytest
-
 from providers_support import MODELS, SECRET_KEY
 
 from providers.interface import ChatModel

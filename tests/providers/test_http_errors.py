@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import pytest
@@ -26,7 +26,7 @@ def test_retry_after_forms(headers, expected) -> None:
 
 
 def test_retry_after_as_http_date() -> None:
-    when = datetime.now(timezone.utc) + timedelta(seconds=30)
+    when = datetime.now(UTC) + timedelta(seconds=30)
     assert 28 <= retry_after_s({"retry-after": format_datetime(when, usegmt=True)}) <= 30
 
 

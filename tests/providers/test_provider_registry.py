@@ -7,13 +7,13 @@ import sys
 import pytest
 from providers_support import SECRET_KEY
 
+from errors import UserError
 from providers.anthropic_messages import AnthropicMessages
 from providers.errors import AuthError, MissingAPIKey
 from providers.interface import ChatModel, ChatRequest, ChatResponse
 from providers.keys import key_digest
 from providers.openai_chat import OpenAIChat
 from providers.registry import ProviderRegistry, resolve_model
-from errors import UserError
 
 
 @pytest.fixture

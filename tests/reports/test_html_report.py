@@ -13,6 +13,7 @@ from providers.mock_server import MockConfig
 from reports import build_report, write_report
 from runner.engine import execute, prepare
 
+
 @pytest.fixture
 async def hostile_report(start_mock_llm, travelplanner_data: Path, travelplanner_index: Path,
                          tmp_path: Path) -> Path:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 import functools
+import json
 import socket
 import subprocess
 import sys
@@ -17,8 +16,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from runner.cli.main import cli
 from errors import DataError
+from runner.cli.main import cli
 from sandbox_index import open_sandbox, travelplanner_index_path
 from sandbox_index.fetch import fetch_travelplanner
 

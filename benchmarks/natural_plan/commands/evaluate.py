@@ -58,7 +58,8 @@ def evaluate_command(answers: Path, task: str | None, field: str, data: Path | N
     console.print(f"overall accuracy: {100 * summary['accuracy']:.1f}% of {len(verdicts)} records")
 
 
-def _answers(path: Path, task: str | None, field: str, folder: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+def _answers(path: Path, task: str | None, field: str,
+             folder: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """The records and their answers: from the file itself (official format) or by id from the official files."""
     text = path.read_text(encoding="utf-8")
     if text.lstrip().startswith("{") and not _is_jsonl(text):

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from benchmarks.base import DemoRun
 from benchmarks.natural_plan.offline.models import NoisyConfig, injected_mistake
-from benchmarks.natural_plan.report import error_kind
 from benchmarks.natural_plan.offline.world import generate_world
+from benchmarks.natural_plan.report import error_kind
 from benchmarks.reporting import RunView
 
 PER_TASK = 6

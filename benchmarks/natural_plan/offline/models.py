@@ -7,11 +7,12 @@ their prompts, so the oracle answers the prompts of the tasks this process loade
 The mistakes and the error kind the scoring must report for each (`MISTAKES`; which one a task gets is a pure
 function of the seed and the prompt, `injected_mistake`):
 
-| task | mistakes |
-|---|---|
-| trip | the first two cities swapped (`wrong order`), a day moved from one stay to the next (`wrong durations`), prose (`unparseable answer`) |
-| calendar | another weekday (`wrong day`, multi-day tasks), an hour later or earlier (`wrong time`), prose (`unparseable answer`) |
-| meeting | the last meeting left out (`fewer meetings`), a wait that goes nowhere (`... wait goes backward`), prose (`... unknown step`) |
+- trip: the first two cities swapped (`wrong order`), a day moved from one stay to the next (`wrong durations`),
+  prose (`unparseable answer`);
+- calendar: another weekday (`wrong day`, multi-day tasks), an hour later or earlier (`wrong time`), prose
+  (`unparseable answer`);
+- meeting: the last meeting left out (`fewer meetings`), a wait that goes nowhere (`... wait goes backward`), prose
+  (`... unknown step`).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.base import DELIVERED, RolloutResult, Task
-from benchmarks.travelplanner.dataset import Query, query_from_record
 from benchmarks.travelplanner.agents.parsing import render_plan
+from benchmarks.travelplanner.dataset import Query, query_from_record
 from benchmarks.travelplanner.tools import distance_for_evaluation
 from providers.interface import ChatModel
 from sandbox_index import Frame, Sandbox

@@ -3,7 +3,8 @@
 `two-stage` runs the ReAct agent (spec §4); `direct`, `cot`, `react` and `reflexion` are the sole-planning
 strategies (spec §5). Each turns its final answer into a structured plan (`parsing.parse_answer`: the rules parser,
 or the official extraction prompt sent to the `parser` option's model) and ends with one terminal status:
-`delivered` or one of `taxonomy.STATUSES`. LLM errors are not caught: the runner records them (provider error, spend cap, ...).
+`delivered` or one of `taxonomy.STATUSES`. LLM errors are not caught: the runner records them (provider error,
+spend cap, ...).
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from typing import Any
 
 from benchmarks.base import DELIVERED, TOKEN_LIMIT, RolloutResult, Task
 from benchmarks.travelplanner import taxonomy
+from benchmarks.travelplanner.agents.parsing import parse_answer
 from benchmarks.travelplanner.agents.planner_tool import PLANNER_TOKEN_LIMIT_ANSWER
 from benchmarks.travelplanner.agents.react import ReactAgent, ReactLimits
 from benchmarks.travelplanner.agents.sole_planning import ReactPlanner, ReactPlannerLimits, plan_once
-from benchmarks.travelplanner.agents.parsing import parse_answer
 from benchmarks.travelplanner.reference import Route, reference_information
-from providers.interface import ChatModel
 from errors import DataError
+from providers.interface import ChatModel
 from sandbox_index import Sandbox
 
 SOLE_PLANNING = ("direct", "cot", "react", "reflexion")

@@ -11,9 +11,14 @@ from rich.table import Table
 
 from benchmarks.travelplanner.dataset import SPLIT_SIZES, Query, find_split_file, load_queries
 from benchmarks.travelplanner.evaluation import MODES
-from benchmarks.travelplanner.evaluation.verdict import UNCHECKED
 from benchmarks.travelplanner.evaluation.metrics import RATE_NAMES, Scores, constraint_rates
-from benchmarks.travelplanner.evaluation.submission import NO_LINE, SubmissionResult, check_submission, evaluate_submission
+from benchmarks.travelplanner.evaluation.submission import (
+    NO_LINE,
+    SubmissionResult,
+    check_submission,
+    evaluate_submission,
+)
+from benchmarks.travelplanner.evaluation.verdict import UNCHECKED
 from errors import DataError, UserError
 from sandbox_index import default_home, open_sandbox, travelplanner_index_path
 from sandbox_index.home import HOME_ENV

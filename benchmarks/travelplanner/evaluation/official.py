@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.travelplanner.dataset import LocalConstraint, Query
+from benchmarks.travelplanner.evaluation.lookups import Accommodation, CityTables, EvaluationSandbox, PlanLookups
+from benchmarks.travelplanner.evaluation.plan_days import PlanDays, Unscorable, present
+from benchmarks.travelplanner.evaluation.verdict import COMMONSENSE_KEYS, HARD_KEYS, UNCHECKED, PlanVerdict, Result
 from benchmarks.travelplanner.plan_fields import (
     count_consecutive_values,
     extract_before_parenthesis,
@@ -23,9 +26,6 @@ from benchmarks.travelplanner.plan_fields import (
     is_valid_city_sequence,
     transportation_match,
 )
-from benchmarks.travelplanner.evaluation.lookups import Accommodation, CityTables, EvaluationSandbox, PlanLookups
-from benchmarks.travelplanner.evaluation.plan_days import PlanDays, Unscorable, present
-from benchmarks.travelplanner.evaluation.verdict import COMMONSENSE_KEYS, HARD_KEYS, UNCHECKED, PlanVerdict, Result
 
 MEALS = ("breakfast", "lunch", "dinner")
 NOT_FILLED = "You don't need to fill in the information for this or later days."

@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.travelplanner.dataset import Query
-from benchmarks.travelplanner.plan_fields import extract_before_parenthesis
 from benchmarks.travelplanner.evaluation.lookups import Accommodation
 from benchmarks.travelplanner.evaluation.official import OfficialEvaluator
+from benchmarks.travelplanner.plan_fields import extract_before_parenthesis
 
 DRIVING_WORDS = ("self-driving", "self driving", "driving", "drive")
 CONFLICT_NAMES = {"flight": "Flight", "self-driving": "Self-driving", "taxi": "Taxi"}

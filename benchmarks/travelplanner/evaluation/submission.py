@@ -21,10 +21,10 @@ from typing import Any
 
 from benchmarks.travelplanner.dataset import SPLIT_SIZES, Query, query_from_record
 from benchmarks.travelplanner.evaluation import EvaluationSandbox, PlanVerdict, make_evaluator
-from benchmarks.travelplanner.plan_fields import FLIGHT_NUMBER_MARKER, extract_from_to, flight_number
+from benchmarks.travelplanner.evaluation.metrics import Scores, compute_scores
 from benchmarks.travelplanner.evaluation.official import NOT_FILLED
 from benchmarks.travelplanner.evaluation.plan_days import MAX_FIELD_CHARS
-from benchmarks.travelplanner.evaluation.metrics import Scores, compute_scores
+from benchmarks.travelplanner.plan_fields import FLIGHT_NUMBER_MARKER, extract_from_to, flight_number
 from errors import DataError, UserError
 
 TEST_LABELS_HIDDEN = (

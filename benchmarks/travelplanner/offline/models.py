@@ -30,12 +30,18 @@ import random
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
+from benchmarks.offline import Responder, register_responder
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.offline.oracle import (
-    MAX_STEPS, ReactPrompt, oracle_reply, read_react_prompt, template_fields, thought_for)
+    MAX_STEPS,
+    ReactPrompt,
+    oracle_reply,
+    read_react_prompt,
+    template_fields,
+    thought_for,
+)
 from benchmarks.travelplanner.prompts import EXTRACTION_PREFIX, PLANNER_INSTRUCTION
 from benchmarks.travelplanner.query_facts import read_query
-from benchmarks.offline import Responder, register_responder
 from errors import UserError
 
 FAULT_KINDS = ("invalid_action", "argument_error", "same_action", "max_steps", "planner_token_limit",

@@ -22,13 +22,34 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from string import Formatter
 
-from benchmarks.travelplanner.offline.notebook_reader import Collected, collect, notebook_contents, read_table, table_kind
 from benchmarks.travelplanner.agents.parsing import parse_plan_text, render_plan
+from benchmarks.travelplanner.offline.notebook_reader import (
+    Collected,
+    collect,
+    notebook_contents,
+    read_table,
+    table_kind,
+)
 from benchmarks.travelplanner.offline.plan_search import (
-    CityOptions, Leg, PlanResult, Request, build_plan, choose_stay, leg_modes, pick_cities, taxi_from_drive)
+    CityOptions,
+    Leg,
+    PlanResult,
+    Request,
+    build_plan,
+    choose_stay,
+    leg_modes,
+    pick_cities,
+    taxi_from_drive,
+)
 from benchmarks.travelplanner.prompts import (
-    COT_PLANNER_INSTRUCTION, EXTRACTION_PREFIX, PLANNER_INSTRUCTION, REACT_PLANNER_INSTRUCTION,
-    REACT_REFLECT_PLANNER_INSTRUCTION, REFLECT_INSTRUCTION, ZEROSHOT_REACT_INSTRUCTION)
+    COT_PLANNER_INSTRUCTION,
+    EXTRACTION_PREFIX,
+    PLANNER_INSTRUCTION,
+    REACT_PLANNER_INSTRUCTION,
+    REACT_REFLECT_PLANNER_INSTRUCTION,
+    REFLECT_INSTRUCTION,
+    ZEROSHOT_REACT_INSTRUCTION,
+)
 from benchmarks.travelplanner.query_facts import QueryFacts, read_query
 
 MAX_STEPS = 30

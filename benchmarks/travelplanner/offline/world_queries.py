@@ -10,14 +10,13 @@ from datetime import date as Date
 from datetime import timedelta
 from typing import Any
 
+from benchmarks.travelplanner.dataset import HOUSE_RULES, ROOM_TYPES
 from benchmarks.travelplanner.evaluation.official import FORBIDDING_RULE, ROOM_TYPE_OK
 from benchmarks.travelplanner.offline.notebook_reader import Collected
 from benchmarks.travelplanner.offline.oracle import plan_from_collected, simulate_agenda
-from benchmarks.travelplanner.offline.plan_search import (
-    CityOptions, Drive, Eatery, FlightOption, Stay, stay_ok)
-from benchmarks.travelplanner.query_facts import QueryFacts
-from benchmarks.travelplanner.dataset import HOUSE_RULES, ROOM_TYPES
+from benchmarks.travelplanner.offline.plan_search import CityOptions, Drive, Eatery, FlightOption, Stay, stay_ok
 from benchmarks.travelplanner.offline.world_tables import DAYS_CELLS, LEVELS, QUERY_CUISINES, Tables
+from benchmarks.travelplanner.query_facts import QueryFacts
 
 FACTORS = {3: (2, 3, 9), 5: (3, 5, 15), 7: (4, 7, 21)}
 """(flights, hotel nights, meals) multipliers of `budget_calc` per trip length (spec §9)."""

@@ -10,7 +10,14 @@ import re
 from dataclasses import dataclass
 
 from benchmarks.travelplanner.tools.searches import (
-    accommodation_search, attraction_search, city_search, data_text, distance_matrix, flight_search, restaurant_search)
+    accommodation_search,
+    attraction_search,
+    city_search,
+    data_text,
+    distance_matrix,
+    flight_search,
+    restaurant_search,
+)
 from sandbox_index import Frame, Sandbox
 
 SUCCESSFUL = "Successful"

@@ -74,7 +74,8 @@ def _cost(km: float, mode: str) -> int | None:
 
 def _leg(sandbox: Sandbox, origin: str, destination: str) -> tuple[str, str, DistanceRow | None]:
     """Both cities without a `(State)` suffix, and their first distance.csv row."""
-    origin, destination = plan_fields.extract_before_parenthesis(origin), plan_fields.extract_before_parenthesis(destination)
+    origin = plan_fields.extract_before_parenthesis(origin)
+    destination = plan_fields.extract_before_parenthesis(destination)
     return origin, destination, sandbox.distance(origin, destination)
 
 

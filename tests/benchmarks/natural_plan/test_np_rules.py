@@ -22,7 +22,8 @@ def test_trip_reads_spans_and_flights_and_counts_the_flight_day_twice() -> None:
 
 def test_trip_stops_at_the_span_ending_on_the_last_day() -> None:
     # an alternative plan after the first: only read because nothing says the trip's length
-    alternative = "\n\nAlternatively:\n**Day 1-3:** Visit Oslo.\n**Day 3:** Fly from Oslo to Porto.\n**Day 3-7:** Porto."
+    alternative = ("\n\nAlternatively:\n**Day 1-3:** Visit Oslo.\n**Day 3:** Fly from Oslo to Porto.\n"
+                   "**Day 3-7:** Porto.")
     with_length = trip_plan_text(GOLD_STAYS) + alternative
     assert trip.score(TRIP, with_length).solved
     without_length = with_length.replace("European cities for 7 days", "cities")

@@ -12,10 +12,10 @@ from toy_benchmark import ToyBenchmark, ToyOptions, reference_result
 
 from benchmarks.base import BUDGET_EXHAUSTED, CALL_LIMIT, CRASHED, DELIVERED
 from cache import CacheStore
+from errors import UserError
 from providers.mock_server import MockConfig
 from runner.dryrun import estimate
 from runner.engine import execute, prepare
-from errors import UserError
 from runner.results import load_run
 from runner.scheduler import BUDGET, COMPLETED
 

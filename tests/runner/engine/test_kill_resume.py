@@ -13,8 +13,8 @@ from conftest import CLI
 from test_engine_runs import reference, stored
 from toy_benchmark import ToyOptions
 
-from providers.mock_server import MockConfig
 from errors import UserError
+from providers.mock_server import MockConfig
 from runner.results import load_run
 from runner.summary import session_state
 

@@ -9,11 +9,11 @@ import pytest
 
 from benchmarks.base import DELIVERED
 from cache.modes import CacheMode
+from errors import ConfigError
 from providers.errors import ProviderTimeout
 from providers.interface import ChatRequest, Message
 from runner.budget import SpendCap
 from runner.engine import build_gateway, execute, prepare
-from errors import ConfigError
 from runner.results import load_run
 from runner.spec import load_spec
 

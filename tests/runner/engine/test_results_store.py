@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks.base import BUDGET_EXHAUSTED, DELIVERED, Evaluation, RolloutResult, Task, Verdict
+from errors import UserError
 from providers.interface import Usage
 from runner import migrations
-from errors import UserError
 from runner.expand import RolloutKey
 from runner.records import CallRecord, RolloutRecord
 from runner.results import load_run

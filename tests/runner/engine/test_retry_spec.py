@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.base import DELIVERED, PROVIDER_ERROR
-from runner.engine import execute, prepare
 from errors import ConfigError
+from runner.engine import execute, prepare
 from runner.results import load_run
 from runner.retry import RetryPolicy
 from runner.spec import RetrySpec, load_spec

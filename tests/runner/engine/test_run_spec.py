@@ -9,9 +9,9 @@ from click.testing import CliRunner
 from conftest import run_cli
 from toy_benchmark import ToyBenchmark, ToyOptions
 
+from errors import ConfigError, UserError
 from runner.cli.main import cli
 from runner.engine import execute, prepare
-from errors import ConfigError, UserError
 from runner.expand import RolloutKey, expand, select_tasks
 from runner.spec import load_spec, parse_spec
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from cache.modes import CacheMode
+from errors import ConfigError
 from providers.interface import ChatRequest, Message
 from runner.budget import SpendCap
 from runner.engine import build_gateway, prepare
-from errors import ConfigError
 from runner.spec import CLIENT_FIELDS, load_spec
 
 BASE = """benchmark = "toy_benchmark:ToyBenchmark"

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import random
 import math
+import random
 
 import pytest
 from gateway_doubles import FakeClock, ScriptedProvider
 
+from errors import ConfigError
 from providers.errors import BudgetExhausted, ServerError
 from providers.interface import ChatRequest, Message
 from providers.prices import Price, cost_at
-from runner.budget import SpendCap
-from errors import ConfigError
 from providers.tokens import count_prompt_tokens
+from runner.budget import SpendCap
 from runner.gateway import PROMPT_MARGIN, Gateway
 from runner.records import CallRecord
 from runner.retry import Retrier

@@ -8,9 +8,9 @@ import pytest
 
 from benchmarks.base import DELIVERED, RolloutResult, Task
 from benchmarks.registry import get_benchmark
+from benchmarks.travelplanner.agents.parsing import render_plan
 from benchmarks.travelplanner.agents.react import ReactLimits
 from benchmarks.travelplanner.agents.strategies import SolePlanningStrategy, TwoStageStrategy
-from benchmarks.travelplanner.agents.parsing import render_plan
 from errors import DataError
 
 

@@ -16,11 +16,11 @@ import pytest
 
 from benchmarks.base import DELIVERED
 from benchmarks.registry import get_benchmark
+from benchmarks.travelplanner.agents.parsing import render_plan
 from benchmarks.travelplanner.agents.strategies import TwoStageStrategy
 from benchmarks.travelplanner.dataset import load_queries
-from benchmarks.travelplanner.agents.parsing import render_plan
-from providers.mock_server import MockConfig, MockRequest
 from providers.anthropic_messages import AnthropicMessages
+from providers.mock_server import MockConfig, MockRequest
 from providers.openai_chat import OpenAIChat
 
 SCRIPT = [

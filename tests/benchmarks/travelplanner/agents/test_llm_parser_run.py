@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from errors import ConfigError
 from reports import build_report
 from runner.engine import execute, prepare
-from errors import ConfigError
 from runner.results import load_run
 
 

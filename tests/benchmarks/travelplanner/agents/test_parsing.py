@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.travelplanner.dataset import load_queries
 from benchmarks.travelplanner.agents.parsing import PLAN_KEYS, parse_answer, parse_plan_text, render_plan
+from benchmarks.travelplanner.dataset import load_queries
 from benchmarks.travelplanner.prompts import EXTRACTION_PREFIX, PLANNER_INSTRUCTION
 
 

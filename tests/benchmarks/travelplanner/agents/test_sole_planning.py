@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from benchmarks.travelplanner.agents.parsing import parse_plan_text
 from benchmarks.travelplanner.agents.sole_planning import (
     REACT_STOP,
     REFLEXION_STOP,
@@ -14,7 +15,6 @@ from benchmarks.travelplanner.agents.sole_planning import (
     format_reflections,
     plan_once,
 )
-from benchmarks.travelplanner.agents.parsing import parse_plan_text
 from benchmarks.travelplanner.prompts import (
     COT_PLANNER_INSTRUCTION,
     PLANNER_INSTRUCTION,

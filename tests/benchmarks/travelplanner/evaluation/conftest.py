@@ -29,7 +29,8 @@ def strict(sandbox: Any) -> StrictEvaluator:
 
 
 @pytest.fixture(params=["official", "strict"])
-def evaluator(request: pytest.FixtureRequest, official: OfficialEvaluator, strict: StrictEvaluator) -> OfficialEvaluator:
+def evaluator(request: pytest.FixtureRequest, official: OfficialEvaluator,
+              strict: StrictEvaluator) -> OfficialEvaluator:
     return official if request.param == "official" else strict
 
 

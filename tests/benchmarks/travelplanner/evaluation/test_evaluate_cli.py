@@ -8,8 +8,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from benchmarks.travelplanner.dataset import Query
-from runner.cli.main import cli
 from errors import UserError
+from runner.cli.main import cli
 
 
 def _train_submission(path: Path, queries: list[Query]) -> Path:
@@ -21,8 +21,8 @@ def _train_submission(path: Path, queries: list[Query]) -> Path:
 def test_evaluate_json(tmp_path: Path, travelplanner_data: Path, travelplanner_index: Path,
                        train_queries: list[Query]) -> None:
     submission = _train_submission(tmp_path / "train.jsonl", train_queries)
-    result = CliRunner().invoke(cli, ["evaluate", str(submission), "--split", "train", "--data", str(travelplanner_data),
-                                      "--index", str(travelplanner_index), "--json"])
+    result = CliRunner().invoke(cli, ["evaluate", str(submission), "--split", "train",
+                                      "--data", str(travelplanner_data), "--index", str(travelplanner_index), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert set(report) == {"metrics", "detailed", "per_plan"}

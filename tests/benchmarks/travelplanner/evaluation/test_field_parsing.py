@@ -26,7 +26,8 @@ def test_extract_before_parenthesis(text: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(("info", "expected"), [
-    ("Bright, Modern, Clean, Spacious, Brooklyn Home, Atlanta", ("Bright, Modern, Clean, Spacious, Brooklyn Home", "Atlanta")),
+    ("Bright, Modern, Clean, Spacious, Brooklyn Home, Atlanta",
+     ("Bright, Modern, Clean, Spacious, Brooklyn Home", "Atlanta")),
     ("Catfish Charlie's, Myrtle Beach; Cost: 14", ("Catfish Charlie's", "Myrtle Beach; Cost: 14")),
     ("Subway, Charlotte(North Carolina)", ("Subway", "Charlotte")),
     (", Charlotte", ("", "Charlotte")),

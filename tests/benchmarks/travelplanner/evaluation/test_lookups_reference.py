@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from benchmarks.travelplanner.dataset import Query
-from benchmarks.travelplanner.plan_fields import get_valid_name_city
 from benchmarks.travelplanner.evaluation.lookups import PlanLookups
+from benchmarks.travelplanner.plan_fields import get_valid_name_city
 
 ODD_NAMES = ["", "Fly", "(", ".", "a|b", "Café", "Subway", "The", "'", "\\d+", "Sea Food"]
 

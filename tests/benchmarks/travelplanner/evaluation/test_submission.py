@@ -9,7 +9,12 @@ from typing import Any
 import pytest
 
 from benchmarks.travelplanner.dataset import Query
-from benchmarks.travelplanner.evaluation.submission import DAY_KEYS, check_submission, evaluate_submission, plan_problems
+from benchmarks.travelplanner.evaluation.submission import (
+    DAY_KEYS,
+    check_submission,
+    evaluate_submission,
+    plan_problems,
+)
 from errors import DataError, UserError
 
 

@@ -49,7 +49,8 @@ def test_vehicle_counts_of_road_legs(evaluator: OfficialEvaluator, train_queries
     query = dataclasses.replace(train_queries[1], people_number=6)
     assert (query.org, query.dest) == ("Kansas City", "Pensacola")
     driving = copy.deepcopy(query.annotated_plan)
-    assert driving is not None and driving[0]["transportation"].startswith("Self-driving, from Kansas City to Pensacola")
+    assert driving is not None
+    assert driving[0]["transportation"].startswith("Self-driving, from Kansas City to Pensacola")
     taxi = copy.deepcopy(driving)
     taxi[0]["transportation"] = "Taxi, from Kansas City to Pensacola"
     by_car, by_taxi = evaluator.evaluate(query, driving), evaluator.evaluate(query, taxi)

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from benchmarks.base import DELIVERED, Task
-from benchmarks.travelplanner.dataset import load_queries
-from benchmarks.travelplanner.evaluation.official import OfficialEvaluator
 from benchmarks.travelplanner.agents.greedy import GreedyStrategy, greedy_plan
+from benchmarks.travelplanner.dataset import load_queries
 from benchmarks.travelplanner.evaluation.metrics import compute_scores
+from benchmarks.travelplanner.evaluation.official import OfficialEvaluator
 from benchmarks.travelplanner.tools import distance_for_evaluation
 
 PAPER_VALIDATION = {"Commonsense Constraint Micro Pass Rate": 0.744, "Hard Constraint Macro Pass Rate": 0.378}

@@ -8,20 +8,20 @@ from pathlib import Path
 import pytest
 
 from benchmarks.base import DELIVERED
+from benchmarks.offline import OfflineModel
 from benchmarks.travelplanner import taxonomy
+from benchmarks.travelplanner.agents.parsing import render_plan
 from benchmarks.travelplanner.agents.strategies import TwoStageStrategy
 from benchmarks.travelplanner.benchmark import TravelPlannerBenchmark
 from benchmarks.travelplanner.dataset import load_queries, query_from_record
-from benchmarks.travelplanner.evaluation.official import OfficialEvaluator
 from benchmarks.travelplanner.evaluation.metrics import compute_scores
-from benchmarks.offline import OfflineModel
+from benchmarks.travelplanner.evaluation.official import OfficialEvaluator
 from benchmarks.travelplanner.offline.models import FAULT_KINDS, NoisyConfig, injected_fault
 from benchmarks.travelplanner.offline.oracle import oracle_reply
-from benchmarks.travelplanner.agents.parsing import render_plan
 from benchmarks.travelplanner.prompts import extraction_prompt
+from errors import UserError
 from providers.mock_server import MockConfig
 from providers.registry import resolve_model
-from errors import UserError
 from sandbox_index import open_sandbox
 
 

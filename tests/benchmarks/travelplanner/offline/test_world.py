@@ -9,8 +9,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from benchmarks.travelplanner.dataset import load_queries
-from benchmarks.travelplanner.query_facts import read_query
 from benchmarks.travelplanner.offline.world import generate_world
+from benchmarks.travelplanner.query_facts import read_query
 from sandbox_index import build_travelplanner_index, open_sandbox
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from benchmarks.travelplanner.reference import compare_reference, route_of
 
+
 @pytest.fixture(scope="module")
 def train(travelplanner_data: Path) -> list[tuple[dict, list[dict[str, str]], dict]]:
     """(query, its reference_information list, its train_ref_info.jsonl object) for the 45 train queries."""

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from benchmarks.travelplanner.tools import execute_action, parse_action
-from runner.cli.main import cli
 from errors import DataError, UserError
+from runner.cli.main import cli
 
 
 def tool(index: Path, *args: str, **env: str):
