@@ -13,10 +13,12 @@ server's reply function (`reply = "benchmarks.offline:mock_reply"`): the SDK's m
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from time import perf_counter
 
+from benchmarks.reporting import RolloutView, RunView
 from errors import UserError
 from providers.interface import ChatRequest, ChatResponse, Usage
 from providers.mock_server.replies import MockRequest, complete
@@ -110,3 +112,21 @@ def mock_reply(request: MockRequest) -> str:
     prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
     return reply_for(request.model.removeprefix(f"{PREFIX}:"), prompt)
 
+
+def noisy_check(run: RunView, expected: Callable[[RolloutView], str], found: Callable[[RolloutView], str],
+                sentence: str) -> list[str]:
+    """The demo's check of the model labelled `noisy`: how many of its rollouts ended as the mistakes it injected
+    predict, as one line `offline:noisy: M/N <sentence> (outcome counts)`; none when the run has no such model."""
+    outcomes: Counter[str] = Counter()
+    checked = matched = 0
+    for group in run.groups:
+        for view in group.rollouts if group.model == "noisy" else ():
+            if view.task is not None:
+                outcome = found(view)
+                checked += 1
+                matched += expected(view) == outcome
+                outcomes[outcome] += 1
+    if not checked:
+        return []
+    listed = ", ".join(f"{outcome} {count}" for outcome, count in sorted(outcomes.items()))
+    return [f"offline:noisy: {matched}/{checked} {sentence} ({listed})"]

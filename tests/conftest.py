@@ -11,6 +11,8 @@ stuck.
 from __future__ import annotations
 
 import faulthandler
+import functools
+import http.server
 import os
 import sys
 import threading
@@ -79,6 +81,26 @@ def sandbox(travelplanner_index: Path):  # type: ignore[no-untyped-def]
 
     with open_sandbox(travelplanner_index) as opened:
         yield opened
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's signature
+        """No access log on the test output."""
+
+
+@pytest.fixture
+def file_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A local HTTP server (127.0.0.1, port 0) over a fresh folder: (base URL, folder); a test fills the folder."""
+    root = tmp_path / "served"
+    root.mkdir()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(_QuietHandler, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", root
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture

@@ -4,14 +4,14 @@ the error kinds the scoring found."""
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 from benchmarks.base import DemoRun
 from benchmarks.natural_plan.offline.models import NoisyConfig, injected_mistake
 from benchmarks.natural_plan.offline.world import generate_world
 from benchmarks.natural_plan.report import error_kind
-from benchmarks.reporting import RunView
+from benchmarks.offline import noisy_check
+from benchmarks.reporting import RolloutView, RunView
 
 PER_TASK = 6
 MOCK_PRICES = "{ input = 0.15, output = 0.6 }"
@@ -33,20 +33,9 @@ def demo_runs(out: Path, mock_url: str, *, seed: int) -> list[DemoRun]:
 
 def demo_checks(run: RunView) -> list[str]:
     """The noisy model's failures against the mistakes it built into its answers."""
-    kinds: Counter[str] = Counter()
-    checked = matched = 0
-    for group in run.groups:
-        if group.model != "noisy":
-            continue
-        for view in group.rollouts:
-            if view.task is None:
-                continue
-            checked += 1
-            found = error_kind(view)
-            matched += injected_mistake(view.task.input, NoisyConfig()) == found
-            kinds[found or "solved"] += 1
-    if not checked:
-        return []
-    listed = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
-    return [f"natural-plan offline:noisy: {matched}/{checked} answers failed with the mistake built into them "
-            f"({listed})"]
+    def expected(view: RolloutView) -> str:
+        assert view.task is not None  # `noisy_check` asks only about rollouts with their task
+        return injected_mistake(view.task.input, NoisyConfig()) or "solved"
+
+    return noisy_check(run, expected, lambda view: error_kind(view) or "solved",
+                       "Natural Plan answers failed with the mistake built into them")

@@ -4,11 +4,11 @@ the greedy baseline; afterwards, the noisy model's statuses are checked against 
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 from benchmarks.base import DemoRun
-from benchmarks.reporting import RunView
+from benchmarks.offline import noisy_check
+from benchmarks.reporting import RolloutView, RunView
 from benchmarks.travelplanner.offline.models import NoisyConfig, injected_fault
 from benchmarks.travelplanner.offline.world import generate_world
 from sandbox_index import build_travelplanner_index
@@ -45,20 +45,10 @@ def _write_spec(path: Path, queries: Path, index: Path, strategies: list[str],
 
 def demo_checks(run: RunView) -> list[str]:
     """The noisy model's statuses against the faults it injected into each query."""
-    statuses: Counter[str] = Counter()
-    checked = matched = 0
-    for group in run.groups:
-        if group.model != "noisy":
-            continue
-        for view in group.rollouts:
-            if view.task is None:
-                continue
-            fault = injected_fault(view.task.input["query"], NoisyConfig())
-            checked += 1
-            matched += (fault.expected_status if fault else "delivered") == view.status
-            statuses[view.status] += 1
-    if not checked:
-        return []
-    listed = ", ".join(f"{status} {count}" for status, count in sorted(statuses.items()))
-    return [f"offline:noisy: {matched}/{checked} rollouts ended with the status of the fault injected into them "
-            f"({listed})"]
+    def expected(view: RolloutView) -> str:
+        assert view.task is not None  # `noisy_check` asks only about rollouts with their task
+        fault = injected_fault(view.task.input["query"], NoisyConfig())
+        return fault.expected_status if fault else "delivered"
+
+    return noisy_check(run, expected, lambda view: view.status,
+                       "rollouts ended with the status of the fault injected into them")

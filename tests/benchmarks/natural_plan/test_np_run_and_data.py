@@ -4,17 +4,11 @@ commands (fetch from a local HTTP server, import of a local folder, info)."""
 from __future__ import annotations
 
 import csv
-import functools
-import http.server
 import json
 import shutil
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from benchmarks.natural_plan.dataset import FILE_STEMS
 
@@ -53,22 +47,6 @@ def test_an_unknown_split_names_the_splits(natural_plan_data: Path, tmp_path: Pa
     done = tripbench("run", str(spec))
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "unknown split 'travel' (trip, meeting, calendar, all)" in done.stderr
-
-
-@pytest.fixture
-def file_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """A local HTTP server over a folder: (base URL, folder)."""
-    root = tmp_path / "served"
-    root.mkdir()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", root
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_fetch_downloads_checks_and_never_keeps_a_bad_file(natural_plan_data: Path, file_server: tuple[str, Path],
