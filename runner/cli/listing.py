@@ -14,11 +14,15 @@ def list_command() -> None:
     for name in available():
         benchmark = get_benchmark(name)
         strategies = benchmark.strategies(benchmark.options_model())
-        splits = getattr(benchmark, "splits", None)
-        click.echo(f"benchmark {name}" + (f" (splits: {', '.join(splits)})" if splits else ""))
+        known = (("splits", getattr(benchmark, "splits", ())), ("evaluator modes", getattr(benchmark, "modes", ())))
+        facts = [f"{what}: {', '.join(values)}" for what, values in known if values]
+        click.echo(f"benchmark {name}")
+        for fact in facts:
+            click.echo(f"  {fact}")
+        click.echo("  strategies:")
         width = max(len(strategy.name) for strategy in strategies)
         for strategy in strategies:
-            click.echo(f"  {strategy.name:<{width}}  {getattr(strategy, 'description', '')}")
+            click.echo(f"    {strategy.name:<{width}}  {getattr(strategy, 'description', '')}")
     click.echo("priced models, USD per million tokens (input / cached input / output)")
     width = max(len(model) for model in PRICES)
     for model, price in PRICES.items():
