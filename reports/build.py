@@ -13,12 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from benchmarks import base
-from benchmarks.registry import get_benchmark
 from benchmarks.reporting import ReportSections
 from benchmarks.reporting import Section as BenchmarkSection
 from errors import UserError
 from reports import plots
-from reports.collect import Group, RunData, benchmarks_of, collect_runs
+from reports.collect import Group, RunData, benchmarks_of, collect_runs, load_benchmark
 from reports.compare import compare_tables
 from reports.plots import Plot
 from reports.table import Column, Kind, Table
@@ -39,6 +38,8 @@ class Report:
     runs: list[RunData]
     """The reported runs (first the main ones, then those of `--compare`)."""
     sections: list[Section]
+    warnings: list[str] = field(default_factory=list)
+    """What a reader must know before trusting the figures (compared runs over other tasks); also in the sections."""
 
     def tables(self) -> list[Table]:
         return [table for section in self.sections for table in section.tables]
@@ -65,11 +66,11 @@ def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[s
     with_run = len(reported) > 1
     sections = [_summary(reported)]
     for name, reference in benchmarks_of(reported).items():
-        benchmark = get_benchmark(reference)
+        benchmark = load_benchmark(reference)
         modes = getattr(benchmark, "modes", ("official",))
         if mode not in modes:
             raise UserError(f"benchmark {name} has no evaluator mode {mode!r} (expected {', '.join(modes)})")
-        runs = [run for run in reported if name in benchmarks_of([run])]
+        runs = [run for run in reported if any(g.benchmark == name for g in run.groups)]
         if isinstance(benchmark, ReportSections):
             sections += [_drawn(section) for section in benchmark.report_sections(runs, mode, with_run=with_run)]
         else:
@@ -79,10 +80,14 @@ def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[s
     sections.append(_cost_section(groups, with_run=with_run))
     if compared:
         comparison = compare_tables(reported[0], compared, mode)
-        sections.append(Section("Comparison", comparison.tables, notes=comparison.notes))
+        warnings = comparison.warnings
+        sections.append(Section("Comparison", comparison.tables,
+                                notes=[f"Deltas are each run minus {reported[0].label}, in percentage points "
+                                       "(rates) or dollars (cost), for the (model, strategy) pairs both ran.",
+                                       *warnings]))
     sections.append(_submissions(groups))
     title = "tripbench report: " + ", ".join(run.label for run in reported)
-    return Report(title, main, sections)
+    return Report(title, main, sections, warnings if compared else [])
 
 
 def _drawn(section: BenchmarkSection) -> Section:

@@ -7,13 +7,15 @@ unit of the paper's Table 3 row.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.base import Evaluation, Task
+from benchmarks.base import Benchmark, Evaluation, Task
+from benchmarks.registry import get_benchmark
 from errors import UserError
 from runner.outputs import output_folders
 from runner.records import CallRecord
@@ -184,6 +186,12 @@ def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "offici
     if not runs:
         raise UserError("no run directory given")
     return runs
+
+
+@functools.cache
+def load_benchmark(reference: str) -> Benchmark:
+    """The benchmark a run's spec names (`get_benchmark`), loaded once however many sections and rollouts ask."""
+    return get_benchmark(reference)
 
 
 def benchmarks_of(runs: Sequence[RunData]) -> dict[str, str]:

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from benchmarks.registry import get_benchmark
 from benchmarks.reporting import ReportSections
-from reports.collect import Group, RunData, benchmarks_of
+from reports.collect import Group, RunData, benchmarks_of, load_benchmark
 from reports.table import Column, Kind, Table
 from reports.usage import usage_of
 
@@ -23,8 +22,8 @@ GroupKey = tuple[str, str, str, str, int]
 @dataclass(slots=True)
 class Comparison:
     tables: list[Table]
-    notes: list[str] = field(default_factory=list)
-    """Warnings: runs over different task sets."""
+    warnings: list[str] = field(default_factory=list)
+    """Compared runs over other task sets than the base run's."""
 
 
 def _key(group: Group) -> GroupKey:
@@ -84,7 +83,7 @@ def _rates(runs: Sequence[RunData], by_run: Sequence[Mapping[GroupKey, Group]],
         rates: list[Mapping[str, float | None] | None] = [None] * len(shared)
         references = benchmarks_of([run])
         for name in dict.fromkeys(key[0] for key in shared):
-            benchmark = get_benchmark(references.get(name, name))
+            benchmark = load_benchmark(references.get(name, name))
             if not isinstance(benchmark, ReportSections):
                 continue
             positions = [n for n, key in enumerate(shared) if key[0] == name]

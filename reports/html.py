@@ -12,18 +12,16 @@ evaluator's message.
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import html
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from benchmarks.registry import get_benchmark
+from benchmarks.base import DELIVERED, Benchmark
 from benchmarks.reporting import ReportSections
-from errors import UserError
 from reports.build import Report
-from reports.collect import Group, RolloutView
+from reports.collect import Group, RolloutView, benchmarks_of, load_benchmark
 from reports.plots import Plot
 from reports.table import Kind, Table, raw, show
 
@@ -140,33 +138,19 @@ def rollout_path(run: int, view: RolloutView) -> str:
     return f"rollouts/{run}/{view.stored.id}.html"
 
 
-@functools.cache
-def _benchmark(name: str) -> object | None:
-    try:
-        return get_benchmark(name)
-    except UserError:  # a `module:attribute` benchmark known by its name only: no categories of its own
-        return None
-
-
-def category_of(view: RolloutView) -> str:
-    """How the rollout ended in its benchmark's own terms (`ReportSections.rollout_category`), else its status."""
-    benchmark = _benchmark(view.stored.key.benchmark)
-    if isinstance(benchmark, ReportSections):
-        return benchmark.rollout_category(view)
-    return view.stored.status
-
-
-def _outcome(view: RolloutView) -> tuple[str, str]:
-    """The rollout's mark (✓ / ✗, as HTML) and its category."""
-    category = category_of(view)
+def _outcome(view: RolloutView, benchmark: Benchmark) -> tuple[str, str]:
+    """The rollout's mark (✓ / ✗, as HTML) and how it ended in its benchmark's own terms
+    (`ReportSections.rollout_category`; else its status)."""
+    category = benchmark.rollout_category(view) if isinstance(benchmark, ReportSections) else view.stored.status
     failed = view.evaluation is not None and any(v.passed is False for v in view.evaluation.verdicts)
-    mark = '<span class="failed">✗</span>' if failed or category != "delivered" else '<span class="ok">✓</span>'
+    delivered = view.stored.status == DELIVERED
+    mark = '<span class="failed">✗</span>' if failed or not delivered else '<span class="ok">✓</span>'
     return mark, category
 
 
-def _rollout(view: RolloutView) -> str:
+def _rollout(view: RolloutView, benchmark: Benchmark) -> str:
     stored = view.stored
-    mark, category = _outcome(view)
+    mark, category = _outcome(view, benchmark)
     summary = (f"{mark} task {esc(stored.key.task)} · {esc(category)} · {stored.n_steps} steps · "
                f"{stored.calls} calls · ${stored.cost_usd:.4f}")
     query = view.task.input.get("query") if view.task is not None else None
@@ -183,17 +167,17 @@ def _rollout(view: RolloutView) -> str:
     return "".join(parts)
 
 
-def _index(groups: Iterable[tuple[int, Group]]) -> str:
+def _index(groups: Iterable[tuple[int, Group, Benchmark]]) -> str:
     """One line per rollout, by group (closed until opened: the browser lays out none of it before)."""
     blocks = []
-    for run, group in groups:
+    for run, group, benchmark in groups:
         statuses: dict[str, int] = {}
         for view in group.rollouts:
             statuses[view.stored.status] = statuses.get(view.stored.status, 0) + 1
         counts = ", ".join(f"{esc(status)} {n}" for status, n in sorted(statuses.items()))
         lines = []
         for view in group.rollouts:
-            mark, category = _outcome(view)
+            mark, category = _outcome(view, benchmark)
             lines.append(f'<li>{mark} <a href="{rollout_path(run, view)}">task {esc(view.stored.key.task)}</a> '
                          f"{esc(category)} · {view.stored.n_steps} steps · ${view.stored.cost_usd:.4f}</li>")
         blocks.append(f"<details><summary><b>{esc(group.run)}: {esc(group.label)}</b> · {esc(group.split)}"
@@ -214,13 +198,20 @@ def _page(title: str, body: str, *, script: bool = False) -> str:
 
 def rollout_pages(report: Report) -> Iterator[tuple[str, str]]:
     """(path relative to `report.html`, page) of every rollout's drill-down."""
+    for run, group, benchmark in _groups(report):
+        for view in group.rollouts:
+            title = f"{group.run}: {group.label} · task {view.stored.key.task}"
+            body = (f'<p><a href="../../report.html#rollouts">← {esc(report.title)}</a></p>'
+                    f"<h1>{esc(title)}</h1>{_rollout(view, benchmark)}")
+            yield rollout_path(run, view), _page(title, body)
+
+
+def _groups(report: Report) -> Iterator[tuple[int, Group, Benchmark]]:
+    """Every group with its run's position and its benchmark."""
+    references = benchmarks_of(report.runs)
     for run, data in enumerate(report.runs):
         for group in data.groups:
-            for view in group.rollouts:
-                title = f"{group.run}: {group.label} · task {view.stored.key.task}"
-                body = (f'<p><a href="../../report.html#rollouts">← {esc(report.title)}</a></p>'
-                        f"<h1>{esc(title)}</h1>{_rollout(view)}")
-                yield rollout_path(run, view), _page(title, body)
+            yield run, group, load_benchmark(references[group.benchmark])
 
 
 def render_html(report: Report) -> str:
@@ -234,5 +225,5 @@ def render_html(report: Report) -> str:
         body += [_plot(plot) for plot in section.plots]
     body.append('<h2 id="rollouts">Rollouts</h2><p class="note">Every rollout and how it ended; its page (the link) '
                 "shows the failed constraints, the plan and the trajectory with its step states.</p>")
-    body.append(_index((run, group) for run, data in enumerate(report.runs) for group in data.groups))
+    body.append(_index(_groups(report)))
     return _page(report.title, "".join(body), script=True)

@@ -73,6 +73,11 @@ def read_records(path: Path, task: str | None = None) -> dict[str, dict[str, Any
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DataError(f"{path}: not a readable JSON file: {exc}") from None
+    return records_from(data, path, task)
+
+
+def records_from(data: Any, path: Path, task: str | None = None) -> dict[str, dict[str, Any]]:
+    """`read_records` on a file's parsed JSON (`path` names it in errors)."""
     if not isinstance(data, dict):
         raise DataError(f"{path}: expected a JSON object of records keyed by example id, got {type(data).__name__}")
     records: dict[str, dict[str, Any]] = {}

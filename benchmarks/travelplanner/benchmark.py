@@ -202,7 +202,7 @@ class TravelPlannerBenchmark:
         """The six Table 3 rates per group (`reporting.ReportSections`)."""
         from benchmarks.travelplanner import report
 
-        return list(report.group_rates(run, groups))
+        return report.group_rates(run, groups)
 
     def rollout_category(self, view: RolloutView) -> str:
         """How one rollout ended (`reporting.ReportSections`)."""

@@ -296,10 +296,10 @@ def report_sections(runs: Sequence[RunView], mode: str, *, with_run: bool) -> li
     return [rates, errors_section, usage]
 
 
-def group_rates(run: RunView, groups: Sequence[GroupView | None]) -> list[dict[str, float | None] | None]:
+def group_rates(run: RunView, groups: Sequence[GroupView | None]) -> list[Mapping[str, float | None] | None]:
     """The six Table 3 rates of each group (None: no group, or no labels / verdicts), for `report --compare`."""
     queries = run_queries(run.tasks) if any(g is not None for g in groups) else []
-    rates: list[dict[str, float | None] | None] = []
+    rates: list[Mapping[str, float | None] | None] = []
     for g in groups:
         scores = group_scores(g, run.tasks, queries, run.evaluated).scores if g is not None else None
         rates.append(None if scores is None else {header: scores.rates[name]

@@ -22,10 +22,8 @@ RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 def report_command(run_dirs: tuple[Path, ...], out: Path | None, compare: tuple[Path, ...], mode: str) -> None:
     """Write the report of a run (also one still going): pass rates, errors, cost, plots, per-rollout drill-down."""
     report = build_report(run_dirs, compare, mode)
-    for section in report.sections:
-        if section.title == "Comparison":
-            for note in section.notes:
-                click.echo(note, err=True)
+    for warning in report.warnings:
+        click.echo(warning, err=True)
     files = write_report(report, out or run_dirs[0] / "report")
     click.echo(f"report: {files['html']}")
     click.echo(f"        {files['markdown']}")

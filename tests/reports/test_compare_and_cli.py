@@ -30,7 +30,10 @@ def test_compare_puts_runs_side_by_side_with_deltas(travelplanner_data: Path, tr
     for row, before, now in zip(compared.rows, before_rates[4:], after_rates[4:], strict=True):
         assert row[4:] == (12, before, 12, now, now - before)
     assert all(row[8] >= 0 for row in compared.rows) and any(row[8] > 0 for row in compared.rows)
-    assert not next(s for s in report.sections if s.title == "Comparison").notes  # the same 12 tasks each side
+    assert next(s for s in report.sections if s.title == "Comparison").notes == [  # the same 12 tasks each side
+        "Deltas are each run minus before, in percentage points (rates) or dollars (cost), for the (model, strategy) "
+        "pairs both ran."]
+    assert report.warnings == []
     money = next(t for t in report.tables() if t.name == "compare_cost")
     assert money.rows == [("agent", "two-stage", "train", 0.0, 0.0, 0.0)]  # offline models cost nothing
 
@@ -50,8 +53,9 @@ def test_compare_warns_when_the_runs_ran_other_tasks(travelplanner_data: Path, t
                            strategies=["two-stage"], index=travelplanner_index, data_dir=travelplanner_data,
                            extra=f"limit = {limit}"), tmp_path / name) for name, limit in (("few", 3), ("more", 5))]
     report = build_report([runs[0]], compare=[runs[1]])
-    assert next(s for s in report.sections if s.title == "Comparison").notes == [
-        "Warning: more ran 5 tasks and few 3, 3 in common: its rates are over other tasks."]
+    warning = "Warning: more ran 5 tasks and few 3, 3 in common: its rates are over other tasks."
+    assert report.warnings == [warning]
+    assert next(s for s in report.sections if s.title == "Comparison").notes[1:] == [warning]
     compared = next(t for t in report.tables() if t.name == "compare_rates")
     assert {(row[4], row[6]) for row in compared.rows} == {(3, 5)}
     result = CliRunner().invoke(cli, ["report", str(runs[0]), "--compare", str(runs[1]), "--out", str(tmp_path / "o")])

@@ -15,7 +15,15 @@ from rich.table import Table
 
 from benchmarks.natural_plan.benchmark import score_answer
 from benchmarks.natural_plan.commands.data import data_dir, home_option
-from benchmarks.natural_plan.dataset import TASKS, answers_of, find_file, group_of, read_records, sorted_groups
+from benchmarks.natural_plan.dataset import (
+    TASKS,
+    answers_of,
+    find_file,
+    group_of,
+    read_records,
+    records_from,
+    sorted_groups,
+)
 from errors import DataError
 
 ANSWER_FIELD = "pred_5shot_pro"
@@ -61,11 +69,18 @@ def evaluate_command(answers: Path, task: str | None, field: str, data: Path | N
 def _answers(path: Path, task: str | None, field: str,
              folder: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """The records and their answers: from the file itself (official format) or by id from the official files."""
-    text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("{") and not _is_jsonl(text):
-        records = read_records(path, task)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not a readable JSON file: {exc}") from None
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None  # JSON lines (or nothing readable: `_read_lines` names the line)
+    if isinstance(whole, dict) and "id" not in whole:  # an object keyed by example id, not a one-line submission
+        records = records_from(whole, path, task)
         return records, answers_of(records, field)
-    lines = _read_lines(path)
+    lines = _read_lines(path, text)
     kinds = {task} if task else {str(line.get("task")) for line in lines}
     unknown = kinds - set(TASKS)
     if unknown:
@@ -83,17 +98,9 @@ def _answers(path: Path, task: str | None, field: str,
     return records, texts
 
 
-def _is_jsonl(text: str) -> bool:
-    first = text.lstrip().split("\n", 1)[0]
-    try:
-        return isinstance(json.loads(first), dict) and '"id"' in first
-    except json.JSONDecodeError:
-        return False
-
-
-def _read_lines(path: Path) -> list[dict[str, Any]]:
+def _read_lines(path: Path, text: str) -> list[dict[str, Any]]:
     lines = []
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         try:

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 from benchmarks.natural_plan.dataset import FILE_STEMS
+from reports import build_report
+from reports.html import render_html
 
 
 def tripbench(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -37,6 +39,11 @@ def test_a_run_scores_like_the_evaluator_and_reports_per_task(natural_plan_data:
     assert scored.returncode == 0, scored.stderr
     assert json.loads(scored.stdout)["tasks"]["trip"]["solved"] == int(rows[0]["solved"]) < 40
     assert (run_dir / "report" / "csv" / "np_trip_by_cities.csv").is_file()
+    # the rollout index marks a solved answer ✓ and names how the others failed
+    index = render_html(build_report([run_dir]))
+    assert index.count('<span class="ok">✓</span>') == int(rows[0]["solved"])
+    assert index.count('<span class="failed">✗</span>') == 40 - int(rows[0]["solved"])
+    assert "wrong order" in index and " solved · " in index
     assert (run_dir / "report" / "csv" / "np_errors.csv").is_file()
 
 

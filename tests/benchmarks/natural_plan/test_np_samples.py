@@ -60,6 +60,23 @@ def test_noisy_answers_fail_with_the_mistake_built_into_them(natural_plan_data: 
     assert seen >= {kind for kinds in MISTAKES.values() for kind in kinds}
 
 
+def test_a_one_line_file_is_told_from_a_submission_by_its_keys(natural_plan_data: Path, tmp_path: Path) -> None:
+    records = json.loads((natural_plan_data / "calendar_scheduling_100.json").read_text())
+    first = dict(list(records.items())[:1])
+    example_id, record = next(iter(first.items()))
+    record["pred_5shot_pro"] = 'Here is the proposed time: {"id": 1} ' + record["golden_plan"]
+    official = tmp_path / "one_line.json"
+    official.write_text(json.dumps(first))  # one line, with "id" inside an answer
+    done = evaluate(str(official), "--benchmark", "natural-plan", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["records"][0]["id"] == example_id
+    submission = tmp_path / "one.jsonl"
+    submission.write_text(json.dumps({"id": example_id, "task": "calendar", "answer": record["golden_plan"]}))
+    done = evaluate(str(submission), "--benchmark", "natural-plan", "--data", str(natural_plan_data), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["accuracy"] == 1.0
+
+
 def test_a_field_other_than_the_answer_is_named(natural_plan_data: Path, tmp_path: Path) -> None:
     path = natural_plan_data / "calendar_scheduling_100.json"
     done = evaluate(str(path), "--benchmark", "natural-plan", "--field", "pred_0shot")
