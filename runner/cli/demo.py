@@ -29,7 +29,6 @@ from benchmarks.registry import DEFAULT, available, get_benchmark
 from benchmarks.reporting import Table
 from providers.mock_server import MockConfig, RunningServer, serve
 from reports import build_report, write_report
-from reports.collect import collect_run
 from reports.terminal import terminal_table
 from runner.engine import execute, prepare
 
@@ -67,6 +66,7 @@ async def run_demo(out: Path, *, seed: int = 0, console: Console | None = None) 
     report = DemoReport(out)
     server = await _serve_mock(out / MOCK_PORT_FILE)
     headlines: list[str] = []
+    ran: list[Demo] = []
     names = sorted(available(), key=lambda name: name != DEFAULT)  # the default benchmark first
     demos = [(name, benchmark) for name in names if isinstance(benchmark := get_benchmark(name), Demo)]
     try:
@@ -77,12 +77,14 @@ async def run_demo(out: Path, *, seed: int = 0, console: Console | None = None) 
                 await asyncio.to_thread(shutil.rmtree, run_dir, ignore_errors=True)
                 await execute(await asyncio.to_thread(prepare, run.spec), run_dir, show_progress=False)
                 report.runs.append(run_dir)
+                ran.append(benchmark)
                 headlines += [run.headline] if run.headline not in headlines else []
-                report.checks += benchmark.demo_checks(await asyncio.to_thread(collect_run, run_dir))
                 say(f"{name} run {run.name}: done")
     finally:
         await server.close()
     built = await asyncio.to_thread(build_report, report.runs)
+    report.checks = [line for benchmark, run in zip(ran, built.runs, strict=True)
+                     for line in benchmark.demo_checks(run)]  # the runs as the report read them, read once
     report.report = (await asyncio.to_thread(write_report, built, out / "report"))["html"]
     report.headlines = [table for name in headlines for table in built.tables() if table.name == name]
     return report
