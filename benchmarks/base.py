@@ -107,10 +107,15 @@ class Evaluation:
 class Strategy(Protocol):
     """One way of solving a task with an LLM (an agent loop, a prompt, a baseline)."""
 
-    name: str
-    """Unique within its benchmark; part of the rollout key and of the run spec's `strategies` list."""
-    description: str
-    """One line for `tripbench list`: what the strategy does."""
+    @property
+    def name(self) -> str:
+        """Unique within its benchmark; part of the rollout key and of the run spec's `strategies` list."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """One line for `tripbench list`: what the strategy does."""
+        ...
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         """Solves one task.

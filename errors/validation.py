@@ -30,7 +30,11 @@ class _Literal:
         return json.dumps(self.value, default=str, ensure_ascii=False)
 
 
-def config_error(exc: ValidationError, root: type[BaseModel], source: str, prefix: tuple = ()) -> ConfigError:
+Loc = tuple[str | int, ...]
+"""Where a field is: table and key names, and list indexes."""
+
+
+def config_error(exc: ValidationError, root: type[BaseModel], source: str, prefix: Loc = ()) -> ConfigError:
     """The first error of a pydantic `ValidationError` as a ConfigError naming file, field and expectation; an unknown
     key comes first (a misspelt required key is also a missing one, and the misspelling is what to fix)."""
     errors = exc.errors()
@@ -50,14 +54,14 @@ def config_error(exc: ValidationError, root: type[BaseModel], source: str, prefi
     return ConfigError(source, field, _describe(root, loc) or error["msg"], _Literal(error.get("input")))
 
 
-def _dotted(loc: tuple) -> str:
+def _dotted(loc: Loc) -> str:
     text = ""
     for part in loc:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text
 
 
-def _field(root: type[BaseModel], loc: tuple) -> Any:
+def _field(root: type[BaseModel], loc: Loc) -> Any:
     """The FieldInfo at `loc` (list indexes skipped), or None."""
     model: Any = root
     info = None
@@ -83,7 +87,7 @@ def _inner_model(annotation: Any) -> Any:
     return None
 
 
-def _known_fields(root: type[BaseModel], loc: tuple) -> list[str]:
+def _known_fields(root: type[BaseModel], loc: Loc) -> list[str]:
     """Field names of the table at `loc` (the root model when `loc` holds only list indexes)."""
     if all(isinstance(part, int) for part in loc):
         return sorted(root.model_fields)
@@ -95,7 +99,7 @@ def _known_fields(root: type[BaseModel], loc: tuple) -> list[str]:
 _BOUNDS = {Ge: (">=", "ge"), Gt: (">", "gt"), Le: ("<=", "le"), Lt: ("<", "lt")}
 
 
-def _describe(root: type[BaseModel], loc: tuple) -> str:
+def _describe(root: type[BaseModel], loc: Loc) -> str:
     """What the field at `loc` accepts, in words: `a number <= 2`, `one of "a", "b"`, `a list of strings`."""
     info = _field(root, loc)
     if info is None:

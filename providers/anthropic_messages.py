@@ -17,7 +17,7 @@ from typing import Any
 
 import anthropic
 
-from providers.errors import BadRequest, ServerError
+from providers.errors import BadRequest, ServerError, Where
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
 from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire
@@ -108,7 +108,7 @@ class AnthropicMessages:
         return body
 
     def _response(self, data: Any, latency_s: float, request_id: str | None) -> ChatResponse:
-        where = {"provider": self.provider, "model": self.model}
+        where: Where = {"provider": self.provider, "model": self.model}
         try:
             content = data["content"]
             stop_reason = data.get("stop_reason")

@@ -19,7 +19,22 @@ No message carries an API key or request headers.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from errors import UserError
+
+
+class Where(TypedDict):
+    """The keyword arguments that say where an error came from, unpacked into any class below."""
+
+    provider: str
+    model: str
+
+
+class WhereStatus(Where):
+    """`Where`, with the HTTP status of the response that failed."""
+
+    status: int | None
 
 
 class LLMError(Exception):

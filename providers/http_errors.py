@@ -24,6 +24,8 @@ from providers.errors import (
     ProviderTimeout,
     RateLimited,
     ServerError,
+    Where,
+    WhereStatus,
 )
 from providers.keys import redact
 
@@ -79,7 +81,7 @@ def error_for_status(
         An instance of the most specific class in `providers.errors` for this response.
     """
     text = redact(f"{provider}:{model}: HTTP {status}: {message}", secret)[:_MAX_MESSAGE]
-    where = {"status": status, "provider": provider, "model": model}
+    where: WhereStatus = {"status": status, "provider": provider, "model": model}
     if status == 429:
         return RateLimited(text, retry_after=retry_after_s(headers), **where)
     if context_too_long or status == 413:  # 413: the request body itself is too large to send
@@ -108,7 +110,7 @@ def map_sdk_errors(sdk: ModuleType, *, provider: str, model: str, secret: str | 
         secret: the API key, removed from messages should a server echo it.
         status_details: `APIStatusError -> (server message, is a context-window error)`.
     """
-    where = {"provider": provider, "model": model}
+    where: Where = {"provider": provider, "model": model}
     try:
         yield
     except sdk.APITimeoutError as exc:  # before APIConnectionError, its base class

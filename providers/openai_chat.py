@@ -12,7 +12,7 @@ from typing import Any
 
 import openai
 
-from providers.errors import BadRequest, ServerError
+from providers.errors import BadRequest, ServerError, Where
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
 from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire
@@ -101,7 +101,7 @@ class OpenAIChat:
         return body
 
     def _response(self, data: Any, latency_s: float, request_id: str | None) -> ChatResponse:
-        where = {"provider": self.provider, "model": self.model}
+        where: Where = {"provider": self.provider, "model": self.model}
         try:
             choice = data["choices"][0]
             text = choice["message"].get("content") or ""

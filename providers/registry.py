@@ -71,15 +71,18 @@ def _import_provider(module: str, sdk: str, model: str) -> ModuleType:
 def _openai(name: str, options: ProviderOptions) -> ChatModel:
     module = _import_provider("providers.openai_chat", "openai", f"openai:{name}")
     key = options.key(DEFAULT_KEY_ENV["openai"], provider="openai", model=name)
-    return module.OpenAIChat(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s,
-                             transport=options.transport or "sdk", pool_size=options.pool_size)
+    model: ChatModel = module.OpenAIChat(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s,
+                                         transport=options.transport or "sdk", pool_size=options.pool_size)
+    return model
 
 
 def _anthropic(name: str, options: ProviderOptions) -> ChatModel:
     module = _import_provider("providers.anthropic_messages", "anthropic", f"anthropic:{name}")
     key = options.key(DEFAULT_KEY_ENV["anthropic"], provider="anthropic", model=name)
-    return module.AnthropicMessages(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s,
-                                    transport=options.transport or "sdk", pool_size=options.pool_size)
+    model: ChatModel = module.AnthropicMessages(name, api_key=key, base_url=options.base_url,
+                                                timeout_s=options.timeout_s, transport=options.transport or "sdk",
+                                                pool_size=options.pool_size)
+    return model
 
 
 def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
@@ -89,11 +92,12 @@ def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
         raise UserError(f"model 'openai-compatible:{spec}': expected openai-compatible:NAME@http://HOST:PORT/v1")
     module = _import_provider("providers.openai_chat", "openai", f"openai-compatible:{spec}")
     key = options.key(None, provider="openai-compatible", model=name)
-    return module.OpenAIChat(
+    model: ChatModel = module.OpenAIChat(
         name, api_key=key, base_url=url, provider="openai-compatible", timeout_s=options.timeout_s,
         max_tokens_field="max_tokens",  # what vLLM and Ollama read
         transport=options.transport or "aiohttp", pool_size=options.pool_size,
     )
+    return model
 
 
 _BUILTINS: dict[str, Callable[[str, ProviderOptions], ChatModel]] = {

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import aiohttp
 import orjson
 
-from providers.errors import ProviderTimeout, ServerError
+from providers.errors import ProviderTimeout, ServerError, Where
 from providers.http_errors import error_for_status, map_sdk_errors
 from providers.keys import redact
 
@@ -141,7 +141,7 @@ class AiohttpTransport:
 
     async def send(self, body: dict[str, Any]) -> Reply:
         wire = self._wire
-        where = {"provider": wire.provider, "model": wire.model}
+        where: Where = {"provider": wire.provider, "model": wire.model}
         try:
             async with self._open().post(self._url, params=self._query, data=orjson.dumps(body)) as response:
                 content = await response.read()

@@ -68,10 +68,10 @@ def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, in
 
     figure, axes = _figure(9, 1.2 + 0.45 * len(rows))
     left = [0.0] * len(rows)
-    colors = colormaps["tab20"].colors
+    tab20 = colormaps["tab20"]  # qualitative: an integer picks one of its 20 colours
     for i, category in enumerate(categories):
         shares = [100 * counts.get(category, 0) / sum(counts.values()) for _, counts in rows]
-        axes.barh(range(len(rows)), shares, left=left, label=category, color=colors[i % len(colors)])
+        axes.barh(range(len(rows)), shares, left=left, label=category, color=tab20(i % tab20.N))
         left = [a + b for a, b in zip(left, shares)]
     axes.set_yticks(range(len(rows)), [_short(label) for label, _ in rows])
     axes.invert_yaxis()

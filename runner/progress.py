@@ -114,10 +114,9 @@ class LiveProgress:
         log_every_s: Print a plain line of the run's figures this often (a console that is not a terminal).
     """
 
-    def __init__(self, stats: RunStats, totals: Mapping[str, int], finished: Mapping[str, int], console: Console,
+    def __init__(self, stats: RunStats, totals: Mapping[str, int], finished: Mapping[str, int], console: Console | None,
                  *, disable: bool = False, log_every_s: float | None = None) -> None:
         self._stats = stats
-        self._console = console
         self._log_every_s = log_every_s
         self._logger: asyncio.Task[None] | None = None
         self._progress = Progress(
@@ -146,7 +145,7 @@ class LiveProgress:
     async def _log(self, every_s: float) -> None:
         while True:
             await asyncio.sleep(every_s)
-            self._console.print(self.line(), highlight=False, markup=False, soft_wrap=True)
+            self._progress.console.print(self.line(), highlight=False, markup=False, soft_wrap=True)
 
     def line(self) -> str:
         """The run's figures on one line: time, done / total, money, calls, hits, retries, errors, ETA."""

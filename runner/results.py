@@ -154,10 +154,12 @@ class RunResults:
         return {rid: Evaluation(tuple(verdicts.get(rid, ())), orjson.loads(details)) for rid, details in rows}
 
 
-def _rollout(row: tuple) -> StoredRollout:
+def _rollout(row: tuple[Any, ...]) -> StoredRollout:
     plan = orjson.loads(row[11]) if row[11] is not None else None
-    return StoredRollout(row[0], RolloutKey(*row[1:7]), row[7], row[8], row[9], row[10], plan, *row[12:16],
-                         Usage(*row[16:19]), *row[19:])
+    n_steps, calls, cache_hits, retries = row[12:16]
+    cost_usd, saved_usd, started_at, finished_at, session = row[19:]
+    return StoredRollout(row[0], RolloutKey(*row[1:7]), row[7], row[8], row[9], row[10], plan, n_steps, calls,
+                         cache_hits, retries, Usage(*row[16:19]), cost_usd, saved_usd, started_at, finished_at, session)
 
 
 def load_run(run_dir: str | os.PathLike[str]) -> RunResults:

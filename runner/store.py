@@ -44,7 +44,7 @@ import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 import orjson
@@ -76,6 +76,7 @@ INFRASTRUCTURE_ERRORS = frozenset(value.__name__ for module in (sqlite3, builtin
                                   if isinstance(value, type) and issubclass(value, (sqlite3.Error, OSError)))
 
 Job = Callable[[aiosqlite.Connection], Awaitable[Any]]
+_T = TypeVar("_T")
 
 # The run's money (`spent_usd`): what sessions settled, and the worst case of the charges still open.
 SETTLED_USD = "SELECT coalesce(sum(spent_usd), 0) FROM session"
@@ -94,7 +95,7 @@ def to_json(value: Any) -> str:
     try:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:
-        return _text(json.dumps(value, default=repr, ensure_ascii=False))
+        return str(_text(json.dumps(value, default=repr, ensure_ascii=False)))
 
 
 def _text(value: Any) -> Any:
@@ -237,10 +238,10 @@ class ResultsStore:
                 if (left := self._jobs.get_nowait()) is not None and not left[1].done():
                     left[1].set_exception(StoreError(f"{self.path}: the results writer has stopped"))
 
-    async def _submit(self, job: Job) -> Any:
+    async def _submit(self, job: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T:
         if self._writer.done():
             raise StoreError(f"{self.path}: the results writer has stopped")
-        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        done: asyncio.Future[_T] = asyncio.get_running_loop().create_future()
         await self._jobs.put((job, done))
         return await done
 
@@ -290,7 +291,8 @@ class ResultsStore:
                 "INSERT INTO session (spec, spec_path, tool_version, pid, planned, started_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (to_json(spec), spec_path, version, os.getpid(), to_json(planned), time.time()))
-            return int(cursor.lastrowid)
+            assert cursor.lastrowid is not None  # set by every INSERT
+            return cursor.lastrowid
         return await self._submit(job)
 
     async def end_session(self, session: int, outcome: str) -> None:
@@ -356,11 +358,12 @@ class ResultsStore:
                 if cursor.rowcount:
                     await conn.execute("UPDATE session SET spent_usd = spent_usd + ? "
                                        "WHERE id = (SELECT session FROM charge WHERE id = ?)", (cost, charge))
-            ids = []
+            ids: list[int] = []
             for model, cache_key, reserved in opened:
                 cursor = await conn.execute("INSERT INTO charge (session, model, cache_key, reserved_usd, opened_at) "
                                             "VALUES (?, ?, ?, ?, ?)", (session, model, cache_key, reserved, now))
-                ids.append(int(cursor.lastrowid))
+                assert cursor.lastrowid is not None
+                ids.append(cursor.lastrowid)
             return ids
         return await self._submit(job)
 

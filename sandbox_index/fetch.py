@@ -104,6 +104,7 @@ def download(url: str, target: Path, timeout: float, check: Callable[[Path, str]
             raise DataError(f"cannot download {what} from {url}: the connection closed after {got:,} of "
                             f"{int(promised):,} bytes (try again)")
     except urllib.error.HTTPError as exc:
+        exc.close()  # an HTTPError is also the open error response
         raise DataError(f"cannot download {what} from {url}: HTTP {exc.code} {exc.reason}") from exc
     except (TimeoutError, urllib.error.URLError, ConnectionError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)

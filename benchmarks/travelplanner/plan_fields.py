@@ -9,6 +9,9 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Hashable, Iterable
+from typing import TypeVar
+
+_H = TypeVar("_H", bound=Hashable)
 
 # spec §2: `re.search(r'^(.*?)\([^)]*\)', s)` (utils/func.py:172)
 _BEFORE_PARENTHESIS = re.compile(r"^(.*?)\([^)]*\)")
@@ -73,7 +76,7 @@ def flight_number(text: str) -> str | None:
     return parts[1].split(",")[0]
 
 
-def count_consecutive_values(values: Iterable[Hashable]) -> list[tuple[Hashable, int]]:
+def count_consecutive_values(values: Iterable[_H]) -> list[tuple[_H, int]]:
     """Run-length encoding: `[a, a, b, a]` gives `[(a, 2), (b, 1), (a, 1)]`."""
     return [(value, sum(1 for _ in run)) for value, run in itertools.groupby(values)]
 

@@ -55,7 +55,7 @@ def records(frame: Frame) -> list[dict[str, Any]]:
     return [dict(zip(frame.columns, row, strict=True)) for row in frame.rows]
 
 
-def _column(name: str, dtype: str, values: list, leading_space: bool) -> list[str]:
+def _column(name: str, dtype: str, values: list[Any], leading_space: bool) -> list[str]:
     """Header plus cells of one column, right-justified to a common width."""
     if dtype == "float":
         cells = format_floats(values, leading_space=leading_space)

@@ -129,7 +129,8 @@ def table3(scored: Sequence[GroupScores], *, with_run: bool) -> Table:
     columns = (*group_columns(with_run), Column("split"), Column("N", Kind.INT),
                *(Column(header, Kind.PCT, short) for header, short in zip(RATE_HEADERS, SHORT_HEADERS)))
     table = Table("pass_rates", "Pass rates (paper Table 3, %)", columns)
-    hidden, unscored = [], []
+    hidden: list[str] = []
+    unscored: list[str] = []
     for item in scored:
         g = item.group
         n = g.planned if item.n is None else item.n

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,7 +70,7 @@ class RolloutError:
     """Step-level states of the trajectory (two-stage runs), null actions counted as `null action`."""
 
 
-def stop_from_steps(steps: list[dict[str, Any]]) -> tuple[str | None, str | None]:
+def stop_from_steps(steps: Sequence[Mapping[str, Any]]) -> tuple[str | None, str | None]:
     """The dead-loop category and tool named by the last logged state, or (None, None) (spec §10).
 
     Entries without a `state` (reflections, the plan-parsing note) are not steps of the agent and are skipped.
@@ -101,7 +101,7 @@ def state_counts(steps: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     return dict(counts)
 
 
-def classify(status: str, steps: list[dict[str, Any]]) -> RolloutError:
+def classify(status: str, steps: Sequence[Mapping[str, Any]]) -> RolloutError:
     """Classifies one stored rollout.
 
     Args:

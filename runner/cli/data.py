@@ -59,15 +59,15 @@ def import_command(benchmark: str | None, args: tuple[str, ...]) -> None:
 def info_command(home: Path | None, as_json: bool) -> None:
     """Show what the data home holds for each benchmark (creates nothing)."""
     home = home or default_home()
-    info = {"home": str(home), "benchmarks": {name: dict(found.data_info(home)) for name in available()
-                                              if isinstance(found := get_benchmark(name), Commands)}}
+    benchmarks = {name: dict(found.data_info(home)) for name in available()
+                  if isinstance(found := get_benchmark(name), Commands)}
     if as_json:
-        click.echo(json.dumps(info, ensure_ascii=False))
+        click.echo(json.dumps({"home": str(home), "benchmarks": benchmarks}, ensure_ascii=False))
         return
     click.echo(f"data home: {home}")
-    for name, found in info["benchmarks"].items():
+    for name, holds in benchmarks.items():
         click.echo(f"{name}:")
-        _echo(found, "  ")
+        _echo(holds, "  ")
 
 
 def _echo(value: dict[str, object], indent: str) -> None:

@@ -62,7 +62,6 @@ def demo_command(out: Path | None, seed: int) -> None:
 async def run_demo(out: Path, *, seed: int = 0, console: Console | None = None) -> DemoReport:
     """Generate, run, evaluate and report every benchmark's demo; returns what the demo found."""
     out = out.resolve()
-    say = console.print if console is not None else (lambda *_: None)
     report = DemoReport(out)
     server = await _serve_mock(out / MOCK_PORT_FILE)
     headlines: list[str] = []
@@ -79,7 +78,8 @@ async def run_demo(out: Path, *, seed: int = 0, console: Console | None = None) 
                 report.runs.append(run_dir)
                 ran.append(benchmark)
                 headlines += [run.headline] if run.headline not in headlines else []
-                say(f"{name} run {run.name}: done")
+                if console is not None:
+                    console.print(f"{name} run {run.name}: done")
     finally:
         await server.close()
     built = await asyncio.to_thread(build_report, report.runs)

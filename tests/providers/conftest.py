@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 
 import pytest
-from providers_support import MODELS, SECRET_KEY
 
 from providers.interface import ChatModel
 from providers.mock_server import RunningServer
 from providers.registry import resolve_model
 from providers.transport import TRANSPORTS
+from tests.providers.providers_support import MODELS, SECRET_KEY
 
 
 @pytest.fixture(params=TRANSPORTS)

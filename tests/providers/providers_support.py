@@ -1,4 +1,4 @@
-"""Helpers shared by the provider tests (imported by name: pytest puts this folder on sys.path)."""
+"""Helpers shared by the provider tests."""
 
 from __future__ import annotations
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from providers_support import chat
 
 from providers.interface import ChatRequest, Message
 from providers.tokens import count_prompt_tokens, count_text_tokens
+from tests.providers.providers_support import chat
 
 
 async def test_happy_path_maps_text_finish_usage_and_request_id(mock_llm, provider_for) -> None:

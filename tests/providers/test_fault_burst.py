@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from providers_support import chat
-
 from providers.errors import LLMError, ProviderTimeout, RateLimited, ServerError
 from providers.interface import ChatResponse, Usage
 from providers.mock_server import Faults, MockConfig
+from tests.providers.providers_support import chat
 
 
 async def test_burst_with_faults_accounts_for_every_call_and_token(start_mock_llm, provider_for) -> None:

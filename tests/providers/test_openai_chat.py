@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from providers_support import chat
-
 from providers.registry import resolve_model
 from providers.tokens import count_prompt_tokens, count_text_tokens
+from tests.providers.providers_support import chat
 
 
 async def test_happy_path_maps_text_finish_usage_and_request_id(mock_llm, provider_for) -> None:

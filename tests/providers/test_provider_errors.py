@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 
 import pytest
-from providers_support import MODELS, SECRET_KEY, chat
 
 from providers.errors import (
     AuthError,
@@ -19,6 +18,7 @@ from providers.errors import (
 from providers.mock_server import MockConfig
 from providers.registry import resolve_model
 from providers.transport import TRANSPORTS
+from tests.providers.providers_support import MODELS, SECRET_KEY, chat
 
 APIS = ["openai", "anthropic"]
 

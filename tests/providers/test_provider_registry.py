@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-from providers_support import SECRET_KEY
 
 from errors import UserError
 from providers.anthropic_messages import AnthropicMessages
@@ -14,6 +13,7 @@ from providers.interface import ChatModel, ChatRequest, ChatResponse
 from providers.keys import key_digest
 from providers.openai_chat import OpenAIChat
 from providers.registry import ProviderRegistry, resolve_model
+from tests.providers.providers_support import SECRET_KEY
 
 
 @pytest.fixture

@@ -6,8 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from report_runs import run, write_spec
-from staged_data import require
+
+from tests.reports.report_runs import run, write_spec
+from tests.staged_data import require
 
 
 @pytest.fixture(scope="session")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
-from report_runs import run, write_spec
 
 from reports import build_report
 from runner.cli.main import cli
+from tests.reports.report_runs import run, write_spec
 
 
 def test_compare_puts_runs_side_by_side_with_deltas(travelplanner_data: Path, travelplanner_index: Path,

@@ -6,19 +6,19 @@ from pathlib import Path
 
 import matplotlib.image
 import pytest
-from hostile_replies import PAYLOAD
-from report_runs import write_spec
 
 from providers.mock_server import MockConfig
 from reports import build_report, write_report
 from runner.engine import execute, prepare
+from tests.reports.hostile_replies import PAYLOAD
+from tests.reports.report_runs import write_spec
 
 
 @pytest.fixture
 async def hostile_report(start_mock_llm, travelplanner_data: Path, travelplanner_index: Path,
                          tmp_path: Path) -> Path:
     """A real run whose model answers every prompt with injection payloads, priced, reported to HTML."""
-    server = await start_mock_llm(MockConfig(reply="hostile_replies:reply"))
+    server = await start_mock_llm(MockConfig(reply="tests.reports.hostile_replies:reply"))
     spec = write_spec(tmp_path, "hostile", queries="train", index=travelplanner_index, data_dir=travelplanner_data,
                       models=[("hostile", f"openai-compatible:evil@{server.openai_base_url}")],
                       strategies=["two-stage", "direct"], extra="limit = 2")

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from report_runs import run, write_spec
 
 from benchmarks.travelplanner.dataset import load_queries
 from benchmarks.travelplanner.evaluation.metrics import RATE_NAMES, constraint_rates
 from reports import build_report, write_report
 from reports.table import Table
 from runner.cli.main import cli
+from tests.reports.report_runs import run, write_spec
 
 
 def evaluate_json(submission: Path, data: Path, index: Path, mode: str = "official") -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from benchmarks.natural_plan.dataset import (
     records_from,
     sorted_groups,
 )
+from benchmarks.natural_plan.evaluation import Scored
 from errors import DataError
 
 ANSWER_FIELD = "pred_5shot_pro"
@@ -78,8 +79,8 @@ def _answers(path: Path, task: str | None, field: str,
     except json.JSONDecodeError:
         whole = None  # JSON lines (or nothing readable: `_read_lines` names the line)
     if isinstance(whole, dict) and "id" not in whole:  # an object keyed by example id, not a one-line submission
-        records = records_from(whole, path, task)
-        return records, answers_of(records, field)
+        official = records_from(whole, path, task)
+        return official, answers_of(official, field)
     lines = _read_lines(path, text)
     kinds = {task} if task else {str(line.get("task")) for line in lines}
     unknown = kinds - set(TASKS)
@@ -88,13 +89,15 @@ def _answers(path: Path, task: str | None, field: str,
     known: dict[str, dict[str, Any]] = {}
     for kind in sorted(kinds):
         known.update(read_records(find_file(folder, kind), kind))
-    records, texts = {}, {}
+    records: dict[str, dict[str, Any]] = {}
+    texts: dict[str, str] = {}
     for number, line in enumerate(lines, start=1):
         example_id = str(line.get("id"))
         if example_id not in known:
             raise DataError(f"{path}:{number}: no record {example_id!r} in {folder}")
         records[example_id] = known[example_id]
-        texts[example_id] = line.get("answer") if isinstance(line.get("answer"), str) else ""
+        answer = line.get("answer")
+        texts[example_id] = answer if isinstance(answer, str) else ""
     return records, texts
 
 
@@ -113,7 +116,7 @@ def _read_lines(path: Path, text: str) -> list[dict[str, Any]]:
     return lines
 
 
-def _summary(verdicts: list[tuple[str, Mapping[str, Any], Any]]) -> dict[str, Any]:
+def _summary(verdicts: Sequence[tuple[str, Mapping[str, Any], Scored]]) -> dict[str, Any]:
     """Accuracy overall, per task, and per official group within each task."""
     per_task: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for _, record, scored in verdicts:
@@ -121,8 +124,8 @@ def _summary(verdicts: list[tuple[str, Mapping[str, Any], Any]]) -> dict[str, An
     tasks: dict[str, Any] = {}
     for name in (t for t in TASKS if t in per_task):
         groups = per_task[name]
-        solved = [ok for found in groups.values() for ok in found]
-        tasks[name] = {"n": len(solved), "solved": sum(solved), "accuracy": sum(solved) / len(solved),
+        oks = [ok for found in groups.values() for ok in found]
+        tasks[name] = {"n": len(oks), "solved": sum(oks), "accuracy": sum(oks) / len(oks),
                        "groups": {label: {"n": len(groups[label]), "solved": sum(groups[label]),
                                           "accuracy": sum(groups[label]) / len(groups[label])}
                                   for label in sorted_groups(list(groups))}}

@@ -112,7 +112,7 @@ def _transportation(sandbox: Sandbox, origin: str, destination: str, date: str) 
     flights = sandbox.flights(origin, destination, date)
     prices = _column(flights, "Price")
     # official: sort_values("Price") then the first row; numpy's sort is stable on such small frames
-    best_flight = min(range(len(prices)), key=prices.__getitem__, default=None)
+    best_flight: int | None = min(range(len(prices)), key=prices.__getitem__, default=None)
     driving = distance_for_evaluation(sandbox, origin, destination, "driving").cost
     taxi = distance_for_evaluation(sandbox, origin, destination, "taxi").cost
     # official quirk, spec §8 step 3: costs for one person (ceil(1/5) = ceil(1/4) = 1), people_number unused
@@ -125,6 +125,7 @@ def _transportation(sandbox: Sandbox, origin: str, destination: str, date: str) 
     if cost >= UNAVAILABLE:
         return None
     if mode == "Flight":
+        assert best_flight is not None  # Flight wins only when it has a price
         number = _column(flights, "Flight Number")[best_flight]
         return f"Flight Number: {number}, from {origin} to {destination}"
     return f"{mode}, from {origin} to {destination}"

@@ -142,7 +142,8 @@ class OfficialEvaluator:
             The commonsense box (None if undelivered), the hard box (None unless Complete Information and
             Within Sandbox passed) and the total cost.
         """
-        if query.local_constraint is None or query.budget is None or not query.has_labels:
+        limit = query.budget
+        if query.local_constraint is None or limit is None or not query.has_labels:
             raise ValueError("the query hides its constraints (test split): it cannot be scored locally")
         if not plan:
             return PlanVerdict(None, None, None)
@@ -155,11 +156,12 @@ class OfficialEvaluator:
         commonsense = {key: self._checked(getattr(self, key), context) for key in COMMONSENSE_KEYS}
         if not (commonsense["is_not_absent"][0] and commonsense["is_valid_information_in_sandbox"][0]):
             return PlanVerdict(commonsense, None, None)
+        total: int | float | None = None
         try:
-            total: int | float | None = self.total_cost(context)
-            budget: Result = (bool(total <= query.budget), None)
+            total = self.total_cost(context)
+            budget: Result = (bool(total <= limit), None)
         except Unscorable as exc:
-            total, budget = None, _could_not_check(exc)
+            budget = _could_not_check(exc)
         hard = {key: self._checked(getattr(self, key), context) for key in HARD_KEYS[:-1]}
         hard["valid_cost"] = budget
         return PlanVerdict(commonsense, hard, total)

@@ -12,6 +12,7 @@ import ast
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from benchmarks.travelplanner.offline.plan_search import CityOptions, Drive, Eatery, FlightOption, Stay
 
@@ -77,7 +78,7 @@ class Collected:
     """(origin, destination, date, flight)."""
     drives: dict[tuple[str, str, str], Drive] = field(default_factory=dict)
     """(origin, destination, mode) -> the distance-matrix answer."""
-    parts: dict[str, dict[str, list]] = field(default_factory=dict)
+    parts: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
     """City -> {"stays", "eateries", "attractions"}, cities in the order they first appear."""
 
     def add(self, city: str, part: str, items: Iterable[object]) -> None:

@@ -87,7 +87,7 @@ def template_fields(template: str, prompt: str) -> dict[str, str] | None:
     A field runs to the first occurrence of the next literal (the last field to the final literal), which is
     unambiguous for these templates: notebooks and reference information are Python reprs with escaped newlines.
     """
-    parts: list[tuple[str, str | None]] = []  # (literal before, field); escaped braces split literals: rejoin
+    parts: list[tuple[str, str]] = []  # (literal before, field); escaped braces split literals: rejoin
     pending = ""
     for literal, name, _, _ in Formatter().parse(template):
         pending += literal
@@ -97,7 +97,8 @@ def template_fields(template: str, prompt: str) -> dict[str, str] | None:
     trailing = pending
     if not prompt.startswith(parts[0][0]) or not prompt.endswith(trailing):
         return None
-    fields, at, limit = {}, len(parts[0][0]), len(prompt) - len(trailing)
+    fields: dict[str, str] = {}
+    at, limit = len(parts[0][0]), len(prompt) - len(trailing)
     for i, (_, name) in enumerate(parts):
         following = parts[i + 1][0] if i + 1 < len(parts) else None
         if following is None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 # the evaluator's own tables, so a plan satisfies the constraints exactly as they are checked (spec §7.3)
 from benchmarks.travelplanner.evaluation.official import FORBIDDING_RULE, ROOM_TYPE_OK
@@ -103,7 +104,7 @@ class Request:
 
 @dataclass(slots=True)
 class PlanResult:
-    plan: list[dict[str, str]]
+    plan: list[dict[str, Any]]
     cost: float
     complete: bool
     """False when some mandatory item had no acceptable option (the plan then shows `-` there)."""
@@ -181,7 +182,7 @@ def build_plan(request: Request, cities: Sequence[CityOptions], legs: Sequence[L
     days, people = request.days, request.people
     transport, cost = _legs_plan(legs, request)
     complete = all(t is not None for t in transport)
-    plan: list[dict[str, str]] = []
+    plan: list[dict[str, Any]] = []
     meal_slots: list[tuple[int, str, CityOptions, bool]] = []  # (day index, meal, city, mandatory)
     for d in range(days):
         travel = d % 2 == 0
@@ -227,7 +228,7 @@ def _city_of_day(cities: Sequence[CityOptions], d: int, days: int) -> CityOption
     return cities[d // 2] if d < days - 1 else cities[-1]
 
 
-def _assign_meals(plan: list[dict[str, str]], slots: list[tuple[int, str, CityOptions, bool]], request: Request,
+def _assign_meals(plan: list[dict[str, Any]], slots: list[tuple[int, str, CityOptions, bool]], request: Request,
                   cost: float) -> tuple[float, bool, list[str]]:
     """Fill mandatory meal slots (cuisines first, then cheapest), then optional ones while the budget allows.
 
@@ -258,15 +259,15 @@ def _assign_meals(plan: list[dict[str, str]], slots: list[tuple[int, str, CityOp
             missing.append(cuisine)
     complete = True
     for slot in free:
-        eatery = _cheapest_unused(slot[2], used)
-        if eatery is None:
+        cheapest = _cheapest_unused(slot[2], used)
+        if cheapest is None:
             complete = False
         else:
-            take(slot, eatery)
+            take(slot, cheapest)
     for slot in (s for s in slots if not s[3]):
-        eatery = _cheapest_unused(slot[2], used)
-        if eatery is not None and (request.budget is None or cost + eatery.cost * people <= request.budget):
-            take(slot, eatery)
+        cheapest = _cheapest_unused(slot[2], used)
+        if cheapest is not None and (request.budget is None or cost + cheapest.cost * people <= request.budget):
+            take(slot, cheapest)
     return cost, complete, missing
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date as Date
 from datetime import timedelta
 from typing import Any
@@ -145,7 +145,7 @@ def budget_calc(tables: Tables, org: str, dest_cities: Sequence[str], dates: lis
         raise Infeasible("no flights, hotels or restaurants")
     f, h, m = FACTORS[days]
     columns = ([r[1] for r in flights], [r[2] for r in hotels], [r[3] for r in meals])
-    pick = {"lowest": min, "highest": max, "average": statistics.fmean}
+    pick: dict[str, Callable[[list[float]], float]] = {"lowest": min, "highest": max, "average": statistics.fmean}
     return {mode: f * fn(columns[0]) + h * fn(columns[1]) + m * fn(columns[2]) for mode, fn in pick.items()}
 
 

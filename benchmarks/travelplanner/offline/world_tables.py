@@ -10,7 +10,9 @@ import csv
 import io
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 CUISINES = ("Tea", "BBQ", "Seafood", "Cafe", "Desserts", "Pizza", "Fast Food", "Bakery", "Mediterranean", "French",
             "Mexican", "Chinese", "Indian", "Italian", "American")
@@ -36,16 +38,20 @@ _SIGHT = ("Museum of {}", "{} Botanical Garden", "{} Heritage Park", "Old {} Lig
           "{} Science Center", "{} Zoo", "{} Memorial Bridge")
 
 
+Row = list[Any]
+"""One table row in the official column order: each cell the type of its column (the headers name them)."""
+
+
 @dataclass(slots=True)
 class Tables:
     """The world's rows, in the official column order (before CSV serialisation)."""
 
     positions: dict[str, tuple[float, float]]
-    flights: list[list[object]] = field(default_factory=list)
-    accommodations: list[list[object]] = field(default_factory=list)
-    restaurants: list[list[object]] = field(default_factory=list)
-    attractions: list[list[object]] = field(default_factory=list)
-    distances: list[list[object]] = field(default_factory=list)
+    flights: list[Row] = field(default_factory=list)
+    accommodations: list[Row] = field(default_factory=list)
+    restaurants: list[Row] = field(default_factory=list)
+    attractions: list[Row] = field(default_factory=list)
+    distances: list[Row] = field(default_factory=list)
 
     def state_cities(self) -> dict[str, tuple[str, ...]]:
         return {state: cities for state, (_, cities) in STATES.items()}
@@ -80,7 +86,7 @@ class Tables:
         }
 
 
-def _csv(header: list[str], rows: list[list[object]]) -> str:
+def _csv(header: list[str], rows: list[Row]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -149,7 +155,7 @@ def _clock(minutes: int) -> str:
     return f"{minutes // 60:02d}:{minutes % 60:02d}"
 
 
-def _unique_names(make, count: int, rng: random.Random) -> list[str]:
+def _unique_names(make: Callable[[random.Random], str], count: int, rng: random.Random) -> list[str]:
     """`count` names, none a substring of another (the evaluator matches names by substring, spec §2)."""
     names: list[str] = []
     while len(names) < count:

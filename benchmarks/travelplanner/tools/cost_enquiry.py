@@ -48,7 +48,7 @@ def _first(frame: Frame, column: str) -> Any:
     """`frame[column].values[0]`, typed as the pandas column (a float64 price stays a float)."""
     j = frame.columns.index(column)
     value = frame.rows[0][j]
-    return float(value) if frame.dtypes[j] == "float" else value
+    return float(value) if frame.dtypes[j] == "float" and isinstance(value, int | float) else value
 
 
 def _leg_cost(sandbox: Sandbox, plan: Mapping[str, Any], people: Any, reflect: bool) -> tuple[float, str | None]:

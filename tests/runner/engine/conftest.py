@@ -5,26 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ENGINE_TESTS = Path(__file__).resolve().parent
-"""On PYTHONPATH for subprocesses, so `toy_benchmark:ToyBenchmark` imports there too."""
-
-CLI = [sys.executable, "-c", "from runner.cli.main import main; main()"]
-"""`tripbench` as a subprocess, from the interpreter running the tests."""
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """`tripbench ARGS` to completion, able to import the toy benchmark; output captured as text."""
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONPATH": str(ENGINE_TESTS)})
+from tests.runner.engine.engine_support import PROJECT_ROOT, TOY
 
 SLOW_CALLBACK_S = 0.25
 """A callback holding the loop this long fails the test (generous: the test machine is shared and loaded)."""
@@ -41,7 +28,7 @@ def toml_value(value: Any) -> str:
 def spec_text(base_url: str, *, options: dict[str, Any] | None = None, models: list[dict[str, Any]] | None = None,
               **fields: Any) -> str:
     """A toy-benchmark run spec; `models` defaults to one OpenAI-compatible model served by `base_url`."""
-    fields = {"benchmark": "toy_benchmark:ToyBenchmark", "split": "train", "strategies": ["scripted"],
+    fields = {"benchmark": TOY, "split": "train", "strategies": ["scripted"],
               "cache_dir": "cache", "concurrency": 32, **fields}
     lines = [f"{name} = {toml_value(value)}" for name, value in fields.items()]
     for model in models or [{"model": f"openai-compatible:toy@{base_url}/v1", "name": "toy",
@@ -64,7 +51,7 @@ def write_spec(tmp_path: Path) -> Callable[..., Path]:
 @pytest.fixture
 def toy_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """Subprocesses find the toy benchmark."""
-    monkeypatch.setenv("PYTHONPATH", str(ENGINE_TESTS))
+    monkeypatch.setenv("PYTHONPATH", str(PROJECT_ROOT))
 
 
 @pytest.fixture

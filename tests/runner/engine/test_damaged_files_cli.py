@@ -9,9 +9,9 @@ import os
 from pathlib import Path
 
 import diskcache
-from conftest import run_cli
-from test_engine_runs import reference, stored
-from toy_benchmark import ToyOptions
+
+from tests.runner.engine.engine_support import reference, run_cli, stored
+from tests.runner.engine.toy_benchmark import ToyOptions
 
 OPTIONS = {"tasks": 30, "max_calls": 4}
 

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from toy_benchmark import ToyBenchmark, ToyOptions, reference_result
 
 from benchmarks.base import BUDGET_EXHAUSTED, CALL_LIMIT, CRASHED, DELIVERED
 from cache import CacheStore
@@ -18,24 +17,8 @@ from runner.dryrun import estimate
 from runner.engine import execute, prepare
 from runner.results import load_run
 from runner.scheduler import BUDGET, COMPLETED
-
-PRICE = {"input": 1000.0, "output": 2000.0}
-"""USD per million tokens: high enough that a toy call costs cents and a cap bites quickly."""
-
-
-async def reference(options: ToyOptions) -> dict[str, tuple]:
-    """Task id -> (answer, plan, steps) of the scripted strategy run sequentially in-process."""
-    results = {}
-    for task in ToyBenchmark().load_tasks("train", options):
-        result = await reference_result(task)
-        results[task.id] = (result.answer, result.plan, result.steps)
-    return results
-
-
-def stored(run_dir: Path, strategy: str = "scripted") -> dict[str, tuple]:
-    with load_run(run_dir) as results:
-        return {r.key.task: (r.answer, r.plan, results.steps(r.id)) for r in results.rollouts
-                if r.key.strategy == strategy and r.status == DELIVERED}
+from tests.runner.engine.engine_support import PRICE, reference, stored
+from tests.runner.engine.toy_benchmark import ToyOptions
 
 
 async def test_a_thousand_rollouts_equal_the_sequential_reference(start_mock_llm, write_spec, tmp_path: Path) -> None:

@@ -3,43 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import random
 import signal
 from pathlib import Path
 
-from conftest import CLI
-from test_engine_runs import reference, stored
-from toy_benchmark import ToyOptions
-
-from errors import UserError
 from providers.mock_server import MockConfig
 from runner.results import load_run
 from runner.summary import session_state
+from tests.runner.engine.engine_support import reference, start_run, stored, until_rollouts_stored
+from tests.runner.engine.toy_benchmark import ToyOptions
 
 CONCURRENCY = 8
-
-
-async def start_run(spec: Path, run_dir: Path, *args: str, quiet: bool = True) -> asyncio.subprocess.Process:
-    """`tripbench run SPEC --run-dir RUN_DIR [--quiet] ARGS` in a subprocess, stdout and stderr on one pipe."""
-    flags = ("--quiet",) * quiet
-    return await asyncio.create_subprocess_exec(*CLI, "run", str(spec), "--run-dir", str(run_dir), *flags, *args,
-                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-
-
-def rollouts_stored(run_dir: Path) -> int:
-    if (run_dir / "results.sqlite").is_file():
-        with contextlib.suppress(UserError), load_run(run_dir) as results:  # UserError: schema not made yet
-            return len(results.rollouts)
-    return 0
-
-
-async def until_rollouts_stored(run_dir: Path, process: asyncio.subprocess.Process, more: int = 1) -> None:
-    """Waits until this process has committed `more` rollouts (so a kill lands mid-run), or until it ended."""
-    target = rollouts_stored(run_dir) + more
-    while process.returncode is None and rollouts_stored(run_dir) < target:
-        await asyncio.sleep(0.05)
 
 
 async def test_sigkill_at_random_moments_then_resume(start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> None:

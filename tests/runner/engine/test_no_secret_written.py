@@ -12,10 +12,10 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
 
 from providers.keys import key_digest
 from runner.results import load_run
+from tests.runner.engine.engine_support import run_cli
 
 PASSWORD = "CANARYPASS123"
 QUERY_KEY = "CANARYQKEY456"

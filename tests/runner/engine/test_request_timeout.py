@@ -19,7 +19,7 @@ from runner.spec import load_spec
 
 TIMEOUT_S = 0.3
 
-BASE = """benchmark = "toy_benchmark:ToyBenchmark"
+BASE = """benchmark = "tests.runner.engine.toy_benchmark:ToyBenchmark"
 split = "train"
 strategies = ["scripted"]
 

@@ -7,9 +7,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import CLI
-from test_engine_runs import reference
-from toy_benchmark import ToyOptions
 
 from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, DELIVERED, PROVIDER_ERROR, TOKEN_LIMIT
 from reports.collect import collect_run
@@ -17,6 +14,8 @@ from runner.dryrun import estimate
 from runner.engine import execute, prepare
 from runner.results import load_run
 from runner.store import runs_again
+from tests.runner.engine.engine_support import CLI, reference
+from tests.runner.engine.toy_benchmark import ToyOptions
 
 OPTIONS = {"tasks": 12, "max_calls": 6}
 ANSWERED = 3

@@ -14,7 +14,7 @@ from runner.results import load_run
 from runner.retry import RetryPolicy
 from runner.spec import RetrySpec, load_spec
 
-BASE = """benchmark = "toy_benchmark:ToyBenchmark"
+BASE = """benchmark = "tests.runner.engine.toy_benchmark:ToyBenchmark"
 split = "train"
 strategies = ["scripted"]
 

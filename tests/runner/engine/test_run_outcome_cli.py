@@ -7,11 +7,9 @@ import json
 import re
 from pathlib import Path
 
-from conftest import run_cli
-from test_kill_resume import start_run
-
 from providers.mock_server import MockConfig
 from runner.cli.run import EXIT_NO_RESULT
+from tests.runner.engine.engine_support import run_cli, start_run
 
 
 async def test_a_run_whose_every_call_failed_exits_with_its_own_code(start_mock_llm, write_spec, tmp_path: Path,

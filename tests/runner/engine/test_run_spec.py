@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import run_cli
-from toy_benchmark import ToyBenchmark, ToyOptions
 
 from errors import ConfigError, UserError
 from runner.cli.main import cli
 from runner.engine import execute, prepare
 from runner.expand import RolloutKey, expand, select_tasks
 from runner.spec import load_spec, parse_spec
+from tests.runner.engine.engine_support import TOY, run_cli
+from tests.runner.engine.toy_benchmark import ToyBenchmark, ToyOptions
 
-BASE = """benchmark = "toy_benchmark:ToyBenchmark"
+BASE = f"""benchmark = "{TOY}"
 split = "train"
 strategies = ["scripted"]
 
@@ -43,7 +43,7 @@ model = "openai-compatible:b@http://127.0.0.1:9/v1"
     (("model = \"openai-compatible:a@http://127.0.0.1:9/v1\"",
       "model = \"openai-compatible:a@http://127.0.0.1:9/v1\"\nprices = { input = 1 }"),
      "run.toml: models[0].prices.output: expected a number >= 0 (required)"),
-    (("benchmark = \"toy_benchmark:ToyBenchmark\"\n", ""), "run.toml: benchmark: expected a string (required)"),
+    ((f"benchmark = \"{TOY}\"\n", ""), "run.toml: benchmark: expected a string (required)"),
     # a misspelt required key is also a missing one: the misspelling is named, with the likely key
     (("strategies = ", "strategie = "), "run.toml: strategie: expected one of the fields benchmark, cache, "),
     (("strategies = ", "strategie = "), "(did you mean strategies?)"),
@@ -73,7 +73,7 @@ def test_benchmark_options_and_strategies_are_checked_by_the_benchmark(tmp_path:
     path.write_text(BASE.replace('["scripted"]', '["scripted", "clever"]'), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"strategies\[1\]: expected one of scripted, silent, got 'clever'"):
         prepare(path)
-    path.write_text(BASE.replace("toy_benchmark:ToyBenchmark", "no_such_module:Thing"), encoding="utf-8")
+    path.write_text(BASE.replace(TOY, "no_such_module:Thing"), encoding="utf-8")
     with pytest.raises(UserError, match="cannot import no_such_module"):
         prepare(path)
 

@@ -15,7 +15,7 @@ from runner.budget import SpendCap
 from runner.engine import build_gateway, prepare
 from runner.spec import CLIENT_FIELDS, load_spec
 
-BASE = """benchmark = "toy_benchmark:ToyBenchmark"
+BASE = """benchmark = "tests.runner.engine.toy_benchmark:ToyBenchmark"
 split = "train"
 strategies = ["scripted"]
 

@@ -13,12 +13,9 @@ import re
 import signal
 from pathlib import Path
 
-from conftest import run_cli
-from test_engine_runs import PRICE
-from test_kill_resume import start_run, until_rollouts_stored
-
 from providers.mock_server import MockConfig
 from runner.results import load_run
+from tests.runner.engine.engine_support import PRICE, run_cli, start_run, until_rollouts_stored
 
 CAP = 15.0
 CONCURRENCY = 8

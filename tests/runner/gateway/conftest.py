@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from gateway_doubles import FakeClock, ScriptedProvider
 
 from runner.records import CallRecord
+from tests.runner.gateway.gateway_doubles import FakeClock, ScriptedProvider
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import math
 import random
 
 import pytest
-from gateway_doubles import FakeClock, ScriptedProvider
 
 from errors import ConfigError
 from providers.errors import BudgetExhausted, ServerError
@@ -18,6 +17,7 @@ from runner.budget import SpendCap
 from runner.gateway import PROMPT_MARGIN, Gateway
 from runner.records import CallRecord
 from runner.retry import Retrier
+from tests.runner.gateway.gateway_doubles import FakeClock, ScriptedProvider
 
 PRICES = {"fake:m": Price(input=3.0, output=15.0)}
 

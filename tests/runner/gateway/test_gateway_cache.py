@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from gateway_doubles import ScriptedProvider
 
 from cache.modes import CacheMode
 from cache.store import CacheEntry, CacheStore
@@ -18,6 +17,7 @@ from providers.prices import Price
 from runner.gateway import Gateway
 from runner.records import CallRecord
 from runner.retry import Retrier, RetryPolicy
+from tests.runner.gateway.gateway_doubles import ScriptedProvider
 
 PRICES = {"fake:m": Price(input=1.0, output=2.0)}  # USD per million tokens
 

@@ -6,11 +6,11 @@ import asyncio
 import time
 
 import pytest
-from gateway_doubles import FakeClock
 
 from providers.openai_chat import OpenAIChat
 from runner.gateway import Target
 from runner.ratelimit import LimitKey, Limits, RateLimiter, TokenBucket
+from tests.runner.gateway.gateway_doubles import FakeClock
 
 KEY = LimitKey("openai", "gpt-4o-mini", "abc123")
 

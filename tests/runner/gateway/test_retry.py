@@ -6,7 +6,6 @@ import random
 from pathlib import Path
 
 import pytest
-from gateway_doubles import FakeClock, ScriptedProvider
 
 from cache.store import CacheStore
 from providers.errors import AuthError, BadRequest, ContextTooLong, ProviderTimeout, RateLimited, ServerError
@@ -15,6 +14,7 @@ from runner.gateway import Gateway
 from runner.ratelimit import Limits, RateLimiter
 from runner.records import CallRecord
 from runner.retry import Retrier, RetryPolicy
+from tests.runner.gateway.gateway_doubles import FakeClock, ScriptedProvider
 
 
 class Flaky:

@@ -82,7 +82,7 @@ def test_evaluate_reports_unreadable_lines_and_unchecked_constraints(
     submission = tmp_path / "s.jsonl"
     submission.write_text("not json\n" + json.dumps({"idx": 2, "query": "", "plan": plan}) + "\n")
     queries = tmp_path / "q.jsonl"
-    rows = [json.loads(line) for line in (travelplanner_data / "queries" / "train.jsonl").open()]
+    rows = [json.loads(line) for line in (travelplanner_data / "queries" / "train.jsonl").read_text().splitlines()]
     queries.write_text("".join(json.dumps(row) + "\n" for row in (rows[1], rows[0])))
     result = CliRunner().invoke(cli, ["evaluate", str(submission), "--queries", str(queries), "--index",
                                       str(travelplanner_index)])

@@ -47,7 +47,7 @@ def test_validation_split_has_no_plans(travelplanner_data: Path) -> None:
 
 def test_csv_and_jsonl_give_the_same_queries(travelplanner_data: Path, train_queries: list[Query],
                                              tmp_path: Path) -> None:
-    rows = [json.loads(line) for line in (travelplanner_data / "queries" / "train.jsonl").open()]
+    rows = [json.loads(line) for line in (travelplanner_data / "queries" / "train.jsonl").read_text().splitlines()]
     path = tmp_path / "train.csv"
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=FIELDS)

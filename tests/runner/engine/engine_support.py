@@ -1,0 +1,70 @@
+"""Helpers of the engine tests: the CLI as a subprocess, the toy benchmark's reference results, run reading."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks.base import DELIVERED
+from errors import UserError
+from runner.results import load_run
+from tests.runner.engine.toy_benchmark import ToyBenchmark, ToyOptions, reference_result
+
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+"""On PYTHONPATH for subprocesses, so the `tests` package (and the toy benchmark in it) imports there too."""
+
+TOY = "tests.runner.engine.toy_benchmark:ToyBenchmark"
+"""The toy benchmark as a run spec names it."""
+
+CLI = [sys.executable, "-c", "from runner.cli.main import main; main()"]
+"""`tripbench` as a subprocess, from the interpreter running the tests."""
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`tripbench ARGS` to completion, able to import the toy benchmark; output captured as text."""
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+
+
+PRICE = {"input": 1000.0, "output": 2000.0}
+"""USD per million tokens: high enough that a toy call costs cents and a cap bites quickly."""
+
+
+async def reference(options: ToyOptions) -> dict[str, tuple]:
+    """Task id -> (answer, plan, steps) of the scripted strategy run sequentially in-process."""
+    results = {}
+    for task in ToyBenchmark().load_tasks("train", options):
+        result = await reference_result(task)
+        results[task.id] = (result.answer, result.plan, result.steps)
+    return results
+
+
+def stored(run_dir: Path, strategy: str = "scripted") -> dict[str, tuple]:
+    with load_run(run_dir) as results:
+        return {r.key.task: (r.answer, r.plan, results.steps(r.id)) for r in results.rollouts
+                if r.key.strategy == strategy and r.status == DELIVERED}
+
+
+async def start_run(spec: Path, run_dir: Path, *args: str, quiet: bool = True) -> asyncio.subprocess.Process:
+    """`tripbench run SPEC --run-dir RUN_DIR [--quiet] ARGS` in a subprocess, stdout and stderr on one pipe."""
+    flags = ("--quiet",) * quiet
+    return await asyncio.create_subprocess_exec(*CLI, "run", str(spec), "--run-dir", str(run_dir), *flags, *args,
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+
+
+def rollouts_stored(run_dir: Path) -> int:
+    if (run_dir / "results.sqlite").is_file():
+        with contextlib.suppress(UserError), load_run(run_dir) as results:  # UserError: schema not made yet
+            return len(results.rollouts)
+    return 0
+
+
+async def until_rollouts_stored(run_dir: Path, process: asyncio.subprocess.Process, more: int = 1) -> None:
+    """Waits until this process has committed `more` rollouts (so a kill lands mid-run), or until it ended."""
+    target = rollouts_stored(run_dir) + more
+    while process.returncode is None and rollouts_stored(run_dir) < target:
+        await asyncio.sleep(0.05)
