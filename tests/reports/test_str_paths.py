@@ -57,7 +57,8 @@ CASES: dict[str, Callable[[Inputs, Convert], object]] = {
 @pytest.fixture
 def inputs(travelplanner_data: Path, travelplanner_index: Path, train_runs: dict[str, Path],
            tmp_path: Path) -> Inputs:
-    query = json.loads((travelplanner_data / "queries" / "train.jsonl").read_text(encoding="utf-8").splitlines()[0])["query"]
+    first = (travelplanner_data / "queries" / "train.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    query = json.loads(first)["query"]
     (tmp_path / "request.json").write_text(json.dumps({"model": "offline:oracle",
                                                        "messages": [{"role": "user", "content": query}]}))
     (tmp_path / "mock.toml").write_text("seed = 7\nrpm = 600\n")
