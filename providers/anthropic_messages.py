@@ -13,17 +13,25 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import anthropic
 
-from providers.errors import BadRequest, ServerError, Where
+from providers.batching import ANTHROPIC_MAX_REQUESTS, BatchResult, BatchState, lost
+from providers.errors import BadRequest, ProviderError, ServerError, Where
+from providers.http_errors import error_for_status, map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
-from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire
+from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire, json_or_none
 from providers.urls import Endpoint
 
 PATH = "/v1/messages"
+_ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_error": 402,
+                 "permission_error": 403, "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429,
+                 "api_error": 500, "overloaded_error": 529}
+"""The HTTP status of each Anthropic error type: a batch result carries the type, not the status."""
 API_VERSION = "2023-06-01"
 """The `anthropic-version` header the aiohttp transport sends (the SDK sends its own, the same today)."""
 
@@ -75,6 +83,8 @@ class AnthropicMessages:
         self.api_key_id = key_digest(api_key)
         """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""
         self._default_max_tokens = default_max_tokens
+        self._client = client  # the batch API always goes through the SDK
+        self._wire = wire
 
     def __repr__(self) -> str:
         return f"AnthropicMessages(model={self.model!r}, endpoint={self.endpoint!r}, transport={self.transport!r})"
@@ -87,8 +97,65 @@ class AnthropicMessages:
         return cut_at_stop(response, [stop for stop in request.stop if not stop.strip()])
 
     async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
+        """Close the HTTP connection pools."""
         await self._transport.aclose()
+        await self._client.close()
+
+    # -- Message Batches (providers.batching.BatchModel) -----------------------------------------------------------
+    max_batch_requests = ANTHROPIC_MAX_REQUESTS
+
+    async def submit_batch(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:
+        """Creates a message batch of the requests (`tag` is not sent: the API keeps no metadata)."""
+        with self._sdk_errors():
+            batch = await self._client.messages.batches.create(requests=[
+                {"custom_id": custom_id, "params": self._body(request)}  # type: ignore[typeddict-item]  # our dict
+                for custom_id, request in requests])
+        return batch.id
+
+    async def find_batch(self, tag: str) -> str | None:
+        """Always None: a message batch carries no metadata to find it by."""
+        return None
+
+    async def batch_state(self, batch_id: str) -> BatchState:
+        with self._sdk_errors():
+            batch = await self._client.messages.batches.retrieve(batch_id)
+        counts = batch.request_counts
+        total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
+        return BatchState(batch.processing_status == "ended", total - counts.processing, total)
+
+    async def batch_results(self, batch_id: str, requests: Mapping[str, ChatRequest]) -> dict[str, BatchResult]:
+        """Streams the results file; each `succeeded` message is read as `complete` reads one."""
+        where: Where = {"provider": self.provider, "model": self.model}
+        found: dict[str, BatchResult] = {}
+        with self._sdk_errors():
+            async for entry in await self._client.messages.batches.results(batch_id):
+                result, custom_id = entry.result, entry.custom_id
+                if result.type == "succeeded":
+                    try:
+                        response = self._response(result.message.model_dump(), 0.0, None)
+                    except ProviderError as exc:
+                        found[custom_id] = BatchResult(error=exc)
+                        continue
+                    request = requests.get(custom_id)
+                    stops = [stop for stop in request.stop if not stop.strip()] if request else []
+                    found[custom_id] = BatchResult(cut_at_stop(response, stops))
+                elif result.type == "errored":
+                    body = result.error.model_dump()
+                    message, too_long = error_details(body)
+                    status = _ERROR_STATUS.get(str((body.get("error") or {}).get("type")), 500)
+                    found[custom_id] = BatchResult(error=error_for_status(
+                        status, message, headers={}, context_too_long=too_long, secret=self._wire.secret, **where))
+        return lost(requests, found, **where, why=f"expired, was cancelled or was not answered (batch {batch_id})")
+
+    async def cancel_batch(self, batch_id: str) -> None:
+        with self._sdk_errors():
+            await self._client.messages.batches.cancel(batch_id)
+
+    @contextmanager
+    def _sdk_errors(self) -> Iterator[None]:
+        with map_sdk_errors(anthropic, provider=self.provider, model=self.model, secret=self._wire.secret,
+                            status_details=lambda exc: error_details(json_or_none(exc.response.content))):
+            yield
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")

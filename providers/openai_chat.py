@@ -8,17 +8,25 @@ This module knows the protocol (the JSON body of a request, the JSON of an answe
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Literal
 
 import openai
+import orjson
 
-from providers.errors import BadRequest, ServerError, Where
+from providers.batching import OPENAI_MAX_REQUESTS, BatchResult, BatchState, lost
+from providers.errors import BadRequest, ProviderError, ServerError, Where
+from providers.http_errors import error_for_status, map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
-from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire
+from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire, json_or_none
 from providers.urls import Endpoint
 
 PATH = "/chat/completions"
+BATCH_URL: Literal["/v1/chat/completions"] = "/v1/chat/completions"
+"""The `url` of every line of a batch input file (OpenAI's path, whatever the base URL)."""
+_BATCH_ENDED = ("completed", "failed", "expired", "cancelled")
 
 
 def error_details(body: Any) -> tuple[str, bool]:
@@ -71,6 +79,8 @@ class OpenAIChat:
         self.api_key_id = key_digest(api_key)
         """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""
         self._max_tokens_field = max_tokens_field
+        self._client = client  # the batch API always goes through the SDK
+        self._wire = wire
 
     def __repr__(self) -> str:
         return f"OpenAIChat(model={self.model!r}, endpoint={self.endpoint!r}, transport={self.transport!r})"
@@ -82,8 +92,85 @@ class OpenAIChat:
         return self._response(reply.data, time.perf_counter() - started, reply.request_id)
 
     async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
+        """Close the HTTP connection pools."""
         await self._transport.aclose()
+        await self._client.close()
+
+    # -- the Batch API (providers.batching.BatchModel) ---------------------------------------------------------------
+    max_batch_requests = OPENAI_MAX_REQUESTS
+
+    async def submit_batch(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:
+        """Uploads the requests as a JSONL file (`purpose="batch"`) and creates a 24 h batch of it."""
+        lines = b"".join(orjson.dumps({"custom_id": custom_id, "method": "POST", "url": BATCH_URL,
+                                       "body": self._body(request)}) + b"\n" for custom_id, request in requests)
+        with self._sdk_errors():
+            upload = await self._client.files.create(file=(f"{tag}.jsonl", lines), purpose="batch")
+            batch = await self._client.batches.create(input_file_id=upload.id, endpoint=BATCH_URL,
+                                                      completion_window="24h", metadata={"tripbench": tag})
+        return batch.id
+
+    async def find_batch(self, tag: str) -> str | None:
+        """The newest batch whose metadata carries `tag` (among the last 100)."""
+        with self._sdk_errors():
+            page = await self._client.batches.list(limit=100)
+        return next((b.id for b in page.data if (b.metadata or {}).get("tripbench") == tag), None)
+
+    async def batch_state(self, batch_id: str) -> BatchState:
+        with self._sdk_errors():
+            batch = await self._client.batches.retrieve(batch_id)
+        counts = batch.request_counts
+        return BatchState(batch.status in _BATCH_ENDED, (counts.completed + counts.failed) if counts else 0,
+                          counts.total if counts else 0)
+
+    async def batch_results(self, batch_id: str, requests: Mapping[str, ChatRequest]) -> dict[str, BatchResult]:
+        """Reads the batch's output and error files; a request in neither expired with the batch or never ran."""
+        with self._sdk_errors():
+            batch = await self._client.batches.retrieve(batch_id)
+            found: dict[str, BatchResult] = {}
+            for file_id in (batch.output_file_id, batch.error_file_id):
+                if file_id:
+                    content = await self._client.files.content(file_id)
+                    for line in content.content.splitlines():
+                        found.update(self._batch_line(line))
+        return lost(requests, found, provider=self.provider, model=self.model, why=f"was not answered "
+                    f"(batch {batch_id} {batch.status})")
+
+    async def cancel_batch(self, batch_id: str) -> None:
+        with self._sdk_errors():
+            await self._client.batches.cancel(batch_id)
+
+    def _batch_line(self, line: bytes) -> dict[str, BatchResult]:
+        """One line of an output or error file, as {custom_id: result} (empty for a line we cannot read)."""
+        try:
+            item = orjson.loads(line)
+            custom_id = str(item["custom_id"])
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            return {}
+        where: Where = {"provider": self.provider, "model": self.model}
+        response, error = item.get("response"), item.get("error")
+        if not isinstance(response, dict):
+            code = error.get("code") if isinstance(error, dict) else None
+            return lost([custom_id], {}, **where, why=f"ended as {code}")
+        status, body = response.get("status_code"), response.get("body")
+        request_id = response.get("request_id")
+        if not isinstance(status, int):
+            return lost([custom_id], {}, **where, why="has a result without a status")
+        try:
+            if status == 200:
+                return {custom_id: BatchResult(self._response(body, 0.0, request_id))}
+            message, too_long = error_details(body)
+            failure: ProviderError = error_for_status(status, message, headers={}, context_too_long=too_long,
+                                                      secret=self._wire.secret, **where)
+        except ProviderError as exc:
+            failure = exc
+        return {custom_id: BatchResult(error=failure)}
+
+    @contextmanager
+    def _sdk_errors(self) -> Iterator[None]:
+        wire = self._wire
+        with map_sdk_errors(openai, provider=self.provider, model=self.model, secret=wire.secret,
+                            status_details=lambda exc: error_details(json_or_none(exc.response.content))):
+            yield
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -122,3 +209,4 @@ class OpenAIChat:
                              **where)
         return ChatResponse(text=text, finish_reason=finish, usage=tokens, latency_s=latency_s,
                             request_id=request_id)
+

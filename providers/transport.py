@@ -57,7 +57,7 @@ class Wire:
     """The API key, removed from every message should a server echo it."""
 
 
-def _json_or_none(content: bytes) -> Any:
+def json_or_none(content: bytes) -> Any:
     try:
         return orjson.loads(content)
     except orjson.JSONDecodeError:
@@ -101,7 +101,7 @@ class SdkTransport:
         if extra := {name: value for name, value in body.items() if name not in arguments}:
             arguments["extra_body"] = extra
         with map_sdk_errors(self._sdk, provider=wire.provider, model=wire.model, secret=wire.secret,
-                            status_details=lambda exc: wire.error_details(_json_or_none(exc.response.content))):
+                            status_details=lambda exc: wire.error_details(json_or_none(exc.response.content))):
             raw = await self._create(**arguments)
         answer = raw.http_response  # read in full: the request was not streamed
         return decode(answer.content, wire, answer.headers.get(wire.request_id_header))
@@ -152,7 +152,7 @@ class AiohttpTransport:
             raise ServerError(redact(f"{wire.provider}:{wire.model}: connection failed: {exc}", wire.secret),
                               **where) from exc
         if status >= 400:
-            message, too_long = wire.error_details(_json_or_none(content))
+            message, too_long = wire.error_details(json_or_none(content))
             raise error_for_status(status, message or content[:200].decode(errors="replace"), headers=headers,
                                    context_too_long=too_long, secret=wire.secret, **where)
         return decode(content, wire, headers.get(wire.request_id_header))

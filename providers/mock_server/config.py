@@ -18,6 +18,9 @@ Example `mock.toml`:
     hang = 0.02             # no answer for hang_s, then the connection is dropped
     malformed = 0.01        # 200 with a truncated JSON body
     dropped = 0.0           # connection closed without an answer
+    [batches]               # the batch APIs
+    delay_s = 30            # a batch ends this long after it is created
+    expire_every = 50       # every 50th batch request expires
 """
 
 from __future__ import annotations
@@ -80,6 +83,17 @@ class Faults(_Strict):
         return self
 
 
+class Batches(_Strict):
+    """How the batch APIs (OpenAI Batch, Anthropic Message Batches) process what they are given."""
+
+    delay_s: float = Field(default=0.0, ge=0)
+    """A batch ends this long after it is created; its requests are answered and billed then."""
+    error_every: int | None = Field(default=None, ge=1)
+    """Every Nth batch request the server processes (counted across batches) errors with HTTP 500."""
+    expire_every: int | None = Field(default=None, ge=1)
+    """Every Nth batch request expires unprocessed (and unbilled), as when the 24 h window runs out."""
+
+
 class MockConfig(_Strict):
     """Everything the mock server can be told."""
 
@@ -97,6 +111,7 @@ class MockConfig(_Strict):
     """Prompts with more tokens get the protocol's context-length error."""
     api_keys: tuple[str, ...] | None = None
     """Accepted keys; None accepts any non-empty key."""
+    batches: Batches = Batches()
     keep_requests: int = Field(default=10_000, ge=0)
     """How many received requests to keep for inspection (the newest)."""
 

@@ -1,0 +1,140 @@
+"""What one running mock server holds: its config, fault plan, limits, batches and the tally of what it billed."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import random
+from collections import Counter, deque
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from aiohttp import web
+
+from providers.mock_server.batch_book import BatchBook
+from providers.mock_server.config import Latency, MockConfig
+from providers.mock_server.faults import FaultPlan
+from providers.mock_server.ratelimits import RateLimits
+from providers.mock_server.replies import Completion, MockRequest, complete, load_reply_function
+from providers.mock_server.wire import Wire, WireError
+from providers.tokens import count_prompt_tokens
+
+log = logging.getLogger(__name__)
+
+
+class Refused(Exception):
+    """A request answered with an error status instead of a completion."""
+
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        super().__init__(status)
+        self.status = status
+        self.body = body
+
+
+@dataclass
+class Tally:
+    """What the server saw and billed since start (or the last reset)."""
+
+    requests: int = 0
+    """Requests received on the two chat routes."""
+    served: int = 0
+    """Completions billed (decided; answered with HTTP 200 and usage unless the client left first)."""
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    """Answers by HTTP status; hung and dropped requests have none."""
+    faults: Counter[str] = field(default_factory=Counter)
+    """Injected faults by kind (`status`, `malformed`, `hang`, `dropped`, `delay`)."""
+    rate_limited: int = 0
+    """429s from the server-side RPM/TPM limits (not injected ones)."""
+    batches: int = 0
+    """Batches created (either API)."""
+    batch_requests: Counter[str] = field(default_factory=Counter)
+    """custom_id -> how many times it was submitted in a batch."""
+    batch_served: int = 0
+    """Batch requests answered and billed (at the batch rate): the tokens below are theirs alone."""
+    batch_input_tokens: int = 0
+    batch_cached_input_tokens: int = 0
+    batch_output_tokens: int = 0
+    batch_outcomes: Counter[str] = field(default_factory=Counter)
+    """Batch requests by how they ended: `succeeded`, `errored`, `expired`, `canceled`."""
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready copy (`asdict` would rebuild the Counters from their items, miscounting them)."""
+        return {f.name: dict(value) if isinstance(value := getattr(self, f.name), Counter) else value
+                for f in fields(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedRequest:
+    """One request as received; the key is kept only as a short digest."""
+
+    api: str
+    body: dict[str, Any]
+    key_digest: str | None
+    query: dict[str, str] = field(default_factory=dict)
+    """The URL's query parameters (a key some servers take there)."""
+
+
+class MockState:
+    """Everything one running app holds (stored in the app under `MOCK_STATE`)."""
+
+    def __init__(self, config: MockConfig) -> None:
+        self.config = config
+        self.plan = FaultPlan(config.faults, config.seed)
+        self.limits = RateLimits(config.rpm, config.tpm)
+        self.reply = load_reply_function(config.reply)
+        self.tally = Tally()
+        self.received: deque[ReceivedRequest] = deque(maxlen=config.keep_requests)
+        self.batches = BatchBook(config.batches)
+        self.closing = asyncio.Event()
+        self._latency_random = random.Random(f"{config.seed}/latency")
+
+    def latency_s(self) -> float:
+        """One draw from the configured latency distribution."""
+        latency: Latency = self.config.latency
+        if latency.kind == "uniform":
+            return self._latency_random.uniform(latency.low_s, latency.high_s)
+        if latency.kind == "lognormal" and latency.median_s > 0:
+            return self._latency_random.lognormvariate(math.log(latency.median_s), latency.sigma)
+        return latency.seconds
+
+    async def pause(self, seconds: float) -> None:
+        """Sleep `seconds`, or less if the server is shutting down (so shutdown never waits on a slow reply)."""
+        if seconds <= 0:
+            return
+        try:
+            await asyncio.wait_for(self.closing.wait(), seconds)
+        except TimeoutError:
+            pass
+
+    def decide(self, wire: Wire, body: Any) -> tuple[MockRequest, Completion]:
+        """The completion a request body gets, before faults of transport, limits and latency.
+
+        Raises:
+            Refused: the body is malformed, over the context window, or the reply function failed.
+        """
+        if not isinstance(body, dict):
+            raise Refused(400, wire.error(400, "the request body is not a JSON object"))
+        try:
+            chat = wire.parse(body)
+        except WireError as exc:
+            raise Refused(400, wire.error(400, str(exc))) from None
+        prompt_tokens = count_prompt_tokens((m.role, m.content) for m in chat.messages)
+        if prompt_tokens > self.config.context_window:
+            raise Refused(400, wire.context_error(prompt_tokens, self.config.context_window))
+        try:
+            return chat, complete(chat, self.reply(chat), prompt_tokens)
+        except Exception:  # a broken reply function is the server's fault: a 500 the client can see
+            log.exception("mock server: the reply function failed")
+            raise Refused(500, wire.error(500, "the mock server's reply function failed")) from None
+
+    def reset(self) -> None:
+        """Zero the tally and forget received requests."""
+        self.tally = Tally()
+        self.received.clear()
+
+
+MOCK_STATE = web.AppKey("mock_state", MockState)

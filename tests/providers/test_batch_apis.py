@@ -1,0 +1,86 @@
+"""Both batch APIs end to end: our providers through the official SDKs against the mock server's batch routes."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from providers.anthropic_messages import AnthropicMessages
+from providers.batching import BatchModel, BatchRequestLost
+from providers.errors import ServerError
+from providers.mock_server import MockConfig, RunningServer
+from providers.openai_chat import OpenAIChat
+from tests.providers.providers_support import SECRET_KEY, chat
+
+
+def _providers(server: RunningServer) -> dict[str, BatchModel]:
+    return {"openai": OpenAIChat("gpt-4o-mini", api_key=SECRET_KEY, base_url=server.openai_base_url),
+            "anthropic": AnthropicMessages("claude-haiku-4-5", api_key=SECRET_KEY, base_url=server.base_url)}
+
+
+async def _until_ended(model: BatchModel, batch_id: str) -> None:
+    for _ in range(200):
+        if (await model.batch_state(batch_id)).ended:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"batch {batch_id} did not end")
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_batch_answers_each_request_as_a_direct_call_would(start_mock_llm, api: str) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.1, "expire_every": 4, "error_every": 5}))
+    model = _providers(server)[api]
+    requests = {f"r{i}": chat(f"question {i}", max_tokens=50) for i in range(6)}
+    try:
+        batch_id = await model.submit_batch(list(requests.items()), tag="run-1-batch-1")
+        state = await model.batch_state(batch_id)
+        assert not state.ended and state.total == 6
+        await _until_ended(model, batch_id)
+        results = await model.batch_results(batch_id, requests)
+        direct = {cid: await model.complete(request) for cid, request in requests.items()}
+    finally:
+        await model.aclose()
+
+    assert set(results) == set(requests)
+    # the 4th request processed expired, the 5th errored (HTTP 500); the others are the direct answers, usage included
+    assert isinstance(results["r3"].error, BatchRequestLost)
+    assert isinstance(results["r4"].error, ServerError) and results["r4"].error.status == 500
+    for cid in ("r0", "r1", "r2", "r5"):
+        answer = results[cid].response
+        assert answer is not None and answer.text == direct[cid].text
+        assert answer.usage == direct[cid].usage and answer.finish_reason == direct[cid].finish_reason
+    tally = server.tally
+    assert tally.batches == 1 and tally.batch_requests == {cid: 1 for cid in requests}
+    assert tally.batch_served == 4 and tally.batch_outcomes == {"succeeded": 4, "expired": 1, "errored": 1}
+    assert tally.batch_input_tokens == sum(direct[c].usage.input_tokens for c in ("r0", "r1", "r2", "r5"))
+    assert server.received[0].key_digest is not None  # the direct calls; the key itself is never kept
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_cancelled_batch_loses_its_requests_unbilled(start_mock_llm, api: str) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 60}))
+    model = _providers(server)[api]
+    requests = {"a": chat("one"), "b": chat("two")}
+    try:
+        batch_id = await model.submit_batch(list(requests.items()), tag="t")
+        await model.cancel_batch(batch_id)
+        await _until_ended(model, batch_id)
+        results = await model.batch_results(batch_id, requests)
+    finally:
+        await model.aclose()
+    assert all(isinstance(r.error, BatchRequestLost) for r in results.values()) and len(results) == 2
+    assert server.tally.batch_served == 0 and server.tally.batch_outcomes == {"canceled": 2}
+
+
+async def test_an_openai_batch_is_found_again_by_its_tag(start_mock_llm) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 60}))
+    model = _providers(server)["openai"]
+    try:
+        first = await model.submit_batch([("a", chat("one"))], tag="run-x-batch-1")
+        second = await model.submit_batch([("a", chat("one"))], tag="run-x-batch-2")
+        assert await model.find_batch("run-x-batch-1") == first
+        assert await model.find_batch("run-x-batch-2") == second
+        assert await model.find_batch("run-x-batch-3") is None
+    finally:
+        await model.aclose()
