@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -103,6 +103,7 @@ class AnthropicMessages:
 
     # -- Message Batches (providers.batching.BatchModel) -----------------------------------------------------------
     max_batch_requests = ANTHROPIC_MAX_REQUESTS
+    finds_batches = False
 
     async def submit_batch(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:
         """Creates a message batch of the requests (`tag` is not sent: the API keeps no metadata)."""
@@ -123,8 +124,8 @@ class AnthropicMessages:
         total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
         return BatchState(batch.processing_status == "ended", total - counts.processing, total)
 
-    async def batch_results(self, batch_id: str, requests: Mapping[str, ChatRequest]) -> dict[str, BatchResult]:
-        """Streams the results file; each `succeeded` message is read as `complete` reads one."""
+    async def batch_results(self, batch_id: str, custom_ids: Collection[str]) -> dict[str, BatchResult]:
+        """Streams the results file; each `succeeded` message is read as `complete` reads one (see `finish`)."""
         where: Where = {"provider": self.provider, "model": self.model}
         found: dict[str, BatchResult] = {}
         with self._sdk_errors():
@@ -132,20 +133,20 @@ class AnthropicMessages:
                 result, custom_id = entry.result, entry.custom_id
                 if result.type == "succeeded":
                     try:
-                        response = self._response(result.message.model_dump(), 0.0, None)
+                        found[custom_id] = BatchResult(self._response(result.message.model_dump(), 0.0, None))
                     except ProviderError as exc:
                         found[custom_id] = BatchResult(error=exc)
-                        continue
-                    request = requests.get(custom_id)
-                    stops = [stop for stop in request.stop if not stop.strip()] if request else []
-                    found[custom_id] = BatchResult(cut_at_stop(response, stops))
                 elif result.type == "errored":
                     body = result.error.model_dump()
                     message, too_long = error_details(body)
                     status = _ERROR_STATUS.get(str((body.get("error") or {}).get("type")), 500)
                     found[custom_id] = BatchResult(error=error_for_status(
                         status, message, headers={}, context_too_long=too_long, secret=self._wire.secret, **where))
-        return lost(requests, found, **where, why=f"expired, was cancelled or was not answered (batch {batch_id})")
+        return lost(custom_ids, found, **where, why=f"expired, was cancelled or was not answered (batch {batch_id})")
+
+    def finish(self, response: ChatResponse, request: ChatRequest) -> ChatResponse:
+        """The answer cut at the whitespace-only stop sequences the API refuses, as `complete` cuts it."""
+        return cut_at_stop(response, [stop for stop in request.stop if not stop.strip()])
 
     async def cancel_batch(self, batch_id: str) -> None:
         with self._sdk_errors():

@@ -8,7 +8,7 @@ says a request `succeeded`, `errored` (with an HTTP status), `expired` or was `c
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -49,6 +49,8 @@ class BatchModel(Protocol):
     """A provider that can also send requests through its batch API (the built-in OpenAI and Anthropic ones)."""
 
     max_batch_requests: int
+    finds_batches: bool
+    """Whether `find_batch` can tell that a batch does not exist (the API keeps the tag)."""
 
     async def submit_batch(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:
         """Submits `(custom_id, request)` pairs as one batch; returns the provider's batch id.
@@ -63,9 +65,12 @@ class BatchModel(Protocol):
 
     async def batch_state(self, batch_id: str) -> BatchState: ...
 
-    async def batch_results(self, batch_id: str,
-                            requests: Mapping[str, ChatRequest]) -> dict[str, BatchResult]:
-        """The outcome of every request of an ended batch, by custom_id; a request without one is lost."""
+    async def batch_results(self, batch_id: str, custom_ids: Collection[str]) -> dict[str, BatchResult]:
+        """The outcome of each of `custom_ids` in an ended batch; one without a result is lost."""
+        ...
+
+    def finish(self, response: ChatResponse, request: ChatRequest) -> ChatResponse:
+        """A batch answer as `complete` would have returned it for `request` (what the API was not sent, applied)."""
         ...
 
     async def cancel_batch(self, batch_id: str) -> None: ...
@@ -73,7 +78,7 @@ class BatchModel(Protocol):
     async def aclose(self) -> None: ...
 
 
-def lost(custom_ids: Sequence[str] | Mapping[str, object], found: Mapping[str, BatchResult], *, provider: str,
+def lost(custom_ids: Collection[str], found: Mapping[str, BatchResult], *, provider: str,
          model: str, why: str) -> dict[str, BatchResult]:
     """`found`, completed with a `BatchRequestLost` for each custom_id that has no result."""
     results = dict(found)

@@ -8,7 +8,7 @@ This module knows the protocol (the JSON body of a request, the JSON of an answe
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
@@ -98,6 +98,7 @@ class OpenAIChat:
 
     # -- the Batch API (providers.batching.BatchModel) ---------------------------------------------------------------
     max_batch_requests = OPENAI_MAX_REQUESTS
+    finds_batches = True
 
     async def submit_batch(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:
         """Uploads the requests as a JSONL file (`purpose="batch"`) and creates a 24 h batch of it."""
@@ -122,7 +123,7 @@ class OpenAIChat:
         return BatchState(batch.status in _BATCH_ENDED, (counts.completed + counts.failed) if counts else 0,
                           counts.total if counts else 0)
 
-    async def batch_results(self, batch_id: str, requests: Mapping[str, ChatRequest]) -> dict[str, BatchResult]:
+    async def batch_results(self, batch_id: str, custom_ids: Collection[str]) -> dict[str, BatchResult]:
         """Reads the batch's output and error files; a request in neither expired with the batch or never ran."""
         with self._sdk_errors():
             batch = await self._client.batches.retrieve(batch_id)
@@ -132,8 +133,12 @@ class OpenAIChat:
                     content = await self._client.files.content(file_id)
                     for line in content.content.splitlines():
                         found.update(self._batch_line(line))
-        return lost(requests, found, provider=self.provider, model=self.model, why=f"was not answered "
+        return lost(custom_ids, found, provider=self.provider, model=self.model, why=f"was not answered "
                     f"(batch {batch_id} {batch.status})")
+
+    def finish(self, response: ChatResponse, request: ChatRequest) -> ChatResponse:
+        """Unchanged: every field of the request was sent."""
+        return response
 
     async def cancel_batch(self, batch_id: str) -> None:
         with self._sdk_errors():

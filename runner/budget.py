@@ -130,6 +130,15 @@ class SpendCap:
             raise RuntimeError("reservation settled twice")
         self._release(reservation, reservation.amount_usd)
 
+    def settle_booked(self, charge: int, reserved_usd: float, actual_usd: float) -> None:
+        """Settle a charge an earlier session left open, which `spent_usd` counted at its worst case
+        (`reserved_usd`), at what the call cost: a batch request that session submitted and this one saw end."""
+        self._spent += actual_usd - reserved_usd
+        if self._ledger is not None:
+            self._ledger.settle(charge, actual_usd)
+        self._released.set()
+        self._released = asyncio.Event()
+
     def _release(self, reservation: Reservation, actual_usd: float) -> None:
         reservation.settled = True
         self._open -= 1

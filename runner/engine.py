@@ -27,8 +27,10 @@ from benchmarks.registry import get_benchmark
 from cache.modes import CacheMode
 from cache.store import CacheStore
 from errors import ConfigError, UserError
+from providers.batching import BatchModel
 from providers.prices import price_for
 from providers.registry import resolve_model
+from runner.batches import Batcher
 from runner.budget import SpendCap
 from runner.expand import RolloutKey, expand, select_tasks, split_name
 from runner.gateway import Gateway, Target
@@ -113,10 +115,12 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
 
 def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
                   on_call: Callable[[CallRecord], None] | None = record_call,
-                  offline: bool = False) -> tuple[Gateway, CacheStore | None]:
+                  offline: bool = False, store: ResultsStore | None = None,
+                  session: int | None = None) -> tuple[Gateway, CacheStore | None]:
     """The run's one gateway: every model resolved now (a missing key fails before anything is spent).
 
-    `offline` (a dry run, whose gateway only reads the cache) resolves models without their API keys.
+    `offline` (a dry run, whose gateway only reads the cache) resolves models without their API keys. With a
+    `store` and `session`, the calls of batch models go through their providers' batch APIs (`runner.batches`).
 
     Returns:
         The gateway and the cache store it uses (close it after the gateway), None for cache mode `off`.
@@ -139,14 +143,37 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
                       "which reaches the same model at the same endpoint")
     limits = {display[model.model]: Limits(rpm=model.rpm, tpm=model.tpm) for model in spec.models}
     policy = spec.retry.policy()
+    batcher = None
+    if store is not None and session is not None and (batched := _batch_providers(prepared, targets)):
+        batcher = Batcher(store, session, batched, size=spec.batch_size, flush_s=spec.batch_flush_s,
+                          poll_s=spec.batch_poll_s)
     cache = CacheStore(prepared.cache_dir) if mode is not CacheMode.OFF else None
     gateway = Gateway(
         resolve=lambda model: targets[model].model, cache=cache, mode=mode, spend_cap=spend_cap,
         # a 429's pause of a model's other calls ends when the retry policy would have given up waiting for it
         limiter=RateLimiter(limits, max_pause_s=policy.max_retry_after_s), retrier=Retrier(policy),
-        prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call,
+        prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call, batcher=batcher,
     )
     return gateway, cache
+
+
+def _batch_providers(prepared: Prepared, targets: dict[str, Target]) -> dict[str, BatchModel]:
+    """The provider of each model string the spec sends through a batch API.
+
+    Raises:
+        ConfigError: a batch model whose provider has no batch API (only `openai:` and `anthropic:` have one).
+    """
+    found: dict[str, BatchModel] = {}
+    for position, model in enumerate(prepared.spec.models):
+        if not prepared.spec.batched(model):
+            continue
+        provider = targets[model.model].model
+        if not isinstance(provider, BatchModel):
+            raise ConfigError(str(prepared.spec_path), f"models[{position}].batch",
+                              "false for a model without a batch API (only openai: and anthropic: models have one)",
+                              True)
+        found[model.model] = provider
+    return found
 
 
 def extra_models(prepared: Prepared) -> list[str]:
@@ -234,7 +261,9 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         await settle_left_open(store, prepared.cache_dir)  # calls a killed session had in flight
         ledger = StoreLedger(store, session)
         spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd(), ledger=ledger)
-        gateway, cache = build_gateway(prepared, spec.cache, spend_cap)
+        gateway, cache = build_gateway(prepared, spec.cache, spend_cap, store=store, session=session)
+        if gateway.batcher is not None:  # batches a killed session submitted: waited for, never sent again
+            await gateway.batcher.resume(spend_cap.settle_booked, gateway.batch_cost)
         tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
         await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
         outcome = await _run_pending(prepared, pending, finished, store, session, gateway, spend_cap, tools,

@@ -10,6 +10,8 @@ sees a cache, a limiter or a provider. It is built as httpx's send ladder, one c
                       reservations may free enough; booked durably before sending), settle with the real cost
     _rate_limited     concurrency slot, RPM and TPM buckets, reconciliation, 429 feedback (runner.ratelimit)
     provider.complete
+      or, for a batch model, the call joins the model's open batch (runner.batches) and waits for its result,
+      reserved and priced at the batch rate; a request an earlier session submitted is waited for, not sent again
 
 The spend cap and rate limiting sit inside the retry loop, not around it: every attempt is a request the server
 counts and may bill, so every attempt reserves its worst case and takes a request and its tokens from the buckets,
@@ -28,12 +30,14 @@ from typing import Any
 
 from cache import CacheEntry, CacheMode, CacheStore, digest, key_fields
 from errors import ConfigError
+from providers.batching import BatchRequestLost, BatchResult
 from providers.errors import BudgetExhausted, LLMError, ProviderError, RateLimited, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import Price, cost_at, price_for
 from providers.registry import resolve_model
 from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
+from runner.batches import Batcher, Ticket
 from runner.budget import SpendCap
 from runner.ratelimit import LimitKey, RateLimiter
 from runner.records import CallRecord
@@ -99,6 +103,8 @@ class _Call:
     attempts: int = 0
     prompt_tokens: int = 0
     """cl100k estimate, counted once per provider call (hits never need it)."""
+    batched: bool = False
+    """Answered through the provider's batch API (priced at its batch rate)."""
 
     @property
     def output_allowance(self) -> int:
@@ -118,6 +124,7 @@ class Gateway:
         retrier: Retry policy and backoff; default: `RetryPolicy()`.
         prices: Price overrides by model string (the run spec's), over the bundled table.
         on_call: Receives one `CallRecord` per call, in the caller's task (so a contextvar can name the rollout).
+        batcher: Gathers the calls of batch models into provider batches; None: every call is sent online.
         clock: Seconds, for latencies.
     """
 
@@ -125,7 +132,7 @@ class Gateway:
                  mode: CacheMode | None = None, spend_cap: SpendCap | None = None,
                  limiter: RateLimiter | None = None, retrier: Retrier | None = None,
                  prices: Mapping[str, Price] | None = None, on_call: Callable[[CallRecord], None] | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 batcher: Batcher | None = None, clock: Callable[[], float] = time.perf_counter) -> None:
         if cache is None and mode not in (None, CacheMode.OFF):
             raise ValueError(f"cache mode {mode} needs a cache")  # replay must never fall through to a provider
         self._resolve = resolve
@@ -137,6 +144,8 @@ class Gateway:
         self._prices = dict(prices or {})
         self._price_by_model: dict[str, Price | None] = {}
         self._on_call = on_call
+        self.batcher = batcher
+        """Gathers batch models' calls into provider batches (None: every call goes online)."""
         self._clock = clock
         self._targets: dict[str, Target] = {}
         self._in_flight: dict[str, asyncio.Future[tuple[ChatResponse, float | None, int]]] = {}
@@ -151,6 +160,8 @@ class Gateway:
     async def aclose(self) -> None:
         """End the provider calls still in flight (their callers are gone: a run stopped), write the entries still
         queued, close the providers this gateway resolved (their HTTP pools)."""
+        if self.batcher is not None:
+            await self.batcher.aclose()  # submitted batches stay live: a resumed run takes them over
         calls = list(self._in_flight.values())
         for call in calls:
             call.cancel()
@@ -194,7 +205,15 @@ class Gateway:
             retries=outcome.retries if outcome else max(0, call.attempts - 1),
             error_type=type(error).__name__ if error else None,
             error=str(error) if error else None,
+            batch_saved_usd=self._batch_saving(call, outcome),
         ))
+
+    def _batch_saving(self, call: _Call, outcome: _Outcome | None) -> float | None:
+        """What a batch call saved against the online price of its usage (None: not batched, or unpriced)."""
+        if not call.batched or outcome is None or outcome.hit or outcome.cost_usd is None:
+            return None
+        online = self._cost(outcome.response.usage, call.request.model)
+        return None if online is None else online - outcome.cost_usd
 
     async def _from_cache(self, call: _Call) -> _Outcome:
         """Serve from the cache, or make (or join) the one provider call for this key and store its response."""
@@ -275,29 +294,54 @@ class Gateway:
         it stays charged at its worst case.
         """
         request = call.request
+        batcher = self.batcher if self.batcher is not None and self.batcher.batches(request.model) else None
+        call.batched = batcher is not None
+        if batcher is not None and call.key is not None and (earlier := batcher.adopt(call.key)) is not None:
+            call.attempts += 1
+            return self._batch_answer(call, await earlier)  # its charge, an earlier session's, settles on its own
         worst_usage = Usage(input_tokens=math.ceil(call.prompt_tokens * PROMPT_MARGIN),
                             output_tokens=call.output_allowance)
-        worst = self._cost(worst_usage, request.model)
+        worst = self._cost(worst_usage, request.model, batch=call.batched)
         name = call.target.name
         if worst is None and self.spend_cap.cap_usd is not None:
             raise ConfigError("run spec", f"models[{name!r}].prices",
                               "a price: a spend cap is set and the bundled price table does not know this model")
         reservation = await self.spend_cap.reserve(worst or 0.0, model=name, cache_key=call.key,
                                                    what=f"a call to {name}")
+        ticket: Ticket | None = None
         try:
-            response = await self._rate_limited(call)
+            if batcher is not None:
+                assert call.key is not None
+                call.attempts += 1
+                ticket = batcher.enqueue(request.model, call.key, request, reservation.charge)
+                response, cost = self._batch_answer(call, await ticket.answer)
+            else:
+                response = await self._rate_limited(call)
+                cost = self._cost(response.usage, request.model)
         except ProviderError as exc:
-            if exc.status is not None and exc.status >= 400:
-                self.spend_cap.settle(reservation, 0.0)  # an error answer: nothing was billed
+            if (exc.status is not None and exc.status >= 400) or isinstance(exc, BatchRequestLost):
+                self.spend_cap.settle(reservation, 0.0)  # an error answer, or a batch request never run: unbilled
             else:
                 self.spend_cap.settle_unknown(reservation)
             raise
         except BaseException:
-            self.spend_cap.settle_unknown(reservation)
+            if batcher is not None and ticket is not None and not ticket.submitted:
+                batcher.withdraw(ticket)
+                self.spend_cap.settle(reservation, 0.0)  # left its batch before the batch was sent
+            else:
+                self.spend_cap.settle_unknown(reservation)
             raise
-        cost = self._cost(response.usage, request.model)
         self.spend_cap.settle(reservation, cost or 0.0)
         return response, cost
+
+    def _batch_answer(self, call: _Call, result: BatchResult) -> tuple[ChatResponse, float | None]:
+        """A batch result as a call's answer and its cost at the batch price; an error result is raised."""
+        assert self.batcher is not None
+        if result.error is not None:
+            raise result.error
+        assert result.response is not None
+        response = self.batcher.finish(call.request.model, result.response, call.request)
+        return response, self._cost(response.usage, call.request.model, batch=True)
 
     async def _rate_limited(self, call: _Call) -> ChatResponse:
         """One attempt: wait for room under the limits, send, reconcile tokens; a 429 slows the key down."""
@@ -312,11 +356,15 @@ class Gateway:
             lease.reconcile(response.usage.input_tokens + response.usage.output_tokens)
         return response
 
-    def _cost(self, usage: Usage, model: str) -> float | None:
+    def _cost(self, usage: Usage, model: str, *, batch: bool = False) -> float | None:
         if model not in self._price_by_model:
             self._price_by_model[model] = price_for(model, self._prices)
         price = self._price_by_model[model]
-        return None if price is None else cost_at(usage, price)
+        return None if price is None else cost_at(usage, price, batch=batch)
+
+    def batch_cost(self, model: str, response: ChatResponse) -> float | None:
+        """What `response` cost through `model`'s batch API."""
+        return self._cost(response.usage, model, batch=True)
 
 
 def _describe(call: _Call) -> str:

@@ -143,3 +143,31 @@ def m002_charge(conn: sqlite3.Connection) -> None:
             settled_at REAL
         )""")
     conn.execute("CREATE INDEX charge_open ON charge (id) WHERE cost_usd IS NULL")
+
+
+@migration
+def m003_batches(conn: sqlite3.Connection) -> None:
+    """Batches sent through a provider's batch API: written before submission, so a resumed run finds them."""
+    conn.execute("""
+        CREATE TABLE batch (
+            id INTEGER PRIMARY KEY,
+            session INTEGER NOT NULL REFERENCES session(id),
+            model TEXT NOT NULL,
+            tag TEXT NOT NULL UNIQUE,
+            provider_id TEXT,
+            state TEXT NOT NULL,
+            requests INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            submitted_at REAL,
+            ended_at REAL
+        )""")
+    conn.execute("""
+        CREATE TABLE batch_request (
+            batch INTEGER NOT NULL REFERENCES batch(id),
+            custom_id TEXT NOT NULL,
+            cache_key TEXT NOT NULL,
+            charge INTEGER REFERENCES charge(id),
+            PRIMARY KEY (batch, custom_id)
+        ) WITHOUT ROWID""")
+    conn.execute("CREATE INDEX batch_live ON batch (id) WHERE state IN ('preparing', 'submitted')")
+    conn.execute("ALTER TABLE llm_call ADD COLUMN batch_saved_usd REAL")

@@ -26,6 +26,8 @@ class CallRecord:
     retries: int
     error_type: str | None = None
     error: str | None = None
+    batch_saved_usd: float | None = None
+    """What sending it through the provider's batch API saved against the online price; None: not batched."""
 
 
 @dataclass(slots=True)

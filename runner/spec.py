@@ -93,6 +93,9 @@ class ModelSpec(Sampling):
     request_timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, allow_inf_nan=False)
     """Seconds one request may take before it fails as a timeout (retried like a 5xx); never in a cache key, and
     free to change on resume."""
+    batch: bool | None = None
+    """Send this model's calls through its provider's batch API (`openai:` and `anthropic:` models): half price,
+    answers within 24 h; unset: the run's `batch`."""
     transport: Literal["sdk", "aiohttp"] | None = None
     """How requests travel: the official SDK's HTTP client, or aiohttp (a fraction of the client CPU per call); the
     same requests and answers either way, never in a cache key. Unset: aiohttp for `openai-compatible:` servers,
@@ -168,6 +171,14 @@ class RunSpec(BaseModel):
     """Cache directory, relative to the spec file (default: the user's tripbench cache)."""
     max_cost: float | None = Field(default=None, gt=0)
     """Spend cap in USD for the whole run, resumes included."""
+    batch: bool = False
+    """Whether models that do not say (`models[].batch`) go through their provider's batch API."""
+    batch_size: int = Field(default=1000, ge=1)
+    """A batch model's open batch is submitted once it holds this many requests (at most the provider's limit)..."""
+    batch_flush_s: float = Field(default=60.0, gt=0, allow_inf_nan=False)
+    """...or this many seconds after its first request joined it."""
+    batch_poll_s: float = Field(default=30.0, gt=0, allow_inf_nan=False)
+    """How often the state of a submitted batch is asked for."""
     concurrency: int = Field(default=64, ge=1)
     """Rollouts in flight, all models together."""
     retry: RetrySpec = RetrySpec()
@@ -187,6 +198,10 @@ class RunSpec(BaseModel):
         if len(set(self.strategies)) != len(self.strategies):
             raise ValueError("distinct strategy names")
         return self
+
+    def batched(self, model: ModelSpec) -> bool:
+        """Whether `model`'s calls go through its provider's batch API."""
+        return self.batch if model.batch is None else model.batch
 
     def result_fields(self) -> dict[str, Any]:
         """What a resumed run must keep equal: everything that changes a rollout's result.

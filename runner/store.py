@@ -15,11 +15,17 @@ Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
                 finished_at (unix seconds), session
     step        rollout_id, idx, data (JSON: one trajectory entry as the strategy wrote it)
     llm_call    rollout_id, idx, model (provider string), cache_key, hit, input/cached_input/output tokens,
-                cost_usd (NULL: unknown price), saved_usd, latency_s, retries, error_type, error
+                cost_usd (NULL: unknown price), saved_usd, latency_s, retries, error_type, error, batch_saved_usd
+                (what the batch API saved against online prices; NULL for a call not sent in a batch)
     evaluation  rollout_id, mode, details (JSON)
     verdict     rollout_id, mode, idx (the evaluator's order), grp, name, passed (1 / 0 / NULL), message
     charge      one row per provider call the spend cap let through (write-ahead, `runner/ledger.py`): id, session,
                 model, cache_key, reserved_usd (its worst case), cost_usd (NULL while open), opened_at, settled_at
+    batch       one row per batch sent to a provider's batch API (`runner/batches.py`), written before it is
+                submitted: id, session, model, tag (its name at the provider where the API keeps one), provider_id
+                (NULL until the provider answered the submission), state (preparing | submitted | ended |
+                abandoned), requests, created_at, submitted_at, ended_at
+    batch_request  batch, custom_id, cache_key (whose answer it is), charge (the spend cap's booking of it)
 
 A rollout is committed with its steps and calls in one transaction as soon as it finishes, so a crash loses only
 what was in flight. Re-running a rollout on resume (see `runs_again`) replaces its rows, so each key is stored once.
@@ -43,6 +49,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -87,7 +94,7 @@ ROLLOUT_COLUMNS = ("benchmark, split, task, model, strategy, sample, status, err
                    "n_steps, calls, cache_hits, retries, input_tokens, cached_input_tokens, output_tokens, cost_usd, "
                    "saved_usd, started_at, finished_at, session")
 CALL_COLUMNS = ("rollout_id, idx, model, cache_key, hit, input_tokens, cached_input_tokens, output_tokens, cost_usd, "
-                "saved_usd, latency_s, retries, error_type, error")
+                "saved_usd, latency_s, retries, error_type, error, batch_saved_usd")
 
 
 def to_json(value: Any) -> str:
@@ -127,6 +134,19 @@ def runs_again(status: str, error_type: str | None) -> bool:
     """
     return (status in RERUN_STATUSES or (status == PROVIDER_ERROR and error_type in TRANSIENT_ERRORS)
             or (status == CRASHED and error_type in INFRASTRUCTURE_ERRORS))
+
+
+@dataclass(frozen=True, slots=True)
+class StoredBatch:
+    """A batch an earlier session prepared or submitted that has not ended."""
+
+    id: int
+    model: str
+    tag: str
+    provider_id: str | None
+    """None: the session died between writing the batch and learning its id (it may or may not exist)."""
+    requests: tuple[tuple[str, str, int | None, float | None], ...]
+    """(custom_id, cache key, charge, the charge's reserved USD while it is open, else None)."""
 
 
 class RunDirInUse(UserError):
@@ -277,6 +297,18 @@ class ResultsStore:
         """Money the run has spent: what its sessions settled, plus the worst case of every charge still open."""
         return float((await self._fetch(f"SELECT ({SETTLED_USD}) + ({OPEN_USD})"))[0][0])
 
+    async def live_batches(self) -> list[StoredBatch]:
+        """Batches of earlier sessions not known to have ended, oldest first, with their requests."""
+        batches = await self._fetch("SELECT id, model, tag, provider_id FROM batch "
+                                    "WHERE state IN ('preparing', 'submitted') ORDER BY id")
+        requests: dict[int, list[tuple[str, str, int | None, float | None]]] = {}
+        for batch, custom_id, key, charge, reserved in await self._fetch(
+                "SELECT r.batch, r.custom_id, r.cache_key, r.charge, c.reserved_usd FROM batch_request r "
+                "LEFT JOIN charge c ON c.id = r.charge AND c.cost_usd IS NULL WHERE r.batch IN "
+                "(SELECT id FROM batch WHERE state IN ('preparing', 'submitted')) ORDER BY r.batch, r.custom_id"):
+            requests.setdefault(batch, []).append((custom_id, key, charge, reserved))
+        return [StoredBatch(row[0], row[1], row[2], row[3], tuple(requests.get(row[0], ()))) for row in batches]
+
     async def open_charges(self) -> list[tuple[int, str | None]]:
         """(id, cache key) of the charges left open by earlier sessions (their processes died mid-call)."""
         return [(row[0], row[1]) for row in
@@ -294,6 +326,33 @@ class ResultsStore:
             assert cursor.lastrowid is not None  # set by every INSERT
             return cursor.lastrowid
         return await self._submit(job)
+
+    async def prepare_batch(self, session: int, model: str, tag: str,
+                            requests: Sequence[tuple[str, str, int | None]]) -> int:
+        """Records a batch about to be submitted, with its requests ((custom_id, cache key, charge) each); returns
+        its id once committed: only then may it be sent."""
+        async def job(conn: aiosqlite.Connection) -> int:
+            cursor = await conn.execute("INSERT INTO batch (session, model, tag, state, requests, created_at) "
+                                        "VALUES (?, ?, ?, 'preparing', ?, ?)",
+                                        (session, model, tag, len(requests), time.time()))
+            assert cursor.lastrowid is not None
+            await conn.executemany("INSERT INTO batch_request (batch, custom_id, cache_key, charge) "
+                                   "VALUES (?, ?, ?, ?)", [(cursor.lastrowid, *request) for request in requests])
+            return cursor.lastrowid
+        return await self._submit(job)
+
+    async def batch_submitted(self, batch: int, provider_id: str) -> None:
+        """Records the provider's id of a submitted batch."""
+        async def job(conn: aiosqlite.Connection) -> None:
+            await conn.execute("UPDATE batch SET provider_id = ?, state = 'submitted', submitted_at = ? WHERE id = ?",
+                               (provider_id, time.time(), batch))
+        await self._submit(job)
+
+    async def batch_ended(self, batch: int, state: str) -> None:
+        """Marks a batch `ended` (its results were read) or `abandoned` (it never reached the provider)."""
+        async def job(conn: aiosqlite.Connection) -> None:
+            await conn.execute("UPDATE batch SET state = ?, ended_at = ? WHERE id = ?", (state, time.time(), batch))
+        await self._submit(job)
 
     async def end_session(self, session: int, outcome: str) -> None:
         """Marks a session ended (`completed`, `interrupted`, `budget` or `failed`)."""
@@ -325,7 +384,8 @@ class ResultsStore:
                record.saved_usd, record.started_at, record.finished_at, session)
         steps = [to_json(step) for step in result.steps]
         calls = [(i, c.model, c.cache_key, int(c.hit), c.usage.input_tokens, c.usage.cached_input_tokens,
-                  c.usage.output_tokens, c.cost_usd, c.saved_usd, c.latency_s, c.retries, c.error_type, _text(c.error))
+                  c.usage.output_tokens, c.cost_usd, c.saved_usd, c.latency_s, c.retries, c.error_type, _text(c.error),
+                  c.batch_saved_usd)
                  for i, c in enumerate(record.calls)]
 
         async def job(conn: aiosqlite.Connection) -> None:
@@ -336,7 +396,7 @@ class ResultsStore:
             rollout_id = cursor.lastrowid
             await conn.executemany("INSERT INTO step (rollout_id, idx, data) VALUES (?, ?, ?)",
                                    [(rollout_id, i, data) for i, data in enumerate(steps)])
-            await conn.executemany(f"INSERT INTO llm_call ({CALL_COLUMNS}) VALUES (?{', ?' * 13})",
+            await conn.executemany(f"INSERT INTO llm_call ({CALL_COLUMNS}) VALUES (?{', ?' * 14})",
                                    [(rollout_id, *call) for call in calls])
         await self._submit(job)
 

@@ -37,7 +37,7 @@ async def test_a_batch_answers_each_request_as_a_direct_call_would(start_mock_ll
         state = await model.batch_state(batch_id)
         assert not state.ended and state.total == 6
         await _until_ended(model, batch_id)
-        results = await model.batch_results(batch_id, requests)
+        results = await model.batch_results(batch_id, list(requests))
         direct = {cid: await model.complete(request) for cid, request in requests.items()}
     finally:
         await model.aclose()
@@ -66,7 +66,7 @@ async def test_a_cancelled_batch_loses_its_requests_unbilled(start_mock_llm, api
         batch_id = await model.submit_batch(list(requests.items()), tag="t")
         await model.cancel_batch(batch_id)
         await _until_ended(model, batch_id)
-        results = await model.batch_results(batch_id, requests)
+        results = await model.batch_results(batch_id, list(requests))
     finally:
         await model.aclose()
     assert all(isinstance(r.error, BatchRequestLost) for r in results.values()) and len(results) == 2

@@ -1,0 +1,254 @@
+"""Calls of batch models, gathered into provider batches (OpenAI Batch, Anthropic Message Batches).
+
+The gateway hands each call of a batch model to `Batcher.enqueue` after the spend cap reserved it (at the batch
+price). A model's open batch is submitted when it holds `size` requests or `flush_s` after its first request joined;
+the rollout waits on its ticket meanwhile. A submitted batch is polled every `poll_s` until it ends; each request's
+result (a response, or the error a direct call would have raised) goes to the call waiting for it.
+
+Crash safety, in the order things happen:
+1. The batch and its requests (custom_id -> cache key, and the spend cap's charge of each) are committed to the
+   results store; only then is the batch submitted.
+2. The provider's batch id is committed as soon as the submission returns.
+3. A resumed run (`resume`) polls every batch an earlier session left live instead of submitting its requests
+   again: the rerun rollouts' calls with those cache keys wait for that batch (`adopt`). When it ends, each charge
+   the dead session left open is settled at the request's real cost. A batch whose id was never stored is looked up
+   by its tag where the API keeps one (OpenAI); not found, its requests were never sent and their charges close at 0.
+   Where the API cannot tell (Anthropic), the charges stay open at their worst case, the money-safe reading.
+Results become ordinary cache entries through the gateway, so a replay is the same whether an answer came from a
+batch or online.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from providers.batching import BatchModel, BatchResult
+from providers.errors import ProviderError, ServerError
+from providers.interface import ChatRequest, ChatResponse
+from runner.store import ResultsStore, StoredBatch
+
+log = logging.getLogger(__name__)
+
+SettleEarlier = Callable[[int, float, float], None]
+"""`(charge, its reserved USD, actual USD)`: settles a charge an earlier session left open."""
+PriceOf = Callable[[str, ChatResponse], float | None]
+"""`(model string, response) -> its cost at the batch price`."""
+
+
+@dataclass(slots=True)
+class Ticket:
+    """One call's place in a batch."""
+
+    model: str
+    custom_id: str
+    key: str
+    request: ChatRequest
+    charge: int | None
+    answer: asyncio.Future[BatchResult]
+    submitted: bool = False
+    """Its batch was written to the store for submission: from then on the provider may bill it."""
+
+
+@dataclass(slots=True)
+class BatchCounts:
+    """What the progress display shows of the run's batches."""
+
+    submitted: int = 0
+    ended: int = 0
+    requests: int = 0
+    """Requests submitted."""
+    answered: int = 0
+    """Requests whose result came back (answers and errors)."""
+    live_ids: list[str] = field(default_factory=list)
+
+    @property
+    def in_progress(self) -> int:
+        return self.submitted - self.ended
+
+
+def custom_id(key: str) -> str:
+    """A cache key's custom_id: its digest without the scheme (64 hex characters, Anthropic's longest)."""
+    return key.rpartition(":")[2]
+
+
+class Batcher:
+    """The run's open batches, one per batch model, and the polling of every submitted one.
+
+    Args:
+        store: The run's results store (batches are recorded there before submission).
+        session: The session submitting.
+        providers: Batch-capable provider of each batch model string.
+        size: Requests per batch at most (also capped by each provider's limit).
+        flush_s: Seconds after its first request that a batch is submitted however small.
+        poll_s: Seconds between two polls of a submitted batch.
+    """
+
+    def __init__(self, store: ResultsStore, session: int, providers: Mapping[str, BatchModel], *, size: int,
+                 flush_s: float, poll_s: float) -> None:
+        self._store = store
+        self._session = session
+        self._providers = dict(providers)
+        self._size = size
+        self._flush_s = flush_s
+        self._poll_s = poll_s
+        self._open: dict[str, list[Ticket]] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._adopted: dict[str, asyncio.Future[BatchResult]] = {}
+        self._tag = f"tripbench-{secrets.token_hex(6)}-s{session}"
+        self._numbers = itertools.count(1)
+        self.counts = BatchCounts()
+
+    def batches(self, model: str) -> bool:
+        """Whether `model`'s calls go through a batch."""
+        return model in self._providers
+
+    # -- the gateway's side --------------------------------------------------------------------------------------
+    def adopt(self, key: str) -> asyncio.Future[BatchResult] | None:
+        """The result of the request with this cache key that an earlier session submitted, if its batch is live
+        (taken once: a retry of a lost request joins a new batch)."""
+        return self._adopted.pop(key, None)
+
+    def enqueue(self, model: str, key: str, request: ChatRequest, charge: int | None) -> Ticket:
+        """Adds a call to `model`'s open batch; await `ticket.answer` for its result."""
+        ticket = Ticket(model, custom_id(key), key, request, charge, asyncio.get_running_loop().create_future())
+        queue = self._open.setdefault(model, [])
+        queue.append(ticket)
+        if len(queue) >= min(self._size, self._providers[model].max_batch_requests):
+            self._flush(model)
+        elif model not in self._timers:
+            self._timers[model] = asyncio.get_running_loop().call_later(self._flush_s, self._flush, model)
+        return ticket
+
+    def withdraw(self, ticket: Ticket) -> None:
+        """Takes a call that gave up out of its open batch (it was never submitted)."""
+        queue = self._open.get(ticket.model, [])
+        if ticket in queue:
+            queue.remove(ticket)
+
+    def finish(self, model: str, response: ChatResponse, request: ChatRequest) -> ChatResponse:
+        return self._providers[model].finish(response, request)
+
+    async def aclose(self) -> None:
+        """Stops polling. Submitted batches stay live at their providers; a resumed run takes them over."""
+        for timer in self._timers.values():
+            timer.cancel()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    # -- submission and polling ----------------------------------------------------------------------------------
+    def _flush(self, model: str) -> None:
+        if (timer := self._timers.pop(model, None)) is not None:
+            timer.cancel()
+        queue = self._open.pop(model, [])
+        limit = min(self._size, self._providers[model].max_batch_requests)
+        for start in range(0, len(queue), limit):
+            self._spawn(self._submit(model, queue[start:start + limit]))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _submit(self, model: str, tickets: list[Ticket]) -> None:
+        provider = self._providers[model]
+        tag = f"{self._tag}-b{next(self._numbers)}"
+        try:
+            row = await self._store.prepare_batch(self._session, model, tag,
+                                                  [(t.custom_id, t.key, t.charge) for t in tickets])
+        except Exception as exc:  # not recorded, so not sent: the calls fail (the gateway's retrier may retry)
+            _fail(tickets, ServerError(f"{model}: the batch could not be recorded before submission ({exc})",
+                                       model=model))
+            return
+        for ticket in tickets:
+            ticket.submitted = True
+        try:
+            batch_id = await provider.submit_batch([(t.custom_id, t.request) for t in tickets], tag=tag)
+        except ProviderError as exc:
+            if exc.status is not None:  # refused as a whole: nothing was created
+                await self._store.batch_ended(row, "abandoned")
+            _fail(tickets, exc)
+            return
+        await self._store.batch_submitted(row, batch_id)
+        self.counts.submitted += 1
+        self.counts.requests += len(tickets)
+        self.counts.live_ids.append(batch_id)
+        by_id = {t.custom_id: t for t in tickets}
+        results = await self._until_results(provider, batch_id, list(by_id))
+        await self._store.batch_ended(row, "ended")
+        for ticket in tickets:
+            _answer(ticket.answer, results[ticket.custom_id])
+
+    async def _until_results(self, provider: BatchModel, batch_id: str, custom_ids: list[str]
+                             ) -> dict[str, BatchResult]:
+        """Polls a batch until it ends, then reads its results (provider errors meanwhile are retried later)."""
+        while True:
+            try:
+                if (await provider.batch_state(batch_id)).ended:
+                    results = await provider.batch_results(batch_id, custom_ids)
+                    break
+            except ProviderError as exc:
+                log.warning("batch %s: %s; asking again in %.0f s", batch_id, exc, self._poll_s)
+            await asyncio.sleep(self._poll_s)
+        self.counts.ended += 1
+        self.counts.answered += len(custom_ids)
+        if batch_id in self.counts.live_ids:
+            self.counts.live_ids.remove(batch_id)
+        return results
+
+    # -- resume --------------------------------------------------------------------------------------------------
+    async def resume(self, settle_earlier: SettleEarlier, price: PriceOf) -> int:
+        """Takes over the batches earlier sessions left live; returns how many requests their calls will adopt."""
+        adopted = 0
+        for batch in await self._store.live_batches():
+            provider = self._providers.get(batch.model)
+            if provider is None:  # the model is no longer batched (or gone): its batch is still polled below
+                continue
+            batch_id = batch.provider_id or await provider.find_batch(batch.tag)
+            if batch_id is None:
+                await self._store.batch_ended(batch.id, "abandoned")
+                if provider.finds_batches:  # never created: nothing was billed
+                    for _, _, charge, reserved in batch.requests:
+                        if charge is not None and reserved is not None:
+                            settle_earlier(charge, reserved, 0.0)
+                continue
+            if batch.provider_id is None:
+                await self._store.batch_submitted(batch.id, batch_id)
+            futures = {cid: asyncio.get_running_loop().create_future() for cid, *_ in batch.requests}
+            for cid, key, *_ in batch.requests:
+                self._adopted[key] = futures[cid]
+            adopted += len(futures)
+            self.counts.submitted += 1
+            self.counts.requests += len(futures)
+            self.counts.live_ids.append(batch_id)
+            self._spawn(self._take_over(batch, provider, batch_id, futures, settle_earlier, price))
+        return adopted
+
+    async def _take_over(self, batch: StoredBatch, provider: BatchModel, batch_id: str,
+                         futures: dict[str, asyncio.Future[BatchResult]], settle_earlier: SettleEarlier,
+                         price: PriceOf) -> None:
+        results = await self._until_results(provider, batch_id, list(futures))
+        for cid, _, charge, reserved in batch.requests:
+            result = results[cid]
+            if charge is not None and reserved is not None:
+                cost = price(batch.model, result.response) if result.response is not None else 0.0
+                settle_earlier(charge, reserved, cost if cost is not None else reserved)
+            _answer(futures[cid], result)
+        await self._store.batch_ended(batch.id, "ended")
+
+
+def _answer(future: asyncio.Future[BatchResult], result: BatchResult) -> None:
+    if not future.done():  # a call that gave up has cancelled its future
+        future.set_result(result)
+
+
+def _fail(tickets: list[Ticket], error: ProviderError) -> None:
+    for ticket in tickets:
+        _answer(ticket.answer, BatchResult(error=error))

@@ -1,0 +1,137 @@
+"""Runs whose model goes through the OpenAI or Anthropic batch API of the mock server, checked against its tally.
+
+The toy benchmark's rollouts are multi-step: each call's prompt depends on every earlier reply, so a rollout waits
+on its batch at every step and a reply given to the wrong call changes the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+import pytest
+
+from providers.mock_server import MockConfig, RunningServer
+from runner.engine import execute, prepare
+from runner.results import load_run
+from runner.scheduler import BUDGET, COMPLETED
+from tests.runner.engine.engine_support import PRICE, reference, run_cli, start_run, stored
+from tests.runner.engine.toy_benchmark import ToyOptions
+
+BATCH_PRICE = {**PRICE, "batch_discount": 0.5}
+KEY_ENV = "TRIPBENCH_TEST_BATCH_KEY"
+
+
+def batch_model(server: RunningServer, api: str = "openai", *, batch: bool = True) -> dict[str, object]:
+    """The toy model (`toy`, which the echo reply repeats) through a real provider string at the mock server."""
+    base_url = server.openai_base_url if api == "openai" else server.base_url
+    return {"model": f"{api}:toy", "name": "toy", "base_url": base_url, "api_key_env": KEY_ENV,
+            "prices": BATCH_PRICE, "batch": batch}
+
+
+def billed_usd(server: RunningServer) -> float:
+    """What the mock provider billed: online calls at the full price, batch requests at half."""
+    tally = server.tally
+    online = tally.input_tokens * PRICE["input"] + tally.output_tokens * PRICE["output"]
+    batch = tally.batch_input_tokens * PRICE["input"] + tally.batch_output_tokens * PRICE["output"]
+    return (online + batch * 0.5) / 1e6
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-batch-test-key")
+
+
+BATCHING = {"batch_size": 40, "batch_flush_s": 0.2, "batch_poll_s": 0.05}
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_batch_run_gives_the_online_results_at_half_price(start_mock_llm, write_spec, tmp_path: Path,
+                                                                  api: str) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.05}))
+    options = {"tasks": 60, "max_calls": 5, "long_every": 3}
+    spec = write_spec(server.base_url, concurrency=60, models=[batch_model(server, api)], options=options, **BATCHING)
+    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
+
+    assert report.outcome == COMPLETED and report.statuses == {"delivered": 60}
+    assert stored(tmp_path / "run") == await reference(ToyOptions(**options))
+    tally = server.tally
+    assert tally.served == 0 and tally.batch_served == sum(tally.batch_requests.values())
+    assert max(tally.batch_requests.values()) == 1  # no request sent twice
+    assert tally.batches < tally.batch_served / 2  # calls were gathered, not sent one per batch
+    with load_run(tmp_path / "run") as results:
+        calls = results.calls()
+        assert len(calls) == tally.batch_served
+        assert results.spent_usd == pytest.approx(billed_usd(server))
+        assert all(c.call.batch_saved_usd == pytest.approx(c.call.cost_usd) for c in calls)  # half price: saved = paid
+
+    # The same spec run online into a new run folder is answered by the cache: identical, free, nothing sent.
+    online = write_spec(server.base_url, name="online.toml", concurrency=60,
+                        models=[batch_model(server, api, batch=False)], options=options)
+    await execute(prepare(online), tmp_path / "online", show_progress=False)
+    assert stored(tmp_path / "online") == stored(tmp_path / "run")
+    assert server.tally.served == 0 and server.tally.batch_served == tally.batch_served
+
+
+async def test_expired_and_errored_batch_requests_are_retried_in_later_batches(start_mock_llm, write_spec,
+                                                                               tmp_path: Path) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02, "expire_every": 7, "error_every": 11}))
+    options = {"tasks": 40, "max_calls": 4}
+    spec = write_spec(server.base_url, concurrency=40, models=[batch_model(server)], options=options,
+                      retry={"max_attempts": 6, "base_delay_s": 0.01}, **BATCHING)
+    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
+
+    assert report.statuses == {"delivered": 40}
+    assert stored(tmp_path / "run") == await reference(ToyOptions(**options))
+    outcomes = server.tally.batch_outcomes
+    assert outcomes["expired"] > 3 and outcomes["errored"] > 2
+    assert sum(n - 1 for n in server.tally.batch_requests.values()) == outcomes["expired"] + outcomes["errored"]
+    with load_run(tmp_path / "run") as results:
+        assert results.spent_usd == pytest.approx(billed_usd(server))  # lost and errored requests cost nothing
+
+
+async def test_sigkill_during_a_batch_then_resume_submits_nothing_twice(start_mock_llm, write_spec,
+                                                                        tmp_path: Path, toy_on_path) -> None:
+    # Each batch takes 0.6 s: the kill lands while batches are live at the provider.
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.6}))
+    options = {"tasks": 50, "max_calls": 4}
+    spec = write_spec(server.base_url, concurrency=50, models=[batch_model(server)], options=options,
+                      batch_size=50, batch_flush_s=0.1, batch_poll_s=0.05)
+    run_dir = tmp_path / "run"
+    for _ in range(3):
+        process = await start_run(spec, run_dir)
+        submitted = server.tally.batches
+        while server.tally.batches == submitted and process.returncode is None:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)  # the batch is live (and billed later, whether anyone waits for it or not)
+        if process.returncode is None:
+            process.send_signal(signal.SIGKILL)
+        await process.wait()
+    process = await start_run(spec, run_dir)
+    output, _ = await process.communicate()
+    assert process.returncode == 0, output.decode()
+
+    tally = server.tally
+    assert max(tally.batch_requests.values()) == 1, "a request in a live batch was submitted again"
+    assert stored(run_dir) == await reference(ToyOptions(**options))
+    assert tally.served == 0 and tally.batch_served == len(tally.batch_requests)
+    with load_run(run_dir) as results:
+        assert results.reserved_usd == 0  # every charge the kills left open was settled when its batch ended
+        assert results.spent_usd == pytest.approx(billed_usd(server))
+    status = run_cli("status", str(run_dir))
+    assert status.returncode == 0, status.stderr
+
+
+async def test_the_spend_cap_holds_for_batch_requests(start_mock_llm, write_spec, tmp_path: Path) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02}))
+    cap = 1.5
+    spec = write_spec(server.base_url, concurrency=100, max_cost=cap, models=[batch_model(server)],
+                      options={"tasks": 200, "max_calls": 6}, **BATCHING)
+    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
+
+    assert report.outcome == BUDGET
+    assert billed_usd(server) <= cap
+    assert billed_usd(server) > cap * 0.5  # the cap was used, not refused early
+    with load_run(tmp_path / "run") as results:
+        assert results.spent_usd == pytest.approx(billed_usd(server))
