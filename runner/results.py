@@ -41,6 +41,23 @@ class SessionInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class BatchInfo:
+    """One batch sent to a provider's batch API."""
+
+    id: int
+    session: int
+    model: str
+    provider_id: str | None
+    state: str
+    """`preparing` (written, not known to be submitted), `submitted`, `ended` or `abandoned`."""
+    requests: int
+
+    @property
+    def live(self) -> bool:
+        return self.state in ("preparing", "submitted")
+
+
+@dataclass(frozen=True, slots=True)
 class StoredRollout:
     """One finished rollout as stored (steps are read on demand with `RunResults.steps`)."""
 
@@ -86,6 +103,8 @@ class RunResults:
         ]
         self.rollouts = [_rollout(row)
                          for row in self._query(f"SELECT id, {ROLLOUT_COLUMNS} FROM rollout ORDER BY id")]
+        # A run last written before batches existed (read-only: not migrated) has no batch tables or column.
+        self._has_batches = bool(self._query("SELECT 1 FROM sqlite_master WHERE name = 'batch'"))
 
     def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """All rows of a query; a damaged file is a `UserError` naming it, not a traceback."""
@@ -135,9 +154,17 @@ class RunResults:
         """The strategy's result as it was returned (what evaluators and submission formatters take)."""
         return RolloutResult(rollout.status, rollout.answer, rollout.plan, self.steps(rollout.id), rollout.error)
 
+    def batches(self) -> list[BatchInfo]:
+        """Every batch the run sent to a batch API, oldest first."""
+        if not self._has_batches:
+            return []
+        return [BatchInfo(*row) for row in self._query(
+            "SELECT id, session, model, provider_id, state, requests FROM batch ORDER BY id")]
+
     def calls(self, rollout_id: int | None = None) -> list[StoredCall]:
         """LLM calls of one rollout, or of the whole run."""
-        query = f"SELECT {CALL_COLUMNS} FROM llm_call" + (" WHERE rollout_id = ?" if rollout_id is not None else "")
+        columns = CALL_COLUMNS if self._has_batches else CALL_COLUMNS.replace("batch_saved_usd", "NULL")
+        query = f"SELECT {columns} FROM llm_call" + (" WHERE rollout_id = ?" if rollout_id is not None else "")
         rows = self._query(query + " ORDER BY rollout_id, idx", () if rollout_id is None else (rollout_id,))
         return [StoredCall(r[0], r[1], CallRecord(r[2], r[3], bool(r[4]), Usage(r[5], r[6], r[7]), *r[8:]))
                 for r in rows]

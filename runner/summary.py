@@ -102,6 +102,9 @@ def render_summary(results: RunResults, console: Console) -> None:
                       f"{g.calls:,}", f"{g.hits / g.calls:.0%}" if g.calls else "-", f"{g.retries:,}",
                       f"{g.input_tokens:,}/{g.output_tokens:,}", f"{g.cost_usd:.4f}", f"{g.saved_usd:.4f}")
     console.print(table)
+    if live := [b for b in results.batches() if b.live]:
+        ids = ", ".join(f"{b.provider_id or '(id not yet known)'} ({b.model}, {b.requests} requests)" for b in live)
+        console.print(f"{len(live)} batch(es) live at the provider: {ids}")
     if missing := without_result(results):
         counts = ", ".join(f"{status} {n}" for status, n in missing.most_common())
         console.print(f"{missing.total()} rollouts have no result of their own: {counts}")
@@ -118,6 +121,8 @@ def summary_json(results: RunResults) -> dict[str, Any]:
         "reserved_usd": results.reserved_usd,
         "max_cost": results.spec.get("max_cost"),
         "without_result": dict(without_result(results)),
+        "batches": [{"id": b.provider_id, "model": b.model, "state": b.state, "requests": b.requests}
+                    for b in results.batches()],
         "groups": [{"model": g.model, "strategy": g.strategy, "planned": g.planned, "done": g.done,
                     "statuses": dict(g.statuses), "calls": g.calls, "cache_hits": g.hits, "retries": g.retries,
                     "input_tokens": g.input_tokens, "output_tokens": g.output_tokens, "cost_usd": g.cost_usd,

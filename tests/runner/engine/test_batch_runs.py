@@ -7,6 +7,7 @@ on its batch at every step and a reply given to the wrong call changes the answe
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 from pathlib import Path
 
@@ -99,6 +100,7 @@ async def test_sigkill_during_a_batch_then_resume_submits_nothing_twice(start_mo
     spec = write_spec(server.base_url, concurrency=50, models=[batch_model(server)], options=options,
                       batch_size=50, batch_flush_s=0.1, batch_poll_s=0.05)
     run_dir = tmp_path / "run"
+    kills = 0
     for _ in range(3):
         process = await start_run(spec, run_dir)
         submitted = server.tally.batches
@@ -107,7 +109,8 @@ async def test_sigkill_during_a_batch_then_resume_submits_nothing_twice(start_mo
         await asyncio.sleep(0.1)  # the batch is live (and billed later, whether anyone waits for it or not)
         if process.returncode is None:
             process.send_signal(signal.SIGKILL)
-        await process.wait()
+        kills += await process.wait() == -signal.SIGKILL
+    assert kills == 3
     process = await start_run(spec, run_dir)
     output, _ = await process.communicate()
     assert process.returncode == 0, output.decode()
@@ -118,9 +121,15 @@ async def test_sigkill_during_a_batch_then_resume_submits_nothing_twice(start_mo
     assert tally.served == 0 and tally.batch_served == len(tally.batch_requests)
     with load_run(run_dir) as results:
         assert results.reserved_usd == 0  # every charge the kills left open was settled when its batch ended
+        # the killed sessions' batches were taken over: they ended, though their sessions never saw them end
+        killed = {session.id for session in results.sessions if session.outcome is None}
+        batches = results.batches()
+        assert len(killed) == 3 and sum(b.session in killed and b.state == "ended" for b in batches) >= 3
+        assert not any(b.live for b in batches)
         assert results.spent_usd == pytest.approx(billed_usd(server))
-    status = run_cli("status", str(run_dir))
+    status = run_cli("status", str(run_dir), "--json")
     assert status.returncode == 0, status.stderr
+    assert len(json.loads(status.stdout)["batches"]) == len(batches)
 
 
 async def test_the_spend_cap_holds_for_batch_requests(start_mock_llm, write_spec, tmp_path: Path) -> None:
