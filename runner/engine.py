@@ -298,7 +298,7 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
     scheduler = Scheduler(spec.concurrency, {m.label: m.concurrency for m in spec.models},
                           admit=lambda: not spend_cap.exhausted, grace_s=grace_s)
-    stats = RunStats(spend_cap)
+    stats = RunStats(spend_cap, batches=gateway.batcher.counts if gateway.batcher is not None else None)
     totals = {m.label: 0 for m in spec.models}
     done_before = dict.fromkeys(totals, 0)
     for key in prepared.keys:

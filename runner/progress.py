@@ -19,6 +19,7 @@ from rich.progress import Task as ProgressTask
 from rich.text import Text
 
 from benchmarks.base import DELIVERED
+from runner.batches import BatchCounts
 from runner.budget import SpendCap
 from runner.records import CallRecord, RolloutRecord
 
@@ -53,10 +54,14 @@ class RunStats:
     Args:
         spend_cap: The run's cap (its `spent_usd` includes earlier sessions).
         clock: Seconds, for rates.
+        batches: The batcher's counts, when some model goes through a batch API.
     """
 
-    def __init__(self, spend_cap: SpendCap, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, spend_cap: SpendCap, clock: Callable[[], float] = time.monotonic,
+                 batches: BatchCounts | None = None) -> None:
         self.spend_cap = spend_cap
+        self.batches = batches
+        """The run's batches (None: no model goes through a batch API)."""
         self.models: dict[str, Counters] = {}
         self.total = Counters()
         self._clock = clock
@@ -87,8 +92,12 @@ class RunStats:
                      + (f" / ${cap:.2f}" if cap is not None else ""))
         else:
             money = f"${counters.cost_usd:.2f}"
-        return (f"{money} · {counters.billed_tokens / elapsed:,.0f} tok/s · {counters.calls:,} calls, "
+        line = (f"{money} · {counters.billed_tokens / elapsed:,.0f} tok/s · {counters.calls:,} calls, "
                 f"{hit_rate} hits · {counters.retries:,} retries · {counters.errors:,} errors")
+        if label == TOTAL and (b := self.batches) is not None:
+            line += (f" · batches {b.submitted} submitted, {b.in_progress} in progress, {b.ended} ended, "
+                     f"{b.answered:,}/{b.requests:,} requests done")
+        return line
 
 
 class _FiguresColumn(ProgressColumn):

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from providers.mock_server import MockConfig, RunningServer
+from runner.dryrun import estimate
 from runner.engine import execute, prepare
 from runner.results import load_run
 from runner.scheduler import BUDGET, COMPLETED
@@ -144,3 +145,16 @@ async def test_the_spend_cap_holds_for_batch_requests(start_mock_llm, write_spec
     assert billed_usd(server) > cap * 0.5  # the cap was used, not refused early
     with load_run(tmp_path / "run") as results:
         assert results.spent_usd == pytest.approx(billed_usd(server))
+
+
+async def test_a_dry_run_prices_a_batch_model_at_its_batch_rate(start_mock_llm, write_spec, tmp_path: Path) -> None:
+    server = await start_mock_llm()
+    options = {"tasks": 10, "max_calls": 3}
+    costs = {}
+    for batch in (False, True):
+        spec = write_spec(server.base_url, name=f"{batch}.toml", expected_calls=3, options=options,
+                          models=[batch_model(server, batch=batch)])
+        (toy,), _ = await estimate(prepare(spec), tmp_path / str(batch))
+        costs[batch] = toy.cost_usd
+    assert server.tally.batches == server.tally.served == 0
+    assert costs[False] is not None and costs[True] == pytest.approx(costs[False] * 0.5)

@@ -9,9 +9,10 @@ from rich.console import Console
 
 from benchmarks.base import BUDGET_EXHAUSTED, DELIVERED, RolloutResult
 from providers.interface import Usage
+from runner.batches import BatchCounts
 from runner.budget import SpendCap
 from runner.expand import RolloutKey
-from runner.progress import LiveProgress, RunStats
+from runner.progress import TOTAL, LiveProgress, RunStats
 from runner.records import CallRecord, RolloutRecord
 
 
@@ -52,3 +53,10 @@ def test_rows_show_done_total_money_rates_hits_retries_and_errors() -> None:
 
 def test_disabled_progress_draws_nothing() -> None:
     assert render(disable=True) == ""
+
+
+def test_the_total_row_shows_the_batches_of_a_batch_run() -> None:
+    counts = BatchCounts(submitted=3, ended=1, requests=120, answered=40)
+    stats = RunStats(SpendCap(), batches=counts)
+    assert stats.describe(TOTAL).endswith("batches 3 submitted, 2 in progress, 1 ended, 40/120 requests done")
+    assert "batches" not in RunStats(SpendCap()).describe(TOTAL)
