@@ -24,6 +24,9 @@ class Usage:
     output_tokens: int
     spent_usd: float
     saved_usd: float
+    batch_saved_usd: float
+    """What sending calls through a batch API saved against their online price."""
+    batched_calls: int
     unpriced_calls: int
     """Calls sent to a model without a known price (counted as $0)."""
     retries: int
@@ -50,6 +53,8 @@ def usage_of(group: Group) -> Usage:
         output_tokens=sum(call.usage.output_tokens for call in calls),
         spent_usd=sum(view.stored.cost_usd for view in group.rollouts),
         saved_usd=sum(view.stored.saved_usd for view in group.rollouts),
+        batch_saved_usd=sum(call.batch_saved_usd or 0.0 for call in calls),
+        batched_calls=sum(call.batch_saved_usd is not None for call in calls),
         unpriced_calls=sum(call.cost_usd is None and not call.hit for call in calls),
         retries=sum(call.retries for call in calls),
         latency_p50_s=percentile(sent, 0.50),
@@ -71,17 +76,20 @@ def cost_table(groups: Sequence[Group], *, with_run: bool) -> Table:
         *group_columns(with_run), Column("rollouts", Kind.INT),
         Column("calls", Kind.INT), Column("cache hits", Kind.PCT), Column("input tokens", Kind.INT),
         Column("cached input", Kind.INT), Column("output tokens", Kind.INT), Column("spent", Kind.USD),
-        Column("saved by cache", Kind.USD), Column("retries", Kind.INT), Column("latency p50", Kind.SECONDS),
+        Column("saved by cache", Kind.USD), Column("saved by batch", Kind.USD), Column("retries", Kind.INT),
+        Column("latency p50", Kind.SECONDS),
         Column("latency p95", Kind.SECONDS), Column("cut by cap", Kind.INT)))
     unpriced = 0
     for g in groups:
         u = usage_of(g)
         unpriced += u.unpriced_calls
         table.add(*g.cells(with_run), u.rollouts, u.calls, u.hit_rate,
-                  u.input_tokens, u.cached_input_tokens, u.output_tokens, u.spent_usd, u.saved_usd, u.retries,
+                  u.input_tokens, u.cached_input_tokens, u.output_tokens, u.spent_usd, u.saved_usd,
+                  u.batch_saved_usd if u.batched_calls else None, u.retries,
                   u.latency_p50_s, u.latency_p95_s, u.cut_by_cap)
     table.note = ("Tokens count every call, cache hits included; spent counts what reached a provider; latency is "
-                  "over calls that did (retries and backoff included).")
+                  "over calls that did (retries and backoff included); saved by batch is what calls sent through a "
+                  "provider's batch API saved against the online price (blank: none was).")
     if unpriced:
         table.note += f" {unpriced} call(s) went to a model without a known price and count as $0."
     return table

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from providers.mock_server import MockConfig, RunningServer
+from reports.build import build_report
 from runner.dryrun import estimate
 from runner.engine import execute, prepare
 from runner.results import load_run
@@ -67,6 +68,10 @@ async def test_a_batch_run_gives_the_online_results_at_half_price(start_mock_llm
         assert len(calls) == tally.batch_served
         assert results.spent_usd == pytest.approx(billed_usd(server))
         assert all(c.call.batch_saved_usd == pytest.approx(c.call.cost_usd) for c in calls)  # half price: saved = paid
+    cost = next(table for table in build_report([tmp_path / "run"]).tables() if table.name == "cost")
+    (row,) = cost.rows
+    saved = row[[column.name for column in cost.columns].index("saved by batch")]
+    assert saved == pytest.approx(billed_usd(server))  # the report says what batching saved: the price paid again
 
     # The same spec run online into a new run folder is answered by the cache: identical, free, nothing sent.
     online = write_spec(server.base_url, name="online.toml", concurrency=60,
