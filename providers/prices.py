@@ -1,6 +1,8 @@
-"""The bundled price table and `cost_usd(usage, model)`: USD per million tokens, a dated source per entry.
+"""The price table and `cost_usd(usage, model)`: USD per million tokens, online and through the batch APIs.
 
-Keys are model strings as users write them (`openai:gpt-4o-mini`); a dated snapshot such as
+The table is a snapshot of LiteLLM's maintained price list (`model_prices.json` beside this module: OpenAI and
+Anthropic chat models, with cached-input and batch rates), refreshed from upstream by `tripbench prices update`
+into the data home. Keys are model strings as users write them (`openai:gpt-4o-mini`); a dated snapshot such as
 `openai:gpt-4o-mini-2024-07-18` or `anthropic:claude-sonnet-4-5-20250929` falls back to its undated entry. A run
 spec can override or add prices (`overrides`), including a `PREFIX:*` wildcard such as
 `{"openai-compatible:*": Price(input=0, output=0)}` to price a local server at zero. Unknown models cost None
@@ -9,11 +11,16 @@ spec can override or add prices (`overrides`), including a `PREFIX:*` wildcard s
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from errors import DataError
 from providers.interface import Usage
 
 
@@ -28,42 +35,123 @@ class Price(BaseModel):
     """Prompt tokens read from the provider's prompt cache; None means billed as `input`."""
     output: float = Field(ge=0)
     """Completion tokens (reasoning tokens included: providers bill them as output)."""
+    batch_input: float | None = Field(default=None, ge=0)
+    """Prompt tokens sent through the batch API; None: `input` less `batch_discount`."""
+    batch_output: float | None = Field(default=None, ge=0)
+    """Completion tokens through the batch API; None: `output` less `batch_discount`."""
     batch_discount: float = Field(default=0.0, ge=0, le=1)
-    """Fraction taken off every rate for batch-API calls (0.5 = half price)."""
+    """Fraction taken off the rates a batch rate is not given for (0.5 = half price)."""
+
+    def rates(self, batch: bool = False) -> tuple[float, float, float]:
+        """(input, cached input, output) per million tokens, online or through the batch API."""
+        cached = self.input if self.cached_input is None else self.cached_input
+        if not batch:
+            return self.input, cached, self.output
+        factor = 1.0 - self.batch_discount
+        batch_input = self.input * factor if self.batch_input is None else self.batch_input
+        batch_output = self.output * factor if self.batch_output is None else self.batch_output
+        # the cached rate falls as the input rate does (both providers halve it)
+        cached_share = cached / self.input if self.input else 1.0
+        return batch_input, batch_input * cached_share, batch_output
 
 
-def _p(input: float, cached_input: float, output: float) -> Price:
-    # Both providers' batch APIs take 50 % off input and output (sources below).
-    return Price(input=input, cached_input=cached_input, output=output, batch_discount=0.5)
+LITELLM_URL = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json"
+"""The maintained upstream of the bundled table: LiteLLM's price list (MIT, Copyright (c) 2023 Berri AI)."""
+BUNDLED = Path(__file__).with_name("model_prices.json")
+"""The snapshot shipped with tripbench (`tripbench prices update` writes a fresher one into the data home)."""
+PRICES_FILE = "prices.json"
+"""The refreshed table's name in the data home."""
+_PROVIDERS = ("openai", "anthropic")
+"""The providers whose model strings (`openai:NAME`, `anthropic:NAME`) the table prices."""
 
 
-PRICES: dict[str, Price] = {
-    # OpenAI, standard tier; batch 50 % off (openai.com/api/pricing, "Batch API").
-    "openai:gpt-5.4": _p(2.50, 0.25, 15.00),  # developers.openai.com/api/docs/pricing as quoted 2026-03
-    "openai:gpt-5": _p(1.25, 0.125, 10.00),  # openai.com/api/pricing at the GPT-5 launch, 2025-08-07
-    "openai:gpt-5-mini": _p(0.25, 0.025, 2.00),  # idem; cached rate also in GitHub docs models-and-pricing.yml
-    "openai:gpt-5-nano": _p(0.05, 0.005, 0.40),  # openai.com/api/pricing, 2025-08-07
-    "openai:gpt-4.1": _p(2.00, 0.50, 8.00),  # GitHub docs models-and-pricing.yml, 2026
-    "openai:gpt-4.1-mini": _p(0.40, 0.10, 1.60),  # tokenmath.io, "checked Jun 21, 2026"
-    "openai:gpt-4.1-nano": _p(0.10, 0.025, 0.40),
-    "openai:gpt-4o": _p(2.50, 1.25, 10.00),  # openai.com/api/pricing, unchanged 2024-10 .. 2026
-    "openai:gpt-4o-mini": _p(0.15, 0.075, 0.60),  # openai.com/api/pricing, unchanged 2024-07 .. 2026
-    "openai:o3": _p(2.00, 0.50, 8.00),  # openai.com/api/pricing after the 2025-06-10 price cut
-    "openai:o4-mini": _p(1.10, 0.275, 4.40),  # openai.com/api/pricing, 2025-04-16
-    # platform.claude.com/docs/en/about-claude/pricing, "Model pricing" and "Batch processing", 2026-11:
-    # cached input = "Cache hits & refreshes"; batch 50 % off.
-    "anthropic:claude-opus-4-7": _p(5.00, 0.50, 25.00),
-    "anthropic:claude-opus-4-6": _p(5.00, 0.50, 25.00),
-    "anthropic:claude-opus-4-5": _p(5.00, 0.50, 25.00),
-    "anthropic:claude-opus-4-1": _p(15.00, 1.50, 75.00),
-    "anthropic:claude-opus-4-0": _p(15.00, 1.50, 75.00),
-    "anthropic:claude-sonnet-5": _p(2.00, 0.20, 10.00),  # platform.claude.com models/sonnet-5 overview, 2026
-    "anthropic:claude-sonnet-4-6": _p(3.00, 0.30, 15.00),
-    "anthropic:claude-sonnet-4-5": _p(3.00, 0.30, 15.00),
-    "anthropic:claude-sonnet-4-0": _p(3.00, 0.30, 15.00),
-    "anthropic:claude-haiku-4-5": _p(1.00, 0.10, 5.00),
-    "anthropic:claude-3-5-haiku": _p(0.80, 0.08, 4.00),
-}
+@dataclass(frozen=True, slots=True)
+class PriceTable:
+    """Prices by model string, and where they come from."""
+
+    source: str
+    models: dict[str, Price]
+
+
+def from_litellm(data: Mapping[str, Any], source: str) -> PriceTable:
+    """The chat models of OpenAI and Anthropic in LiteLLM's `model_prices_and_context_window.json` (USD per token:
+    `input_cost_per_token`, `output_cost_per_token`, `cache_read_input_token_cost`, `*_batches`).
+
+    Raises:
+        DataError: the data is not that file (no priced OpenAI and Anthropic chat model in it).
+    """
+    models: dict[str, Price] = {}
+    for name, entry in data.items():
+        if (not isinstance(entry, dict) or entry.get("mode") != "chat" or "/" in name
+                or entry.get("litellm_provider") not in _PROVIDERS):
+            continue
+        rates = {field: _per_million(entry.get(key)) for field, key in _LITELLM_FIELDS.items()}
+        if rates["input"] is None or rates["output"] is None:
+            continue
+        try:
+            models[f"{entry['litellm_provider']}:{name}"] = Price(**{k: v for k, v in rates.items() if v is not None})
+        except ValidationError:
+            continue  # a negative or malformed rate: the model stays unknown
+    if not all(any(model.startswith(f"{p}:") for model in models) for p in _PROVIDERS):
+        raise DataError(f"{source}: not LiteLLM's price list: no priced chat model of {' and '.join(_PROVIDERS)}")
+    return PriceTable(source, dict(sorted(models.items())))
+
+
+_LITELLM_FIELDS = {"input": "input_cost_per_token", "cached_input": "cache_read_input_token_cost",
+                   "output": "output_cost_per_token", "batch_input": "input_cost_per_token_batches",
+                   "batch_output": "output_cost_per_token_batches"}
+
+
+def _per_million(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return round(value * 1_000_000, 9)  # per token -> per million, without the float noise of the product
+
+
+def read_table(path: Path) -> PriceTable:
+    """A table `write_table` wrote.
+
+    Raises:
+        DataError: the file is unreadable or not such a table.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return PriceTable(str(data["source"]), {model: Price(**price) for model, price in data["models"].items()})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise DataError(f"{path}: not a tripbench price table ({type(exc).__name__}: {exc})") from None
+
+
+def write_table(table: PriceTable, path: Path) -> None:
+    """Writes `table` as JSON, atomically (a reader never sees half a file)."""
+    rows = ",\n".join(f"  {json.dumps(model)}: {json.dumps(price.model_dump(exclude_defaults=True))}"
+                      for model, price in table.models.items())  # one model a line: diffs stay readable
+    text = (f'{{"source": {json.dumps(table.source)},\n "license": {json.dumps(LICENSE)},\n'
+            f' "models": {{\n{rows}\n}}}}\n')
+    partial = path.with_suffix(".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
+
+
+LICENSE = "LiteLLM's price list: MIT License, Copyright (c) 2023 Berri AI"
+
+_table: PriceTable | None = None
+
+
+def price_table() -> PriceTable:
+    """The table in use: the one `use_refreshed` found, else the bundled snapshot."""
+    global _table
+    if _table is None:
+        _table = read_table(BUNDLED)
+    return _table
+
+
+def use_refreshed(home: Path) -> None:
+    """Use the table `tripbench prices update` wrote into the data home `home`, if there is one (the CLI calls this
+    once at start; a library user may too)."""
+    global _table
+    if (home / PRICES_FILE).is_file():
+        _table = read_table(home / PRICES_FILE)
+
 
 # A snapshot date at the end of a model id: OpenAI writes `-2024-07-18`, Anthropic `-20250929`.
 _SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
@@ -80,9 +168,10 @@ def price_for(model: str, overrides: Mapping[str, Price] | None = None) -> Price
         The price, or None when nobody knows it.
     """
     prefix = model.split(":", 1)[0]
-    for table in (overrides or {}, PRICES):
+    bundled = price_table().models
+    for table in (overrides or {}, bundled):
         found = table.get(model) or table.get(_SNAPSHOT.sub("", model))
-        if found is None and table is not PRICES:
+        if found is None and table is not bundled:
             found = table.get(f"{prefix}:*")
         if found is not None:
             return found
@@ -109,8 +198,6 @@ def cost_usd(usage: Usage, model: str, *, overrides: Mapping[str, Price] | None 
 def cost_at(usage: Usage, price: Price, *, batch: bool = False) -> float:
     """What a call cost in USD at a price already looked up (the gateway looks each model's up once)."""
     cached = min(usage.cached_input_tokens, usage.input_tokens)
-    cached_rate = price.input if price.cached_input is None else price.cached_input
-    per_million = ((usage.input_tokens - cached) * price.input + cached * cached_rate
-                   + usage.output_tokens * price.output)
-    factor = 1.0 - price.batch_discount if batch else 1.0
-    return per_million * factor / 1_000_000
+    input_rate, cached_rate, output_rate = price.rates(batch)
+    per_million = (usage.input_tokens - cached) * input_rate + cached * cached_rate + usage.output_tokens * output_rate
+    return per_million / 1_000_000

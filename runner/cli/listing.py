@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from benchmarks.registry import available, get_benchmark
-from providers.prices import PRICES
+from providers.prices import price_table
 
 
 @click.command("list")
@@ -23,9 +23,7 @@ def list_command() -> None:
         width = max(len(strategy.name) for strategy in strategies)
         for strategy in strategies:
             click.echo(f"    {strategy.name:<{width}}  {getattr(strategy, 'description', '')}")
-    click.echo("priced models, USD per million tokens (input / cached input / output)")
-    width = max(len(model) for model in PRICES)
-    for model, price in PRICES.items():
-        cached = price.input if price.cached_input is None else price.cached_input
-        click.echo(f"  {model:<{width}}  {price.input:g} / {cached:g} / {price.output:g}")
+    table = price_table()
+    click.echo(f"priced models: {len(table.models)} OpenAI and Anthropic models ({table.source}); "
+               "`tripbench prices show [PATTERN]` lists them")
     click.echo("other models: `prices = { input = ..., output = ... }` in their [[models]] entry")

@@ -23,6 +23,8 @@ COMMANDS = {
                         "price table knows."),
     "mock-server": LazyCommand("runner.cli.mock_server:mock_server_command",
                                "Serve a local OpenAI/Anthropic-compatible mock LLM until Ctrl-C."),
+    "prices": LazyCommand("runner.cli.prices:prices_command",
+                          "Show the price table, or refresh it from LiteLLM's maintained list."),
     "report": LazyCommand("runner.cli.report:report_command",
                           "Write the report of a run (also one still going): pass rates, errors, cost, plots, "
                           "per-rollout drill-down."),
@@ -42,6 +44,10 @@ COMMANDS = {
 @click.version_option(package_name="tripbench")
 def cli() -> None:
     """Run LLM agents on travel-planning benchmarks at scale."""
+    from providers.prices import use_refreshed
+    from sandbox_index.home import default_home
+
+    use_refreshed(default_home())  # a table `tripbench prices update` wrote wins over the bundled snapshot
 
 
 def main() -> None:

@@ -1,12 +1,18 @@
-"""`cost_usd` against hand-computed figures, snapshot fallback, overrides and unknown models."""
+"""`cost_usd` against hand-computed figures, snapshot fallback, overrides and unknown models; the LiteLLM table."""
 
 from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
+from errors import DataError
 from providers.interface import Usage
-from providers.prices import PRICES, Price, cost_usd, price_for
+from providers.prices import Price, cost_usd, from_litellm, price_for, price_table
 
 
 def test_openai_with_cached_input() -> None:
@@ -21,7 +27,7 @@ def test_anthropic_snapshot_falls_back_and_batch_halves() -> None:
     usage = Usage(input_tokens=10_000, output_tokens=2_000)
     assert cost_usd(usage, "anthropic:claude-sonnet-4-5-20250929") == pytest.approx(0.06)
     assert cost_usd(usage, "anthropic:claude-sonnet-4-5", batch=True) == pytest.approx(0.03)
-    assert price_for("openai:gpt-4o-2024-08-06") == PRICES["openai:gpt-4o"]
+    assert price_for("openai:gpt-4o-2024-01-01") == price_table().models["openai:gpt-4o"]
 
 
 def test_unknown_models_cost_none_not_zero() -> None:
@@ -47,11 +53,67 @@ def test_cached_rate_defaults_to_input_rate() -> None:
     assert cost_usd(usage, "x:y", overrides={"x:y": Price(input=2.0, output=4.0)}) == pytest.approx(2.0)
 
 
-def test_table_is_consistent() -> None:
-    for model, price in PRICES.items():
-        assert model.split(":")[0] in ("openai", "anthropic"), model
+def test_the_bundled_snapshot_prices_the_models_users_run_online_and_in_batches() -> None:
+    models = price_table().models
+    assert len(models) > 100 and all(model.split(":")[0] in ("openai", "anthropic") for model in models)
+    for model in ("openai:gpt-4o-mini", "openai:gpt-4.1", "openai:gpt-5", "anthropic:claude-sonnet-4-5",
+                  "anthropic:claude-haiku-4-5", "anthropic:claude-opus-4-7"):
+        price = models[model]
+        online, batch = price.rates(), price.rates(batch=True)
         assert price.cached_input is not None and price.cached_input < price.input < price.output, model
-        assert price.batch_discount == 0.5, model
+        assert batch == pytest.approx(tuple(rate / 2 for rate in online)), model  # both APIs: half of every rate
+
+
+LITELLM_SAMPLE = {
+    "sample_spec": {"mode": "chat", "input_cost_per_token": 0.0},
+    "gpt-4o": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 2.5e-06,
+               "output_cost_per_token": 1e-05, "cache_read_input_token_cost": 1.25e-06,
+               "input_cost_per_token_batches": 1.25e-06, "output_cost_per_token_batches": 5e-06},
+    "claude-haiku-4-5": {"litellm_provider": "anthropic", "mode": "chat", "input_cost_per_token": 1e-06,
+                         "output_cost_per_token": 5e-06},
+    "text-embedding-3-small": {"litellm_provider": "openai", "mode": "embedding", "input_cost_per_token": 2e-08},
+    "openai/gpt-4o": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 9.0,
+                      "output_cost_per_token": 9.0},
+    "together_ai/llama": {"litellm_provider": "together_ai", "mode": "chat", "input_cost_per_token": 1e-07,
+                          "output_cost_per_token": 1e-07},
+}
+
+
+def test_litellm_entries_become_prices_per_million_tokens() -> None:
+    table = from_litellm(LITELLM_SAMPLE, "sample")
+    assert table.models == {
+        "anthropic:claude-haiku-4-5": Price(input=1.0, output=5.0),
+        "openai:gpt-4o": Price(input=2.5, cached_input=1.25, output=10.0, batch_input=1.25, batch_output=5.0),
+    }
+    with pytest.raises(DataError, match="not LiteLLM's price list"):
+        from_litellm({"x": {"mode": "chat"}}, "elsewhere.json")
+
+
+def _cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", "from runner.cli.main import main; main()", *args],
+                          capture_output=True, text=True, check=False, env={"TRIPBENCH_HOME": str(home),
+                                                                            "PATH": "/usr/bin:/bin"})
+
+
+def test_prices_update_refreshes_the_table_and_a_bad_download_keeps_it(file_server, tmp_path: Path) -> None:
+    url, served = file_server
+    cheaper = {**LITELLM_SAMPLE, "gpt-4o": {**LITELLM_SAMPLE["gpt-4o"], "input_cost_per_token": 2e-06}}
+    (served / "prices.json").write_text(json.dumps(cheaper))
+    (served / "broken.json").write_text('{"gpt-4o": ')
+    home = tmp_path / "home"
+
+    before = _cli("prices", "show", "openai:gpt-4o", home=home)
+    assert "openai:gpt-4o: 2.5 / 1.25 / 10; 1.25 / 5" in before.stdout  # the bundled snapshot
+    updated = _cli("prices", "update", "--url", f"{url}/prices.json", home=home)
+    assert updated.returncode == 0, updated.stderr
+    assert "2 models priced" in updated.stdout
+    after = _cli("prices", "show", "gpt-4o", home=home)
+    assert "openai:gpt-4o: 2 / 1.25 / 10; 1.25 / 5" in after.stdout and "2 models" in after.stdout
+
+    for bad in ("broken.json", "missing.json"):
+        failed = _cli("prices", "update", "--url", f"{url}/{bad}", home=home)
+        assert failed.returncode != 0 and failed.stderr.startswith("Error: ") and "Traceback" not in failed.stderr
+        assert "openai:gpt-4o: 2 / 1.25 / 10" in _cli("prices", "show", "gpt-4o", home=home).stdout
 
 
 def test_prices_validate_like_run_spec_fields() -> None:

@@ -1,0 +1,64 @@
+"""`tripbench prices`: the price table in use, and its refresh from LiteLLM's maintained list."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import click
+
+from errors import DataError
+from providers.prices import LITELLM_URL, PRICES_FILE, from_litellm, price_table, write_table
+from sandbox_index.fetch import download
+from sandbox_index.home import HOME_ENV, default_home
+
+home_option = click.option("--home", type=click.Path(file_okay=False, path_type=Path), envvar=HOME_ENV,
+                           show_envvar=True, help="Data home (default: the user data directory + /tripbench).")
+
+
+@click.group("prices")
+def prices_command() -> None:
+    """Show the price table, or refresh it from LiteLLM's maintained list."""
+
+
+@prices_command.command("show")
+@click.argument("pattern", required=False, default="")
+def show_command(pattern: str) -> None:
+    """Prices of the models whose string contains PATTERN (all without one), USD per million tokens."""
+    table = price_table()
+    click.echo(f"{len(table.models)} models, from {table.source}")
+    click.echo("model: input / cached input / output; batch input / batch output")
+    for model, price in table.models.items():
+        if pattern in model:
+            online, batch = price.rates(), price.rates(batch=True)
+            click.echo(f"  {model}: {online[0]:g} / {online[1]:g} / {online[2]:g}; {batch[0]:g} / {batch[2]:g}")
+
+
+@prices_command.command("update")
+@click.option("--url", default=LITELLM_URL, show_default=True, help="Where LiteLLM's price list is.")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds the download may take.")
+@home_option
+def update_command(url: str, timeout: float, home: Path | None) -> None:
+    """Download LiteLLM's price list and use it from now on (written to the data home as prices.json).
+
+    The list is checked before it replaces anything: a failed or damaged download keeps the table in use.
+    Prices in a run spec still win over it, and a model it does not price stays unknown, never $0.
+    """
+    home = home or default_home()
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "litellm.json"
+        download(url, target, timeout, _check, "the price list")
+        table = from_litellm(json.loads(target.read_text(encoding="utf-8")), url)
+    home.mkdir(parents=True, exist_ok=True)
+    write_table(table, home / PRICES_FILE)
+    click.echo(f"{len(table.models)} models priced, from {url}; written to {home / PRICES_FILE}")
+
+
+def _check(path: Path, url: str) -> None:
+    """The download is LiteLLM's price list (`from_litellm` raises a DataError naming the URL otherwise)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise DataError(f"{url}: not JSON ({exc})") from None
+    from_litellm(data if isinstance(data, dict) else {}, url)
