@@ -35,6 +35,8 @@ def perf(script: str, *args: str) -> subprocess.CompletedProcess[str]:
     ("token_counting.py", ["--queries", "2", "--steps", "5"], "counted 3x per call; counts identical"),
     ("cli_startup.py", ["--repeat", "1"], "python -c pass (baseline):"),
     ("cache_size.py", ["--data", "../shared/data/travelplanner", "--limit", "2"], "of before (goal <= 15 %)"),
+    ("batch_runs.py", ["--direct", "12", "--two-stage", "2", "--delay", "0.05", "--flush", "0.05"],
+     "most submissions of one request 1;"),
 ])
 def test_perf_script_runs_at_a_smoke_size(travelplanner_data: Path, script: str, args: list[str],
                                           expected: str) -> None:
