@@ -42,14 +42,14 @@ def add_batch_routes(app: web.Application) -> None:
         ("POST", "/v1/files", _upload),
         ("GET", "/v1/files/{id}/content", _file_content),
         ("POST", "/v1/batches", _openai_create),
-        ("GET", "/v1/batches", _openai_list),
-        ("GET", "/v1/batches/{id}", _openai_retrieve),
-        ("POST", "/v1/batches/{id}/cancel", _openai_cancel),
+        ("GET", "/v1/batches", _listing(_OPENAI, _openai_batch)),
+        ("GET", "/v1/batches/{id}", _retrieving(_OPENAI, _openai_batch)),
+        ("POST", "/v1/batches/{id}/cancel", _retrieving(_OPENAI, _openai_batch, cancel=True)),
         ("POST", "/v1/messages/batches", _anthropic_create),
-        ("GET", "/v1/messages/batches", _anthropic_list),
-        ("GET", "/v1/messages/batches/{id}", _anthropic_retrieve),
+        ("GET", "/v1/messages/batches", _listing(_ANTHROPIC, _anthropic_batch)),
+        ("GET", "/v1/messages/batches/{id}", _retrieving(_ANTHROPIC, _anthropic_batch)),
         ("GET", "/v1/messages/batches/{id}/results", _anthropic_results),
-        ("POST", "/v1/messages/batches/{id}/cancel", _anthropic_cancel),
+        ("POST", "/v1/messages/batches/{id}/cancel", _retrieving(_ANTHROPIC, _anthropic_batch, cancel=True)),
     ]
     for method, path, handler in routes:
         app.router.add_route(method, path, _authorised(handler, _ANTHROPIC if "/messages/" in path else _OPENAI))
@@ -62,6 +62,36 @@ def _authorised(handler: Handler, wire: Wire) -> Handler:
         if key is None or (state.config.api_keys is not None and key not in state.config.api_keys):
             return web.json_response(wire.error(401, "invalid API key"), status=401)
         return await handler(request)
+    return handle
+
+
+def _find(request: web.Request, wire: Wire) -> MockBatch | None:
+    """The batch named in the URL, if it exists and belongs to `wire`'s API."""
+    batch = request.app[MOCK_STATE].batches.batches.get(request.match_info["id"])
+    return batch if batch is not None and batch.api == wire.api else None
+
+
+def _retrieving(wire: Wire, render: Callable[[web.Request, MockBatch], dict[str, Any]], *,
+                cancel: bool = False) -> Handler:
+    """The handler answering with the batch named in the URL (cancelled first with `cancel`), or a 404."""
+    async def handle(request: web.Request) -> web.Response:
+        batch = _find(request, wire)
+        if batch is None:
+            return _not_found(wire, "batch")
+        if cancel:
+            _cancel(request.app[MOCK_STATE], batch)
+        return web.json_response(render(request, batch))
+    return handle
+
+
+def _listing(wire: Wire, render: Callable[[web.Request, MockBatch], dict[str, Any]]) -> Handler:
+    """The handler listing `wire`'s batches, newest first, on one page."""
+    async def handle(request: web.Request) -> web.Response:
+        batches = [render(request, b) for b in reversed(request.app[MOCK_STATE].batches.batches.values())
+                   if b.api == wire.api]
+        page = {"data": batches, "has_more": False, "first_id": batches[0]["id"] if batches else None,
+                "last_id": batches[-1]["id"] if batches else None}
+        return web.json_response({"object": "list", **page} if wire is _OPENAI else page)
     return handle
 
 
@@ -187,34 +217,11 @@ async def _openai_create(request: web.Request) -> web.Response:
     batch = MockBatch(state.batches.new_id("batch_mock_"), "openai", requests, time.time(),
                       metadata=dict(body.get("metadata") or {}), input_file_id=file_id)
     _start(state, batch)
-    return web.json_response(_openai_batch(batch))
+    return web.json_response(_openai_batch(request, batch))
 
 
-async def _openai_retrieve(request: web.Request) -> web.Response:
-    batch = request.app[MOCK_STATE].batches.batches.get(request.match_info["id"])
-    if batch is None or batch.api != "openai":
-        return _not_found(_OPENAI, "batch")
-    return web.json_response(_openai_batch(batch))
-
-
-async def _openai_cancel(request: web.Request) -> web.Response:
-    state = request.app[MOCK_STATE]
-    batch = state.batches.batches.get(request.match_info["id"])
-    if batch is None or batch.api != "openai":
-        return _not_found(_OPENAI, "batch")
-    _cancel(state, batch)
-    return web.json_response(_openai_batch(batch))
-
-
-async def _openai_list(request: web.Request) -> web.Response:
-    batches = [_openai_batch(b) for b in reversed(request.app[MOCK_STATE].batches.batches.values())
-               if b.api == "openai"]
-    return web.json_response({"object": "list", "data": batches, "has_more": False,
-                              "first_id": batches[0]["id"] if batches else None,
-                              "last_id": batches[-1]["id"] if batches else None})
-
-
-def _openai_batch(batch: MockBatch) -> dict[str, Any]:
+def _openai_batch(request: web.Request, batch: MockBatch) -> dict[str, Any]:
+    """An OpenAI `batch` object (`request` unused: the signature is `_anthropic_batch`'s, which needs the URL)."""
     if batch.cancelled_at is not None:
         status = "cancelled"
     else:
@@ -268,33 +275,9 @@ async def _anthropic_create(request: web.Request) -> web.Response:
     return web.json_response(_anthropic_batch(request, batch))
 
 
-async def _anthropic_retrieve(request: web.Request) -> web.Response:
-    batch = request.app[MOCK_STATE].batches.batches.get(request.match_info["id"])
-    if batch is None or batch.api != "anthropic":
-        return _not_found(_ANTHROPIC, "message batch")
-    return web.json_response(_anthropic_batch(request, batch))
-
-
-async def _anthropic_cancel(request: web.Request) -> web.Response:
-    state = request.app[MOCK_STATE]
-    batch = state.batches.batches.get(request.match_info["id"])
-    if batch is None or batch.api != "anthropic":
-        return _not_found(_ANTHROPIC, "message batch")
-    _cancel(state, batch)
-    return web.json_response(_anthropic_batch(request, batch))
-
-
-async def _anthropic_list(request: web.Request) -> web.Response:
-    batches = [_anthropic_batch(request, b) for b in reversed(request.app[MOCK_STATE].batches.batches.values())
-               if b.api == "anthropic"]
-    return web.json_response({"data": batches, "has_more": False,
-                              "first_id": batches[0]["id"] if batches else None,
-                              "last_id": batches[-1]["id"] if batches else None})
-
-
 async def _anthropic_results(request: web.Request) -> web.Response:
-    batch = request.app[MOCK_STATE].batches.batches.get(request.match_info["id"])
-    if batch is None or batch.api != "anthropic":
+    batch = _find(request, _ANTHROPIC)
+    if batch is None:
         return _not_found(_ANTHROPIC, "message batch")
     if not batch.ended:
         return _bad(_ANTHROPIC, f"message batch {batch.id} has not ended: no results yet")
