@@ -24,6 +24,5 @@ def list_command() -> None:
         for strategy in strategies:
             click.echo(f"    {strategy.name:<{width}}  {getattr(strategy, 'description', '')}")
     table = price_table()
-    click.echo(f"priced models: {len(table.models)} OpenAI and Anthropic models ({table.source}); "
-               "`tripbench prices show [PATTERN]` lists them")
+    click.echo(f"priced models: {len(table.models)} OpenAI and Anthropic models (`tripbench prices show`)")
     click.echo("other models: `prices = { input = ..., output = ... }` in their [[models]] entry")

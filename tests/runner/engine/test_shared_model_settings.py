@@ -39,7 +39,8 @@ concurrency = 2
 
 
 def test_every_client_and_limit_setting_is_shared_and_only_those() -> None:
-    assert set(CLIENT_FIELDS) == {"base_url", "api_key_env", "rpm", "tpm", "prices", "request_timeout_s", "transport"}
+    assert set(CLIENT_FIELDS) == {"base_url", "api_key_env", "rpm", "tpm", "prices", "request_timeout_s", "transport",
+                                  "batch"}
 
 
 def test_entries_sharing_a_model_string_may_differ_in_name_concurrency_and_sampling(tmp_path: Path) -> None:
