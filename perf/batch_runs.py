@@ -72,12 +72,16 @@ async def main(args: argparse.Namespace) -> None:
             direct = _spec(root / "direct.toml", server, [
                 'benchmark = "natural-plan"', 'split = "all"', 'strategies = ["direct"]', f"limit = {args.direct}"],
                 [f'data_dir = "{world.folder}"'], concurrency=args.direct, args=args)
-            tp = travelplanner_world(root / "travelplanner", seed=1, per_cell=math.ceil(args.two_stage / 9))
+            # The generated world holds up to ~12 queries per (level, days) cell: more rollouts are samples of them.
+            per_cell = min(12, math.ceil(args.two_stage / 9))
+            samples = math.ceil(args.two_stage / (9 * per_cell))
+            tp = travelplanner_world(root / "travelplanner", seed=1, per_cell=per_cell)
             index = root / "travelplanner.sqlite"
             build_travelplanner_index(tp.database, index)
             two_stage = _spec(root / "two-stage.toml", server, [
                 'benchmark = "travelplanner"', f'queries = "{tp.queries}"', 'strategies = ["two-stage"]',
-                f"limit = {args.two_stage}"], [f'index = "{index}"'], concurrency=args.two_stage, args=args)
+                f"limit = {math.ceil(args.two_stage / samples)}", f"samples = {samples}"], [f'index = "{index}"'],
+                concurrency=args.two_stage, args=args)
             print(f"mock batch processing delay {args.delay} s; batch_size {args.batch_size}, flush {args.flush} s, "
                   f"poll {args.poll} s")
             round_s = args.flush + args.delay  # a batch waits `flush` for more requests, then the mock's delay
