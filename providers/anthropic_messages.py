@@ -19,7 +19,7 @@ from typing import Any
 
 import anthropic
 
-from providers.batching import ANTHROPIC_MAX_REQUESTS, BatchResult, BatchState, lost
+from providers.batching import ANTHROPIC_MAX_BYTES, ANTHROPIC_MAX_REQUESTS, BatchResult, BatchState, lost
 from providers.errors import BadRequest, ProviderError, ServerError, Where
 from providers.http_errors import error_for_status, map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
@@ -103,6 +103,7 @@ class AnthropicMessages:
 
     # -- Message Batches (providers.batching.BatchModel) -----------------------------------------------------------
     max_batch_requests = ANTHROPIC_MAX_REQUESTS
+    max_batch_bytes = ANTHROPIC_MAX_BYTES
     finds_batches = False
 
     async def submit_batch(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:

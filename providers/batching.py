@@ -16,9 +16,13 @@ from providers.errors import ProviderError, RetryableError
 from providers.interface import ChatRequest, ChatResponse
 
 OPENAI_MAX_REQUESTS = 50_000
-"""Requests in one OpenAI batch at most (its input file may also hold at most 200 MB)."""
+"""Requests in one OpenAI batch at most."""
+OPENAI_MAX_BYTES = 200_000_000
+"""Bytes of one OpenAI batch input file at most."""
 ANTHROPIC_MAX_REQUESTS = 100_000
-"""Requests in one Anthropic message batch at most (256 MB at most)."""
+"""Requests in one Anthropic message batch at most."""
+ANTHROPIC_MAX_BYTES = 256_000_000
+"""Bytes of one Anthropic message batch request at most."""
 
 
 class BatchRequestLost(RetryableError):
@@ -49,6 +53,7 @@ class BatchModel(Protocol):
     """A provider that can also send requests through its batch API (the built-in OpenAI and Anthropic ones)."""
 
     max_batch_requests: int
+    max_batch_bytes: int
     finds_batches: bool
     """Whether `find_batch` can tell that a batch does not exist (the API keeps the tag)."""
 

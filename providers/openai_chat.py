@@ -15,7 +15,7 @@ from typing import Any, Literal
 import openai
 import orjson
 
-from providers.batching import OPENAI_MAX_REQUESTS, BatchResult, BatchState, lost
+from providers.batching import OPENAI_MAX_BYTES, OPENAI_MAX_REQUESTS, BatchResult, BatchState, lost
 from providers.errors import BadRequest, ProviderError, ServerError, Where
 from providers.http_errors import error_for_status, map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
@@ -98,6 +98,7 @@ class OpenAIChat:
 
     # -- the Batch API (providers.batching.BatchModel) ---------------------------------------------------------------
     max_batch_requests = OPENAI_MAX_REQUESTS
+    max_batch_bytes = OPENAI_MAX_BYTES
     finds_batches = True
 
     async def submit_batch(self, requests: Sequence[tuple[str, ChatRequest]], *, tag: str) -> str:

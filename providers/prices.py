@@ -39,8 +39,9 @@ class Price(BaseModel):
     """Prompt tokens sent through the batch API; None: `input` less `batch_discount`."""
     batch_output: float | None = Field(default=None, ge=0)
     """Completion tokens through the batch API; None: `output` less `batch_discount`."""
-    batch_discount: float = Field(default=0.0, ge=0, le=1)
-    """Fraction taken off the rates a batch rate is not given for (0.5 = half price)."""
+    batch_discount: float = Field(default=0.5, ge=0, le=1)
+    """Fraction taken off the rates a batch rate is not given for: both batch APIs (OpenAI's, Anthropic's) take half
+    off, so a price written without batch rates bills batch calls at half."""
 
     def rates(self, batch: bool = False) -> tuple[float, float, float]:
         """(input, cached input, output) per million tokens, online or through the batch API."""

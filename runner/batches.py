@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from providers.batching import BatchModel, BatchResult
-from providers.errors import ProviderError, ServerError
+from providers.errors import BadRequest, ContextTooLong, ProviderError, ServerError
 from providers.interface import ChatRequest, ChatResponse
 from runner.store import ResultsStore, StoredBatch
 
@@ -147,10 +147,19 @@ class Batcher:
     def _flush(self, model: str) -> None:
         if (timer := self._timers.pop(model, None)) is not None:
             timer.cancel()
-        queue = self._open.pop(model, [])
-        limit = min(self._size, self._providers[model].max_batch_requests)
-        for start in range(0, len(queue), limit):
-            self._spawn(self._submit(model, queue[start:start + limit]))
+        provider = self._providers[model]
+        limit = min(self._size, provider.max_batch_requests)
+        batch: list[Ticket] = []
+        size = 0
+        for ticket in self._open.pop(model, []):
+            bytes_ = _size_of(ticket.request)
+            if batch and (len(batch) == limit or size + bytes_ > provider.max_batch_bytes):
+                self._spawn(self._submit(model, batch))
+                batch, size = [], 0
+            batch.append(ticket)
+            size += bytes_
+        if batch:
+            self._spawn(self._submit(model, batch))
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(work)
@@ -174,6 +183,9 @@ class Batcher:
         except ProviderError as exc:
             if exc.status is not None:  # refused as a whole: nothing was created
                 await self._store.batch_ended(row, "abandoned")
+            if isinstance(exc, ContextTooLong):  # the batch, not a prompt, was too large: not the calls' own error
+                exc = BadRequest(f"{model}: the batch was refused as too large ({exc})", status=exc.status,
+                                 model=model)
             _fail(tickets, exc)
             return
         await self._store.batch_submitted(row, batch_id)
@@ -242,6 +254,12 @@ class Batcher:
                 settle_earlier(charge, reserved, cost if cost is not None else reserved)
             _answer(futures[cid], result)
         await self._store.batch_ended(batch.id, "ended")
+
+
+def _size_of(request: ChatRequest) -> int:
+    """An upper bound of a request's bytes in a batch file: its text as UTF-8 (at most 4 bytes a character, JSON
+    escapes at most doubling that) and a kilobyte for the JSON around it."""
+    return 1024 + sum(8 * len(message.content) for message in request.messages)
 
 
 def _answer(future: asyncio.Future[BatchResult], result: BatchResult) -> None:

@@ -25,6 +25,9 @@ from providers.mock_server.openai_chat import OpenAIChatWire
 from providers.mock_server.state import MOCK_STATE, MockState, ReceivedRequest, Refused
 from providers.mock_server.wire import Wire
 
+MAX_BODY_BYTES = 256 * 1024 * 1024
+"""The largest request body accepted: a batch of Anthropic's largest size (OpenAI's batch files: 200 MB)."""
+
 # The first bytes of a completion, then nothing: what a proxy cutting a response short leaves behind.
 MALFORMED_BODY = b'{"id": "chatcmpl-mock", "object": "chat.completion", "choices": [{"index": 0, "mess'
 
@@ -142,7 +145,7 @@ async def _release_hung_requests(app: web.Application) -> None:
 
 def create_app(config: MockConfig | None = None) -> web.Application:
     """The mock LLM server as an aiohttp application (serve it with `serve`, or aiohttp's test utilities)."""
-    app = web.Application()
+    app = web.Application(client_max_size=MAX_BODY_BYTES)
     app[MOCK_STATE] = MockState(config or MockConfig())
     for wire in (OpenAIChatWire(), AnthropicMessagesWire()):
         app.router.add_post(wire.path, _chat_handler(wire))

@@ -29,7 +29,7 @@ async def _until_ended(model: BatchModel, batch_id: str) -> None:
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
 async def test_a_batch_answers_each_request_as_a_direct_call_would(start_mock_llm, api: str) -> None:
-    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.1, "expire_every": 4, "error_every": 5}))
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.5, "expire_every": 4, "error_every": 5}))
     model = _providers(server)[api]
     requests = {f"r{i}": chat(f"question {i}", max_tokens=50) for i in range(6)}
     try:
