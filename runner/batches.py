@@ -221,8 +221,8 @@ class Batcher:
         adopted = 0
         for batch in await self._store.live_batches():
             provider = self._providers.get(batch.model)
-            if provider is None:  # the model is no longer batched (or gone): its batch is still polled below
-                continue
+            if provider is None:  # the model is no longer batched: its batch stays live here, its charges open (at
+                continue          # their worst case) until a session that batches the model again takes it over
             batch_id = batch.provider_id or await provider.find_batch(batch.tag)
             if batch_id is None:
                 await self._store.batch_ended(batch.id, "abandoned")
