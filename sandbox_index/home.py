@@ -1,10 +1,12 @@
-"""Where tripbench keeps its data: the data home and the index files inside it."""
+"""Where tripbench keeps its data: the data home, the `--home` option naming it, the index files in it."""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
+
+import click
 
 HOME_ENV = "TRIPBENCH_HOME"
 TRAVELPLANNER_INDEX = "travelplanner.sqlite"
@@ -25,6 +27,11 @@ def default_home() -> Path:
     else:
         base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "tripbench"
+
+
+home_option = click.option("--home", type=click.Path(file_okay=False, path_type=Path), envvar=HOME_ENV,
+                           show_envvar=True, help="Data home (default: the user data directory + /tripbench).")
+"""The `--home` option of every command that reads or writes the data home (None: `default_home()`)."""
 
 
 def travelplanner_index_path(home: str | os.PathLike[str] | None = None) -> Path:

@@ -15,7 +15,7 @@ from benchmarks.base import Commands
 from benchmarks.registry import DEFAULT, available, get_benchmark
 from errors import UserError
 from runner.cli.dispatch import run_benchmark_command
-from sandbox_index.home import HOME_ENV, default_home
+from sandbox_index.home import default_home, home_option
 
 FORWARDED = {"ignore_unknown_options": True, "allow_extra_args": True}
 
@@ -53,8 +53,7 @@ def import_command(benchmark: str | None, args: tuple[str, ...]) -> None:
 
 
 @data_command.command("info")
-@click.option("--home", type=click.Path(file_okay=False, path_type=Path), envvar=HOME_ENV, show_envvar=True,
-              help="Data home (default: the user data directory + /tripbench).")
+@home_option
 @click.option("--json", "as_json", is_flag=True, help="Print it as one JSON object.")
 def info_command(home: Path | None, as_json: bool) -> None:
     """Show what the data home holds for each benchmark (creates nothing)."""

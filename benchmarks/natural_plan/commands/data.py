@@ -17,14 +17,12 @@ import click
 from benchmarks.natural_plan.dataset import FILE_STEMS, TASKS, find_file, read_records
 from errors import DataError, UserError
 from sandbox_index.fetch import download
-from sandbox_index.home import HOME_ENV, default_home
+from sandbox_index.home import default_home, home_option
 
 COMMIT = "ca76db336072ff8931db43bc1ca8d381038cf073"
 DEFAULT_URL = f"https://raw.githubusercontent.com/google-deepmind/natural-plan/{COMMIT}/data/{{stem}}.json"
 """The official files at the commit the scoring rules were read from ({stem}: trip_planning, ...)."""
 
-home_option = click.option("--home", type=click.Path(file_okay=False, path_type=Path), envvar=HOME_ENV,
-                           show_envvar=True, help="Data home (default: the user data directory + /tripbench).")
 
 
 def data_dir(home: Path | None) -> Path:

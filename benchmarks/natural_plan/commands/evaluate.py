@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.natural_plan.benchmark import score_answer
-from benchmarks.natural_plan.commands.data import data_dir, home_option
+from benchmarks.natural_plan.commands.data import data_dir
 from benchmarks.natural_plan.dataset import (
     TASKS,
     answers_of,
@@ -26,6 +26,7 @@ from benchmarks.natural_plan.dataset import (
 )
 from benchmarks.natural_plan.evaluation import Scored
 from errors import DataError
+from sandbox_index.home import home_option
 
 ANSWER_FIELD = "pred_5shot_pro"
 

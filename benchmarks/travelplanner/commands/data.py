@@ -16,15 +16,7 @@ import click
 from benchmarks.travelplanner.dataset import SPLIT_SIZES, SUFFIXES
 from sandbox_index import BuildSummary, build_travelplanner_index, default_home, open_sandbox
 from sandbox_index.fetch import DEFAULT_DATABASE_URL, DEFAULT_DATASET_URL, fetch_travelplanner
-from sandbox_index.home import HOME_ENV, travelplanner_index_path
-
-home_option = click.option(
-    "--home",
-    type=click.Path(file_okay=False, path_type=Path),
-    envvar=HOME_ENV,
-    show_envvar=True,
-    help="Data home (default: the user data directory + /tripbench).",
-)
+from sandbox_index.home import home_option, travelplanner_index_path
 
 
 def queries_dir(home: Path) -> Path:

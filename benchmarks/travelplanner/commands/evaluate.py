@@ -21,7 +21,7 @@ from benchmarks.travelplanner.evaluation.submission import (
 from benchmarks.travelplanner.evaluation.verdict import UNCHECKED
 from errors import DataError, UserError
 from sandbox_index import default_home, open_sandbox, travelplanner_index_path
-from sandbox_index.home import HOME_ENV
+from sandbox_index.home import home_option
 
 SPLITS = click.Choice(list(SPLIT_SIZES))
 TABLE3_HEADERS = ("Delivery", "Commonsense Micro", "Commonsense Macro", "Hard Micro", "Hard Macro", "Final Pass Rate")
@@ -31,8 +31,6 @@ queries_option = click.option("--queries", "queries_file", type=click.Path(dir_o
                               help="Query file (CSV / JSONL / parquet, Hugging Face layout) to pair lines with.")
 data_option = click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path),
                            help="Folder holding queries/<split>.* and optionally travelplanner.sqlite.")
-home_option = click.option("--home", type=click.Path(file_okay=False, path_type=Path), envvar=HOME_ENV,
-                           show_envvar=True, help="Data home (default: the user data directory + /tripbench).")
 
 
 def _split_queries(split: str | None, queries_file: Path | None, data_dir: Path | None,

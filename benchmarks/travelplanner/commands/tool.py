@@ -8,12 +8,12 @@ from pathlib import Path
 import click
 
 from benchmarks.travelplanner.agents.planner_tool import format_step
-from benchmarks.travelplanner.commands.data import home_option
 from benchmarks.travelplanner.reference import entry_for_action
 from benchmarks.travelplanner.render import records
 from benchmarks.travelplanner.tools import execute_action, parse_action
 from errors import UserError
 from sandbox_index import Frame, default_home, open_sandbox, travelplanner_index_path
+from sandbox_index.home import home_option
 
 
 @click.command("tool")
