@@ -25,7 +25,7 @@ import itertools
 import logging
 import secrets
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from providers.batching import BatchModel, BatchResult
@@ -65,7 +65,6 @@ class BatchCounts:
     """Requests submitted."""
     answered: int = 0
     """Requests whose result came back (answers and errors)."""
-    live_ids: list[str] = field(default_factory=list)
 
     @property
     def in_progress(self) -> int:
@@ -191,9 +190,7 @@ class Batcher:
         await self._store.batch_submitted(row, batch_id)
         self.counts.submitted += 1
         self.counts.requests += len(tickets)
-        self.counts.live_ids.append(batch_id)
-        by_id = {t.custom_id: t for t in tickets}
-        results = await self._until_results(provider, batch_id, list(by_id))
+        results = await self._until_results(provider, batch_id, [t.custom_id for t in tickets])
         await self._store.batch_ended(row, "ended")
         for ticket in tickets:
             _answer(ticket.answer, results[ticket.custom_id])
@@ -211,8 +208,6 @@ class Batcher:
             await asyncio.sleep(self._poll_s)
         self.counts.ended += 1
         self.counts.answered += len(custom_ids)
-        if batch_id in self.counts.live_ids:
-            self.counts.live_ids.remove(batch_id)
         return results
 
     # -- resume --------------------------------------------------------------------------------------------------
@@ -239,7 +234,6 @@ class Batcher:
             adopted += len(futures)
             self.counts.submitted += 1
             self.counts.requests += len(futures)
-            self.counts.live_ids.append(batch_id)
             self._spawn(self._take_over(batch, provider, batch_id, futures, settle_earlier, price))
         return adopted
 

@@ -9,12 +9,9 @@ from pathlib import Path
 import click
 
 from errors import DataError
-from providers.prices import LITELLM_URL, PRICES_FILE, from_litellm, price_table, write_table
+from providers.prices import LITELLM_URL, PRICES_FILE, PriceTable, from_litellm, price_table, write_table
 from sandbox_index.fetch import download
-from sandbox_index.home import HOME_ENV, default_home
-
-home_option = click.option("--home", type=click.Path(file_okay=False, path_type=Path), envvar=HOME_ENV,
-                           show_envvar=True, help="Data home (default: the user data directory + /tripbench).")
+from sandbox_index.home import default_home, home_option
 
 
 @click.group("prices")
@@ -46,19 +43,24 @@ def update_command(url: str, timeout: float, home: Path | None) -> None:
     Prices in a run spec still win over it, and a model it does not price stays unknown, never $0.
     """
     home = home or default_home()
+    table: PriceTable | None = None
+
+    def convert(path: Path, source: str) -> None:  # download's check is the conversion: the file is read once
+        nonlocal table
+        table = _read_litellm(path, source)
+
     with tempfile.TemporaryDirectory() as folder:
-        target = Path(folder) / "litellm.json"
-        download(url, target, timeout, _check, "the price list")
-        table = from_litellm(json.loads(target.read_text(encoding="utf-8")), url)
+        download(url, Path(folder) / "litellm.json", timeout, convert, "the price list")
+    assert table is not None  # download returns only once its check passed
     home.mkdir(parents=True, exist_ok=True)
     write_table(table, home / PRICES_FILE)
     click.echo(f"{len(table.models)} models priced, from {url}; written to {home / PRICES_FILE}")
 
 
-def _check(path: Path, url: str) -> None:
-    """The download is LiteLLM's price list (`from_litellm` raises a DataError naming the URL otherwise)."""
+def _read_litellm(path: Path, url: str) -> PriceTable:
+    """The downloaded file as our table; a DataError naming the URL when it is not LiteLLM's price list."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise DataError(f"{url}: not JSON ({exc})") from None
-    from_litellm(data if isinstance(data, dict) else {}, url)
+    return from_litellm(data if isinstance(data, dict) else {}, url)
