@@ -11,6 +11,7 @@ from pathlib import Path
 
 from benchmarks.base import DELIVERED
 from errors import UserError
+from providers.mock_server import RunningServer
 from runner.results import load_run
 from tests.runner.engine.toy_benchmark import ToyBenchmark, ToyOptions, reference_result
 
@@ -32,6 +33,14 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 PRICE = {"input": 1000.0, "output": 2000.0}
 """USD per million tokens: high enough that a toy call costs cents and a cap bites quickly."""
+
+
+def billed_usd(server: RunningServer) -> float:
+    """What the mock provider billed at `PRICE`: online calls at the full price, batch requests at half."""
+    tally = server.tally
+    online = tally.input_tokens * PRICE["input"] + tally.output_tokens * PRICE["output"]
+    batch = tally.batch_input_tokens * PRICE["input"] + tally.batch_output_tokens * PRICE["output"]
+    return (online + batch * 0.5) / 1e6
 
 
 async def reference(options: ToyOptions) -> dict[str, tuple]:

@@ -19,7 +19,7 @@ from runner.dryrun import estimate
 from runner.engine import execute, prepare
 from runner.results import load_run
 from runner.scheduler import BUDGET, COMPLETED
-from tests.runner.engine.engine_support import PRICE, reference, run_cli, start_run, stored
+from tests.runner.engine.engine_support import PRICE, billed_usd, reference, run_cli, start_run, stored
 from tests.runner.engine.toy_benchmark import ToyOptions
 
 BATCH_PRICE = {**PRICE, "batch_discount": 0.5}
@@ -31,14 +31,6 @@ def batch_model(server: RunningServer, api: str = "openai", *, batch: bool = Tru
     base_url = server.openai_base_url if api == "openai" else server.base_url
     return {"model": f"{api}:toy", "name": "toy", "base_url": base_url, "api_key_env": KEY_ENV,
             "prices": BATCH_PRICE, "batch": batch}
-
-
-def billed_usd(server: RunningServer) -> float:
-    """What the mock provider billed: online calls at the full price, batch requests at half."""
-    tally = server.tally
-    online = tally.input_tokens * PRICE["input"] + tally.output_tokens * PRICE["output"]
-    batch = tally.batch_input_tokens * PRICE["input"] + tally.batch_output_tokens * PRICE["output"]
-    return (online + batch * 0.5) / 1e6
 
 
 @pytest.fixture(autouse=True)

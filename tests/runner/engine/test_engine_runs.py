@@ -17,7 +17,7 @@ from runner.dryrun import estimate
 from runner.engine import execute, prepare
 from runner.results import load_run
 from runner.scheduler import BUDGET, COMPLETED
-from tests.runner.engine.engine_support import PRICE, reference, stored
+from tests.runner.engine.engine_support import PRICE, billed_usd, reference, stored
 from tests.runner.engine.toy_benchmark import ToyOptions
 
 
@@ -85,7 +85,7 @@ async def test_the_spend_cap_holds_under_hundreds_of_concurrent_rollouts(start_m
 
     report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
 
-    billed = (server.tally.input_tokens * PRICE["input"] + server.tally.output_tokens * PRICE["output"]) / 1e6
+    billed = billed_usd(server)
     with load_run(tmp_path / "run") as results:
         recorded = sum(r.cost_usd for r in results.rollouts)
         statuses = {r.status for r in results.rollouts}
@@ -103,8 +103,7 @@ async def test_the_spend_cap_holds_under_hundreds_of_concurrent_rollouts(start_m
     assert stored(tmp_path / "run") == await reference(ToyOptions(**options))
     with load_run(tmp_path / "run") as results:
         assert len(results.rollouts) == 300
-        assert results.spent_usd == pytest.approx(
-            (server.tally.input_tokens * PRICE["input"] + server.tally.output_tokens * PRICE["output"]) / 1e6)
+        assert results.spent_usd == pytest.approx(billed_usd(server))
 
 
 async def test_resume_refuses_a_result_changing_spec_unless_forced(start_mock_llm, write_spec, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from providers.mock_server import MockConfig
 from runner.results import load_run
-from tests.runner.engine.engine_support import PRICE, run_cli, start_run, until_rollouts_stored
+from tests.runner.engine.engine_support import PRICE, billed_usd, run_cli, start_run, until_rollouts_stored
 
 CAP = 15.0
 CONCURRENCY = 8
@@ -23,11 +23,6 @@ CONCURRENCY = 8
 
 def toy_model(server) -> dict:  # type: ignore[no-untyped-def]
     return {"model": f"openai-compatible:toy@{server.base_url}/v1", "name": "toy", "prices": PRICE}
-
-
-def billed_usd(server) -> float:  # type: ignore[no-untyped-def]
-    tally = server.tally
-    return (tally.input_tokens * PRICE["input"] + tally.output_tokens * PRICE["output"]) / 1e6
 
 
 def booked_usd(run_dir: Path) -> float:
