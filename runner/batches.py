@@ -14,6 +14,9 @@ Crash safety, in the order things happen:
    the dead session left open is settled at the request's real cost. A batch whose id was never stored is looked up
    by its tag where the API keeps one (OpenAI); not found, its requests were never sent and their charges close at 0.
    Where the API cannot tell (Anthropic), the charges stay open at their worst case, the money-safe reading.
+4. A submission that got no answer (a timeout, a dropped connection) may still have made its batch: it is looked up
+   by its tag the same way and polled if found; otherwise its calls fail with charges open, and their retries join
+   a new batch.
 Results become ordinary cache entries through the gateway, so a replay is the same whether an answer came from a
 batch or online.
 """
@@ -180,13 +183,11 @@ class Batcher:
         try:
             batch_id = await provider.submit_batch([(t.custom_id, t.request) for t in tickets], tag=tag)
         except ProviderError as exc:
-            if exc.status is not None:  # refused as a whole: nothing was created
-                await self._store.batch_ended(row, "abandoned")
-            if isinstance(exc, ContextTooLong):  # the batch, not a prompt, was too large: not the calls' own error
-                exc = BadRequest(f"{model}: the batch was refused as too large ({exc})", status=exc.status,
-                                 model=model)
-            _fail(tickets, exc)
-            return
+            found = await self._made_anyway(provider, tag) if exc.status is None else None
+            if found is None:
+                await self._not_submitted(row, model, tickets, exc)
+                return
+            batch_id = found
         await self._store.batch_submitted(row, batch_id)
         self.counts.submitted += 1
         self.counts.requests += len(tickets)
@@ -194,6 +195,26 @@ class Batcher:
         await self._store.batch_ended(row, "ended")
         for ticket in tickets:
             _answer(ticket.answer, results[ticket.custom_id])
+
+    async def _made_anyway(self, provider: BatchModel, tag: str) -> str | None:
+        """After a submission that got no answer (a timeout, a dropped connection): the id of the batch it made
+        anyway, where the API finds batches by tag. Polling that batch, not sending its requests again, keeps the
+        provider from running (and billing) them twice."""
+        if not provider.finds_batches:
+            return None
+        try:
+            return await provider.find_batch(tag)
+        except ProviderError as exc:
+            log.warning("batch %s: its submission got no answer and the lookup by tag failed (%s)", tag, exc)
+            return None
+
+    async def _not_submitted(self, row: int, model: str, tickets: list[Ticket], exc: ProviderError) -> None:
+        """Fails the calls of a batch whose submission failed; one refused with an HTTP status made no batch."""
+        if exc.status is not None:
+            await self._store.batch_ended(row, "abandoned")
+        if isinstance(exc, ContextTooLong):  # the batch, not a prompt, was too large: not the calls' own error
+            exc = BadRequest(f"{model}: the batch was refused as too large ({exc})", status=exc.status, model=model)
+        _fail(tickets, exc)
 
     async def _until_results(self, provider: BatchModel, batch_id: str, custom_ids: list[str]
                              ) -> dict[str, BatchResult]:

@@ -9,7 +9,6 @@ has paid, and the tally is what a provider's invoice would say.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -22,7 +21,7 @@ from providers.mock_server.batches import add_batch_routes
 from providers.mock_server.config import MockConfig
 from providers.mock_server.faults import Fault
 from providers.mock_server.openai_chat import OpenAIChatWire
-from providers.mock_server.state import MOCK_STATE, MockState, ReceivedRequest, Refused
+from providers.mock_server.state import MOCK_STATE, MockState, ReceivedRequest, Refused, drop_connection
 from providers.mock_server.wire import Wire
 
 MAX_BODY_BYTES = 256 * 1024 * 1024
@@ -49,13 +48,6 @@ def _answer(state: MockState, status: int, body: dict[str, Any], headers: dict[s
     return web.json_response(body, status=status, headers=headers)
 
 
-async def _drop(request: web.Request) -> web.Response:
-    """Close the connection without an answer (the client sees a reset / disconnect)."""
-    if request.transport is not None:
-        request.transport.abort()
-    raise asyncio.CancelledError  # aiohttp ends the request quietly; nothing is written
-
-
 async def _inject(request: web.Request, state: MockState, wire: Wire, fault: Fault) -> web.Response:
     if fault.kind == "status":
         return _answer(state, fault.status, wire.error(fault.status, f"injected HTTP {fault.status}"),
@@ -65,7 +57,7 @@ async def _inject(request: web.Request, state: MockState, wire: Wire, fault: Fau
         return web.Response(body=MALFORMED_BODY, content_type="application/json")
     if fault.kind == "hang":
         await state.pause(fault.seconds)
-    return await _drop(request)
+    return await drop_connection(request)
 
 
 async def _chat(request: web.Request, wire: Wire) -> web.StreamResponse:

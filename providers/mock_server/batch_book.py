@@ -57,9 +57,16 @@ class BatchBook:
         """Scheduled processing of batches (cancelled when the server shuts down)."""
         self._ids = itertools.count(1)
         self._processed = 0
+        self._created = 0
 
     def new_id(self, prefix: str) -> str:
         return f"{prefix}{next(self._ids)}"
+
+    def loses_creation_answer(self) -> bool:
+        """Whether the answer to the batch just created is lost (`lose_created_every`)."""
+        self._created += 1
+        every = self.config.lose_created_every
+        return every is not None and self._created % every == 0
 
     def draw(self) -> Outcome | None:
         """The injected outcome of the next request processed (`expired`, `errored`), or None to answer it."""

@@ -6,7 +6,8 @@ OpenAI: `POST /v1/files` (multipart, `purpose=batch`), `GET /v1/files/{id}/conte
 
 A batch ends `batches.delay_s` after it is created. Its requests are then answered one by one as the online route
 would answer them (same reply function and context window; no transport faults, rate limits or latency), except
-that every `error_every`-th errors with a 500 and every `expire_every`-th expires. Answered requests are billed in
+that every `error_every`-th errors with a 500 and every `expire_every`-th expires; every `lose_created_every`-th
+batch is created but its creation's connection drops before the answer. Answered requests are billed in
 the tally's batch counters, apart from online ones, so a test can price each at its own rate; expired, cancelled and
 errored ones are not billed. The tally also counts how often each custom_id was submitted.
 """
@@ -25,7 +26,7 @@ from aiohttp import web
 from providers.mock_server.anthropic_messages import AnthropicMessagesWire
 from providers.mock_server.batch_book import MockBatch, Outcome, RequestResult
 from providers.mock_server.openai_chat import OpenAIChatWire
-from providers.mock_server.state import MOCK_STATE, MockState, Refused
+from providers.mock_server.state import MOCK_STATE, MockState, Refused, drop_connection
 from providers.mock_server.wire import Wire
 
 _OPENAI, _ANTHROPIC = OpenAIChatWire(), AnthropicMessagesWire()
@@ -114,6 +115,15 @@ def _start(state: MockState, batch: MockBatch) -> None:
         state.tally.batch_requests[custom_id] += 1
     loop = asyncio.get_running_loop()
     book.timers.append(loop.call_later(book.config.delay_s, _process, state, batch))
+
+
+async def _created(request: web.Request, state: MockState, batch: MockBatch,
+                   render: Callable[[web.Request, MockBatch], dict[str, Any]]) -> web.Response:
+    """Record and schedule a new batch, then answer with it (or, per `lose_created_every`, drop the connection)."""
+    _start(state, batch)
+    if state.batches.loses_creation_answer():
+        return await drop_connection(request)
+    return web.json_response(render(request, batch))
 
 
 def _process(state: MockState, batch: MockBatch) -> None:
@@ -216,8 +226,7 @@ async def _openai_create(request: web.Request) -> web.Response:
         return _bad(_OPENAI, "input file: custom_id values must be unique")
     batch = MockBatch(state.batches.new_id("batch_mock_"), "openai", requests, time.time(),
                       metadata=dict(body.get("metadata") or {}), input_file_id=file_id)
-    _start(state, batch)
-    return web.json_response(_openai_batch(request, batch))
+    return await _created(request, state, batch, _openai_batch)
 
 
 def _openai_batch(request: web.Request, batch: MockBatch) -> dict[str, Any]:
@@ -271,8 +280,7 @@ async def _anthropic_create(request: web.Request) -> web.Response:
     if len({custom_id for custom_id, _ in requests}) != len(requests):
         return _bad(_ANTHROPIC, "requests: custom_id values must be unique within a batch")
     batch = MockBatch(state.batches.new_id("msgbatch_mock_"), "anthropic", requests, time.time())
-    _start(state, batch)
-    return web.json_response(_anthropic_batch(request, batch))
+    return await _created(request, state, batch, _anthropic_batch)
 
 
 async def _anthropic_results(request: web.Request) -> web.Response:

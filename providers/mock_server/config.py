@@ -21,6 +21,7 @@ Example `mock.toml`:
     [batches]               # the batch APIs
     delay_s = 30            # a batch ends this long after it is created
     expire_every = 50       # every 50th batch request expires
+    lose_created_every = 10 # every 10th batch is created but the answer to its creation is lost
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ class Batches(_Strict):
     """Every Nth batch request the server processes (counted across batches) errors with HTTP 500."""
     expire_every: int | None = Field(default=None, ge=1)
     """Every Nth batch request expires unprocessed (and unbilled), as when the 24 h window runs out."""
+    lose_created_every: int | None = Field(default=None, ge=1)
+    """Every Nth batch created (either API) is made and processed, but the connection of its creation drops before
+    the answer: what a client sees when its submission times out after the provider made the batch."""
 
 
 class MockConfig(_Strict):

@@ -138,3 +138,10 @@ class MockState:
 
 
 MOCK_STATE = web.AppKey("mock_state", MockState)
+
+
+async def drop_connection(request: web.Request) -> web.Response:
+    """Close the connection without an answer (the client sees a reset / disconnect)."""
+    if request.transport is not None:
+        request.transport.abort()
+    raise asyncio.CancelledError  # aiohttp ends the request quietly; nothing is written

@@ -90,6 +90,30 @@ async def test_expired_and_errored_batch_requests_are_retried_in_later_batches(s
         assert results.spent_usd == pytest.approx(billed_usd(server))  # lost and errored requests cost nothing
 
 
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_batch_made_though_its_submission_got_no_answer(start_mock_llm, write_spec, tmp_path: Path,
+                                                                api: str) -> None:
+    # Every 2nd batch is created, then the connection drops: the client saw its submission fail without a status.
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02, "lose_created_every": 2}))
+    options = {"tasks": 30, "max_calls": 3}
+    spec = write_spec(server.base_url, concurrency=30, models=[batch_model(server, api)], options=options,
+                      retry={"max_attempts": 8, "base_delay_s": 0.01}, **BATCHING)
+    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
+
+    assert report.statuses == {"delivered": 30}
+    assert stored(tmp_path / "run") == await reference(ToyOptions(**options))
+    tally = server.tally
+    assert tally.batches >= 2 and tally.served == 0
+    resent = sum(n - 1 for n in tally.batch_requests.values())
+    with load_run(tmp_path / "run") as results:
+        if api == "openai":  # found by its metadata tag and polled: nothing sent twice, the money exact
+            assert resent == 0
+            assert results.spent_usd == pytest.approx(billed_usd(server)) and results.reserved_usd == 0
+        else:  # a Message Batch has no tag to find it by: its requests go again, and the lost batch's charges stay
+            assert resent > 0  # open at their worst case, so what the run counts covers what the provider billed
+            assert results.reserved_usd > 0 and results.spent_usd + results.reserved_usd >= billed_usd(server)
+
+
 async def test_sigkill_during_a_batch_then_resume_submits_nothing_twice(start_mock_llm, write_spec,
                                                                         tmp_path: Path, toy_on_path) -> None:
     # Each batch takes 0.6 s: the kill lands while batches are live at the provider.
