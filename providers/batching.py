@@ -29,6 +29,11 @@ class BatchRequestLost(RetryableError):
     """The batch ended without answering this request: it expired, was cancelled, or the whole batch failed."""
 
 
+class BatchUnreadable(RetryableError):
+    """The provider refuses to report a submitted batch (not found, forbidden: another project's key, a deleted
+    batch). Its requests may have run and been billed: their charges stay open, and the calls go in a new batch."""
+
+
 @dataclass(frozen=True, slots=True)
 class BatchState:
     """A submitted batch as its provider reports it."""

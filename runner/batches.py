@@ -31,12 +31,15 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from providers.batching import BatchModel, BatchResult
-from providers.errors import BadRequest, ContextTooLong, ProviderError, ServerError
+from providers.batching import BatchModel, BatchResult, BatchUnreadable
+from providers.errors import BadRequest, ContextTooLong, PermanentError, ProviderError, ServerError
 from providers.interface import ChatRequest, ChatResponse
 from runner.store import ResultsStore, StoredBatch
 
 log = logging.getLogger(__name__)
+
+REFUSALS = 3
+"""Polls of a batch refused outright (404, 403, ...) in a row before its requests are given up on."""
 
 SettleEarlier = Callable[[int, float, float], None]
 """`(charge, its reserved USD, actual USD)`: settles a charge an earlier session left open."""
@@ -192,6 +195,9 @@ class Batcher:
         self.counts.submitted += 1
         self.counts.requests += len(tickets)
         results = await self._until_results(provider, batch_id, [t.custom_id for t in tickets])
+        if isinstance(results, BatchUnreadable):  # the batch stays live in the store: a session that can read it
+            _fail(tickets, results)               # settles its charges
+            return
         await self._store.batch_ended(row, "ended")
         for ticket in tickets:
             _answer(ticket.answer, results[ticket.custom_id])
@@ -217,14 +223,23 @@ class Batcher:
         _fail(tickets, exc)
 
     async def _until_results(self, provider: BatchModel, batch_id: str, custom_ids: list[str]
-                             ) -> dict[str, BatchResult]:
-        """Polls a batch until it ends, then reads its results (provider errors meanwhile are retried later)."""
+                             ) -> dict[str, BatchResult] | BatchUnreadable:
+        """Polls a batch until it ends, then reads its results. Errors are asked again after `poll_s`, but a batch
+        the provider refuses to report `REFUSALS` times in a row is given up on: this session stops waiting."""
+        results: dict[str, BatchResult] | BatchUnreadable
+        refusals = 0
         while True:
             try:
                 if (await provider.batch_state(batch_id)).ended:
                     results = await provider.batch_results(batch_id, custom_ids)
                     break
+                refusals = 0
             except ProviderError as exc:
+                refusals = refusals + 1 if isinstance(exc, PermanentError) else 0
+                if refusals == REFUSALS:
+                    results = BatchUnreadable(f"batch {batch_id}: the provider refuses to report it ({exc})",
+                                              provider=exc.provider, model=exc.model)
+                    break
                 log.warning("batch %s: %s; asking again in %.0f s", batch_id, exc, self._poll_s)
             await asyncio.sleep(self._poll_s)
         self.counts.ended += 1
@@ -262,6 +277,10 @@ class Batcher:
                          futures: dict[str, asyncio.Future[BatchResult]], settle_earlier: SettleEarlier,
                          price: PriceOf) -> None:
         results = await self._until_results(provider, batch_id, list(futures))
+        if isinstance(results, BatchUnreadable):  # its charges stay open and the batch live, for a later session
+            for future in futures.values():
+                _answer(future, BatchResult(error=results))
+            return
         for cid, _, charge, reserved in batch.requests:
             result = results[cid]
             if charge is not None and reserved is not None:

@@ -42,6 +42,14 @@ class RunningServer:
         """The live tally (also served at `GET /_tally`)."""
         return self._state.tally
 
+    def forget_batches(self) -> int:
+        """Answer 404 for every batch made so far, as a provider does for another project's or a deleted batch.
+        They still run and are billed. Returns how many there were."""
+        book = self._state.batches
+        forgotten = len(book.batches)
+        book.batches.clear()
+        return forgotten
+
     async def close(self) -> None:
         """Stop serving; hung requests are released and their connections dropped."""
         await self._runner.cleanup()

@@ -154,6 +154,41 @@ async def test_sigkill_during_a_batch_then_resume_submits_nothing_twice(start_mo
     assert len(json.loads(status.stdout)["batches"]) == len(batches)
 
 
+def _submitted(run_dir: Path) -> bool:
+    """Whether a batch of the run has its provider id stored."""
+    if not (run_dir / "results.sqlite").exists():
+        return False
+    with load_run(run_dir) as results:
+        return any(batch.provider_id for batch in results.batches())
+
+
+async def test_batches_the_provider_no_longer_reports_are_resent_with_their_charges_open(
+        start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.6}))
+    options = {"tasks": 20, "max_calls": 3}
+    spec = write_spec(server.base_url, concurrency=20, models=[batch_model(server)], options=options,
+                      batch_size=20, batch_flush_s=0.1, batch_poll_s=0.05)
+    run_dir = tmp_path / "run"
+    process = await start_run(spec, run_dir)
+    while not _submitted(run_dir) and process.returncode is None:  # killed once the batch's id is stored
+        await asyncio.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    assert await process.wait() == -signal.SIGKILL
+    # The resumed session's key sees none of the batches the killed one made (404): it must not wait forever.
+    assert server.forget_batches() == 1
+    process = await start_run(spec, run_dir)
+    output, _ = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 0, output.decode()
+
+    assert stored(run_dir) == await reference(ToyOptions(**options))
+    tally = server.tally
+    assert sorted(set(tally.batch_requests.values())) == [1, 2]  # the first step's 20 requests went again
+    with load_run(run_dir) as results:
+        # the lost batch ran and was billed: its 20 charges stay open at their worst case, never settled at 0
+        assert results.reserved_usd > 0 and results.spent_usd + results.reserved_usd >= billed_usd(server)
+        assert [b.live for b in results.batches()].count(True) == 1  # a session that can read it settles it
+
+
 async def test_the_spend_cap_holds_for_batch_requests(start_mock_llm, write_spec, tmp_path: Path) -> None:
     server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02}))
     cap = 1.5
