@@ -1,10 +1,13 @@
 """The price table and `cost_usd(usage, model)`: USD per million tokens, online and through the batch APIs.
 
-The table is a snapshot of LiteLLM's maintained price list (`model_prices.json` beside this module: OpenAI and
-Anthropic chat models, with cached-input and batch rates), refreshed from upstream by `tripbench prices update`
-into the data home. Keys are model strings as users write them (`openai:gpt-4o-mini`); a dated snapshot such as
-`openai:gpt-4o-mini-2024-07-18` or `anthropic:claude-sonnet-4-5-20250929` falls back to its undated entry. A run
-spec can override or add prices (`overrides`), including a `PREFIX:*` wildcard such as
+The table is a snapshot of LiteLLM's maintained price list (`model_prices.json` beside this module: every chat
+model it prices, with cached-input and batch rates), refreshed from upstream by `tripbench prices update` into the
+data home. Keys are `PROVIDER:NAME` in LiteLLM's provider names. For `openai:` and `anthropic:` those are the model
+strings users write (`openai:gpt-4o-mini`); a dated snapshot such as `openai:gpt-4o-mini-2024-07-18` or
+`anthropic:claude-sonnet-4-5-20250929` falls back to its undated entry. The other providers' entries
+(`together_ai:meta-llama/...`, `deepinfra:...`) price an `openai-compatible:` server's model when its spec entry
+names one (`prices = "together_ai:..."`, see `entry`), since the server behind a URL cannot be told from its model
+name. A run spec can override or add prices (`overrides`), including a `PREFIX:*` wildcard such as
 `{"openai-compatible:*": Price(input=0, output=0)}` to price a local server at zero. Unknown models cost None
 (unknown), never a guessed 0.
 """
@@ -63,7 +66,8 @@ BUNDLED = Path(__file__).with_name("model_prices.json")
 PRICES_FILE = "prices.json"
 """The refreshed table's name in the data home."""
 _PROVIDERS = ("openai", "anthropic")
-"""The providers whose model strings (`openai:NAME`, `anthropic:NAME`) the table prices."""
+"""The providers whose model strings (`openai:NAME`, `anthropic:NAME`) are the table's own keys: a file without
+their prices is not LiteLLM's list."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,22 +79,26 @@ class PriceTable:
 
 
 def from_litellm(data: Mapping[str, Any], source: str) -> PriceTable:
-    """The chat models of OpenAI and Anthropic in LiteLLM's `model_prices_and_context_window.json` (USD per token:
-    `input_cost_per_token`, `output_cost_per_token`, `cache_read_input_token_cost`, `*_batches`).
+    """The priced chat models in LiteLLM's `model_prices_and_context_window.json` (USD per token:
+    `input_cost_per_token`, `output_cost_per_token`, `cache_read_input_token_cost`, `*_batches`), keyed
+    `PROVIDER:NAME` with LiteLLM's provider and the name without its `PROVIDER/` prefix.
 
     Raises:
         DataError: the data is not that file (no priced OpenAI and Anthropic chat model in it).
     """
     models: dict[str, Price] = {}
-    for name, entry in data.items():
-        if (not isinstance(entry, dict) or entry.get("mode") != "chat" or "/" in name
-                or entry.get("litellm_provider") not in _PROVIDERS):
+    # A name without the prefix first: `gpt-4o` is OpenAI's own entry, `openai/gpt-4o` an alias that may differ.
+    for name, entry in sorted(data.items(), key=lambda item: _has_prefix(*item)):
+        if not isinstance(entry, dict) or entry.get("mode") != "chat" or not isinstance(entry.get("litellm_provider"),
+                                                                                         str):
             continue
-        rates = {field: _per_million(entry.get(key)) for field, key in _LITELLM_FIELDS.items()}
-        if rates["input"] is None or rates["output"] is None:
+        provider = entry["litellm_provider"]
+        key = f"{provider}:{name.removeprefix(f'{provider}/')}"
+        rates = {field: _per_million(entry.get(field_key)) for field, field_key in _LITELLM_FIELDS.items()}
+        if key in models or rates["input"] is None or rates["output"] is None:
             continue
         try:
-            models[f"{entry['litellm_provider']}:{name}"] = Price(**{k: v for k, v in rates.items() if v is not None})
+            models[key] = Price(**{k: v for k, v in rates.items() if v is not None})
         except ValidationError:
             continue  # a negative or malformed rate: the model stays unknown
     if not all(any(model.startswith(f"{p}:") for model in models) for p in _PROVIDERS):
@@ -101,6 +109,10 @@ def from_litellm(data: Mapping[str, Any], source: str) -> PriceTable:
 _LITELLM_FIELDS = {"input": "input_cost_per_token", "cached_input": "cache_read_input_token_cost",
                    "output": "output_cost_per_token", "batch_input": "input_cost_per_token_batches",
                    "batch_output": "output_cost_per_token_batches"}
+
+
+def _has_prefix(name: str, entry: object) -> bool:
+    return isinstance(entry, dict) and name.startswith(f"{entry.get('litellm_provider')}/")
 
 
 def _per_million(value: object) -> float | None:

@@ -102,7 +102,8 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
         for position, model in enumerate(spec.models):
             if price_for(model.model, {model.model: model.prices} if model.prices else None) is None:
                 raise ConfigError(source, f"models[{position}].prices", "a price table (input, output USD per "
-                                  f"million tokens): max_cost is set and no bundled price is known for {model.model}")
+                                  "million tokens) or a price table entry (\"PROVIDER:NAME\"): max_cost is set and "
+                                  f"the price table does not know {model.model}")
         prices = {model.model: model.prices for model in spec.models if model.prices}
         for extra in getattr(benchmark, "extra_models", lambda _: [])(options):
             if price_for(extra, prices) is None:

@@ -16,6 +16,7 @@
     rpm = 500
     tpm = 200_000
     prices = { input = 0.15, output = 0.60 }   # USD per million tokens, overrides the bundled table
+                                         # or an entry of that table: prices = "together_ai:NAME"
     request_timeout_s = 60               # per request; not in cache keys
 
     [retry]                              # failed calls; not in cache keys
@@ -32,15 +33,15 @@ import json
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from cache.modes import CacheMode
 from errors import ConfigError
 from errors.validation import config_error
 from providers.interface import DEFAULT_TIMEOUT_S
-from providers.prices import Price
+from providers.prices import Price, price_table
 from providers.urls import public_model, public_url
 from runner.retry import RetryPolicy
 
@@ -67,6 +68,17 @@ class Sampling(BaseModel):
                            for name in Sampling.model_fields})
 
 
+def _table_entry(value: object) -> object:
+    """`prices = "PROVIDER:NAME"`: that entry of the price table (how an `openai-compatible:` server's model, whose
+    provider its URL does not tell, takes LiteLLM's price for it)."""
+    if not isinstance(value, str):
+        return value
+    price = price_table().models.get(value)
+    if price is None:
+        raise ValueError(f"a price table entry (`tripbench prices show TEXT` lists them), got {json.dumps(value)}")
+    return price
+
+
 class ModelSpec(Sampling):
     """One model under test; its sampling fields override `[sampling]`.
 
@@ -88,8 +100,9 @@ class ModelSpec(Sampling):
     """Tokens per minute (prompt estimate + max_tokens reserved before sending)."""
     concurrency: int | None = Field(default=None, ge=1)
     """Rollouts of this model in flight at once (default: no per-model bound below the global one)."""
-    prices: Price | None = None
-    """Price override; required for models the bundled table does not know when a spend cap is set."""
+    prices: Annotated[Price | None, BeforeValidator(_table_entry)] = None
+    """Price override, or the name of a price table entry; required for models the table does not know when a spend
+    cap is set."""
     request_timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, allow_inf_nan=False)
     """Seconds one request may take before it fails as a timeout (retried like a 5xx); never in a cache key, and
     free to change on resume."""

@@ -24,5 +24,7 @@ def list_command() -> None:
         for strategy in strategies:
             click.echo(f"    {strategy.name:<{width}}  {getattr(strategy, 'description', '')}")
     table = price_table()
-    click.echo(f"priced models: {len(table.models)} OpenAI and Anthropic models (`tripbench prices show`)")
-    click.echo("other models: `prices = { input = ..., output = ... }` in their [[models]] entry")
+    providers = len({model.partition(":")[0] for model in table.models})
+    click.echo(f"priced models: {len(table.models):,} of {providers} providers (`tripbench prices show TEXT`)")
+    click.echo('openai-compatible servers: `prices = "PROVIDER:NAME"` (a table entry) or')
+    click.echo("  `prices = { input = ..., output = ... }` in their [[models]] entry")

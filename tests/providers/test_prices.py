@@ -55,7 +55,8 @@ def test_cached_rate_defaults_to_input_rate() -> None:
 
 def test_the_bundled_snapshot_prices_the_models_users_run_online_and_in_batches() -> None:
     models = price_table().models
-    assert len(models) > 100 and all(model.split(":")[0] in ("openai", "anthropic") for model in models)
+    providers = {model.partition(":")[0] for model in models}
+    assert len(models) > 3000 and len(providers) > 50 and {"openai", "anthropic", "together_ai"} <= providers
     for model in ("openai:gpt-4o-mini", "openai:gpt-4.1", "openai:gpt-5", "anthropic:claude-sonnet-4-5",
                   "anthropic:claude-haiku-4-5", "anthropic:claude-opus-4-7"):
         price = models[model]
@@ -66,24 +67,29 @@ def test_the_bundled_snapshot_prices_the_models_users_run_online_and_in_batches(
 
 LITELLM_SAMPLE = {
     "sample_spec": {"mode": "chat", "input_cost_per_token": 0.0},
+    "openai/gpt-4o": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 9.0,
+                      "output_cost_per_token": 9.0},
     "gpt-4o": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 2.5e-06,
                "output_cost_per_token": 1e-05, "cache_read_input_token_cost": 1.25e-06,
                "input_cost_per_token_batches": 1.25e-06, "output_cost_per_token_batches": 5e-06},
     "claude-haiku-4-5": {"litellm_provider": "anthropic", "mode": "chat", "input_cost_per_token": 1e-06,
                          "output_cost_per_token": 5e-06},
     "text-embedding-3-small": {"litellm_provider": "openai", "mode": "embedding", "input_cost_per_token": 2e-08},
-    "openai/gpt-4o": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 9.0,
-                      "output_cost_per_token": 9.0},
-    "together_ai/llama": {"litellm_provider": "together_ai", "mode": "chat", "input_cost_per_token": 1e-07,
-                          "output_cost_per_token": 1e-07},
+    "together_ai/meta-llama/Llama-3-8b": {"litellm_provider": "together_ai", "mode": "chat",
+                                          "input_cost_per_token": 1e-07, "output_cost_per_token": 2e-07},
+    "us.amazon.nova-pro": {"litellm_provider": "bedrock", "mode": "chat", "input_cost_per_token": 8e-07,
+                           "output_cost_per_token": 3.2e-06},
+    "deepinfra/free": {"litellm_provider": "deepinfra", "mode": "chat", "input_cost_per_token": 0},
 }
 
 
 def test_litellm_entries_become_prices_per_million_tokens() -> None:
     table = from_litellm(LITELLM_SAMPLE, "sample")
-    assert table.models == {
+    assert table.models == {  # `openai/gpt-4o` is an alias: OpenAI's own `gpt-4o` entry wins, wherever it stands
         "anthropic:claude-haiku-4-5": Price(input=1.0, output=5.0),
+        "bedrock:us.amazon.nova-pro": Price(input=0.8, output=3.2),
         "openai:gpt-4o": Price(input=2.5, cached_input=1.25, output=10.0, batch_input=1.25, batch_output=5.0),
+        "together_ai:meta-llama/Llama-3-8b": Price(input=0.1, output=0.2),
     }
     with pytest.raises(DataError, match="not LiteLLM's price list"):
         from_litellm({"x": {"mode": "chat"}}, "elsewhere.json")
@@ -106,9 +112,9 @@ def test_prices_update_refreshes_the_table_and_a_bad_download_keeps_it(file_serv
     assert "openai:gpt-4o: 2.5 / 1.25 / 10; 1.25 / 5" in before.stdout  # the bundled snapshot
     updated = _cli("prices", "update", "--url", f"{url}/prices.json", home=home)
     assert updated.returncode == 0, updated.stderr
-    assert "2 models priced" in updated.stdout
+    assert "4 models priced" in updated.stdout
     after = _cli("prices", "show", "gpt-4o", home=home)
-    assert "openai:gpt-4o: 2 / 1.25 / 10; 1.25 / 5" in after.stdout and "2 models" in after.stdout
+    assert "openai:gpt-4o: 2 / 1.25 / 10; 1.25 / 5" in after.stdout and "4 models" in after.stdout
 
     for bad in ("broken.json", "missing.json"):
         failed = _cli("prices", "update", "--url", f"{url}/{bad}", home=home)

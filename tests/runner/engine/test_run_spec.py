@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from errors import ConfigError, UserError
+from providers.prices import price_table
 from runner.cli.main import cli
 from runner.engine import execute, prepare
 from runner.expand import RolloutKey, expand, select_tasks
@@ -43,6 +44,10 @@ model = "openai-compatible:b@http://127.0.0.1:9/v1"
     (("model = \"openai-compatible:a@http://127.0.0.1:9/v1\"",
       "model = \"openai-compatible:a@http://127.0.0.1:9/v1\"\nprices = { input = 1 }"),
      "run.toml: models[0].prices.output: expected a number >= 0 (required)"),
+    (("model = \"openai-compatible:a@http://127.0.0.1:9/v1\"",
+      "model = \"openai-compatible:a@http://127.0.0.1:9/v1\"\nprices = \"together_ai:no-such-model\""),
+     "run.toml: models[0].prices: expected a price table entry (`tripbench prices show TEXT` lists them), "
+     'got "together_ai:no-such-model"'),
     ((f"benchmark = \"{TOY}\"\n", ""), "run.toml: benchmark: expected a string (required)"),
     # a misspelt required key is also a missing one: the misspelling is named, with the likely key
     (("strategies = ", "strategie = "),
@@ -125,6 +130,19 @@ async def test_status_summarises_a_run(start_mock_llm, write_spec, tmp_path: Pat
 def test_a_spend_cap_needs_a_price_for_every_model(tmp_path: Path) -> None:
     path = tmp_path / "run.toml"
     path.write_text(BASE.replace('split = "train"', 'split = "train"\nmax_cost = 2.0'), encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"run\.toml: models\[0\]\.prices: expected a price table .* no bundled "
-                                          r"price is known for openai-compatible:a@"):
+    with pytest.raises(ConfigError, match=r"run\.toml: models\[0\]\.prices: expected a price table .* the price "
+                                          r"table does not know openai-compatible:a@"):
         prepare(path)
+
+
+def test_an_openai_compatible_model_takes_its_price_from_a_table_entry(tmp_path: Path) -> None:
+    entry = "together_ai:meta-llama/Llama-3.3-70B-Instruct-Turbo"  # a hosted server behind an OpenAI-compatible URL
+    path = tmp_path / "run.toml"
+    text = BASE.replace('split = "train"', 'split = "train"\nmax_cost = 2.0')
+    for name in "ab":
+        text = text.replace(f'model = "openai-compatible:{name}@http://127.0.0.1:9/v1"',
+                            f'model = "openai-compatible:{name}@http://127.0.0.1:9/v1"\nprices = "{entry}"')
+    path.write_text(text, encoding="utf-8")
+    prepared = prepare(path)  # the cap is satisfied: both models are priced
+    assert [model.prices for model in prepared.spec.models] == [price_table().models[entry]] * 2
+    assert price_table().models[entry].rates() == (1.04, 1.04, 1.04)  # LiteLLM's figures, USD per million tokens
