@@ -114,7 +114,7 @@ class AnthropicMessages:
                 for custom_id, request in requests])
         return batch.id
 
-    async def find_batch(self, tag: str) -> str | None:
+    async def find_batch(self, tag: str, *, since: float) -> str | None:
         """Always None: a message batch carries no metadata to find it by."""
         return None
 

@@ -69,8 +69,9 @@ class BatchModel(Protocol):
         submission was interrupted before its id was stored."""
         ...
 
-    async def find_batch(self, tag: str) -> str | None:
-        """The id of the batch submitted with `tag`, or None when there is none (or the API cannot tell)."""
+    async def find_batch(self, tag: str, *, since: float) -> str | None:
+        """The id of the batch submitted with `tag` at `since` (Unix time) or later, or None when there is none (or
+        the API cannot tell)."""
         ...
 
     async def batch_state(self, batch_id: str) -> BatchState: ...
@@ -86,6 +87,13 @@ class BatchModel(Protocol):
     async def cancel_batch(self, batch_id: str) -> None: ...
 
     async def aclose(self) -> None: ...
+
+
+def unbilled(error: ProviderError) -> bool:
+    """Whether a failed request cannot have been billed: refused with an error status, or left unanswered by its
+    batch (expired, cancelled). Any other failure (a timeout, a dropped connection, an answer that did not parse, a
+    batch the provider will not report) may have been billed."""
+    return (error.status is not None and error.status >= 400) or isinstance(error, BatchRequestLost)
 
 
 def lost(custom_ids: Collection[str], found: Mapping[str, BatchResult], *, provider: str,

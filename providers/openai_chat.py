@@ -27,6 +27,8 @@ PATH = "/chat/completions"
 BATCH_URL: Literal["/v1/chat/completions"] = "/v1/chat/completions"
 """The `url` of every line of a batch input file (OpenAI's path, whatever the base URL)."""
 _BATCH_ENDED = ("completed", "failed", "expired", "cancelled")
+CLOCK_SKEW_S = 60.0
+"""How far the provider's clock (a batch's `created_at`) may be behind ours when a batch is looked up by tag."""
 
 
 def error_details(body: Any) -> tuple[str, bool]:
@@ -111,11 +113,16 @@ class OpenAIChat:
                                                       completion_window="24h", metadata={"tripbench": tag})
         return batch.id
 
-    async def find_batch(self, tag: str) -> str | None:
-        """The newest batch whose metadata carries `tag` (among the last 100)."""
+    async def find_batch(self, tag: str, *, since: float) -> str | None:
+        """The batch whose metadata carries `tag`, read from the newest back to those created a minute (of clock
+        skew) before `since`: however many batches the project made meanwhile."""
         with self._sdk_errors():
-            page = await self._client.batches.list(limit=100)
-        return next((b.id for b in page.data if (b.metadata or {}).get("tripbench") == tag), None)
+            async for batch in self._client.batches.list(limit=100):
+                if (batch.metadata or {}).get("tripbench") == tag:
+                    return batch.id
+                if batch.created_at < since - CLOCK_SKEW_S:
+                    break
+        return None
 
     async def batch_state(self, batch_id: str) -> BatchState:
         with self._sdk_errors():

@@ -9,16 +9,19 @@ Crash safety, in the order things happen:
 1. The batch and its requests (custom_id -> cache key, and the spend cap's charge of each) are committed to the
    results store; only then is the batch submitted.
 2. The provider's batch id is committed as soon as the submission returns.
-3. A resumed run (`resume`) polls every batch an earlier session left live instead of submitting its requests
+3. A batch is marked ended only once its results were handed over: a session killed before leaves it live.
+4. A resumed run (`resume`) polls every batch an earlier session left live instead of submitting its requests
    again: the rerun rollouts' calls with those cache keys wait for that batch (`adopt`). When it ends, each charge
-   the dead session left open is settled at the request's real cost. A batch whose id was never stored is looked up
+   the dead session left open is settled at the request's real cost (its worst case where the result cannot tell),
+   and the batch stays live until every result was taken by a call. A batch whose id was never stored is looked up
    by its tag where the API keeps one (OpenAI); not found, its requests were never sent and their charges close at 0.
    Where the API cannot tell (Anthropic), the charges stay open at their worst case, the money-safe reading.
-4. A submission that got no answer (a timeout, a dropped connection) may still have made its batch: it is looked up
-   by its tag the same way and polled if found; otherwise its calls fail with charges open, and their retries join
-   a new batch.
+5. A submission that got no answer (a timeout, a dropped connection, a 5xx) may still have made its batch: it is
+   looked up by its tag the same way and polled if found; otherwise its calls fail with charges open, and their
+   retries join a new batch.
 Results become ordinary cache entries through the gateway, so a replay is the same whether an answer came from a
-batch or online.
+batch or online. Whatever goes wrong in a batch's submission or polling fails its calls (retryable, charges open):
+no call waits forever.
 """
 
 from __future__ import annotations
@@ -27,11 +30,12 @@ import asyncio
 import itertools
 import logging
 import secrets
+import time
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from providers.batching import BatchModel, BatchResult, BatchUnreadable
+from providers.batching import BatchModel, BatchResult, BatchUnreadable, unbilled
 from providers.errors import BadRequest, ContextTooLong, PermanentError, ProviderError, ServerError
 from providers.interface import ChatRequest, ChatResponse
 from runner.store import ResultsStore, StoredBatch
@@ -45,6 +49,8 @@ SettleEarlier = Callable[[int, float, float], None]
 """`(charge, its reserved USD, actual USD)`: settles a charge an earlier session left open."""
 PriceOf = Callable[[str, ChatResponse], float | None]
 """`(model string, response) -> its cost at the batch price`."""
+Cached = Callable[[str], bool]
+"""Whether the cache holds an answer under a key (a result of a batch already used)."""
 
 
 @dataclass(slots=True)
@@ -58,7 +64,8 @@ class Ticket:
     charge: int | None
     answer: asyncio.Future[BatchResult]
     submitted: bool = False
-    """Its batch was written to the store for submission: from then on the provider may bill it."""
+    """Taken out of its open batch for submission: from then on the provider may bill it (unless its batch could
+    not be recorded, which sends nothing and sets this back)."""
 
 
 @dataclass(slots=True)
@@ -106,6 +113,10 @@ class Batcher:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._adopted: dict[str, asyncio.Future[BatchResult]] = {}
+        self._untaken: dict[int, set[str]] = {}
+        """Cache keys of each adopted batch (by store row) whose result no call has taken yet."""
+        self._answered: set[int] = set()
+        """Adopted batches whose results are in."""
         self._tag = f"tripbench-{secrets.token_hex(6)}-s{session}"
         self._numbers = itertools.count(1)
         self.counts = BatchCounts()
@@ -118,7 +129,13 @@ class Batcher:
     def adopt(self, key: str) -> asyncio.Future[BatchResult] | None:
         """The result of the request with this cache key that an earlier session submitted, if its batch is live
         (taken once: a retry of a lost request joins a new batch)."""
-        return self._adopted.pop(key, None)
+        future = self._adopted.pop(key, None)
+        if future is not None:
+            row = next(row for row, keys in self._untaken.items() if key in keys)
+            self._untaken[row].discard(key)
+            if not self._untaken[row] and row in self._answered:
+                self._spawn(self._store.batch_ended(row, "ended"))
+        return future
 
     def enqueue(self, model: str, key: str, request: ChatRequest, charge: int | None) -> Ticket:
         """Adds a call to `model`'s open batch; await `ticket.answer` for its result."""
@@ -131,11 +148,13 @@ class Batcher:
             self._timers[model] = asyncio.get_running_loop().call_later(self._flush_s, self._flush, model)
         return ticket
 
-    def withdraw(self, ticket: Ticket) -> None:
-        """Takes a call that gave up out of its open batch (it was never submitted)."""
+    def withdraw(self, ticket: Ticket) -> bool:
+        """Takes a call that gave up out of its open batch; False when it had already left it for submission."""
         queue = self._open.get(ticket.model, [])
         if ticket in queue:
             queue.remove(ticket)
+            return True
+        return False
 
     def finish(self, model: str, response: ChatResponse, request: ChatRequest) -> ChatResponse:
         return self._providers[model].finish(response, request)
@@ -157,8 +176,11 @@ class Batcher:
         batch: list[Ticket] = []
         size = 0
         for ticket in self._open.pop(model, []):
+            ticket.submitted = True
             bytes_ = _size_of(ticket.request)
-            if batch and (len(batch) == limit or size + bytes_ > provider.max_batch_bytes):
+            # a custom_id is unique within a batch: an identical call (cache mode off) goes in the next one
+            if batch and (len(batch) == limit or size + bytes_ > provider.max_batch_bytes
+                          or any(t.custom_id == ticket.custom_id for t in batch)):
                 self._spawn(self._submit(model, batch))
                 batch, size = [], 0
             batch.append(ticket)
@@ -172,21 +194,30 @@ class Batcher:
         task.add_done_callback(self._tasks.discard)
 
     async def _submit(self, model: str, tickets: list[Ticket]) -> None:
+        try:
+            await self._submit_and_poll(model, tickets)
+        except Exception as exc:  # a store write failed, an SDK error nobody mapped: the calls must not wait forever
+            log.exception("batch of %s failed", model)
+            _fail(tickets, ServerError(f"{model}: the batch failed ({type(exc).__name__}: {exc})", model=model))
+
+    async def _submit_and_poll(self, model: str, tickets: list[Ticket]) -> None:
         provider = self._providers[model]
         tag = f"{self._tag}-b{next(self._numbers)}"
+        since = time.time()
         try:
             row = await self._store.prepare_batch(self._session, model, tag,
                                                   [(t.custom_id, t.key, t.charge) for t in tickets])
         except Exception as exc:  # not recorded, so not sent: the calls fail (the gateway's retrier may retry)
+            for ticket in tickets:
+                ticket.submitted = False
             _fail(tickets, ServerError(f"{model}: the batch could not be recorded before submission ({exc})",
                                        model=model))
             return
-        for ticket in tickets:
-            ticket.submitted = True
         try:
             batch_id = await provider.submit_batch([(t.custom_id, t.request) for t in tickets], tag=tag)
         except ProviderError as exc:
-            found = await self._made_anyway(provider, tag) if exc.status is None else None
+            maybe_made = exc.status is None or exc.status >= 500  # a gateway's 5xx may come after the batch was made
+            found = await self._made_anyway(provider, tag, since) if maybe_made else None
             if found is None:
                 await self._not_submitted(row, model, tickets, exc)
                 return
@@ -198,26 +229,30 @@ class Batcher:
         if isinstance(results, BatchUnreadable):  # the batch stays live in the store: a session that can read it
             _fail(tickets, results)               # settles its charges
             return
-        await self._store.batch_ended(row, "ended")
         for ticket in tickets:
             _answer(ticket.answer, results[ticket.custom_id])
+        await self._store.batch_ended(row, "ended")  # after the answers went out: killed before, a resume re-reads
 
-    async def _made_anyway(self, provider: BatchModel, tag: str) -> str | None:
-        """After a submission that got no answer (a timeout, a dropped connection): the id of the batch it made
-        anyway, where the API finds batches by tag. Polling that batch, not sending its requests again, keeps the
-        provider from running (and billing) them twice."""
+    async def _made_anyway(self, provider: BatchModel, tag: str, since: float) -> str | None:
+        """After a submission that got no answer (a timeout, a dropped connection, a 5xx): the id of the batch it
+        made anyway, where the API finds batches by tag. Polling that batch, not sending its requests again, keeps
+        the provider from running (and billing) them twice."""
         if not provider.finds_batches:
             return None
         try:
-            return await provider.find_batch(tag)
+            return await provider.find_batch(tag, since=since)
         except ProviderError as exc:
             log.warning("batch %s: its submission got no answer and the lookup by tag failed (%s)", tag, exc)
             return None
 
     async def _not_submitted(self, row: int, model: str, tickets: list[Ticket], exc: ProviderError) -> None:
-        """Fails the calls of a batch whose submission failed; one refused with an HTTP status made no batch."""
-        if exc.status is not None:
+        """Fails the calls of a batch whose submission failed; one refused with an HTTP status made no batch (a
+        5xx's batch was looked for)."""
+        if exc.status is not None and (exc.status < 500 or self._providers[model].finds_batches):
             await self._store.batch_ended(row, "abandoned")
+        elif exc.status is not None:  # a 5xx where the API cannot be asked: the batch may exist, and be billed
+            exc = ServerError(f"{model}: batch submission answered {exc.status}; it may have been made ({exc})",
+                              model=model)
         if isinstance(exc, ContextTooLong):  # the batch, not a prompt, was too large: not the calls' own error
             exc = BadRequest(f"{model}: the batch was refused as too large ({exc})", status=exc.status, model=model)
         _fail(tickets, exc)
@@ -247,14 +282,15 @@ class Batcher:
         return results
 
     # -- resume --------------------------------------------------------------------------------------------------
-    async def resume(self, settle_earlier: SettleEarlier, price: PriceOf) -> int:
-        """Takes over the batches earlier sessions left live; returns how many requests their calls will adopt."""
+    async def resume(self, settle_earlier: SettleEarlier, price: PriceOf, cached: Cached) -> int:
+        """Takes over the batches earlier sessions left live; returns how many requests their calls will adopt.
+        A batch whose results are all in the cache already (an earlier resume used them) just ends."""
         adopted = 0
         for batch in await self._store.live_batches():
             provider = self._providers.get(batch.model)
             if provider is None:  # the model is no longer batched: its batch stays live here, its charges open (at
                 continue          # their worst case) until a session that batches the model again takes it over
-            batch_id = batch.provider_id or await provider.find_batch(batch.tag)
+            batch_id = batch.provider_id or await provider.find_batch(batch.tag, since=batch.created_at)
             if batch_id is None:
                 await self._store.batch_ended(batch.id, "abandoned")
                 if provider.finds_batches:  # never created: nothing was billed
@@ -267,6 +303,7 @@ class Batcher:
             futures = {cid: asyncio.get_running_loop().create_future() for cid, *_ in batch.requests}
             for cid, key, *_ in batch.requests:
                 self._adopted[key] = futures[cid]
+            self._untaken[batch.id] = {key for _, key, *_ in batch.requests if not cached(key)}
             adopted += len(futures)
             self.counts.submitted += 1
             self.counts.requests += len(futures)
@@ -276,18 +313,33 @@ class Batcher:
     async def _take_over(self, batch: StoredBatch, provider: BatchModel, batch_id: str,
                          futures: dict[str, asyncio.Future[BatchResult]], settle_earlier: SettleEarlier,
                          price: PriceOf) -> None:
-        results = await self._until_results(provider, batch_id, list(futures))
-        if isinstance(results, BatchUnreadable):  # its charges stay open and the batch live, for a later session
+        results: dict[str, BatchResult] | ProviderError
+        try:
+            results = await self._until_results(provider, batch_id, list(futures))
+        except Exception as exc:  # as in `_submit`: the waiting calls fail (retryable), the batch stays live
+            log.exception("batch %s failed", batch_id)
+            results = ServerError(f"batch {batch_id} failed ({type(exc).__name__}: {exc})", model=batch.model)
+        if isinstance(results, ProviderError):  # its charges stay open and the batch live, for a later session
             for future in futures.values():
                 _answer(future, BatchResult(error=results))
             return
         for cid, _, charge, reserved in batch.requests:
             result = results[cid]
             if charge is not None and reserved is not None:
-                cost = price(batch.model, result.response) if result.response is not None else 0.0
-                settle_earlier(charge, reserved, cost if cost is not None else reserved)
+                settle_earlier(charge, reserved, _cost_of(result, batch.model, reserved, price))
             _answer(futures[cid], result)
-        await self._store.batch_ended(batch.id, "ended")
+        self._answered.add(batch.id)
+        if not self._untaken[batch.id]:  # else it ends once the last result is taken: killed before, re-read then
+            await self._store.batch_ended(batch.id, "ended")
+
+
+def _cost_of(result: BatchResult, model: str, reserved: float, price: PriceOf) -> float:
+    """What a request of an earlier session's batch cost: its answer's price; 0 for an error that cannot have been
+    billed; else (an unpriced answer, an error that may have been billed) the worst case reserved for it."""
+    if result.response is not None:
+        cost = price(model, result.response)
+        return reserved if cost is None else cost
+    return 0.0 if result.error is None or unbilled(result.error) else reserved
 
 
 def _size_of(request: ChatRequest) -> int:

@@ -264,7 +264,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd(), ledger=ledger)
         gateway, cache = build_gateway(prepared, spec.cache, spend_cap, store=store, session=session)
         if gateway.batcher is not None:  # batches a killed session submitted: waited for, never sent again
-            await gateway.batcher.resume(spend_cap.settle_booked, gateway.batch_cost)
+            await gateway.batcher.resume(spend_cap.settle_booked, gateway.batch_cost, gateway.cached)
         tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
         await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
         outcome = await _run_pending(prepared, pending, finished, store, session, gateway, spend_cap, tools,

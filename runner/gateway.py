@@ -30,7 +30,7 @@ from typing import Any
 
 from cache import CacheEntry, CacheMode, CacheStore, digest, key_fields
 from errors import ConfigError
-from providers.batching import BatchRequestLost, BatchResult
+from providers.batching import BatchResult, unbilled
 from providers.errors import BudgetExhausted, LLMError, ProviderError, RateLimited, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import Price, cost_at, price_for
@@ -319,14 +319,13 @@ class Gateway:
                 response = await self._rate_limited(call)
                 cost = self._cost(response.usage, request.model)
         except ProviderError as exc:
-            if (exc.status is not None and exc.status >= 400) or isinstance(exc, BatchRequestLost):
-                self.spend_cap.settle(reservation, 0.0)  # an error answer, or a batch request never run: unbilled
+            if unbilled(exc) or (ticket is not None and not ticket.submitted):
+                self.spend_cap.settle(reservation, 0.0)  # an error answer, or a request never sent or run: unbilled
             else:
                 self.spend_cap.settle_unknown(reservation)
             raise
         except BaseException:
-            if batcher is not None and ticket is not None and not ticket.submitted:
-                batcher.withdraw(ticket)
+            if batcher is not None and ticket is not None and batcher.withdraw(ticket):
                 self.spend_cap.settle(reservation, 0.0)  # left its batch before the batch was sent
             else:
                 self.spend_cap.settle_unknown(reservation)
@@ -361,6 +360,10 @@ class Gateway:
             self._price_by_model[model] = price_for(model, self._prices)
         price = self._price_by_model[model]
         return None if price is None else cost_at(usage, price, batch=batch)
+
+    def cached(self, key: str) -> bool:
+        """Whether the cache holds an answer under `key` (never, in cache mode off)."""
+        return self._cache is not None and self._cache.peek(key) is not None
 
     def batch_cost(self, model: str, response: ChatResponse) -> float | None:
         """What `response` cost through `model`'s batch API."""

@@ -58,6 +58,7 @@ import orjson
 
 from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, PROVIDER_ERROR, REPLAY_MISS, Evaluation, Task
 from errors import UserError
+from providers.batching import BatchRequestLost, BatchUnreadable
 from providers.errors import ProviderTimeout, RateLimited, RetryableError, ServerError
 from runner.expand import RolloutKey
 from runner.migrations import migrate
@@ -73,7 +74,9 @@ RERUN_STATUSES = frozenset({BUDGET_EXHAUSTED, REPLAY_MISS})
 # timeouts: an outage), not that it refused this request. Such a `provider_error` is a result (a submission counts
 # it as a failure), but a resumed run tries it again; a permanent one (a bad request, a content filter, a refusal)
 # is the rollout's outcome and stays, or re-running it would re-draw refusals until one passes.
-TRANSIENT_ERRORS = frozenset(cls.__name__ for cls in (RetryableError, RateLimited, ServerError, ProviderTimeout))
+# Batch requests lost (expired, cancelled) or unreadable through every retry are the same: no answer came.
+TRANSIENT_ERRORS = frozenset(cls.__name__ for cls in (RetryableError, RateLimited, ServerError, ProviderTimeout,
+                                                      BatchRequestLost, BatchUnreadable))
 
 
 # A `crashed` rollout whose exception came from the machine, not the strategy's logic: SQLite (a damaged or locked
@@ -145,6 +148,8 @@ class StoredBatch:
     tag: str
     provider_id: str | None
     """None: the session died between writing the batch and learning its id (it may or may not exist)."""
+    created_at: float
+    """When it was written, before its submission (Unix time)."""
     requests: tuple[tuple[str, str, int | None, float | None], ...]
     """(custom_id, cache key, charge, the charge's reserved USD while it is open, else None)."""
 
@@ -299,7 +304,7 @@ class ResultsStore:
 
     async def live_batches(self) -> list[StoredBatch]:
         """Batches of earlier sessions not known to have ended, oldest first, with their requests."""
-        batches = await self._fetch("SELECT id, model, tag, provider_id FROM batch "
+        batches = await self._fetch("SELECT id, model, tag, provider_id, created_at FROM batch "
                                     "WHERE state IN ('preparing', 'submitted') ORDER BY id")
         requests: dict[int, list[tuple[str, str, int | None, float | None]]] = {}
         for batch, custom_id, key, charge, reserved in await self._fetch(
@@ -307,7 +312,8 @@ class ResultsStore:
                 "LEFT JOIN charge c ON c.id = r.charge AND c.cost_usd IS NULL WHERE r.batch IN "
                 "(SELECT id FROM batch WHERE state IN ('preparing', 'submitted')) ORDER BY r.batch, r.custom_id"):
             requests.setdefault(batch, []).append((custom_id, key, charge, reserved))
-        return [StoredBatch(row[0], row[1], row[2], row[3], tuple(requests.get(row[0], ()))) for row in batches]
+        return [StoredBatch(row[0], row[1], row[2], row[3], row[4], tuple(requests.get(row[0], ())))
+                for row in batches]
 
     async def open_charges(self) -> list[tuple[int, str | None]]:
         """(id, cache key) of the charges left open by earlier sessions (their processes died mid-call)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -10,7 +11,7 @@ from providers.anthropic_messages import AnthropicMessages
 from providers.batching import BatchModel, BatchRequestLost
 from providers.errors import ServerError
 from providers.mock_server import MockConfig, RunningServer
-from providers.openai_chat import OpenAIChat
+from providers.openai_chat import CLOCK_SKEW_S, OpenAIChat
 from tests.providers.providers_support import SECRET_KEY, chat
 
 
@@ -73,14 +74,19 @@ async def test_a_cancelled_batch_loses_its_requests_unbilled(start_mock_llm, api
     assert server.tally.batch_served == 0 and server.tally.batch_outcomes == {"canceled": 2}
 
 
-async def test_an_openai_batch_is_found_again_by_its_tag(start_mock_llm) -> None:
+async def test_an_openai_batch_is_found_again_by_its_tag_however_many_came_after(start_mock_llm) -> None:
     server = await start_mock_llm(MockConfig(batches={"delay_s": 60}))
     model = _providers(server)["openai"]
     try:
+        since = time.time()
         first = await model.submit_batch([("a", chat("one"))], tag="run-x-batch-1")
         second = await model.submit_batch([("a", chat("one"))], tag="run-x-batch-2")
-        assert await model.find_batch("run-x-batch-1") == first
-        assert await model.find_batch("run-x-batch-2") == second
-        assert await model.find_batch("run-x-batch-3") is None
+        for n in range(3, 153):  # the project's other batches since: more than one page of the listing (100)
+            await model.submit_batch([("a", chat("one"))], tag=f"other-{n}")
+        assert await model.find_batch("run-x-batch-1", since=since) == first
+        assert await model.find_batch("run-x-batch-2", since=since) == second
+        assert await model.find_batch("run-x-batch-3", since=since) is None
+        # the listing is read back only to a minute before `since`: batches older than that are not looked at
+        assert await model.find_batch("run-x-batch-1", since=since + CLOCK_SKEW_S + 5) is None
     finally:
         await model.aclose()

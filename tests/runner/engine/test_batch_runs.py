@@ -189,6 +189,37 @@ async def test_batches_the_provider_no_longer_reports_are_resent_with_their_char
         assert [b.live for b in results.batches()].count(True) == 1  # a session that can read it settles it
 
 
+async def test_a_taken_over_batch_stays_live_until_every_result_was_used(start_mock_llm, write_spec,
+                                                                         tmp_path: Path, toy_on_path) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.6}))
+    options = {"tasks": 20, "max_calls": 3}
+    spec = write_spec(server.base_url, concurrency=20, models=[batch_model(server)], options=options,
+                      batch_size=20, batch_flush_s=0.1, batch_poll_s=0.05)
+    run_dir = tmp_path / "run"
+    process = await start_run(spec, run_dir)
+    while not _submitted(run_dir) and process.returncode is None:  # killed once the first step's batch is live
+        await asyncio.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    assert await process.wait() == -signal.SIGKILL
+
+    # Resumed for 5 tasks only: the batch's other 15 results, paid for, have no call to take them yet.
+    process = await start_run(spec, run_dir, "--limit", "5")
+    output, _ = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 0, output.decode()
+    with load_run(run_dir) as results:
+        assert len(results.rollouts) == 5 and results.reserved_usd == 0  # its charges are settled all the same
+        assert [b.live for b in results.batches()].count(True) == 1  # ...but it stays live for the other 15
+    # The whole run: those 15 take their results from it; no request is sent twice.
+    process = await start_run(spec, run_dir)
+    output, _ = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 0, output.decode()
+    assert stored(run_dir) == await reference(ToyOptions(**options))
+    assert max(server.tally.batch_requests.values()) == 1, "a paid result was lost and its request sent again"
+    with load_run(run_dir) as results:
+        assert not any(b.live for b in results.batches())
+        assert results.spent_usd == pytest.approx(billed_usd(server))
+
+
 async def test_the_spend_cap_holds_for_batch_requests(start_mock_llm, write_spec, tmp_path: Path) -> None:
     server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02}))
     cap = 1.5
