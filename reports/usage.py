@@ -54,7 +54,7 @@ def usage_of(group: Group) -> Usage:
         spent_usd=sum(view.stored.cost_usd for view in group.rollouts),
         saved_usd=sum(view.stored.saved_usd for view in group.rollouts),
         batch_saved_usd=sum(call.batch_saved_usd or 0.0 for call in calls),
-        batched_calls=sum(call.batch_saved_usd is not None for call in calls),
+        batched_calls=sum(call.batched for call in calls),
         unpriced_calls=sum(call.cost_usd is None and not call.hit for call in calls),
         retries=sum(call.retries for call in calls),
         latency_p50_s=percentile(sent, 0.50),

@@ -206,6 +206,7 @@ class Gateway:
             error_type=type(error).__name__ if error else None,
             error=str(error) if error else None,
             batch_saved_usd=self._batch_saving(call, outcome),
+            batched=call.batched,
         ))
 
     def _batch_saving(self, call: _Call, outcome: _Outcome | None) -> float | None:

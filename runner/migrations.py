@@ -171,3 +171,4 @@ def m003_batches(conn: sqlite3.Connection) -> None:
         ) WITHOUT ROWID""")
     conn.execute("CREATE INDEX batch_live ON batch (id) WHERE state IN ('preparing', 'submitted')")
     conn.execute("ALTER TABLE llm_call ADD COLUMN batch_saved_usd REAL")
+    conn.execute("ALTER TABLE llm_call ADD COLUMN batched INTEGER NOT NULL DEFAULT 0")

@@ -27,7 +27,10 @@ class CallRecord:
     error_type: str | None = None
     error: str | None = None
     batch_saved_usd: float | None = None
-    """What sending it through the provider's batch API saved against the online price; None: not batched."""
+    """What sending it through the provider's batch API saved against the online price; None: not batched, or
+    unpriced."""
+    batched: bool = False
+    """Sent through the provider's batch API (and priced at its batch rate)."""
 
 
 @dataclass(slots=True)

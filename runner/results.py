@@ -163,11 +163,13 @@ class RunResults:
 
     def calls(self, rollout_id: int | None = None) -> list[StoredCall]:
         """LLM calls of one rollout, or of the whole run."""
-        columns = CALL_COLUMNS if self._has_batches else CALL_COLUMNS.replace("batch_saved_usd", "NULL")
+        columns = CALL_COLUMNS if self._has_batches else (CALL_COLUMNS.replace("batch_saved_usd", "NULL")
+                                                          .replace("batched", "0"))
         query = f"SELECT {columns} FROM llm_call" + (" WHERE rollout_id = ?" if rollout_id is not None else "")
         rows = self._query(query + " ORDER BY rollout_id, idx", () if rollout_id is None else (rollout_id,))
-        return [StoredCall(r[0], r[1], CallRecord(r[2], r[3], bool(r[4]), Usage(r[5], r[6], r[7]), *r[8:]))
-                for r in rows]
+        return [StoredCall(r[0], r[1], CallRecord(
+            r[2], r[3], bool(r[4]), Usage(r[5], r[6], r[7]), cost_usd=r[8], saved_usd=r[9], latency_s=r[10],
+            retries=r[11], error_type=r[12], error=r[13], batch_saved_usd=r[14], batched=bool(r[15]))) for r in rows]
 
     def evaluations(self, mode: str) -> dict[int, Evaluation]:
         """Stored evaluations of one evaluator mode, by rollout id."""

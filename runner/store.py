@@ -15,7 +15,8 @@ Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
                 finished_at (unix seconds), session
     step        rollout_id, idx, data (JSON: one trajectory entry as the strategy wrote it)
     llm_call    rollout_id, idx, model (provider string), cache_key, hit, input/cached_input/output tokens,
-                cost_usd (NULL: unknown price), saved_usd, latency_s, retries, error_type, error, batch_saved_usd
+                cost_usd (NULL: unknown price), saved_usd, latency_s, retries, error_type, error, batch_saved_usd,
+                batched
                 (what the batch API saved against online prices; NULL for a call not sent in a batch)
     evaluation  rollout_id, mode, details (JSON)
     verdict     rollout_id, mode, idx (the evaluator's order), grp, name, passed (1 / 0 / NULL), message
@@ -97,7 +98,7 @@ ROLLOUT_COLUMNS = ("benchmark, split, task, model, strategy, sample, status, err
                    "n_steps, calls, cache_hits, retries, input_tokens, cached_input_tokens, output_tokens, cost_usd, "
                    "saved_usd, started_at, finished_at, session")
 CALL_COLUMNS = ("rollout_id, idx, model, cache_key, hit, input_tokens, cached_input_tokens, output_tokens, cost_usd, "
-                "saved_usd, latency_s, retries, error_type, error, batch_saved_usd")
+                "saved_usd, latency_s, retries, error_type, error, batch_saved_usd, batched")
 
 
 def to_json(value: Any) -> str:
@@ -391,7 +392,7 @@ class ResultsStore:
         steps = [to_json(step) for step in result.steps]
         calls = [(i, c.model, c.cache_key, int(c.hit), c.usage.input_tokens, c.usage.cached_input_tokens,
                   c.usage.output_tokens, c.cost_usd, c.saved_usd, c.latency_s, c.retries, c.error_type, _text(c.error),
-                  c.batch_saved_usd)
+                  c.batch_saved_usd, int(c.batched))
                  for i, c in enumerate(record.calls)]
 
         async def job(conn: aiosqlite.Connection) -> None:
@@ -402,7 +403,7 @@ class ResultsStore:
             rollout_id = cursor.lastrowid
             await conn.executemany("INSERT INTO step (rollout_id, idx, data) VALUES (?, ?, ?)",
                                    [(rollout_id, i, data) for i, data in enumerate(steps)])
-            await conn.executemany(f"INSERT INTO llm_call ({CALL_COLUMNS}) VALUES (?{', ?' * 14})",
+            await conn.executemany(f"INSERT INTO llm_call ({CALL_COLUMNS}) VALUES (?{', ?' * CALL_COLUMNS.count(',')})",
                                    [(rollout_id, *call) for call in calls])
         await self._submit(job)
 

@@ -59,6 +59,7 @@ async def test_a_batch_run_gives_the_online_results_at_half_price(start_mock_llm
         calls = results.calls()
         assert len(calls) == tally.batch_served
         assert results.spent_usd == pytest.approx(billed_usd(server))
+        assert all(c.call.batched for c in calls)
         assert all(c.call.batch_saved_usd == pytest.approx(c.call.cost_usd) for c in calls)  # half price: saved = paid
     cost = next(table for table in build_report([tmp_path / "run"]).tables() if table.name == "cost")
     (row,) = cost.rows
@@ -71,6 +72,8 @@ async def test_a_batch_run_gives_the_online_results_at_half_price(start_mock_llm
     await execute(prepare(online), tmp_path / "online", show_progress=False)
     assert stored(tmp_path / "online") == stored(tmp_path / "run")
     assert server.tally.served == 0 and server.tally.batch_served == tally.batch_served
+    with load_run(tmp_path / "online") as results:
+        assert not any(c.call.batched for c in results.calls())  # answered by the cache, not a batch
 
 
 async def test_expired_and_errored_batch_requests_are_retried_in_later_batches(start_mock_llm, write_spec,
