@@ -43,7 +43,8 @@ from runner.store import ResultsStore, StoredBatch
 log = logging.getLogger(__name__)
 
 REFUSALS = 3
-"""Polls of a batch refused outright (404, 403, ...) in a row before its requests are given up on."""
+"""Polls of a batch refused outright (404, 403, ...) or failing unexpectedly (a results stream cut in a way the SDK
+does not translate) in a row before this session gives up on its requests."""
 
 SettleEarlier = Callable[[int, float, float], None]
 """`(charge, its reserved USD, actual USD)`: settles a charge an earlier session left open."""
@@ -260,7 +261,8 @@ class Batcher:
     async def _until_results(self, provider: BatchModel, batch_id: str, custom_ids: list[str]
                              ) -> dict[str, BatchResult] | BatchUnreadable:
         """Polls a batch until it ends, then reads its results. Errors are asked again after `poll_s`, but a batch
-        the provider refuses to report `REFUSALS` times in a row is given up on: this session stops waiting."""
+        the provider refuses to report (or that fails unexpectedly) `REFUSALS` times in a row is given up on: this
+        session stops waiting, and the batch stays live for a later one."""
         results: dict[str, BatchResult] | BatchUnreadable
         refusals = 0
         while True:
@@ -269,11 +271,14 @@ class Batcher:
                     results = await provider.batch_results(batch_id, custom_ids)
                     break
                 refusals = 0
-            except ProviderError as exc:
-                refusals = refusals + 1 if isinstance(exc, PermanentError) else 0
+            except Exception as exc:  # its requests ran, or will: asked again rather than sent again
+                transient = isinstance(exc, ProviderError) and not isinstance(exc, PermanentError)
+                refusals = 0 if transient else refusals + 1
                 if refusals == REFUSALS:
-                    results = BatchUnreadable(f"batch {batch_id}: the provider refuses to report it ({exc})",
-                                              provider=exc.provider, model=exc.model)
+                    known = exc if isinstance(exc, ProviderError) else None
+                    results = BatchUnreadable(f"batch {batch_id} cannot be read ({type(exc).__name__}: {exc})",
+                                              provider=known.provider if known else "",
+                                              model=known.model if known else "")
                     break
                 log.warning("batch %s: %s; asking again in %.0f s", batch_id, exc, self._poll_s)
             await asyncio.sleep(self._poll_s)

@@ -58,6 +58,7 @@ class BatchBook:
         self._ids = itertools.count(1)
         self._processed = 0
         self._created = 0
+        self._reads = 0
 
     def new_id(self, prefix: str) -> str:
         return f"{prefix}{next(self._ids)}"
@@ -67,6 +68,12 @@ class BatchBook:
         self._created += 1
         every = self.config.lose_created_every
         return every is not None and self._created % every == 0
+
+    def cuts_results(self) -> bool:
+        """Whether the results read now are cut half-way (`cut_results_every`)."""
+        self._reads += 1
+        every = self.config.cut_results_every
+        return every is not None and self._reads % every == 0
 
     def draw(self) -> Outcome | None:
         """The injected outcome of the next request processed (`expired`, `errored`), or None to answer it."""

@@ -7,7 +7,8 @@ OpenAI: `POST /v1/files` (multipart, `purpose=batch`), `GET /v1/files/{id}/conte
 A batch ends `batches.delay_s` after it is created. Its requests are then answered one by one as the online route
 would answer them (same reply function and context window; no transport faults, rate limits or latency), except
 that every `error_every`-th errors with a 500 and every `expire_every`-th expires; every `lose_created_every`-th
-batch is created but its creation's connection drops before the answer. Answered requests are billed in
+batch is created but its creation's connection drops before the answer; every `cut_results_every`-th read of
+results drops half-way through. Answered requests are billed in
 the tally's batch counters, apart from online ones, so a test can price each at its own rate; expired, cancelled and
 errored ones are not billed. The tally also counts how often each custom_id was submitted.
 """
@@ -203,11 +204,21 @@ async def _upload(request: web.Request) -> web.Response:
                               "status": "processed"})
 
 
-async def _file_content(request: web.Request) -> web.Response:
+async def _file_content(request: web.Request) -> web.StreamResponse:
     data = request.app[MOCK_STATE].batches.files.get(request.match_info["id"])
     if data is None:
         return _not_found(_OPENAI, "file")
-    return web.Response(body=data, content_type="application/octet-stream")
+    return await _results_body(request, data, "application/octet-stream")
+
+
+async def _results_body(request: web.Request, data: bytes, content_type: str) -> web.StreamResponse:
+    """`data` as the answer, or (per `cut_results_every`) its first half, then a dropped connection."""
+    if not request.app[MOCK_STATE].batches.cuts_results():
+        return web.Response(body=data, content_type=content_type)
+    response = web.StreamResponse(headers={"Content-Type": content_type, "Content-Length": str(len(data))})
+    await response.prepare(request)
+    await response.write(data[:len(data) // 2])
+    return await drop_connection(request)
 
 
 async def _openai_create(request: web.Request) -> web.Response:
@@ -290,7 +301,7 @@ async def _anthropic_create(request: web.Request) -> web.Response:
     return await _created(request, state, batch, _anthropic_batch)
 
 
-async def _anthropic_results(request: web.Request) -> web.Response:
+async def _anthropic_results(request: web.Request) -> web.StreamResponse:
     batch = _find(request, _ANTHROPIC)
     if batch is None:
         return _not_found(_ANTHROPIC, "message batch")
@@ -298,7 +309,7 @@ async def _anthropic_results(request: web.Request) -> web.Response:
         return _bad(_ANTHROPIC, f"message batch {batch.id} has not ended: no results yet")
     lines = b"".join(orjson.dumps({"custom_id": custom_id, "result": _anthropic_result(result)}) + b"\n"
                      for custom_id, result in batch.results.items())
-    return web.Response(body=lines, content_type="application/binary")
+    return await _results_body(request, lines, "application/binary")
 
 
 def _anthropic_result(result: RequestResult) -> dict[str, Any]:

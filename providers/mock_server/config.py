@@ -22,6 +22,7 @@ Example `mock.toml`:
     delay_s = 30            # a batch ends this long after it is created
     expire_every = 50       # every 50th batch request expires
     lose_created_every = 10 # every 10th batch is created but the answer to its creation is lost
+    cut_results_every = 3   # every 3rd read of a batch's results drops half-way through
 """
 
 from __future__ import annotations
@@ -96,6 +97,9 @@ class Batches(_Strict):
     lose_created_every: int | None = Field(default=None, ge=1)
     """Every Nth batch created (either API) is made and processed, but the connection of its creation drops before
     the answer: what a client sees when its submission times out after the provider made the batch."""
+    cut_results_every: int | None = Field(default=None, ge=1)
+    """Every Nth read of an ended batch's results (an OpenAI output or error file, Anthropic's results) sends half
+    its body, then the connection drops."""
 
 
 class MockConfig(_Strict):

@@ -117,6 +117,24 @@ async def test_a_batch_made_though_its_submission_got_no_answer(start_mock_llm, 
             assert results.reserved_usd > 0 and results.spent_usd + results.reserved_usd >= billed_usd(server)
 
 
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_results_cut_off_while_read_are_read_again_not_sent_again(start_mock_llm, write_spec, tmp_path: Path,
+                                                                        api: str) -> None:
+    # Every 2nd read of a batch's results drops half-way: the batch ran and was billed, so it must be read again.
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02, "cut_results_every": 2}))
+    options = {"tasks": 30, "max_calls": 4}
+    spec = write_spec(server.base_url, concurrency=30, models=[batch_model(server, api)], options=options,
+                      **BATCHING)
+    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
+
+    assert report.statuses == {"delivered": 30}
+    assert stored(tmp_path / "run") == await reference(ToyOptions(**options))
+    tally = server.tally
+    assert tally.batches >= 4 and max(tally.batch_requests.values()) == 1  # nothing sent twice
+    with load_run(tmp_path / "run") as results:
+        assert results.spent_usd == pytest.approx(billed_usd(server)) and results.reserved_usd == 0
+
+
 async def test_sigkill_during_a_batch_then_resume_submits_nothing_twice(start_mock_llm, write_spec,
                                                                         tmp_path: Path, toy_on_path) -> None:
     # Each batch takes 0.6 s: the kill lands while batches are live at the provider.
