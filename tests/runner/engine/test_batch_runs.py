@@ -183,25 +183,37 @@ def _submitted(run_dir: Path) -> bool:
         return any(batch.provider_id for batch in results.batches())
 
 
-async def test_batches_the_provider_no_longer_reports_are_resent_with_their_charges_open(
-        start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> None:
-    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.6}))
-    options = {"tasks": 20, "max_calls": 3}
-    spec = write_spec(server.base_url, concurrency=20, models=[batch_model(server)], options=options,
+KILLED_OPTIONS = {"tasks": 20, "max_calls": 3}
+
+
+async def _killed_with_a_live_batch(server: RunningServer, write_spec, run_dir: Path) -> Path:
+    """A run of `KILLED_OPTIONS` SIGKILLed once its first step's batch (all 20 requests, 0.6 s) is submitted."""
+    spec = write_spec(server.base_url, concurrency=20, models=[batch_model(server)], options=KILLED_OPTIONS,
                       batch_size=20, batch_flush_s=0.1, batch_poll_s=0.05)
-    run_dir = tmp_path / "run"
     process = await start_run(spec, run_dir)
-    while not _submitted(run_dir) and process.returncode is None:  # killed once the batch's id is stored
+    while not _submitted(run_dir) and process.returncode is None:
         await asyncio.sleep(0.02)
     process.send_signal(signal.SIGKILL)
     assert await process.wait() == -signal.SIGKILL
-    # The resumed session's key sees none of the batches the killed one made (404): it must not wait forever.
-    assert server.forget_batches() == 1
-    process = await start_run(spec, run_dir)
+    return spec
+
+
+async def _resumed(spec: Path, run_dir: Path, *args: str) -> None:
+    process = await start_run(spec, run_dir, *args)
     output, _ = await asyncio.wait_for(process.communicate(), timeout=60)
     assert process.returncode == 0, output.decode()
 
-    assert stored(run_dir) == await reference(ToyOptions(**options))
+
+async def test_batches_the_provider_no_longer_reports_are_resent_with_their_charges_open(
+        start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.6}))
+    run_dir = tmp_path / "run"
+    spec = await _killed_with_a_live_batch(server, write_spec, run_dir)
+    # The resumed session's key sees none of the batches the killed one made (404): it must not wait forever.
+    assert server.forget_batches() == 1
+    await _resumed(spec, run_dir)
+
+    assert stored(run_dir) == await reference(ToyOptions(**KILLED_OPTIONS))
     tally = server.tally
     assert sorted(set(tally.batch_requests.values())) == [1, 2]  # the first step's 20 requests went again
     with load_run(run_dir) as results:
@@ -213,28 +225,16 @@ async def test_batches_the_provider_no_longer_reports_are_resent_with_their_char
 async def test_a_taken_over_batch_stays_live_until_every_result_was_used(start_mock_llm, write_spec,
                                                                          tmp_path: Path, toy_on_path) -> None:
     server = await start_mock_llm(MockConfig(batches={"delay_s": 0.6}))
-    options = {"tasks": 20, "max_calls": 3}
-    spec = write_spec(server.base_url, concurrency=20, models=[batch_model(server)], options=options,
-                      batch_size=20, batch_flush_s=0.1, batch_poll_s=0.05)
     run_dir = tmp_path / "run"
-    process = await start_run(spec, run_dir)
-    while not _submitted(run_dir) and process.returncode is None:  # killed once the first step's batch is live
-        await asyncio.sleep(0.02)
-    process.send_signal(signal.SIGKILL)
-    assert await process.wait() == -signal.SIGKILL
-
+    spec = await _killed_with_a_live_batch(server, write_spec, run_dir)
     # Resumed for 5 tasks only: the batch's other 15 results, paid for, have no call to take them yet.
-    process = await start_run(spec, run_dir, "--limit", "5")
-    output, _ = await asyncio.wait_for(process.communicate(), timeout=60)
-    assert process.returncode == 0, output.decode()
+    await _resumed(spec, run_dir, "--limit", "5")
     with load_run(run_dir) as results:
         assert len(results.rollouts) == 5 and results.reserved_usd == 0  # its charges are settled all the same
         assert [b.live for b in results.batches()].count(True) == 1  # ...but it stays live for the other 15
     # The whole run: those 15 take their results from it; no request is sent twice.
-    process = await start_run(spec, run_dir)
-    output, _ = await asyncio.wait_for(process.communicate(), timeout=60)
-    assert process.returncode == 0, output.decode()
-    assert stored(run_dir) == await reference(ToyOptions(**options))
+    await _resumed(spec, run_dir)
+    assert stored(run_dir) == await reference(ToyOptions(**KILLED_OPTIONS))
     assert max(server.tally.batch_requests.values()) == 1, "a paid result was lost and its request sent again"
     with load_run(run_dir) as results:
         assert not any(b.live for b in results.batches())
