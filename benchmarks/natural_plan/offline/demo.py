@@ -38,4 +38,4 @@ def demo_checks(run: RunView) -> list[str]:
         return injected_mistake(view.task.input, NoisyConfig()) or "solved"
 
     return noisy_check(run, expected, lambda view: error_kind(view) or "solved",
-                       "Natural Plan answers failed with the mistake built into them")
+                       "Natural Plan answers scored as built: the mistake put into them, or solved")
