@@ -31,7 +31,7 @@ import itertools
 import logging
 import secrets
 import time
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,17 +96,20 @@ class Batcher:
     Args:
         store: The run's results store (batches are recorded there before submission).
         session: The session submitting.
-        providers: Batch-capable provider of each batch model string.
+        providers: Provider of each model string whose provider has a batch API: an earlier session's live batch of
+            any of them is taken over, even if the model is no longer batched.
+        batched: The model strings whose calls go through a batch now.
         size: Requests per batch at most (also capped by each provider's limit).
         flush_s: Seconds after its first request that a batch is submitted however small.
         poll_s: Seconds between two polls of a submitted batch.
     """
 
-    def __init__(self, store: ResultsStore, session: int, providers: Mapping[str, BatchModel], *, size: int,
-                 flush_s: float, poll_s: float) -> None:
+    def __init__(self, store: ResultsStore, session: int, providers: Mapping[str, BatchModel], batched: Set[str], *,
+                 size: int, flush_s: float, poll_s: float) -> None:
         self._store = store
         self._session = session
         self._providers = dict(providers)
+        self._batched = frozenset(batched)
         self._size = size
         self._flush_s = flush_s
         self._poll_s = poll_s
@@ -124,7 +127,12 @@ class Batcher:
 
     def batches(self, model: str) -> bool:
         """Whether `model`'s calls go through a batch."""
-        return model in self._providers
+        return model in self._batched
+
+    @property
+    def active(self) -> bool:
+        """Whether this session batches any call or took over any batch (what progress lines show)."""
+        return bool(self._batched) or self.counts.submitted > 0
 
     # -- the gateway's side --------------------------------------------------------------------------------------
     def adopt(self, key: str) -> asyncio.Future[BatchResult] | None:
@@ -293,8 +301,8 @@ class Batcher:
         adopted = 0
         for batch in await self._store.live_batches():
             provider = self._providers.get(batch.model)
-            if provider is None:  # the model is no longer batched: its batch stays live here, its charges open (at
-                continue          # their worst case) until a session that batches the model again takes it over
+            if provider is None:  # the model left the spec: its batch stays live here, its charges open (at their
+                continue          # worst case), until a session with the model again takes it over
             batch_id = batch.provider_id or await provider.find_batch(batch.tag, since=batch.created_at)
             if batch_id is None:
                 await self._store.batch_ended(batch.id, "abandoned")

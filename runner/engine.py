@@ -145,8 +145,9 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     limits = {display[model.model]: Limits(rpm=model.rpm, tpm=model.tpm) for model in spec.models}
     policy = spec.retry.policy()
     batcher = None
-    if store is not None and session is not None and (batched := _batch_providers(prepared, targets)):
-        batcher = Batcher(store, session, batched, size=spec.batch_size, flush_s=spec.batch_flush_s,
+    if store is not None and session is not None and (capable := _batch_providers(prepared, targets)):
+        batched = {model.model for model in spec.models if spec.batched(model)}
+        batcher = Batcher(store, session, capable, batched, size=spec.batch_size, flush_s=spec.batch_flush_s,
                           poll_s=spec.batch_poll_s)
     cache = CacheStore(prepared.cache_dir) if mode is not CacheMode.OFF else None
     gateway = Gateway(
@@ -159,21 +160,21 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
 
 
 def _batch_providers(prepared: Prepared, targets: dict[str, Target]) -> dict[str, BatchModel]:
-    """The provider of each model string the spec sends through a batch API.
+    """The provider of each model string of the spec whose provider has a batch API (batched now or not: an earlier
+    session may have left a batch of it live).
 
     Raises:
         ConfigError: a batch model whose provider has no batch API (only `openai:` and `anthropic:` have one).
     """
     found: dict[str, BatchModel] = {}
     for position, model in enumerate(prepared.spec.models):
-        if not prepared.spec.batched(model):
-            continue
         provider = targets[model.model].model
-        if not isinstance(provider, BatchModel):
+        if isinstance(provider, BatchModel):
+            found[model.model] = provider
+        elif prepared.spec.batched(model):
             raise ConfigError(str(prepared.spec_path), f"models[{position}].batch",
                               "false for a model without a batch API (only openai: and anthropic: models have one)",
                               True)
-        found[model.model] = provider
     return found
 
 
@@ -299,7 +300,7 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
     scheduler = Scheduler(spec.concurrency, {m.label: m.concurrency for m in spec.models},
                           admit=lambda: not spend_cap.exhausted, grace_s=grace_s)
-    stats = RunStats(spend_cap, batches=gateway.batcher.counts if gateway.batcher is not None else None)
+    stats = RunStats(spend_cap, batches=gateway.batcher.counts if gateway.batcher and gateway.batcher.active else None)
     totals = {m.label: 0 for m in spec.models}
     done_before = dict.fromkeys(totals, 0)
     for key in prepared.keys:

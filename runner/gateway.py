@@ -295,11 +295,12 @@ class Gateway:
         it stays charged at its worst case.
         """
         request = call.request
-        batcher = self.batcher if self.batcher is not None and self.batcher.batches(request.model) else None
-        call.batched = batcher is not None
-        if batcher is not None and call.key is not None and (earlier := batcher.adopt(call.key)) is not None:
+        if self.batcher is not None and call.key is not None and (earlier := self.batcher.adopt(call.key)) is not None:
+            call.batched = True  # an earlier session's batch holds this request (batched then, if not now)
             call.attempts += 1
             return self._batch_answer(call, await earlier)  # its charge, an earlier session's, settles on its own
+        batcher = self.batcher if self.batcher is not None and self.batcher.batches(request.model) else None
+        call.batched = batcher is not None
         worst_usage = Usage(input_tokens=math.ceil(call.prompt_tokens * PROMPT_MARGIN),
                             output_tokens=call.output_allowance)
         worst = self._cost(worst_usage, request.model, batch=call.batched)

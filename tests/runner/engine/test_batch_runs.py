@@ -7,12 +7,14 @@ on its batch at every step and a reply given to the wrong call changes the answe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 from pathlib import Path
 
 import pytest
 
+from errors import UserError
 from providers.mock_server import MockConfig, RunningServer
 from reports.build import build_report
 from runner.dryrun import estimate
@@ -179,8 +181,9 @@ def _submitted(run_dir: Path) -> bool:
     """Whether a batch of the run has its provider id stored."""
     if not (run_dir / "results.sqlite").exists():
         return False
-    with load_run(run_dir) as results:
+    with contextlib.suppress(UserError), load_run(run_dir) as results:  # UserError: the store is being created
         return any(batch.provider_id for batch in results.batches())
+    return False
 
 
 KILLED_OPTIONS = {"tasks": 20, "max_calls": 3}
@@ -239,6 +242,27 @@ async def test_a_taken_over_batch_stays_live_until_every_result_was_used(start_m
     with load_run(run_dir) as results:
         assert not any(b.live for b in results.batches())
         assert results.spent_usd == pytest.approx(billed_usd(server))
+
+
+async def test_a_model_no_longer_batched_still_takes_its_live_batch_over(start_mock_llm, write_spec,
+                                                                         tmp_path: Path, toy_on_path) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.6}))
+    run_dir = tmp_path / "run"
+    await _killed_with_a_live_batch(server, write_spec, run_dir)
+    # Resumed online: the first step's 20 answers come from the killed session's batch, the rest online.
+    online = write_spec(server.base_url, name="online.toml", concurrency=20,
+                        models=[batch_model(server, batch=False)], options=KILLED_OPTIONS)
+    await _resumed(online, run_dir)
+
+    assert stored(run_dir) == await reference(ToyOptions(**KILLED_OPTIONS))
+    tally = server.tally
+    assert len(tally.batch_requests) == tally.batch_served == 20 and max(tally.batch_requests.values()) == 1
+    with load_run(run_dir) as results:
+        calls = results.calls()
+        assert len(calls) == tally.served + 20  # no call sent online what the batch had answered
+        assert sum(c.call.batched for c in calls) == 20
+        assert not any(b.live for b in results.batches())
+        assert results.reserved_usd == 0 and results.spent_usd == pytest.approx(billed_usd(server))
 
 
 async def test_the_spend_cap_holds_for_batch_requests(start_mock_llm, write_spec, tmp_path: Path) -> None:
