@@ -116,7 +116,8 @@ class Batcher:
         self._open: dict[str, list[Ticket]] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self._adopted: dict[str, asyncio.Future[BatchResult]] = {}
+        self._adopted: dict[str, tuple[int, asyncio.Future[BatchResult]]] = {}
+        """Cache key -> (store row of its earlier session's batch, the request's result)."""
         self._untaken: dict[int, set[str]] = {}
         """Cache keys of each adopted batch (by store row) whose result no call has taken yet."""
         self._answered: set[int] = set()
@@ -138,12 +139,12 @@ class Batcher:
     def adopt(self, key: str) -> asyncio.Future[BatchResult] | None:
         """The result of the request with this cache key that an earlier session submitted, if its batch is live
         (taken once: a retry of a lost request joins a new batch)."""
-        future = self._adopted.pop(key, None)
-        if future is not None:
-            row = next(row for row, keys in self._untaken.items() if key in keys)
-            self._untaken[row].discard(key)
-            if not self._untaken[row] and row in self._answered:
-                self._spawn(self._store.batch_ended(row, "ended"))
+        if (adopted := self._adopted.pop(key, None)) is None:
+            return None
+        row, future = adopted
+        self._untaken[row].discard(key)
+        if not self._untaken[row] and row in self._answered:
+            self._spawn(self._store.batch_ended(row, "ended"))
         return future
 
     def enqueue(self, model: str, key: str, request: ChatRequest, charge: int | None) -> Ticket:
@@ -315,7 +316,7 @@ class Batcher:
                 await self._store.batch_submitted(batch.id, batch_id)
             futures = {cid: asyncio.get_running_loop().create_future() for cid, *_ in batch.requests}
             for cid, key, *_ in batch.requests:
-                self._adopted[key] = futures[cid]
+                self._adopted[key] = (batch.id, futures[cid])
             self._untaken[batch.id] = {key for _, key, *_ in batch.requests if not cached(key)}
             adopted += len(futures)
             self.counts.submitted += 1

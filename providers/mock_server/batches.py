@@ -89,14 +89,14 @@ def _retrieving(wire: Wire, render: Callable[[web.Request, MockBatch], dict[str,
 def _listing(wire: Wire, render: Callable[[web.Request, MockBatch], dict[str, Any]]) -> Handler:
     """The handler listing `wire`'s batches, newest first, a page of `limit` (default 20) after the id `after`."""
     async def handle(request: web.Request) -> web.Response:
-        ids = [b.id for b in reversed(request.app[MOCK_STATE].batches.batches.values()) if b.api == wire.api]
+        book = request.app[MOCK_STATE].batches.batches
+        ids = [b.id for b in reversed(book.values()) if b.api == wire.api]
         after = request.query.get("after") or request.query.get("after_id")
         start = ids.index(after) + 1 if after in ids else 0
         try:
             limit = max(1, min(100, int(request.query.get("limit", "20"))))
         except ValueError:
             return _bad(wire, "limit: expected an integer")
-        book = request.app[MOCK_STATE].batches.batches
         batches = [render(request, book[i]) for i in ids[start:start + limit]]
         page = {"data": batches, "has_more": start + limit < len(ids),
                 "first_id": batches[0]["id"] if batches else None, "last_id": batches[-1]["id"] if batches else None}

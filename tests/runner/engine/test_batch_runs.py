@@ -43,16 +43,25 @@ def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 BATCHING = {"batch_size": 40, "batch_flush_s": 0.2, "batch_poll_s": 0.05}
 
 
+async def _delivered_batch_run(start_mock_llm, write_spec, run_dir: Path, *, batches: dict[str, object],
+                               options: dict[str, int], api: str = "openai", **fields: object) -> RunningServer:
+    """A run of the toy benchmark through `api`'s batch API on a mock with `batches` settings, checked to deliver
+    every task with the sequential reference's results; returns the mock, for its tally."""
+    server = await start_mock_llm(MockConfig(batches=batches))
+    spec = write_spec(server.base_url, concurrency=options["tasks"], models=[batch_model(server, api)],
+                      options=options, **BATCHING, **fields)
+    report = await execute(prepare(spec), run_dir, show_progress=False)
+    assert report.outcome == COMPLETED and report.statuses == {"delivered": options["tasks"]}
+    assert stored(run_dir) == await reference(ToyOptions(**options))
+    return server
+
+
 @pytest.mark.parametrize("api", ["openai", "anthropic"])
 async def test_a_batch_run_gives_the_online_results_at_half_price(start_mock_llm, write_spec, tmp_path: Path,
                                                                   api: str) -> None:
-    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.05}))
     options = {"tasks": 60, "max_calls": 5, "long_every": 3}
-    spec = write_spec(server.base_url, concurrency=60, models=[batch_model(server, api)], options=options, **BATCHING)
-    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
-
-    assert report.outcome == COMPLETED and report.statuses == {"delivered": 60}
-    assert stored(tmp_path / "run") == await reference(ToyOptions(**options))
+    server = await _delivered_batch_run(start_mock_llm, write_spec, tmp_path / "run", batches={"delay_s": 0.05},
+                                        options=options, api=api)
     tally = server.tally
     assert tally.served == 0 and tally.batch_served == sum(tally.batch_requests.values())
     assert max(tally.batch_requests.values()) == 1  # no request sent twice
@@ -80,14 +89,10 @@ async def test_a_batch_run_gives_the_online_results_at_half_price(start_mock_llm
 
 async def test_expired_and_errored_batch_requests_are_retried_in_later_batches(start_mock_llm, write_spec,
                                                                                tmp_path: Path) -> None:
-    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02, "expire_every": 7, "error_every": 11}))
-    options = {"tasks": 40, "max_calls": 4}
-    spec = write_spec(server.base_url, concurrency=40, models=[batch_model(server)], options=options,
-                      retry={"max_attempts": 6, "base_delay_s": 0.01}, **BATCHING)
-    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
-
-    assert report.statuses == {"delivered": 40}
-    assert stored(tmp_path / "run") == await reference(ToyOptions(**options))
+    server = await _delivered_batch_run(start_mock_llm, write_spec, tmp_path / "run",
+                                        batches={"delay_s": 0.02, "expire_every": 7, "error_every": 11},
+                                        options={"tasks": 40, "max_calls": 4},
+                                        retry={"max_attempts": 6, "base_delay_s": 0.01})
     outcomes = server.tally.batch_outcomes
     assert outcomes["expired"] > 3 and outcomes["errored"] > 2
     assert sum(n - 1 for n in server.tally.batch_requests.values()) == outcomes["expired"] + outcomes["errored"]
@@ -99,14 +104,10 @@ async def test_expired_and_errored_batch_requests_are_retried_in_later_batches(s
 async def test_a_batch_made_though_its_submission_got_no_answer(start_mock_llm, write_spec, tmp_path: Path,
                                                                 api: str) -> None:
     # Every 2nd batch is created, then the connection drops: the client saw its submission fail without a status.
-    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02, "lose_created_every": 2}))
-    options = {"tasks": 30, "max_calls": 3}
-    spec = write_spec(server.base_url, concurrency=30, models=[batch_model(server, api)], options=options,
-                      retry={"max_attempts": 8, "base_delay_s": 0.01}, **BATCHING)
-    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
-
-    assert report.statuses == {"delivered": 30}
-    assert stored(tmp_path / "run") == await reference(ToyOptions(**options))
+    server = await _delivered_batch_run(start_mock_llm, write_spec, tmp_path / "run",
+                                        batches={"delay_s": 0.02, "lose_created_every": 2},
+                                        options={"tasks": 30, "max_calls": 3}, api=api,
+                                        retry={"max_attempts": 8, "base_delay_s": 0.01})
     tally = server.tally
     assert tally.batches >= 2 and tally.served == 0
     resent = sum(n - 1 for n in tally.batch_requests.values())
@@ -123,14 +124,9 @@ async def test_a_batch_made_though_its_submission_got_no_answer(start_mock_llm, 
 async def test_results_cut_off_while_read_are_read_again_not_sent_again(start_mock_llm, write_spec, tmp_path: Path,
                                                                         api: str) -> None:
     # Every 2nd read of a batch's results drops half-way: the batch ran and was billed, so it must be read again.
-    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02, "cut_results_every": 2}))
-    options = {"tasks": 30, "max_calls": 4}
-    spec = write_spec(server.base_url, concurrency=30, models=[batch_model(server, api)], options=options,
-                      **BATCHING)
-    report = await execute(prepare(spec), tmp_path / "run", show_progress=False)
-
-    assert report.statuses == {"delivered": 30}
-    assert stored(tmp_path / "run") == await reference(ToyOptions(**options))
+    server = await _delivered_batch_run(start_mock_llm, write_spec, tmp_path / "run",
+                                        batches={"delay_s": 0.02, "cut_results_every": 2},
+                                        options={"tasks": 30, "max_calls": 4}, api=api)
     tally = server.tally
     assert tally.batches >= 4 and max(tally.batch_requests.values()) == 1  # nothing sent twice
     with load_run(tmp_path / "run") as results:
