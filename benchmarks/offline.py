@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from time import perf_counter
 
 from benchmarks.reporting import RolloutView, RunView
-from errors import UserError
+from errors import UsageError, UserError
 from providers.interface import ChatRequest, ChatResponse, Usage
 from providers.mock_server.replies import MockRequest, complete
+from providers.prices import register_free_provider
 from providers.registry import register_provider
 
 PREFIX = "offline"
@@ -48,6 +49,7 @@ def register_responder(responder: Responder) -> None:
     """Adds (or replaces) a benchmark's responder and serves `offline:` model strings (idempotent)."""
     _responders[responder.benchmark] = responder
     register_provider(PREFIX, OfflineModel)
+    register_free_provider(PREFIX)
 
 
 def _ordered() -> list[Responder]:
@@ -67,7 +69,7 @@ def reply_for(model: str, prompt: str) -> str:
 
 
 def validate(model: str) -> None:
-    """Raises `UserError` unless some registered benchmark takes the offline model name `model`."""
+    """Raises `UsageError` unless some registered benchmark takes the offline model name `model`."""
     problems: list[str] = []
     for responder in _ordered():
         try:
@@ -75,7 +77,7 @@ def validate(model: str) -> None:
             return
         except UserError as exc:
             problems.append(str(exc))
-    raise UserError("; ".join(problems) or f"offline:{model}: no benchmark with offline models is loaded")
+    raise UsageError("; ".join(problems) or f"offline:{model}: no benchmark with offline models is loaded")
 
 
 class OfflineModel:

@@ -12,7 +12,7 @@ import importlib
 from importlib.metadata import entry_points
 
 from benchmarks.base import Benchmark
-from errors import UserError
+from errors import UsageError, UserError
 
 BUILTIN: dict[str, str] = {
     "travelplanner": "benchmarks.travelplanner.benchmark:TravelPlannerBenchmark",
@@ -36,7 +36,7 @@ def _target(name: str) -> str:
             return ep.value
     if ":" in name:
         return name
-    raise UserError(f"unknown benchmark {name!r}: expected one of {', '.join(available())} or a module:attribute path")
+    raise UsageError(f"unknown benchmark {name!r}: expected one of {', '.join(available())} or a module:attribute path")
 
 
 def get_benchmark(name: str) -> Benchmark:

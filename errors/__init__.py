@@ -9,10 +9,15 @@ class UserError(Exception):
     exit_code = 1
 
 
-class ConfigError(UserError):
-    """A bad setting: names the file, the field, what was expected and what was found."""
+class UsageError(UserError):
+    """A command or spec names something the tool does not have (a benchmark, split, provider, model) or leaves out
+    what it needs: nothing ran, exit code 2 (the README's rule for usage and spec errors)."""
 
     exit_code = 2
+
+
+class ConfigError(UsageError):
+    """A bad setting: names the file, the field, what was expected and what was found."""
 
     def __init__(self, path: str, field: str, expected: str, got: object = None) -> None:
         self.path, self.field, self.expected, self.got = path, field, expected, got

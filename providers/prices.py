@@ -8,7 +8,8 @@ strings users write (`openai:gpt-4o-mini`); a dated snapshot such as `openai:gpt
 (`together_ai:meta-llama/...`, `deepinfra:...`) price an `openai-compatible:` server's model when its spec entry
 names one (`prices = "together_ai:..."`, see `entry`), since the server behind a URL cannot be told from its model
 name. A run spec can override or add prices (`overrides`), including a `PREFIX:*` wildcard such as
-`{"openai-compatible:*": Price(input=0, output=0)}` to price a local server at zero. Unknown models cost None
+`{"openai-compatible:*": Price(input=0, output=0)}` to price a local server at zero. A provider that never bills
+(`offline:`, see `register_free_provider`) is free. Unknown models cost None
 (unknown), never a guessed 0.
 """
 
@@ -170,6 +171,15 @@ def use_refreshed(home: Path) -> None:
 _SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
 
 
+FREE = Price(input=0.0, output=0.0)
+_free_prefixes: set[str] = set()
+
+
+def register_free_provider(prefix: str) -> None:
+    """`PREFIX:NAME` models cost nothing whatever the tables say (offline models: no provider bills them)."""
+    _free_prefixes.add(prefix)
+
+
 def price_for(model: str, overrides: Mapping[str, Price] | None = None) -> Price | None:
     """The price of `model`: an override (exact, then `PREFIX:*`), else the bundled table (exact, then undated).
 
@@ -181,6 +191,8 @@ def price_for(model: str, overrides: Mapping[str, Price] | None = None) -> Price
         The price, or None when nobody knows it.
     """
     prefix = model.split(":", 1)[0]
+    if prefix in _free_prefixes:
+        return FREE
     bundled = price_table().models
     for table in (overrides or {}, bundled):
         found = table.get(model) or table.get(_SNAPSHOT.sub("", model))

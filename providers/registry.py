@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from urllib.parse import urlsplit
 
-from errors import UserError
+from errors import UsageError, UserError
 from providers.interface import DEFAULT_TIMEOUT_S, ChatModel
 from providers.keys import api_key_from_env
 
@@ -85,11 +85,17 @@ def _anthropic(name: str, options: ProviderOptions) -> ChatModel:
     return model
 
 
-def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
+def _endpoint(spec: str) -> tuple[str, str]:
+    """(model name, server URL) of an `openai-compatible:NAME@URL` string without its prefix."""
     name, at, url = spec.partition("@")
     parts = urlsplit(url)
     if not (name and at and parts.scheme in ("http", "https") and parts.netloc):
-        raise UserError(f"model 'openai-compatible:{spec}': expected openai-compatible:NAME@http://HOST:PORT/v1")
+        raise UsageError(f"model 'openai-compatible:{spec}': expected openai-compatible:NAME@http://HOST:PORT/v1")
+    return name, url
+
+
+def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
+    name, url = _endpoint(spec)
     module = _import_provider("providers.openai_chat", "openai", f"openai-compatible:{spec}")
     key = options.key(None, provider="openai-compatible", model=name)
     model: ChatModel = module.OpenAIChat(
@@ -125,15 +131,28 @@ class ProviderRegistry:
 
     def resolve(self, model: str, options: ProviderOptions | None = None) -> ChatModel:
         """The `ChatModel` behind a model string (see `resolve_model`)."""
-        prefix, colon, name = model.partition(":")
-        if not (prefix and colon and name):
-            raise UserError(f"model {model!r}: expected PROVIDER:NAME with PROVIDER one of "
-                            f"{', '.join(self.prefixes())}")
+        prefix, name = self._parse(model)
         if prefix in _BUILTINS:
             return _BUILTINS[prefix](name, options or ProviderOptions())
-        if prefix in self._plugins:
-            return self._plugins[prefix](name)
-        raise UserError(f"model {model!r}: unknown provider {prefix!r}; known: {', '.join(self.prefixes())}")
+        return self._plugins[prefix](name)
+
+    def check(self, model: str) -> None:
+        """Raises what `resolve` would for a malformed string or an unknown provider or plugin model, building no
+        client of a built-in provider (a plugin's model is built: that is where it checks its name)."""
+        prefix, name = self._parse(model)
+        if prefix == "openai-compatible":
+            _endpoint(name)
+        elif prefix in self._plugins:
+            self._plugins[prefix](name)
+
+    def _parse(self, model: str) -> tuple[str, str]:
+        prefix, colon, name = model.partition(":")
+        if not (prefix and colon and name):
+            raise UsageError(f"model {model!r}: expected PROVIDER:NAME with PROVIDER one of "
+                             f"{', '.join(self.prefixes())}")
+        if prefix not in _BUILTINS and prefix not in self._plugins:
+            raise UsageError(f"model {model!r}: unknown provider {prefix!r}; known: {', '.join(self.prefixes())}")
+        return prefix, name
 
 
 _registry = ProviderRegistry()
@@ -142,6 +161,11 @@ _registry = ProviderRegistry()
 def register_provider(prefix: str, factory: ProviderFactory) -> None:
     """Make `resolve_model` serve `PREFIX:NAME` models with `factory(NAME)` (plugins such as `offline:`)."""
     _registry.register(prefix, factory)
+
+
+def check_model(model: str) -> None:
+    """Raises `UsageError` for a model string `resolve_model` would refuse (before anything is written or sent)."""
+    _registry.check(model)
 
 
 def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str | None = None,
@@ -163,7 +187,8 @@ def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str |
         A `ChatModel`; built-in providers also expose `.provider`, `.model`, `.endpoint` and `aclose()`.
 
     Raises:
-        UserError: the string is malformed, names an unknown provider, or the provider's SDK is not installed.
+        UsageError: the string is malformed or names an unknown provider.
+        UserError: the provider's SDK is not installed.
         MissingAPIKey: the key's environment variable is unset (an `AuthError` and a `UserError`).
     """
     return _registry.resolve(model, ProviderOptions(api_key_env=api_key_env, base_url=base_url, timeout_s=timeout_s,

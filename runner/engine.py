@@ -29,7 +29,7 @@ from cache.store import CacheStore
 from errors import ConfigError, UserError
 from providers.batching import BatchModel
 from providers.prices import price_for
-from providers.registry import resolve_model
+from providers.registry import check_model, resolve_model
 from runner.batches import Batcher
 from runner.budget import SpendCap
 from runner.expand import RolloutKey, expand, select_tasks, split_name
@@ -44,7 +44,7 @@ from runner.retry import Retrier
 from runner.rollout import RolloutModel, record_call, run_rollout
 from runner.scheduler import BUDGET, COMPLETED, Scheduler
 from runner.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
-from runner.store import ResultsStore
+from runner.store import RESULTS_FILE, ResultsStore
 from sandbox_index import default_home
 
 FAILED = "failed"
@@ -74,24 +74,36 @@ class Prepared:
 
 
 def default_run_dir(spec_path: Path) -> Path:
-    """`runs/<spec name>` beside the spec file."""
+    """The spec's own folder when that is a run directory (`RUN_DIR/spec.toml`, say), else `runs/<spec name>` beside
+    the spec file."""
+    if (spec_path.parent / RESULTS_FILE).is_file():
+        return spec_path.parent
     return spec_path.parent / "runs" / spec_path.stem
 
 
-def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None = None) -> Prepared:
+def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None = None,
+            spec: RunSpec | None = None) -> Prepared:
     """Reads the spec (with command-line overrides), loads the benchmark, its tasks and strategies, expands the keys.
+
+    `spec`, when given, is the spec `spec_path` is about to hold (one made from command-line flags): checked before
+    anything is written.
 
     Raises:
         ConfigError: a bad spec or a strategy the benchmark does not have.
         UserError: an unknown benchmark, missing data (DataError) and the like.
     """
-    spec = load_spec(spec_path)
+    spec = spec or load_spec(spec_path)
     overrides = {name: value for name, value in (("max_cost", max_cost), ("limit", limit)) if value is not None}
     if overrides:
         spec = spec.model_copy(update=overrides)
     source = str(spec_path)
     benchmark = get_benchmark(spec.benchmark)
     options = parse_options(benchmark.options_model, spec.options, source)
+    splits = getattr(benchmark, "splits", None)  # benchmarks that name their splits are checked here, once for all
+    if spec.split is not None and splits and spec.split not in splits:
+        raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
+    for model in spec.models:  # a misspelt provider or offline model fails before the run directory is touched
+        check_model(model.model)
     split: str | Path = spec.split if spec.split is not None else spec_path.parent / (spec.queries or "")
     tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
     offered = {strategy.name: strategy for strategy in benchmark.strategies(options)}
@@ -239,8 +251,11 @@ def check_resume(previous: dict[str, Any] | None, spec: RunSpec, source: str, fo
 
 
 async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, progress_console: Console | None = None,
-                  show_progress: bool = True, log_every_s: float | None = None, grace_s: float = 30.0) -> RunReport:
+                  show_progress: bool = True, log_every_s: float | None = None, grace_s: float = 30.0,
+                  lock_fd: int | None = None) -> RunReport:
     """Runs every rollout of the spec not yet finished in `run_dir`, then evaluates and exports.
+
+    `lock_fd`: the run directory's lock, when the caller took it already (`runner.store.lock_run_dir`).
 
     SIGINT / SIGTERM stop admission and give in-flight rollouts `grace_s` seconds; a second signal cancels them.
     `show_progress` draws live rows on `progress_console`; `log_every_s` prints a plain line there that often.
@@ -249,7 +264,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         UserError: the run directory holds another run (see `check_resume`), or the run had to stop (a rejected key).
     """
     spec = prepared.spec
-    store = await ResultsStore.open(run_dir)
+    store = await ResultsStore.open(run_dir, lock_fd)
     report = RunReport(run_dir, FAILED)
     gateway = cache = tools = session = ledger = None
     try:

@@ -163,12 +163,14 @@ class StoreError(UserError):
     """SQLite could not write the results (disk full, a damaged file): names the file."""
 
 
-def _lock(run_dir: Path) -> int:
-    """Takes the run directory's write lock; returns its file descriptor (closing it releases the lock).
+def lock_run_dir(run_dir: Path) -> int:
+    """Takes the run directory's write lock (creating the folder); returns its file descriptor (closing it releases
+    the lock, or `ResultsStore.open` takes it over).
 
     Raises:
         RunDirInUse: another process holds it (its pid is named).
     """
+    run_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -200,14 +202,15 @@ class ResultsStore:
         self._writer = asyncio.create_task(self._write_loop(), name="results-writer")
 
     @classmethod
-    async def open(cls, run_dir: Path) -> ResultsStore:
+    async def open(cls, run_dir: Path, lock_fd: int | None = None) -> ResultsStore:
         """Opens (creating and migrating as needed) `run_dir/results.sqlite` and starts the writer task.
+
+        `lock_fd` is the run directory's lock the caller already took (`lock_run_dir`); the store takes it over.
 
         Raises:
             RunDirInUse: another process is writing the run directory.
         """
-        run_dir.mkdir(parents=True, exist_ok=True)
-        lock_fd = _lock(run_dir)
+        lock_fd = lock_run_dir(run_dir) if lock_fd is None else lock_fd
         try:
             path = run_dir / RESULTS_FILE
             await asyncio.to_thread(_prepare, path)

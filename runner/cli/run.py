@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import shlex
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import click
 import orjson
@@ -17,6 +19,8 @@ from runner.engine import FAILED, default_run_dir, execute, prepare
 from runner.gc_tuning import tune_for_a_run
 from runner.results import load_run
 from runner.scheduler import BUDGET, INTERRUPTED
+from runner.spec import load_spec, parse_spec
+from runner.store import lock_run_dir
 from runner.summary import render_summary, summary_json, without_result
 
 EXIT_FAILED = 1
@@ -40,19 +44,66 @@ def _console() -> Console:
     return console if console.is_terminal else Console(width=LOG_WIDTH)
 
 
-def spec_from_flags(benchmark: str, models: tuple[str, ...], strategies: str | None, split: str | None) -> str:
-    """The run spec the command-line flags describe, as TOML (written into the run folder, so it can be rerun)."""
+SPEC_FILE = "spec.toml"
+"""The spec a run made from flags keeps in its run directory (`tripbench run RUN_DIR/spec.toml` resumes it)."""
+IDENTITY = ("benchmark", "split", "models", "strategies", "samples", "options")
+"""What makes a flag run the same run as the one whose spec is in the folder (limit and cap may change on resume)."""
+
+
+def spec_from_flags(benchmark: str, models: tuple[str, ...], strategies: str | None, split: str | None,
+                    shape: dict[str, Any]) -> dict[str, Any]:
+    """The run spec the command-line flags describe; `shape` holds the other flags given (limit, max_cost, ...)."""
     if not models or not strategies or not split:
         missing = [flag for flag, value in (("--model", models), ("--strategies", strategies), ("--split", split))
                    if not value]
         raise click.UsageError(f"without a SPEC file, {', '.join(missing)} must be given "
                                "(e.g. --model openai:gpt-4o-mini --strategies direct,cot --split validation)")
     names = [name.strip() for name in strategies.split(",") if name.strip()]
-    lines = [f"benchmark = {json.dumps(benchmark)}", f"split = {json.dumps(split)}",
-             f"strategies = {json.dumps(names)}", ""]
-    for model in models:
-        lines += ["[[models]]", f"model = {json.dumps(model)}", ""]
-    return "\n".join(lines)
+    given = {name: value for name, value in shape.items() if value not in (None, {})}
+    return {"benchmark": benchmark, "split": split, "strategies": names, **given,
+            "models": [{"model": model} for model in models]}
+
+
+def _toml(spec: dict[str, Any]) -> str:
+    """A flag spec as TOML: top-level values, then `[options]`, then one `[[models]]` table per model."""
+    lines = [f"{name} = {json.dumps(value)}" for name, value in spec.items() if name not in ("options", "models")]
+    if spec.get("options"):
+        lines += ["", "[options]", *(f"{name} = {json.dumps(value)}" for name, value in spec["options"].items())]
+    for model in spec["models"]:
+        lines += ["", "[[models]]", f"model = {json.dumps(model['model'])}"]
+    return "\n".join(lines) + "\n"
+
+
+def _option(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str, Any]:
+    """`--option KEY=VALUE` pairs; VALUE as TOML (`3`, `true`, `"x"`), else as a string."""
+    options: dict[str, Any] = {}
+    for pair in values:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"expected KEY=VALUE, got {pair!r}")
+        try:
+            options[key.strip()] = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            options[key.strip()] = value
+    return options
+
+
+def _same_run(spec_path: Path, spec: dict[str, Any]) -> None:
+    """Refuses a flag run whose folder holds the spec of another run (other models, strategies, ...).
+
+    Raises:
+        click.UsageError: naming both ways on: resume the earlier run, or start this one elsewhere.
+    """
+    if not spec_path.is_file():
+        return
+    earlier = load_spec(spec_path)
+    now = parse_spec(spec, str(spec_path))
+    if earlier.model_dump(include=set(IDENTITY)) != now.model_dump(include=set(IDENTITY)):
+        folder = shlex.quote(str(spec_path.parent))
+        raise click.UsageError(
+            f"{spec_path.parent} holds another run (other models, strategies, samples or options): resume it "
+            f"with `tripbench run {shlex.quote(str(spec_path))}`, or start this one with --run-dir "
+            f"{folder}-2 (any new folder)")
 
 
 @click.command("run", epilog=EXIT_CODES)
@@ -62,6 +113,10 @@ def spec_from_flags(benchmark: str, models: tuple[str, ...], strategies: str | N
 @click.option("--strategies", metavar="A,B", help="Without SPEC: the strategies, comma-separated (`tripbench list`).")
 @click.option("--split", help="Without SPEC: the split (e.g. validation; `tripbench list` shows each benchmark's).")
 @click.option("--benchmark", default=DEFAULT, show_default=True, help="Without SPEC: the benchmark.")
+@click.option("--tasks", metavar="ID,ID", help="Without SPEC: only these task ids, comma-separated.")
+@click.option("--samples", type=click.IntRange(min=1), help="Without SPEC: rollouts per task, model and strategy.")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE", callback=_option,
+              help="Without SPEC: a benchmark option (repeatable; `tripbench list` shows them), e.g. shots=0.")
 @click.option("--run-dir", type=click.Path(path_type=Path, file_okay=False),
               help="Where results go (default: runs/<spec name> beside the spec; without SPEC, "
                    "runs/<benchmark>-<split>). Re-running resumes.")
@@ -78,24 +133,38 @@ def spec_from_flags(benchmark: str, models: tuple[str, ...], strategies: str | N
               help="Seconds in-flight rollouts get to finish after Ctrl-C / SIGTERM.")
 @click.pass_context
 def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], strategies: str | None,
-                split: str | None, benchmark: str, run_dir: Path | None, max_cost: float | None, limit: int | None,
-                dry_run: bool, quiet: bool, progress_every: float, force: bool, grace: float) -> None:
+                split: str | None, benchmark: str, tasks: str | None, samples: int | None, options: dict[str, Any],
+                run_dir: Path | None, max_cost: float | None, limit: int | None, dry_run: bool, quiet: bool,
+                progress_every: float, force: bool, grace: float) -> None:
     """Run (or resume) every rollout of a run spec: results go to RUN_DIR/results.sqlite as they finish.
 
-    Without SPEC, `--model M [--model M2] --strategies a,b --split S` describe the run: the spec they make is
-    written to RUN_DIR/spec.toml and printed, so `tripbench run RUN_DIR/spec.toml` (or the same flags) resumes it.
+    Without SPEC, `--model M [--model M2] --strategies a,b --split S` (and --limit, --max-cost, --tasks, --samples,
+    --option) describe the run: the spec they make is checked, written to RUN_DIR/spec.toml and printed, so
+    `tripbench run RUN_DIR/spec.toml` (or the same flags) resumes it. Flags for other models or strategies on the
+    same split are refused until given a --run-dir of their own.
     """
     console = _console()
+    lock_fd = None
     if spec is None:
-        text = spec_from_flags(benchmark, models, strategies, split)
+        made = spec_from_flags(benchmark, models, strategies, split, {
+            "tasks": tasks and [task.strip() for task in tasks.split(",") if task.strip()], "limit": limit,
+            "samples": samples, "max_cost": max_cost, "options": options})
         run_dir = run_dir or Path("runs") / f"{benchmark.replace(':', '_')}-{split}"
-        spec = run_dir / "spec.toml"
-        spec.parent.mkdir(parents=True, exist_ok=True)
-        spec.write_text(text, encoding="utf-8")
-        click.echo(f"# {spec}\n{text}", err=True)
-    elif models or strategies or split:
-        raise click.UsageError("--model, --strategies and --split describe a run without a SPEC file; edit the spec")
-    prepared = prepare(spec, max_cost=max_cost, limit=limit)
+        spec = run_dir / SPEC_FILE
+        _same_run(spec, made)
+        prepared = prepare(spec, spec=parse_spec(made, str(spec)))  # every check before anything is written
+        text = _toml(made)
+        if dry_run:
+            click.echo(f"# {spec} (a dry run writes nothing)\n{text}", err=True)
+        else:
+            lock_fd = lock_run_dir(run_dir)  # a run dir another process holds keeps its spec
+            spec.write_text(text, encoding="utf-8")
+            click.echo(f"# {spec}\n{text}", err=True)
+    elif models or strategies or split or tasks or samples or options:
+        raise click.UsageError("--model, --strategies, --split, --tasks, --samples and --option describe a run "
+                               "without a SPEC file; edit the spec")
+    else:
+        prepared = prepare(spec, max_cost=max_cost, limit=limit)
     run_dir = run_dir or default_run_dir(spec)
     if dry_run:
         estimates, assumption = asyncio.run(estimate(prepared, run_dir))
@@ -107,10 +176,10 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
     live = Console(stderr=True)
     if live.is_terminal or quiet:
         report = asyncio.run(execute(prepared, run_dir, force=force, progress_console=live, show_progress=not quiet,
-                                     grace_s=grace))
+                                     grace_s=grace, lock_fd=lock_fd))
     else:  # nohup, cron, a CI log: a plain line now and then on the summary's console
         report = asyncio.run(execute(prepared, run_dir, force=force, progress_console=console, show_progress=False,
-                                     log_every_s=progress_every, grace_s=grace))
+                                     log_every_s=progress_every, grace_s=grace, lock_fd=lock_fd))
     with load_run(run_dir) as results:
         render_summary(results, console)
         missing = without_result(results)

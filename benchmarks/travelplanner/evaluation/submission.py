@@ -25,7 +25,7 @@ from benchmarks.travelplanner.evaluation.metrics import Scores, compute_scores
 from benchmarks.travelplanner.evaluation.official import NOT_FILLED
 from benchmarks.travelplanner.evaluation.plan_days import MAX_FIELD_CHARS
 from benchmarks.travelplanner.plan_fields import FLIGHT_NUMBER_MARKER, extract_from_to, flight_number
-from errors import DataError, UserError
+from errors import DataError, UsageError, UserError
 
 TEST_LABELS_HIDDEN = (
     "the public test split hides each query's constraints (people_number, local_constraint, budget, "
@@ -120,7 +120,7 @@ def pair_queries(lines: Sequence[SubmissionLine], split_queries: Sequence[Query]
             if split_queries is None and split == "test":
                 raise UserError(f"line {line.number} has no query record, and {TEST_LABELS_HIDDEN}")
             if split_queries is None:
-                raise UserError(f"line {line.number} has no query record: pass --split or --queries to pair "
+                raise UsageError(f"line {line.number} has no query record: pass --split or --queries to pair "
                                 "lines with queries")
             if i >= len(split_queries):
                 raise DataError(f"line {line.number}: the query set has only {len(split_queries)} queries")

@@ -1,11 +1,19 @@
-"""`tripbench run --model M --strategies a,b --split S` without a spec file, as inspect_ai / lm-eval users type it."""
+"""`tripbench run --model M --strategies a,b --split S` without a spec file, as inspect_ai / lm-eval users type it.
+
+The spec those flags make must be the run they made: every flag that shapes it is in the written file, that file
+resumes the same folder, a folder is never shared by two different runs, and nothing is written before the checks.
+"""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 
 def tripbench(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
@@ -14,23 +22,79 @@ def tripbench(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[
                           env={"PATH": "/usr/bin:/bin", "TRIPBENCH_HOME": str(home)})
 
 
-def test_flags_make_a_spec_that_is_written_printed_and_resumable(natural_plan_data: Path, tmp_path: Path) -> None:
+@pytest.fixture
+def home(natural_plan_data: Path, tmp_path: Path) -> Path:
+    """A data home holding Natural Plan's staged files."""
     home = tmp_path / "home"
     assert tripbench("data", "import", str(natural_plan_data), cwd=tmp_path, home=home).returncode == 0
-    flags = ["run", "--benchmark", "natural-plan", "--model", "offline:oracle", "--model", "offline:noisy",
-             "--strategies", "direct", "--split", "calendar", "--limit", "7", "--quiet"]
-    first = tripbench(*flags, cwd=tmp_path, home=home)
-    assert first.returncode == 0, first.stderr
+    return home
+
+
+FLAGS = ("run", "--benchmark", "natural-plan", "--strategies", "direct", "--split", "calendar", "--quiet")
+
+
+def test_flags_make_a_spec_that_is_written_printed_and_resumable(home: Path, tmp_path: Path) -> None:
+    first = tripbench(*FLAGS, "--model", "offline:oracle", "--model", "offline:noisy", "--limit", "7",
+                      "--max-cost", "1", "--samples", "2", "--option", "shots=0", cwd=tmp_path, home=home)
+    assert first.returncode == 0, first.stderr  # offline models are free: a cap needs no price for them
     spec_file = tmp_path / "runs" / "natural-plan-calendar" / "spec.toml"
     spec = tomllib.loads(spec_file.read_text())
-    assert spec == {"benchmark": "natural-plan", "split": "calendar", "strategies": ["direct"],
+    assert spec == {"benchmark": "natural-plan", "split": "calendar", "strategies": ["direct"], "limit": 7,
+                    "samples": 2, "max_cost": 1.0, "options": {"shots": 0},
                     "models": [{"model": "offline:oracle"}, {"model": "offline:noisy"}]}
     assert f"# runs/natural-plan-calendar/spec.toml\n{spec_file.read_text()}" in first.stderr
-    assert first.stdout.count("7/7") == 2  # 7 tasks for each model
-    again = tripbench("run", str(spec_file), "--run-dir", str(spec_file.parent), "--limit", "7", cwd=tmp_path,
-                      home=home)
+    assert first.stdout.count("14/14") == 2  # 7 tasks x 2 samples for each model
+    planned = tripbench("run", str(spec_file), "--dry-run", cwd=tmp_path, home=home)
+    assert planned.returncode == 0, planned.stderr
+    assert "at most $1.00" in planned.stdout and planned.stdout.count(" 0 ") >= 2  # nothing left to run, capped
+    again = tripbench("run", str(spec_file), cwd=tmp_path, home=home)  # the spec in a run dir resumes that run
     assert again.returncode == 0, again.stderr
-    assert "completed · 2 session(s)" in again.stdout and again.stdout.count("7/7") == 2  # resumed, nothing to add
+    assert "completed · 2 session(s)" in again.stdout and again.stdout.count("14/14") == 2
+    assert not (spec_file.parent / "runs").exists()
+
+
+def test_another_run_on_the_same_split_is_refused_with_both_ways_on(home: Path, tmp_path: Path) -> None:
+    assert tripbench(*FLAGS, "--model", "offline:oracle", "--limit", "2", cwd=tmp_path, home=home).returncode == 0
+    spec_file = tmp_path / "runs" / "natural-plan-calendar" / "spec.toml"
+    written = spec_file.read_text()
+    other = tripbench(*FLAGS, "--model", "offline:noisy", "--limit", "2", cwd=tmp_path, home=home)
+    assert other.returncode == 2, other.stderr
+    assert "holds another run" in other.stderr and "tripbench run runs/natural-plan-calendar/spec.toml" in other.stderr
+    assert "--run-dir" in other.stderr and "Traceback" not in other.stderr
+    assert spec_file.read_text() == written
+    elsewhere = tripbench(*FLAGS, "--model", "offline:noisy", "--limit", "2", "--run-dir", "runs/noisy", cwd=tmp_path,
+                          home=home)
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    more = tripbench(*FLAGS, "--model", "offline:oracle", "--limit", "3", cwd=tmp_path, home=home)  # a higher limit
+    assert more.returncode == 0, more.stderr
+    assert tomllib.loads(spec_file.read_text())["limit"] == 3 and "3/3" in more.stdout
+
+
+def test_checks_come_before_writes(home: Path, tmp_path: Path) -> None:
+    for flags, message in ((("--split", "calendr"), "calendr"), (("--strategies", "cot"), "strategies[0]"),
+                           (("--model", "offline:oracel"), "oracel")):
+        done = tripbench("run", "--benchmark", "natural-plan", "--model", "offline:oracle", "--strategies", "direct",
+                         "--split", "calendar", *flags, cwd=tmp_path, home=home)
+        assert done.returncode == 2 and message in done.stderr, (flags, done.stderr)
+        assert "Traceback" not in done.stderr
+        assert not (tmp_path / "runs").exists(), flags
+    dry = tripbench(*FLAGS, "--model", "offline:oracle", "--dry-run", cwd=tmp_path, home=home)
+    assert dry.returncode == 0 and "a dry run writes nothing" in dry.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_run_dir_another_process_holds_keeps_its_spec(home: Path, tmp_path: Path) -> None:
+    assert tripbench(*FLAGS, "--model", "offline:oracle", "--limit", "2", cwd=tmp_path, home=home).returncode == 0
+    run_dir = tmp_path / "runs" / "natural-plan-calendar"
+    written = (run_dir / "spec.toml").read_text()
+    fd = os.open(run_dir / "results.lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        refused = tripbench(*FLAGS, "--model", "offline:oracle", "--limit", "5", cwd=tmp_path, home=home)
+    finally:
+        os.close(fd)
+    assert refused.returncode == 1 and "another tripbench process" in refused.stderr, refused.stderr
+    assert (run_dir / "spec.toml").read_text() == written
 
 
 def test_missing_flags_and_mixing_with_a_spec_are_usage_errors(tmp_path: Path) -> None:
@@ -38,5 +102,6 @@ def test_missing_flags_and_mixing_with_a_spec_are_usage_errors(tmp_path: Path) -
     assert done.returncode == 2 and "without a SPEC file, --strategies must be given" in done.stderr
     spec = tmp_path / "s.toml"
     spec.write_text('benchmark = "travelplanner"\nsplit = "train"\nstrategies = ["direct"]\n')
-    done = tripbench("run", str(spec), "--model", "offline:oracle", cwd=tmp_path, home=tmp_path)
-    assert done.returncode == 2 and "describe a run without a SPEC file" in done.stderr
+    for flag in (("--model", "offline:oracle"), ("--samples", "2"), ("--option", "shots=0")):
+        done = tripbench("run", str(spec), *flag, cwd=tmp_path, home=tmp_path)
+        assert done.returncode == 2 and "describe a run without a SPEC file" in done.stderr
