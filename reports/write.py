@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from errors import UsageError, UserError
 from reports.build import Report
 from reports.csv_out import write_csv
 from reports.html import render_html, rollout_pages
@@ -25,8 +26,15 @@ def write_report(report: Report, out: str | os.PathLike[str]) -> dict[str, Path]
         out: The report folder (a `str` from a notebook works as well as a `Path`).
     """
     out = Path(out).resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    if out.is_dir() and any(out.iterdir()) and not (out / "report.html").is_file():
+        raise UsageError(f"{out}: a folder that is not a report (no report.html), which writing the report would "
+                         "replace: give --out a new or empty folder")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    except OSError as exc:
+        what = "a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror
+        raise UserError(f"{out}: cannot write the report there ({exc.filename}: {what})") from None
     try:
         (staging / "csv").mkdir()
         (staging / "plots").mkdir()

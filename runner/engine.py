@@ -97,14 +97,15 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
     if overrides:
         spec = spec.model_copy(update=overrides)
     source = str(spec_path)
+    folder = spec_path.absolute().parent  # relative paths in a spec are relative to its file, printed resolved
     benchmark = get_benchmark(spec.benchmark)
-    options = parse_options(benchmark.options_model, spec.options, source)
+    options = parse_options(benchmark.options_model, spec.options, source, relative_to=folder)
     splits = getattr(benchmark, "splits", None)  # benchmarks that name their splits are checked here, once for all
     if spec.split is not None and splits and spec.split not in splits:
         raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
     for model in spec.models:  # a misspelt provider or offline model fails before the run directory is touched
         check_model(model.model)
-    split: str | Path = spec.split if spec.split is not None else spec_path.parent / (spec.queries or "")
+    split: str | Path = spec.split if spec.split is not None else folder / (spec.queries or "")
     tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
     offered = {strategy.name: strategy for strategy in benchmark.strategies(options)}
     for position, name in enumerate(spec.strategies):
@@ -121,7 +122,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
             if price_for(extra, prices) is None:
                 raise ConfigError(source, "options", f"a model with a known price: max_cost is set and the benchmark "
                                   f"also calls {extra}, which the bundled price table does not know")
-    cache_dir = spec_path.parent / spec.cache_dir if spec.cache_dir else default_home() / "cache"
+    cache_dir = folder / spec.cache_dir if spec.cache_dir else default_home() / "cache"
     keys = expand(spec, tasks, benchmark.name)
     return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)
 

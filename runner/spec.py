@@ -298,12 +298,17 @@ def require_agreement(models: Sequence[ModelSpec], group: Callable[[ModelSpec], 
                               f"models[{first}], {why}", _Assignments(model, differing))
 
 
-def parse_options(model: type[BaseModel], options: dict[str, Any], source: str) -> BaseModel:
-    """Validates the spec's `[options]` table with the benchmark's options model."""
+def parse_options(model: type[BaseModel], options: dict[str, Any], source: str,
+                  relative_to: Path | None = None) -> BaseModel:
+    """Validates the spec's `[options]` table with the benchmark's options model; a relative path among its values
+    (`data_dir`, `index`) is taken relative to `relative_to` (the spec file's folder), as `queries` and `cache_dir`."""
     try:
-        return model.model_validate(options)
+        parsed = model.model_validate(options)
     except ValidationError as exc:
         raise config_error(exc, model, source, prefix=("options",)) from None
+    moved = {name: relative_to / value for name, value in parsed
+             if relative_to is not None and isinstance(value, Path) and not value.is_absolute()}
+    return parsed.model_copy(update=moved) if moved else parsed
 
 
 class _Assignments:

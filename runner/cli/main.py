@@ -51,7 +51,8 @@ def cli() -> None:
 
 
 def main() -> None:
-    """Console entry point: user errors print one line, Ctrl-C exits 130, neither shows a traceback."""
+    """Console entry point: user errors and unusable paths print one line, Ctrl-C exits 130; none shows a
+    traceback."""
     try:
         sys.exit(cli.main(standalone_mode=False) or 0)
     except click.exceptions.Abort:
@@ -65,3 +66,12 @@ def main() -> None:
     except UserError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except OSError as exc:  # a path that cannot be made, read or written (under a file, /proc, no permission, full)
+        click.echo(f"Error: {path_problem(exc)}", err=True)
+        sys.exit(UserError.exit_code)
+
+
+def path_problem(exc: OSError) -> str:
+    """`PATH: what is wrong` for an operating-system error, naming the path(s) it was about."""
+    paths = " -> ".join(str(name) for name in (exc.filename, exc.filename2) if name is not None)
+    return f"{paths}: {exc.strerror or exc}" if paths else str(exc)

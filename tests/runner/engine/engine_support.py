@@ -25,10 +25,11 @@ CLI = [sys.executable, "-c", "from runner.cli.main import main; main()"]
 """`tripbench` as a subprocess, from the interpreter running the tests."""
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """`tripbench ARGS` to completion, able to import the toy benchmark; output captured as text."""
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+def run_cli(*args: str, home: Path | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`tripbench ARGS` to completion, able to import the toy benchmark; output captured as text. `home` is the data
+    home (`TRIPBENCH_HOME`), `cwd` the folder it runs in."""
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), **({"TRIPBENCH_HOME": str(home)} if home else {})}
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, check=False, env=env, cwd=cwd)
 
 
 PRICE = {"input": 1000.0, "output": 2000.0}
