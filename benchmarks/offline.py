@@ -27,6 +27,11 @@ from providers.registry import register_provider
 
 PREFIX = "offline"
 CHARS_PER_TOKEN = 4
+MODELS = {
+    "offline:oracle": "the reference answer to every benchmark prompt (all pass)",
+    "offline:noisy": "the oracle with seeded, known mistakes (`?seed=1&rate=0.5`)",
+}
+"""The models that need no key and no network, and what each does (`tripbench list`, `tripbench run --help`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,13 +111,28 @@ class OfflineModel:
 def mock_reply(request: MockRequest) -> str:
     """The mock server's reply function: the offline model named by the request's model field, with every built-in
     and installed benchmark's responder loaded."""
+    return _reply_as(request.model.removeprefix(f"{PREFIX}:"), request)
+
+
+def oracle_reply(request: MockRequest) -> str:
+    """The mock server's reply function of `tripbench mock-server --reply oracle`: `offline:oracle`'s answer, whatever
+    model the request names."""
+    return _reply_as("oracle", request)
+
+
+def noisy_reply(request: MockRequest) -> str:
+    """`tripbench mock-server --reply noisy`: `offline:noisy`'s answer, whatever model the request names."""
+    return _reply_as("noisy", request)
+
+
+def _reply_as(model: str, request: MockRequest) -> str:
     from benchmarks.registry import available, get_benchmark
 
     if not _responders:
         for name in available():
             get_benchmark(name)
     prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-    return reply_for(request.model.removeprefix(f"{PREFIX}:"), prompt)
+    return reply_for(model, prompt)
 
 
 def noisy_check(run: RunView, expected: Callable[[RolloutView], str], found: Callable[[RolloutView], str],

@@ -15,6 +15,7 @@ name. A run spec can override or add prices (`overrides`), including a `PREFIX:*
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Mapping
@@ -201,6 +202,14 @@ def price_for(model: str, overrides: Mapping[str, Price] | None = None) -> Price
         if found is not None:
             return found
     return None
+
+
+def nearest_priced(model: str) -> str | None:
+    """The price table's model string closest to an unknown `model` (a typo: `openai:gpt-4o-mni`), if one is close."""
+    prefix = model.split(":", 1)[0]
+    same_provider = [known for known in price_table().models if known.startswith(f"{prefix}:")]
+    close = difflib.get_close_matches(model, same_provider, n=1, cutoff=0.85)
+    return close[0] if close else None
 
 
 def cost_usd(usage: Usage, model: str, *, overrides: Mapping[str, Price] | None = None,

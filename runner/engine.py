@@ -28,7 +28,7 @@ from cache.modes import CacheMode
 from cache.store import CacheStore
 from errors import ConfigError, UserError
 from providers.batching import BatchModel
-from providers.prices import price_for
+from providers.prices import nearest_priced, price_for
 from providers.registry import check_model, resolve_model
 from runner.batches import Batcher
 from runner.budget import SpendCap
@@ -105,8 +105,6 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
         raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
     for model in spec.models:  # a misspelt provider or offline model fails before the run directory is touched
         check_model(model.model)
-    split: str | Path = spec.split if spec.split is not None else folder / (spec.queries or "")
-    tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
     offered = {strategy.name: strategy for strategy in benchmark.strategies(options)}
     for position, name in enumerate(spec.strategies):
         if name not in offered:
@@ -114,14 +112,18 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
     if spec.max_cost is not None:  # a cap needs a price for every model, before anything is spent
         for position, model in enumerate(spec.models):
             if price_for(model.model, {model.model: model.prices} if model.prices else None) is None:
+                near = nearest_priced(model.model)
                 raise ConfigError(source, f"models[{position}].prices", "a price table (input, output USD per "
                                   "million tokens) or a price table entry (\"PROVIDER:NAME\"): max_cost is set and "
-                                  f"the price table does not know {model.model}")
+                                  f"the price table does not know {model.model}"
+                                  + (f" (did you mean {near}?)" if near else ""))
         prices = {model.model: model.prices for model in spec.models if model.prices}
         for extra in getattr(benchmark, "extra_models", lambda _: [])(options):
             if price_for(extra, prices) is None:
                 raise ConfigError(source, "options", f"a model with a known price: max_cost is set and the benchmark "
                                   f"also calls {extra}, which the bundled price table does not know")
+    split: str | Path = spec.split if spec.split is not None else folder / (spec.queries or "")
+    tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
     cache_dir = folder / spec.cache_dir if spec.cache_dir else default_home() / "cache"
     keys = expand(spec, tasks, benchmark.name)
     return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)

@@ -41,7 +41,7 @@ from cache.modes import CacheMode
 from errors import ConfigError
 from errors.validation import config_error
 from providers.interface import DEFAULT_TIMEOUT_S
-from providers.prices import Price, price_table
+from providers.prices import Price, nearest_priced, price_table
 from providers.urls import public_model, public_url
 from runner.retry import RetryPolicy
 
@@ -75,7 +75,9 @@ def _table_entry(value: object) -> object:
         return value
     price = price_table().models.get(value)
     if price is None:
-        raise ValueError(f"a price table entry (`tripbench prices show TEXT` lists them), got {json.dumps(value)}")
+        near = nearest_priced(value)
+        raise ValueError(f"a price table entry (`tripbench prices show TEXT` lists them), got {json.dumps(value)}"
+                         + (f" (did you mean {near}?)" if near else ""))
     return price
 
 

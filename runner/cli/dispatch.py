@@ -30,7 +30,7 @@ def run_benchmark_command(benchmark: str, name: str, args: list[str], prog_name:
     """Runs the benchmark's command with `args`; its `--help` also says how to choose the benchmark."""
     command = benchmark_command(benchmark, name)
     asks_help = any(arg in ("-h", "--help") for arg in args)
-    command.main(args, prog_name=prog_name, standalone_mode=False)
+    command.main(args, prog_name=prog_name, standalone_mode=False, help_option_names=["-h", "--help"])
     if asks_help:
         click.echo(f"\n  {prog_name} --benchmark NAME ...: the command of another benchmark "
                    f"({', '.join(available())}; default {DEFAULT}).")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import available, get_benchmark
 from providers.prices import price_table
 
@@ -23,6 +24,10 @@ def list_command() -> None:
         width = max(len(strategy.name) for strategy in strategies)
         for strategy in strategies:
             click.echo(f"    {strategy.name:<{width}}  {getattr(strategy, 'description', '')}")
+    click.echo("models that need no key (free; `tripbench mock-server --reply` serves them):")
+    width = max(map(len, KEYLESS))
+    for model, does in KEYLESS.items():
+        click.echo(f"  {model:<{width}}  {does}")
     table = price_table()
     providers = len({model.partition(":")[0] for model in table.models})
     click.echo(f"priced models: {len(table.models):,} of {providers} providers (`tripbench prices show TEXT`)")

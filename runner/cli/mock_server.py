@@ -10,17 +10,29 @@ import click
 from errors import UserError
 from providers.mock_server import MockConfig, load_config, serve
 
+REPLIES = {"echo": None, "oracle": "benchmarks.offline:oracle_reply", "noisy": "benchmarks.offline:noisy_reply"}
+"""`--reply` choices -> the reply function (`module:function`; None: the server's echo)."""
 
-@click.command("mock-server")
+
+@click.command("mock-server", epilog="""A run reaches it through a [[models]] entry such as `model =
+"openai-compatible:mock@http://127.0.0.1:8000/v1"` with `prices = { input = 0.0, output = 0.0 }` (any model name;
+or `base_url = "http://127.0.0.1:8000/v1"` on an openai: model). With --reply oracle or noisy, the benchmarks'
+prompts get the answers of offline:oracle / offline:noisy, so the run scores like those models, over HTTP.""")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="TCP port; 0 picks a free one.")
+@click.option("--reply", type=click.Choice(list(REPLIES)), default=None,
+              help="What it answers: echo (the prompt back: every plan fails to parse), oracle (the benchmarks' "
+                   "oracle: right answers), noisy (the oracle with injected mistakes). Default: the config's reply "
+                   "function, else echo.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="TOML or JSON file of knobs: latency, faults, rpm/tpm, reply function (see "
                    "providers/mock_server/config.py).")
-def mock_server_command(host: str, port: int, config_path: Path | None) -> None:
+def mock_server_command(host: str, port: int, reply: str | None, config_path: Path | None) -> None:
     """Serve a local OpenAI/Anthropic-compatible mock LLM until Ctrl-C."""
     config = load_config(config_path) if config_path is not None else MockConfig()
+    if reply is not None:
+        config = config.model_copy(update={"reply": REPLIES[reply]})
     asyncio.run(_serve_until_interrupted(host, port, config))
 
 

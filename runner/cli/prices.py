@@ -8,8 +8,16 @@ from pathlib import Path
 
 import click
 
-from errors import DataError
-from providers.prices import LITELLM_URL, PRICES_FILE, PriceTable, from_litellm, price_table, write_table
+from errors import DataError, UserError
+from providers.prices import (
+    LITELLM_URL,
+    PRICES_FILE,
+    PriceTable,
+    from_litellm,
+    nearest_priced,
+    price_table,
+    write_table,
+)
 from sandbox_index.fetch import download
 from sandbox_index.home import default_home, home_option
 
@@ -22,14 +30,21 @@ def prices_command() -> None:
 @prices_command.command("show")
 @click.argument("pattern", required=False, default="")
 def show_command(pattern: str) -> None:
-    """Prices of the models whose string contains PATTERN (all without one), USD per million tokens."""
+    """Prices of the models whose string contains PATTERN (all without one), USD per million tokens.
+
+    Exits 1 when no model matches (naming the closest one the table has, if any).
+    """
     table = price_table()
-    click.echo(f"{len(table.models)} models, from {table.source}")
+    matching = {model: price for model, price in table.models.items() if pattern in model}
+    if not matching:
+        near = nearest_priced(pattern)
+        raise UserError(f"no model in the price table ({len(table.models)} models, from {table.source}) contains "
+                        f"{pattern!r}" + (f"; did you mean {near}?" if near else ""))
+    click.echo(f"{len(matching)} of {len(table.models)} models, from {table.source}")
     click.echo("model: input / cached input / output; batch input / batch output")
-    for model, price in table.models.items():
-        if pattern in model:
-            online, batch = price.rates(), price.rates(batch=True)
-            click.echo(f"  {model}: {online[0]:g} / {online[1]:g} / {online[2]:g}; {batch[0]:g} / {batch[2]:g}")
+    for model, price in matching.items():
+        online, batch = price.rates(), price.rates(batch=True)
+        click.echo(f"  {model}: {online[0]:g} / {online[1]:g} / {online[2]:g}; {batch[0]:g} / {batch[2]:g}")
 
 
 @prices_command.command("update")

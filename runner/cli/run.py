@@ -13,7 +13,9 @@ import click
 import orjson
 from rich.console import Console
 
+from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import DEFAULT
+from providers.prices import nearest_priced, price_for
 from runner.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine import FAILED, default_run_dir, execute, prepare
 from runner.gc_tuning import tune_for_a_run
@@ -32,6 +34,8 @@ damaged file: the message says which); 2 a usage or spec error; {EXIT_BUDGET} th
 {EXIT_NO_RESULT} it completed but some rollouts have no result of their own (an unavailable provider's errors,
 replay-mode misses and spend-cap cuts, which the same command runs again; strategy crashes); {EXIT_INTERRUPTED}
 interrupted (Ctrl-C, SIGTERM).
+
+Models that need no key: """ + "; ".join(f"{model}: {does}" for model, does in KEYLESS.items()) + """.
 
 The benchmarks' strategies (two-stage is the tool agent; react is a sole-planning strategy) and the models with a
 price: `tripbench list`."""
@@ -165,6 +169,9 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
                                "without a SPEC file; edit the spec")
     else:
         prepared = prepare(spec, max_cost=max_cost, limit=limit)
+    for model in prepared.spec.models:  # without a cap an unknown model runs: a typo's provider errors cost time
+        if model.prices is None and price_for(model.model) is None and (near := nearest_priced(model.model)):
+            click.echo(f"note: the price table does not know {model.model}: did you mean {near}?", err=True)
     run_dir = run_dir or default_run_dir(spec)
     if dry_run:
         estimates, assumption = asyncio.run(estimate(prepared, run_dir))

@@ -2,7 +2,8 @@
 `offline:noisy[?seed=N&rate=R]` the gold plan with one known mistake in a share `rate` of the tasks.
 
 The gold plan is in the record, not in the prompt: loading tasks (`remember`) tells this module the records behind
-their prompts, so the oracle answers the prompts of the tasks this process loaded (a run's, the demo's).
+their prompts, so the oracle answers the prompts of the tasks this process loaded (a run's, the demo's), and, in a
+process that loaded none (`tripbench mock-server --reply oracle`), those of the data home's files.
 
 The mistakes and the error kind the scoring must report for each (`MISTAKES`; which one a task gets is a pure
 function of the seed and the prompt, `injected_mistake`):
@@ -17,6 +18,7 @@ function of the seed and the prompt, `injected_mistake`):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import random
 from collections.abc import Iterable, Mapping
@@ -25,11 +27,13 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from benchmarks.base import Task
+from benchmarks.natural_plan import dataset
 from benchmarks.natural_plan.evaluation import calendar, trip
 from benchmarks.natural_plan.evaluation.scored import UNPARSEABLE
 from benchmarks.natural_plan.offline.world import DAYS, trip_plan_text
 from benchmarks.offline import Responder, register_responder
-from errors import UserError
+from errors import DataError, UserError
+from sandbox_index import default_home
 
 DEFAULT_RATE = 0.6
 PROSE = "I could not find a plan that satisfies every constraint, sorry"
@@ -75,6 +79,13 @@ def remember(tasks: Iterable[Task]) -> None:
         for shots in ("prompt_0shot", "prompt_5shot"):
             if isinstance(prompt := task.input.get(shots), str):
                 _records[_digest(prompt)] = task.input
+
+
+def _remember_data_home() -> None:
+    """Remembers the tasks of every Natural Plan file the data home holds (none there: nothing)."""
+    for task in dataset.TASKS:
+        with contextlib.suppress(DataError):
+            remember(dataset.load_tasks(default_home() / "natural_plan", task))
 
 
 def oracle_answer(record: Mapping[str, Any]) -> str:
@@ -136,6 +147,9 @@ def _moved_slot(gold: str, kind: str) -> str:
 def reply_for(model: str, prompt: str) -> str | None:
     """The offline model's answer to a Natural Plan prompt it knows (None: not one of the remembered prompts)."""
     record = _records.get(_digest(prompt))
+    if record is None and not _records:
+        _remember_data_home()
+        record = _records.get(_digest(prompt))
     if record is None:
         return None
     name, _, options = model.partition("?")
