@@ -40,6 +40,8 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
     assert ("offline:noisy: 18/18 Natural Plan answers scored as built: the mistake put into them, or solved"
             in first.output)
     assert (out / "report" / "csv" / "np_accuracy.csv").is_file()
+    specs = sorted(out.glob("*.toml"))  # the closing summary lists the specs the demo wrote, as examples
+    assert len(specs) == 3 and all(f"    {spec}\n" in first.output for spec in specs)
     with load_run(out / "runs" / "offline-models") as results:
         assert len(results.rollouts) == 27 and not any(r.cache_hits for r in results.rollouts)
     # the report of both runs: its Table 3 is the one printed, and the priced mock-server model has a cost

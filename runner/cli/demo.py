@@ -40,6 +40,8 @@ MOCK_PORT_FILE = "mock-server.port"
 class DemoReport:
     out: Path
     runs: list[Path] = field(default_factory=list)
+    specs: list[Path] = field(default_factory=list)
+    """The run specs the benchmarks wrote, one per run (examples to start from)."""
     headlines: list[Table] = field(default_factory=list)
     """Each benchmark's headline table, from the report."""
     checks: list[str] = field(default_factory=list)
@@ -76,6 +78,7 @@ async def run_demo(out: Path, *, seed: int = 0, console: Console | None = None) 
                 await asyncio.to_thread(shutil.rmtree, run_dir, ignore_errors=True)
                 await execute(await asyncio.to_thread(prepare, run.spec), run_dir, show_progress=False)
                 report.runs.append(run_dir)
+                report.specs.append(run.spec)
                 ran.append(benchmark)
                 headlines += [run.headline] if run.headline not in headlines else []
                 if console is not None:
@@ -114,5 +117,8 @@ def _render(report: DemoReport, console: Console) -> None:
     console.print(f"  generated worlds: {report.out / 'worlds'}")
     for run_dir in report.runs:
         console.print(f"  run: {run_dir}  (tripbench status {run_dir})")
+    console.print("  run specs (examples to copy and edit; `tripbench run SPEC --dry-run`):")
+    for spec in report.specs:
+        console.print(f"    {spec}")
     console.print(f"  LLM cache: {report.out / 'cache'}  (run the demo again with --out {report.out}: every call "
                   "is then a cache hit)")
