@@ -176,6 +176,16 @@ class Benchmark(Protocol):
         ...
 
 
+class ExpectedCalls(Protocol):
+    """An optional part of a `Strategy`: the LLM calls one rollout makes, which `tripbench run --dry-run` assumes
+    until the run has finished rollouts of the strategy to take a mean of (a spec's `expected_calls` wins over both)."""
+
+    @property
+    def expected_calls(self) -> float:
+        """Calls per rollout: exact for single-call strategies, a documented typical count for agents."""
+        ...
+
+
 class ModelSettings(Protocol):
     """An optional part of a `Benchmark`: settings its strategies choose by model, as official code does."""
 

@@ -2,10 +2,11 @@
 
 Every pending rollout is played against the cache only (a gateway in mode `replay`, no provider behind it): the
 calls the cache answers are free and counted as such; the first call it cannot answer stops the rollout, and the
-rest of that rollout is estimated as `expected_calls` minus the cached ones, each the size of that first uncached
-prompt (counted with tiktoken) plus its `max_tokens`. Cache modes `refresh` and `off` read nothing, so every
-call is estimated. `expected_calls` comes from the spec, else the run's mean so far, else `max_calls`, else
-`DEFAULT_EXPECTED_CALLS`; the report says which.
+rest of that rollout is estimated as its strategy's expected calls minus the cached ones, each the size of that
+first uncached prompt (counted with tiktoken) plus its `max_tokens`. Cache modes `refresh` and `off` read nothing, so
+every call is estimated. A strategy's expected calls come from the spec's `expected_calls`, else the mean of the
+strategy's rollouts finished in this run, else the strategy's own count (`benchmarks.base.ExpectedCalls`: one for a
+single-call strategy), else `max_calls`, else `DEFAULT_EXPECTED_CALLS`; the report says which.
 
 That is an expectation, not a bound: agents' prompts grow as they work, rollouts may make more calls than the mean,
 retries are billed again. What bounds the money is the spend cap (every request's worst case is booked before it is
@@ -74,18 +75,41 @@ class _Probe:
         raise ReplayMiss("dry run: not cached", key="")
 
 
-def _expected_calls(prepared: Prepared, run_dir: Path) -> tuple[float, str]:
+def _expected_calls(prepared: Prepared, run_dir: Path) -> dict[str, tuple[float, str]]:
+    """Strategy -> (calls per rollout, where that figure comes from)."""
     spec = prepared.spec
     if spec.expected_calls is not None:
-        return spec.expected_calls, "expected_calls in the spec"
+        return dict.fromkeys(spec.strategies, (spec.expected_calls, "expected_calls in the spec"))
+    done: dict[str, list[int]] = {}
     if (run_dir / RESULTS_FILE).is_file():
         with load_run(run_dir) as results:
-            done = [r.calls for r in results.rollouts if not runs_again(r.status, r.error_type)]
-        if done:
-            return sum(done) / len(done), f"the mean of the {len(done)} rollouts finished in this run"
-    if spec.max_calls is not None:
-        return float(spec.max_calls), "max_calls (set expected_calls for a closer estimate)"
-    return DEFAULT_EXPECTED_CALLS, "a default (set expected_calls in the spec for a real estimate)"
+            for r in results.rollouts:
+                if not runs_again(r.status, r.error_type):
+                    done.setdefault(r.key.strategy, []).append(r.calls)
+    expected: dict[str, tuple[float, str]] = {}
+    for name in spec.strategies:
+        own = getattr(prepared.strategies[name], "expected_calls", None)
+        if calls := done.get(name):
+            expected[name] = sum(calls) / len(calls), "the mean of the strategy's rollouts finished in this run"
+        elif own is not None:
+            expected[name] = float(own), "the strategy's own count"
+        elif spec.max_calls is not None:
+            expected[name] = float(spec.max_calls), "max_calls (set expected_calls for a closer estimate)"
+        else:
+            expected[name] = DEFAULT_EXPECTED_CALLS, "a default (set expected_calls in the spec for a real estimate)"
+    return expected
+
+
+def _assumption(expected: dict[str, tuple[float, str]]) -> str:
+    """`2 calls per rollout, from SOURCE`; where strategies differ, `direct 1, react 2 calls per rollout, from
+    SOURCE` for each source."""
+    if len(set(expected.values())) == 1:
+        calls, source = next(iter(expected.values()))
+        return f"{calls:g} calls per rollout, from {source}"
+    by_source: dict[str, list[str]] = {}
+    for name, (calls, source) in expected.items():
+        by_source.setdefault(source, []).append(f"{name} {calls:g}")
+    return "; ".join(f"{', '.join(figures)} calls per rollout, from {source}" for source, figures in by_source.items())
 
 
 def spent_before(run_dir: Path) -> float:
@@ -110,7 +134,7 @@ async def estimate(prepared: Prepared, run_dir: Path) -> tuple[list[ModelEstimat
         One estimate per model, and where the expected calls per rollout came from.
     """
     spec = prepared.spec
-    expected, source = _expected_calls(prepared, run_dir)
+    expected = _expected_calls(prepared, run_dir)
     finished = _finished(run_dir)
     pending = [key for key in prepared.keys if key not in finished]
     estimates = {m.label: ModelEstimate(m.label) for m in spec.models}
@@ -124,7 +148,7 @@ async def estimate(prepared: Prepared, run_dir: Path) -> tuple[list[ModelEstimat
         probe = _Probe(replay)
         model = bind_model(prepared, probe, key)
         await run_rollout(key, prepared.tasks[index[key.task]], prepared.strategies[key.strategy], model, tools)
-        _add(estimates[key.model], prepared, key, probe, expected)
+        _add(estimates[key.model], prepared, key, probe, expected[key.strategy][0])
 
     index = {task.id: position for position, task in enumerate(prepared.tasks)}
     try:
@@ -136,7 +160,7 @@ async def estimate(prepared: Prepared, run_dir: Path) -> tuple[list[ModelEstimat
             cache.close()
         if (close := getattr(tools, "close", None)) is not None:
             close()
-    return list(estimates.values()), f"{expected:g} calls per rollout, from {source}"
+    return list(estimates.values()), _assumption(expected)
 
 
 def _add(estimate: ModelEstimate, prepared: Prepared, key: RolloutKey, probe: _Probe, expected: float) -> None:
@@ -163,7 +187,7 @@ def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Co
 
     Args:
         estimates: `estimate`'s figures.
-        assumption: Where the expected calls per rollout came from.
+        assumption: The expected calls per rollout and where they came from (per strategy where they differ).
         console: Where to print.
         cap_usd: The run's spend cap, if any.
         spent_usd: What earlier sessions of the run already spent against it.

@@ -35,3 +35,7 @@ def test_the_first_code_block_is_the_two_setup_commands() -> None:
 def test_the_example_spec_is_a_valid_spec() -> None:
     spec = README.split("```toml\n", 1)[1].split("```", 1)[0]
     assert RunSpec.model_validate(tomllib.loads(spec)).models[1].label == "llama"
+
+
+def test_the_readme_names_no_path_outside_the_repository() -> None:
+    assert "../" not in README  # a reader's clone has no such folder; data beside it is described as such

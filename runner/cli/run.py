@@ -126,7 +126,9 @@ def _same_run(spec_path: Path, spec: dict[str, Any]) -> None:
                    "runs/<benchmark>-<split>). Re-running resumes.")
 @click.option("--max-cost", type=click.FloatRange(min=0, min_open=True),
               help="Spend cap in USD for the whole run, earlier sessions included (overrides the spec).")
-@click.option("--limit", type=click.IntRange(min=1), help="Only the first N tasks (overrides the spec).")
+@click.option("--limit", type=click.IntRange(min=1),
+              help="Only the first N tasks of the split, in its order, not N of each task kind a split mixes "
+                   "(overrides the spec).")
 @click.option("--dry-run", is_flag=True, help="Estimate calls, tokens and $ per model; send nothing (no API key "
               "needed).")
 @click.option("--quiet", is_flag=True, help="No progress at all, only the summary.")

@@ -17,6 +17,7 @@ class DirectStrategy:
     shots: int = 5
     name: str = "direct"
     description: str = "the record's official prompt (5-shot by default), one call"
+    expected_calls: float = 1.0
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         prompt = str(task.input[f"prompt_{self.shots}shot"])

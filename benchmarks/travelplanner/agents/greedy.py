@@ -150,6 +150,7 @@ class GreedyStrategy:
     seed: int = 0
     name: str = "greedy"
     description: str = "the paper's greedy-search baseline, no LLM call"
+    expected_calls: float = 0.0
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         query = query_from_record(task.input, f"task {task.id}")

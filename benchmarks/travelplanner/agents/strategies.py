@@ -30,6 +30,10 @@ SOLE_PLANNING_HELP = {
     "react": "ReAct with CostEnquiry, then Finish",
     "reflexion": "react, reflecting on CostEnquiry errors",
 }
+AGENT_CALLS = {"two-stage": 41.0, "react": 2.0, "reflexion": 2.0}
+"""Calls per rollout `--dry-run` assumes for the agents before a run has its own mean: what `offline:oracle` (a
+competent agent) makes on the demo world (`tripbench demo`, then `tripbench status RUN_DIR --json`: calls / done);
+weaker models take more steps, up to their `max_steps`. The single-call strategies make one call, greedy none."""
 RULES = "rules"
 LLM_PREFIX = "llm:"
 HALTS = {"max_steps": taxonomy.MAX_STEPS, "token_limit": TOKEN_LIMIT}
@@ -44,6 +48,11 @@ class TwoStageStrategy:
     """`rules`, or `llm:MODEL` for the official extraction prompt sent to MODEL."""
     name: str = "two-stage"
     description: str = "tool agent (ReAct over the search tools), then the Planner"
+
+    @property
+    def expected_calls(self) -> float:
+        """`AGENT_CALLS`, plus the extraction call of an `llm:` parser."""
+        return AGENT_CALLS[self.name] + (self.parser != RULES)
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         run = await ReactAgent(model, tools, self.limits).run(task.input["query"])
@@ -61,6 +70,12 @@ class SolePlanningStrategy:
     @property
     def description(self) -> str:
         return "sole planning (no tools): " + SOLE_PLANNING_HELP[self.name]
+
+    @property
+    def expected_calls(self) -> float:
+        """One call for `direct` and `cot`, `AGENT_CALLS` for the agents; plus the extraction call of an `llm:`
+        parser."""
+        return AGENT_CALLS.get(self.name, 1.0) + (self.parser != RULES)
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         text = reference_text(task, tools)

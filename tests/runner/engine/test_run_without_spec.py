@@ -105,3 +105,14 @@ def test_missing_flags_and_mixing_with_a_spec_are_usage_errors(tmp_path: Path) -
     for flag in (("--model", "offline:oracle"), ("--samples", "2"), ("--option", "shots=0")):
         done = tripbench("run", str(spec), *flag, cwd=tmp_path, home=tmp_path)
         assert done.returncode == 2 and "describe a run without a SPEC file" in done.stderr
+
+
+def test_a_dry_run_expects_one_call_of_a_single_call_strategy(home: Path, tmp_path: Path) -> None:
+    spec = tmp_path / "paid.toml"
+    spec.write_text('benchmark = "natural-plan"\nsplit = "calendar"\nstrategies = ["direct"]\nlimit = 5\n'
+                    'max_calls = 200\n\n[[models]]\nmodel = "openai:gpt-4o-mini"\n')  # a dry run needs no key
+    done = tripbench("run", str(spec), "--dry-run", cwd=tmp_path, home=home)
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("openai:gpt-4o-mini"))
+    assert [cell.strip() for cell in row.split("│")[1:4]] == ["5", "0", "5"]  # 5 rollouts, 5 new calls, not 50
+    assert "assuming 1 calls per rollout, from the strategy's own count" in " ".join(done.stdout.split())
