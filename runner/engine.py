@@ -42,7 +42,7 @@ from runner.records import CallRecord
 from runner.results import load_run
 from runner.retry import Retrier
 from runner.rollout import RolloutModel, record_call, run_rollout
-from runner.scheduler import BUDGET, COMPLETED, Scheduler
+from runner.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
 from runner.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
 from runner.store import RESULTS_FILE, ResultsStore
 from sandbox_index import default_home
@@ -318,7 +318,12 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
     scheduler = Scheduler(spec.concurrency, {m.label: m.concurrency for m in spec.models},
                           admit=lambda: not spend_cap.exhausted, grace_s=grace_s)
-    stats = RunStats(spend_cap, batches=gateway.batcher.counts if gateway.batcher and gateway.batcher.active else None)
+    spent_before: dict[str, float] = {}  # model rows count money as the total row does: earlier sessions too
+    with load_run(store.path.parent) as results:
+        for rollout in results.rollouts:
+            spent_before[rollout.key.model] = spent_before.get(rollout.key.model, 0.0) + rollout.cost_usd
+    stats = RunStats(spend_cap, batches=gateway.batcher.counts if gateway.batcher and gateway.batcher.active else None,
+                     spent_before=spent_before)
     totals = {m.label: 0 for m in spec.models}
     done_before = dict.fromkeys(totals, 0)
     for key in prepared.keys:
@@ -336,8 +341,12 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
 
     loop = asyncio.get_running_loop()
     signals = (signal.SIGINT, signal.SIGTERM)
+
+    def stop() -> None:
+        live.stopping(scheduler.in_flight, grace_s, again=scheduler.outcome == INTERRUPTED)
+        scheduler.stop()
     for signum in signals:
-        loop.add_signal_handler(signum, scheduler.stop)
+        loop.add_signal_handler(signum, stop)
     finished_running = asyncio.Event()
     evaluator = loop.create_task(_evaluate_every(prepared, store, EVALUATE_EVERY_S, finished_running))
     try:

@@ -1,8 +1,11 @@
 """Live progress of a run: done / total per model, ETA, $ spent / cap, tokens/s, cache hit %, retries, errors.
 
 `RunStats` is updated as calls and rollouts end (plain counters, no I/O); `LiveProgress` shows it with rich, one
-row per model and a total row whose columns read the counters at each refresh. Where the console is not a terminal
-(nohup, cron, a CI log) it prints one plain line every `log_every_s` seconds instead; `--quiet` shows nothing.
+row per model and a total row whose columns read the counters at each refresh. Every row counts the whole run, earlier
+sessions included: rollouts done, and money (the total row: the spend cap's ledger; a model row: its stored rollouts'
+cost plus this session's calls). The ETA shows once `ETA_AFTER` rollouts of the row finished in this session; no
+row wraps (below `WIDE` columns a row drops its bar and the rates). Where the console is not a terminal (nohup,
+cron, a CI log) it prints one plain line every `log_every_s` seconds instead; `--quiet` shows nothing.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn
 from rich.progress import Task as ProgressTask
+from rich.table import Column
 from rich.text import Text
 
 from benchmarks.base import DELIVERED
@@ -24,6 +28,12 @@ from runner.budget import SpendCap
 from runner.records import CallRecord, RolloutRecord
 
 TOTAL = "total"
+ETA_AFTER = 10
+"""Rollouts of a row finished in this session before its ETA is shown (fewer say nothing about the rate)."""
+WIDE = 120
+"""Console columns below which rows drop the bar and the rates (tok/s, hits, retries), so that none wraps."""
+LABEL_WIDTH = 28
+"""Longest model label shown in a row (a longer one ends in an ellipsis)."""
 
 
 @dataclass(slots=True)
@@ -55,12 +65,15 @@ class RunStats:
         spend_cap: The run's cap (its `spent_usd` includes earlier sessions).
         clock: Seconds, for rates.
         batches: The batcher's counts, when some model goes through a batch API.
+        spent_before: Per model label, what its stored rollouts of earlier sessions cost.
     """
 
     def __init__(self, spend_cap: SpendCap, clock: Callable[[], float] = time.monotonic,
-                 batches: BatchCounts | None = None) -> None:
+                 batches: BatchCounts | None = None, spent_before: Mapping[str, float] | None = None) -> None:
         self.spend_cap = spend_cap
         self.batches = batches
+        self.spent_before = dict(spent_before or {})
+        """Per model label: what its stored rollouts of earlier sessions cost (its row's money starts there)."""
         """The run's batches (None: no model goes through a batch API)."""
         self.models: dict[str, Counters] = {}
         self.total = Counters()
@@ -81,8 +94,8 @@ class RunStats:
             self.models.setdefault(record.key.model, Counters()).errors += 1
             self.total.errors += 1
 
-    def describe(self, label: str) -> str:
-        """One line of figures for a model row, or for the total row (`TOTAL`)."""
+    def describe(self, label: str, *, compact: bool = False) -> str:
+        """One line of figures for a model row, or for the total row (`TOTAL`); `compact`: money, calls, errors."""
         counters = self.total if label == TOTAL else self.models.get(label, Counters())
         elapsed = max(self._clock() - self.started, 1e-9)
         hit_rate = f"{counters.hits / counters.calls:.0%}" if counters.calls else "-"
@@ -91,7 +104,9 @@ class RunStats:
             money = (f"${self.spend_cap.spent_usd:.2f}" + (f" +${reserved:.2f} reserved" if reserved else "")
                      + (f" / ${cap:.2f}" if cap is not None else ""))
         else:
-            money = f"${counters.cost_usd:.2f}"
+            money = f"${self.spent_before.get(label, 0.0) + counters.cost_usd:.2f}"
+        if compact:
+            return f"{money} · {counters.calls:,} calls · {counters.errors:,} errors"
         line = (f"{money} · {counters.billed_tokens / elapsed:,.0f} tok/s · {counters.calls:,} calls, "
                 f"{hit_rate} hits · {counters.retries:,} retries · {counters.errors:,} errors")
         if label == TOTAL and (b := self.batches) is not None:
@@ -100,15 +115,36 @@ class RunStats:
         return line
 
 
+def _one_line(max_width: int | None = None) -> Column:
+    return Column(no_wrap=True, overflow="ellipsis", max_width=max_width)
+
+
 class _FiguresColumn(ProgressColumn):
     """The figures of the row's model, read from the live counters at each refresh."""
 
-    def __init__(self, stats: RunStats) -> None:
-        super().__init__()
+    def __init__(self, stats: RunStats, compact: bool) -> None:
+        super().__init__(table_column=_one_line())
         self._stats = stats
+        self._compact = compact
 
     def render(self, task: ProgressTask) -> Text:
-        return Text(self._stats.describe(task.fields["label"]), style="progress.data.speed")
+        return Text(self._stats.describe(task.fields["label"], compact=self._compact), style="progress.data.speed")
+
+
+class _EtaColumn(ProgressColumn):
+    """Time left at the row's rate in this session, once `ETA_AFTER` of its rollouts finished in this session."""
+
+    def __init__(self) -> None:
+        super().__init__(table_column=_one_line())
+
+    def render(self, task: ProgressTask) -> Text:
+        return Text(_eta(task) or "", style="progress.remaining")
+
+
+def _eta(task: ProgressTask) -> str | None:
+    if task.completed - task.fields["before"] < ETA_AFTER or task.time_remaining is None:
+        return None
+    return f"ETA {timedelta(seconds=round(task.time_remaining))}"
 
 
 class LiveProgress:
@@ -128,17 +164,21 @@ class LiveProgress:
         self._stats = stats
         self._log_every_s = log_every_s
         self._logger: asyncio.Task[None] | None = None
+        wide = console is None or console.width >= WIDE
+        bar = [BarColumn(bar_width=24)] if wide else []
         self._progress = Progress(
-            TextColumn("{task.description}"), BarColumn(bar_width=24), MofNCompleteColumn(), TimeRemainingColumn(),
-            _FiguresColumn(stats), console=console, disable=disable, refresh_per_second=4,
+            TextColumn("{task.description}", table_column=_one_line(max_width=LABEL_WIDTH)), *bar,
+            MofNCompleteColumn(table_column=_one_line()), _EtaColumn(), _FiguresColumn(stats, compact=not wide),
+            console=console, disable=disable, refresh_per_second=4,
         )
         single = len(totals) == 1  # its row shows the run's figures ($ spent / cap)
         self._rows = {label: self._progress.add_task(label, total=n, completed=finished.get(label, 0),
-                                                     label=TOTAL if single else label)
+                                                     label=TOTAL if single else label, before=finished.get(label, 0))
                       for label, n in totals.items()}
         if len(totals) > 1:
             self._rows[TOTAL] = self._progress.add_task(
-                TOTAL, total=sum(totals.values()), completed=sum(finished.values()), label=TOTAL)
+                TOTAL, total=sum(totals.values()), completed=sum(finished.values()), label=TOTAL,
+                before=sum(finished.values()))
 
     def __enter__(self) -> LiveProgress:
         self._progress.start()
@@ -159,10 +199,17 @@ class LiveProgress:
     def line(self) -> str:
         """The run's figures on one line: time, done / total, money, calls, hits, retries, errors, ETA."""
         run = self._progress.tasks[self._rows.get(TOTAL, next(iter(self._rows.values())))]
-        remaining = run.time_remaining
-        eta = "-" if remaining is None else str(timedelta(seconds=round(remaining)))
         return (f"{datetime.now().strftime('%H:%M:%S')} {run.completed:,.0f}/{run.total:,.0f} rollouts · "
-                f"{self._stats.describe(TOTAL)} · ETA {eta}")
+                f"{self._stats.describe(TOTAL)} · {_eta(run) or 'ETA -'}")
+
+    def stopping(self, in_flight: int, grace_s: float, *, again: bool) -> None:
+        """Acknowledges Ctrl-C / SIGTERM at once, above the rows (which settle only as rollouts end)."""
+        if again:
+            text = f"stopping now: cancelling {in_flight:,} rollouts in flight (the same command resumes them)"
+        else:
+            text = (f"stopping: {in_flight:,} rollouts in flight, finishing (up to {grace_s:g} s; Ctrl-C again "
+                    "cancels them)…")
+        self._progress.console.print(text, highlight=False, markup=False, soft_wrap=True)
 
     def done(self, record: RolloutRecord) -> None:
         """Counts a finished rollout."""

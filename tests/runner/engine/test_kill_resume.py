@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import re
 import signal
 from pathlib import Path
 
@@ -66,6 +67,8 @@ async def test_sigint_stops_gracefully_and_says_how_to_resume(start_mock_llm, wr
 
     assert process.returncode == 130, output.decode()
     assert f"--run-dir {run_dir}" in output.decode() and "Traceback" not in output.decode()
+    # acknowledged when it came, before the rollouts in flight ended and the summary was printed
+    assert re.search(r"stopping: \d+ rollouts in flight, finishing .*\n(.*\n)*interrupted: ", output.decode())
     with load_run(run_dir) as results:
         assert results.sessions[-1].outcome == "interrupted"
         assert 5 <= len(results.rollouts) < 60
