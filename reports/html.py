@@ -51,6 +51,21 @@ document.querySelectorAll("table.sortable th").forEach(function (th) {
 });
 """
 
+VIEWS_SCRIPT = """
+document.querySelectorAll("select.views").forEach(function (select) {
+  select.addEventListener("change", function () {
+    select.closest("div.views").querySelectorAll(":scope > div.view").forEach(function (view, i) {
+      view.hidden = String(i) !== select.value;
+    });
+  });
+});
+"""
+SCRIPT = SORT_SCRIPT + VIEWS_SCRIPT
+"""The page's only script (allowed by its hash): sortable tables, and the selector of collapsed look-alike tables."""
+COLLAPSE_AT = 3
+"""Consecutive tables of a section that differ only in their numbers (same columns, same row labels) are shown as one
+view with a selector from this many on (a Table 4 per model and strategy)."""
+
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1400px; padding: 0 24px 48px; color: #1b1f24; }
 h1 { font-size: 22px; } h2 { margin-top: 36px; border-bottom: 1px solid #d0d7de; } h3 { font-size: 15px; }
@@ -68,6 +83,7 @@ pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; paddin
       max-height: 360px; overflow: auto; font-size: 12px; }
 table.steps td { font-size: 12px; max-width: 520px; white-space: pre-wrap; word-break: break-word; }
 ul.index { list-style: none; padding-left: 18px; margin: 4px 0; } ul.index li { margin: 1px 0; }
+div.scroll { max-width: 100%; overflow-x: auto; } div.views > label { font-size: 13px; }
 """
 
 
@@ -93,8 +109,32 @@ def _table(table: Table) -> str:
                          "</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     note = f'<p class="note">{esc(table.note)}</p>' if table.note else ""
-    return (f'<h3 id="{esc(table.name)}">{esc(table.title)}</h3><table class="sortable"><thead><tr>{head}</tr>'
-            f"</thead><tbody>{''.join(rows)}</tbody></table>{note}")
+    return (f'<h3 id="{esc(table.name)}">{esc(table.title)}</h3><div class="scroll"><table class="sortable"><thead>'
+            f"<tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>{note}")
+
+
+def _tables(tables: list[Table]) -> Iterator[str]:
+    """The tables of a section; a run of `COLLAPSE_AT` or more look-alikes as one view with a selector."""
+    start = 0
+    while start < len(tables):
+        end = start + 1
+        while end < len(tables) and _shape(tables[end]) == _shape(tables[start]):
+            end += 1
+        run = tables[start:end]
+        yield _views(run) if len(run) >= COLLAPSE_AT else "".join(_table(table) for table in run)
+        start = end
+
+
+def _shape(table: Table) -> tuple[object, ...]:
+    return tuple(c.name for c in table.columns), tuple(row[0] for row in table.rows if row)
+
+
+def _views(tables: list[Table]) -> str:
+    options = "".join(f'<option value="{n}">{esc(table.title)}</option>' for n, table in enumerate(tables))
+    views = "".join(f'<div class="view"{" hidden" if n else ""}>{_table(table)}</div>'
+                    for n, table in enumerate(tables))
+    return (f'<div class="views"><label>{len(tables)} tables alike, one shown: <select class="views">{options}'
+            f"</select></label>{views}</div>")
 
 
 def _plot(plot: Plot) -> str:
@@ -111,7 +151,7 @@ def _steps(steps: list[dict[str, Any]]) -> str:
     head = "".join(f"<th>{esc(key)}</th>" for key in keys)
     rows = "".join("<tr>" + "".join(f"<td>{esc(_clip(_text(step.get(key)), STEP_LIMIT))}</td>" for key in keys)
                    + "</tr>" for step in steps)
-    return f'<table class="steps"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    return f'<div class="scroll"><table class="steps"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
 
 
 def _text(value: Any) -> str:
@@ -187,13 +227,13 @@ def _index(groups: Iterable[tuple[int, Group, Benchmark]]) -> str:
 
 
 def _page(title: str, body: str, *, script: bool = False) -> str:
-    """A page with the report's style and policy (and the sort script, for `report.html`)."""
-    script_hash = base64.b64encode(hashlib.sha256(SORT_SCRIPT.encode()).digest()).decode()
+    """A page with the report's style and policy (and its script, for `report.html`)."""
+    script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
     policy = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{script_hash}'"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{esc(policy)}">'
             f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>{body}"
-            + (f"<script>{SORT_SCRIPT}</script>" if script else "") + "</body></html>\n")
+            + (f"<script>{SCRIPT}</script>" if script else "") + "</body></html>\n")
 
 
 def rollout_pages(report: Report) -> Iterator[tuple[str, str]]:
@@ -221,7 +261,7 @@ def render_html(report: Report) -> str:
     for n, section in enumerate(report.sections):
         body.append(f'<h2 id="s{n}">{esc(section.title)}</h2>')
         body += [f'<p class="note">{esc(note)}</p>' for note in section.notes]
-        body += [_table(table) for table in section.tables]
+        body += _tables(list(section.tables))
         body += [_plot(plot) for plot in section.plots]
     body.append('<h2 id="rollouts">Rollouts</h2><p class="note">Every rollout and how it ended; its page (the link) '
                 "shows the failed constraints, the plan and the trajectory with its step states.</p>")

@@ -11,6 +11,8 @@ through pyplot, so no global backend is chosen (a notebook's own backend is left
 from __future__ import annotations
 
 import io
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 
 DPI = 100
 LABEL_CHARS = 40
-"""Axis labels are cut to this many characters (model strings can be long)."""
+"""Axis labels are shortened to this many characters (model strings can be long; see `_short`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +54,29 @@ def _render(name: str, title: str, figure: Figure) -> Plot:
     return Plot(name, title, buffer.getvalue())
 
 
+def _shorts(labels: Sequence[str]) -> list[str]:
+    """Labels shortened for an axis (`_short`), each still told apart: one whose short form another label shares
+    keeps its whole `_endpoint` form instead."""
+    short = [_short(label) for label in labels]
+    taken = Counter(short)
+    return [_endpoint(label) if taken[brief] > 1 else brief for label, brief in zip(labels, short)]
+
+
 def _short(label: str) -> str:
-    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+    """A long label in at most `LABEL_CHARS` characters: its `_endpoint` form, then without its middle, so both the
+    start (the model) and the end (the server, the strategy) stay."""
+    label = _endpoint(label) if len(label) > LABEL_CHARS else label
+    if len(label) <= LABEL_CHARS:
+        return label
+    head = (LABEL_CHARS - 1) // 2
+    return label[:head] + "…" + label[-(LABEL_CHARS - 1 - head):]
+
+
+def _endpoint(label: str) -> str:
+    """A `PROVIDER:NAME@URL` model string (and what follows it) as `NAME@HOST:PORT`: the provider and the URL's
+    scheme and path go."""
+    found = re.fullmatch(r"[\w-]+:(?P<name>[^@\s]+)@\w+://(?P<host>[^/\s]+)(/\S*)?(?P<rest>.*)", label)
+    return label if found is None else f"{found['name']}@{found['host']}{found['rest']}"
 
 
 def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, int]]]) -> Plot | None:
@@ -73,7 +96,7 @@ def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, in
         shares = [100 * counts.get(category, 0) / sum(counts.values()) for _, counts in rows]
         axes.barh(range(len(rows)), shares, left=left, label=category, color=tab20(i % tab20.N))
         left = [a + b for a, b in zip(left, shares)]
-    axes.set_yticks(range(len(rows)), [_short(label) for label, _ in rows])
+    axes.set_yticks(range(len(rows)), _shorts([label for label, _ in rows]))
     axes.invert_yaxis()
     axes.set_xlim(0, 100)
     axes.set_xlabel("% of rollouts")
@@ -89,10 +112,11 @@ def grouped_rates(name: str, title: str, labels: Sequence[str],
         return None
     figure, axes = _figure(max(6.0, 0.6 * len(labels) * max(1, len(series)) / 2 + 2), 4.2)
     width = 0.8 / len(series)
+    names = _shorts([series_name for series_name, _ in series])
     for i, (series_name, values) in enumerate(series):
         xs = [x + (i - (len(series) - 1) / 2) * width for x in range(len(labels))]
-        axes.bar(xs, [100 * v if v is not None else 0.0 for v in values], width, label=_short(series_name))
-    axes.set_xticks(range(len(labels)), [_short(label) for label in labels], rotation=35, ha="right",
+        axes.bar(xs, [100 * v if v is not None else 0.0 for v in values], width, label=names[i])
+    axes.set_xticks(range(len(labels)), _shorts(labels), rotation=35, ha="right",
                     fontsize="small")
     axes.set_ylim(0, 100)
     axes.set_ylabel("pass rate %")
@@ -109,7 +133,7 @@ def money(name: str, title: str, rows: Sequence[tuple[str, float, float]]) -> Pl
     ys = range(len(rows))
     axes.barh([y - 0.2 for y in ys], [spent for _, spent, _ in rows], 0.4, label="spent")
     axes.barh([y + 0.2 for y in ys], [saved for _, _, saved in rows], 0.4, label="saved by the cache")
-    axes.set_yticks(list(ys), [_short(label) for label, _, _ in rows])
+    axes.set_yticks(list(ys), _shorts([label for label, _, _ in rows]))
     axes.invert_yaxis()
     axes.set_xlabel("USD")
     axes.set_title(title)

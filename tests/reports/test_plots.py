@@ -42,3 +42,15 @@ def test_categories_with_equal_counts_draw_the_same_bytes_under_any_hash_seed() 
     digests = {subprocess.run([sys.executable, "-c", TIED], cwd=REPO, env={**os.environ, "PYTHONHASHSEED": seed},
                               capture_output=True, text=True, timeout=60, check=True).stdout for seed in "123"}
     assert len(digests) == 1
+
+
+def test_long_model_labels_are_shortened_apart_keeping_both_ends() -> None:
+    from reports.plots import LABEL_CHARS, _shorts
+
+    servers = [f"openai-compatible:llama-3.1-8b-instruct@http://gpu-node-{n}.lab.example.org:8000/v1 / two-stage"
+               for n in (17, 18)]
+    assert _shorts(servers) == [f"llama-3.1-8b-instruct@gpu-node-{n}.lab.example.org:8000 / two-stage"
+                                for n in (17, 18)]  # cut in the middle they would be alike: whole, less the noise
+    (alone,) = _shorts(servers[:1])
+    assert len(alone) == LABEL_CHARS and alone.startswith("llama-3.1-8b") and alone.endswith(":8000 / two-stage")
+    assert _shorts(["openai:gpt-4o-mini"]) == ["openai:gpt-4o-mini"]
