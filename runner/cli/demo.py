@@ -112,13 +112,13 @@ def _render(report: DemoReport, console: Console) -> None:
         console.print(terminal_table(table))
     for line in report.checks:
         console.print(line)
-    console.print(f"report: {report.report}  (Markdown, CSV and plots beside it)")
-    console.print(f"everything is in {report.out}:")
-    console.print(f"  generated worlds: {report.out / 'worlds'}")
+    console.print(f"report: {report.report}  (Markdown, CSV and plots beside it)", soft_wrap=True)
+    console.print(f"everything is in {report.out}:", soft_wrap=True)
+    console.print(f"  generated worlds: {report.out / 'worlds'}", soft_wrap=True)
     for run_dir in report.runs:
-        console.print(f"  run: {run_dir}  (tripbench status {run_dir})")
+        console.print(f"  run: {run_dir}  (tripbench status {run_dir})", soft_wrap=True)
     console.print("  run specs (examples to copy and edit; `tripbench run SPEC --dry-run`):")
     for spec in report.specs:
-        console.print(f"    {spec}")
+        console.print(f"    {spec}", soft_wrap=True)
     console.print(f"  LLM cache: {report.out / 'cache'}  (run the demo again with --out {report.out}: every call "
-                  "is then a cache hit)")
+                  "is then a cache hit)", soft_wrap=True)

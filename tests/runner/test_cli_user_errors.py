@@ -82,6 +82,9 @@ def test_bad_paths_name_the_path(world: Path) -> None:
         (("evaluate", "/proc/answers.jsonl"), EXIT_USAGE, "/proc/answers.jsonl"),
         (("check-submission", under_file), EXIT_USAGE, under_file),
         (("mock-server", "--config", "/proc/mock.toml"), EXIT_USAGE, "/proc/mock.toml"),
+        (("demo", "--out", under_file), EXIT_FAILED, under_file),
+        (("tool", "--index", "/proc/index.sqlite", "FlightSearch[A, B, 2022-03-01]"), EXIT_FAILED,
+         "/proc/index.sqlite"),
     ]
     for args, code, *named in cases:
         expect(run_cli(*args, home=home, cwd=world), code, *named)
