@@ -14,14 +14,14 @@ import orjson
 from rich.console import Console
 
 from benchmarks.offline import MODELS as KEYLESS
-from benchmarks.registry import DEFAULT
+from benchmarks.registry import DEFAULT, get_benchmark
 from providers.prices import nearest_priced, price_for
 from runner.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine import FAILED, default_run_dir, execute, prepare
 from runner.gc_tuning import tune_for_a_run
 from runner.results import load_run
 from runner.scheduler import BUDGET, INTERRUPTED
-from runner.spec import load_spec, parse_spec
+from runner.spec import load_spec, parse_options, parse_spec
 from runner.store import lock_run_dir
 from runner.summary import render_summary, summary_json, without_result
 
@@ -92,6 +92,15 @@ def _option(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...
     return options
 
 
+def _absolute_paths(benchmark: str, options: dict[str, Any]) -> dict[str, Any]:
+    """`--option` values the benchmark reads as paths, made absolute: typed relative to the current folder, they would
+    otherwise be read relative to the spec's folder, the run directory."""
+    found = get_benchmark(benchmark)
+    parsed = parse_options(found.options_model, options, "--option")
+    return {name: str(Path(value).absolute()) if isinstance(getattr(parsed, name), Path) else value
+            for name, value in options.items()}
+
+
 def _same_run(spec_path: Path, spec: dict[str, Any]) -> None:
     """Refuses a flag run whose folder holds the spec of another run (other models, strategies, ...).
 
@@ -154,7 +163,7 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
     if spec is None:
         made = spec_from_flags(benchmark, models, strategies, split, {
             "tasks": tasks and [task.strip() for task in tasks.split(",") if task.strip()], "limit": limit,
-            "samples": samples, "max_cost": max_cost, "options": options})
+            "samples": samples, "max_cost": max_cost, "options": _absolute_paths(benchmark, options)})
         run_dir = run_dir or Path("runs") / f"{benchmark.replace(':', '_')}-{split}"
         spec = run_dir / SPEC_FILE
         _same_run(spec, made)

@@ -116,3 +116,15 @@ def test_a_dry_run_expects_one_call_of_a_single_call_strategy(home: Path, tmp_pa
     row = next(line for line in done.stdout.splitlines() if line.startswith("openai:gpt-4o-mini"))
     assert [cell.strip() for cell in row.split("│")[1:4]] == ["5", "0", "5"]  # 5 rollouts, 5 new calls, not 50
     assert "assuming 1 calls per rollout, from the strategy's own count" in " ".join(done.stdout.split())
+
+
+def test_a_path_option_is_read_from_where_it_was_typed(natural_plan_data: Path, tmp_path: Path) -> None:
+    (tmp_path / "np").symlink_to(natural_plan_data)
+    done = tripbench(*FLAGS, "--model", "offline:oracle", "--limit", "2", "--option", "data_dir=np", cwd=tmp_path,
+                     home=tmp_path / "empty-home")
+    assert done.returncode == 0, done.stderr
+    spec = tomllib.loads((tmp_path / "runs" / "natural-plan-calendar" / "spec.toml").read_text())
+    assert spec["options"] == {"data_dir": str(tmp_path / "np")}
+    bad = tripbench(*FLAGS, "--model", "offline:oracle", "--option", "shots=3", "--run-dir", "other", cwd=tmp_path,
+                    home=tmp_path)
+    assert bad.returncode == 2 and "--option: options.shots: expected one of 0, 5, got 3" in bad.stderr, bad.stderr
