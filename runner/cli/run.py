@@ -30,10 +30,10 @@ EXIT_BUDGET = 3
 EXIT_NO_RESULT = 4
 EXIT_INTERRUPTED = 130
 EXIT_CODES = f"""Exit codes: 0 every rollout has a result of its own; {EXIT_FAILED} the run failed (a bad key, a
-damaged file: the message says which); 2 a usage or spec error; {EXIT_BUDGET} the spend cap stopped it;
-{EXIT_NO_RESULT} it completed but some rollouts have no result of their own (an unavailable provider's errors,
-replay-mode misses and spend-cap cuts, which the same command runs again; strategy crashes); {EXIT_INTERRUPTED}
-interrupted (Ctrl-C, SIGTERM).
+damaged file, a path that cannot be used: the message says which); 2 a usage or spec error; {EXIT_BUDGET} the spend
+cap stopped it; {EXIT_NO_RESULT} it completed but some rollouts have no result of their own (an unavailable
+provider's errors, replay-mode misses and spend-cap cuts, which the same command runs again; strategy crashes);
+{EXIT_INTERRUPTED} interrupted (Ctrl-C, SIGTERM).
 
 Models that need no key: """ + "; ".join(f"{model}: {does}" for model, does in KEYLESS.items()) + """.
 
@@ -129,10 +129,10 @@ def _same_run(spec_path: Path, spec: dict[str, Any]) -> None:
 @click.option("--tasks", metavar="ID,ID", help="Without SPEC: only these task ids, comma-separated.")
 @click.option("--samples", type=click.IntRange(min=1), help="Without SPEC: rollouts per task, model and strategy.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", callback=_option,
-              help="Without SPEC: a benchmark option (repeatable; `tripbench list` shows them), e.g. shots=0.")
+              help="Without SPEC: a field of the benchmark's [options] table (repeatable), e.g. shots=0.")
 @click.option("--run-dir", type=click.Path(path_type=Path, file_okay=False),
-              help="Where results go (default: runs/<spec name> beside the spec; without SPEC, "
-                   "runs/<benchmark>-<split>). Re-running resumes.")
+              help="Where results go (default: the spec's own folder when it is a run directory, else runs/<spec "
+                   "name> beside the spec; without SPEC, runs/<benchmark>-<split>). Re-running resumes.")
 @click.option("--max-cost", type=click.FloatRange(min=0, min_open=True),
               help="Spend cap in USD for the whole run, earlier sessions included (overrides the spec).")
 @click.option("--limit", type=click.IntRange(min=1),
