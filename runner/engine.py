@@ -44,7 +44,7 @@ from runner.retry import Retrier
 from runner.rollout import RolloutModel, record_call, run_rollout
 from runner.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
 from runner.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
-from runner.store import RESULTS_FILE, ResultsStore
+from runner.store import LOCK_FILE, RESULTS_FILE, ResultsStore
 from sandbox_index import default_home
 
 FAILED = "failed"
@@ -76,7 +76,7 @@ class Prepared:
 def default_run_dir(spec_path: Path) -> Path:
     """The spec's own folder when that is a run directory (`RUN_DIR/spec.toml`, say), else `runs/<spec name>` beside
     the spec file."""
-    if (spec_path.parent / RESULTS_FILE).is_file():
+    if any((spec_path.parent / name).is_file() for name in (RESULTS_FILE, LOCK_FILE)):
         return spec_path.parent
     return spec_path.parent / "runs" / spec_path.stem
 
