@@ -53,7 +53,7 @@ def test_prices_show_says_when_nothing_matches(tmp_path: Path) -> None:
     assert found.returncode == 0 and "  openai:gpt-4o-mini: " in found.stdout
 
 
-def test_a_near_miss_model_string_is_named(tmp_path: Path) -> None:
+def test_a_near_miss_model_string_is_named(natural_plan_data: Path, tmp_path: Path) -> None:
     spec = tmp_path / "run.toml"
     spec.write_text(f'benchmark = "natural-plan"\nsplit = "calendar"\nstrategies = ["direct"]\nmax_cost = 1.0\n\n'
                     f'[[models]]\nmodel = "{NEAR_MISS}"\n')
@@ -64,6 +64,10 @@ def test_a_near_miss_model_string_is_named(tmp_path: Path) -> None:
                                               f'prices = "{NEAR_MISS}"'))
     priced = run_cli("run", str(entry), "--dry-run", home=tmp_path)
     assert priced.returncode == 2 and "(did you mean openai:gpt-4o-mini?)" in priced.stderr, priced.stderr
+    uncapped = tmp_path / "uncapped.toml"
+    uncapped.write_text(spec.read_text().replace("max_cost = 1.0\n", f'[options]\ndata_dir = "{natural_plan_data}"\n'))
+    noted = run_cli("run", str(uncapped), "--dry-run", home=tmp_path)  # runs on (a new model may be unpriced), noted
+    assert f"note: the price table does not know {NEAR_MISS}: did you mean openai:gpt-4o-mini?" in noted.stderr
 
 
 def test_mock_server_replies_as_the_oracle_over_http(natural_plan_data: Path, tmp_path: Path) -> None:
