@@ -92,7 +92,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
         ConfigError: a bad spec or a strategy the benchmark does not have.
         UserError: an unknown benchmark, missing data (DataError) and the like.
     """
-    spec = spec or load_spec(spec_path)
+    spec = spec if spec is not None else load_spec(spec_path)
     overrides = {name: value for name, value in (("max_cost", max_cost), ("limit", limit)) if value is not None}
     if overrides:
         spec = spec.model_copy(update=overrides)
@@ -318,12 +318,8 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
     scheduler = Scheduler(spec.concurrency, {m.label: m.concurrency for m in spec.models},
                           admit=lambda: not spend_cap.exhausted, grace_s=grace_s)
-    spent_before: dict[str, float] = {}  # model rows count money as the total row does: earlier sessions too
-    with load_run(store.path.parent) as results:
-        for rollout in results.rollouts:
-            spent_before[rollout.key.model] = spent_before.get(rollout.key.model, 0.0) + rollout.cost_usd
     stats = RunStats(spend_cap, batches=gateway.batcher.counts if gateway.batcher and gateway.batcher.active else None,
-                     spent_before=spent_before)
+                     spent_before=await asyncio.to_thread(_spent_by_model, store.path.parent))
     totals = {m.label: 0 for m in spec.models}
     done_before = dict.fromkeys(totals, 0)
     for key in prepared.keys:
@@ -358,6 +354,15 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
         for signum in signals:
             loop.remove_signal_handler(signum)
     return BUDGET if outcome == COMPLETED and spend_cap.exhausted else outcome
+
+
+def _spent_by_model(run_dir: Path) -> dict[str, float]:
+    """What each model label's stored rollouts cost (model rows count money as the total row does: all sessions)."""
+    spent: dict[str, float] = {}
+    with load_run(run_dir) as results:
+        for rollout in results.rollouts:
+            spent[rollout.key.model] = spent.get(rollout.key.model, 0.0) + rollout.cost_usd
+    return spent
 
 
 async def _evaluate_every(prepared: Prepared, store: ResultsStore, every_s: float, done: asyncio.Event) -> None:
