@@ -17,8 +17,8 @@ REPLIES = {"echo": None, "oracle": "benchmarks.offline:oracle_reply", "noisy": "
 @click.command("mock-server", epilog="""A run reaches it through a [[models]] entry such as `model =
 "openai-compatible:mock@http://127.0.0.1:8000/v1"` with `prices = { input = 0.0, output = 0.0 }` (any model name;
 or `base_url = "http://127.0.0.1:8000/v1"` on an openai: model). With --reply oracle or noisy, the benchmarks'
-prompts get the answers of offline:oracle / offline:noisy, so the run scores like those models, over HTTP (for
-benchmarks whose answers live in their records, such as Natural Plan, the records of the data home).""")
+prompts get the answers of offline:oracle / offline:noisy, so the run scores like those models, over HTTP (where
+a benchmark's answers live in its records, those of the data home).""")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="TCP port; 0 picks a free one.")
