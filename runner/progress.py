@@ -77,7 +77,8 @@ class RunStats:
         """The run's batches (None: no model goes through a batch API)."""
         self.models: dict[str, Counters] = {}
         self.total = Counters()
-        self._clock = clock
+        self.clock = clock
+        """Seconds: the rates' clock, and the live rows' (their ETA)."""
         self.started = clock()
 
     def observer(self, label: str) -> Callable[[CallRecord], None]:
@@ -97,7 +98,7 @@ class RunStats:
     def describe(self, label: str, *, compact: bool = False) -> str:
         """One line of figures for a model row, or for the total row (`TOTAL`); `compact`: money, calls, errors."""
         counters = self.total if label == TOTAL else self.models.get(label, Counters())
-        elapsed = max(self._clock() - self.started, 1e-9)
+        elapsed = max(self.clock() - self.started, 1e-9)
         hit_rate = f"{counters.hits / counters.calls:.0%}" if counters.calls else "-"
         if label == TOTAL:
             cap, reserved = self.spend_cap.cap_usd, self.spend_cap.reserved_usd
@@ -169,7 +170,7 @@ class LiveProgress:
         self._progress = Progress(
             TextColumn("{task.description}", table_column=_one_line(max_width=LABEL_WIDTH)), *bar,
             MofNCompleteColumn(table_column=_one_line()), _EtaColumn(), _FiguresColumn(stats, compact=not wide),
-            console=console, disable=disable, refresh_per_second=4,
+            console=console, disable=disable, refresh_per_second=4, get_time=stats.clock,
         )
         single = len(totals) == 1  # its row shows the run's figures ($ spent / cap)
         self._rows = {label: self._progress.add_task(label, total=n, completed=finished.get(label, 0),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 
 from rich.console import Console
 
@@ -72,3 +73,14 @@ def test_the_total_row_shows_the_batches_of_a_batch_run() -> None:
     stats = RunStats(SpendCap(), batches=counts)
     assert stats.describe(TOTAL).endswith("batches 3 submitted, 2 in progress, 1 ended, 40/120 requests done")
     assert "batches" not in RunStats(SpendCap()).describe(TOTAL)
+
+
+def test_the_eta_shows_once_enough_rollouts_finished_in_this_session() -> None:
+    ticks = iter(range(1_000_000))
+    stats = RunStats(SpendCap(), clock=lambda: float(next(ticks)))  # one second per reading
+    console = Console(file=io.StringIO(), force_terminal=True, width=160, color_system=None)
+    with LiveProgress(stats, {"a": 100}, {"a": 50}, console, disable=True) as live:
+        for n in range(1, 11):
+            assert live.line().endswith(" · ETA -"), n  # 50 done before this session say nothing of its pace
+            live.done(finished("a", DELIVERED))
+        assert re.search(r" · ETA \d+:\d\d:\d\d$", live.line()), live.line()
