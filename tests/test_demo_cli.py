@@ -42,10 +42,11 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
     assert (out / "report" / "csv" / "np_accuracy.csv").is_file()
     page = (out / "report" / "report.html").read_text()
     # the four Table 4s (one per model and strategy) are one view with a selector; every table scrolls in its box
-    assert page.count("<option value=") == 4 and "4 tables alike, one shown" in page
+    assert ('4 tables alike, one shown: <select class="views"><option value="0">Constraint pass rates, oracle / '
+            "two-stage") in page
     assert page.count("<table") == page.count('<div class="scroll"><table')
     specs = sorted(out.glob("*.toml"))  # the closing summary lists the specs the demo wrote, as examples
-    assert len(specs) == 3 and all(f"    {spec}\n" in first.output for spec in specs)
+    assert len(specs) >= 3 and all(f"    {spec}\n" in first.output for spec in specs)
     with load_run(out / "runs" / "offline-models") as results:
         assert len(results.rollouts) == 27 and not any(r.cache_hits for r in results.rollouts)
     # the report of both runs: its Table 3 is the one printed, and the priced mock-server model has a cost
