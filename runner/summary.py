@@ -15,6 +15,9 @@ from benchmarks.base import CRASHED, DELIVERED
 from runner.results import RunResults, SessionInfo
 from runner.store import runs_again
 
+WIDE = 130
+"""Console columns below which the summary is a few lines per (model, strategy) instead of a table (which wraps)."""
+
 
 @dataclass(slots=True)
 class GroupSummary:
@@ -80,7 +83,7 @@ def session_state(session: SessionInfo) -> str:
 
 
 def render_summary(results: RunResults, console: Console) -> None:
-    """Prints the run's state and one table row per (model, strategy)."""
+    """Prints the run's state and one table row per (model, strategy) (on a narrow console, a few lines each)."""
     if not results.sessions:
         console.print(f"{results.run_dir}: no session recorded yet")
         return
@@ -90,24 +93,49 @@ def render_summary(results: RunResults, console: Console) -> None:
     reserved = results.reserved_usd
     money = (f"${results.spent_usd:.4f}" + (f" + ${reserved:.4f} reserved" if reserved else "")
              + (f" of a ${cap:.2f} cap" if cap is not None else ""))
-    console.print(f"run {results.run_dir}: {session_state(last)} · {len(results.sessions)} session(s) since "
-                  f"{started} · spent {money}")
-    table = Table(show_edge=False, pad_edge=False)
-    for column in ("model", "strategy", "done", "delivered", "other statuses", "calls", "cache hits", "retries",
-                   "tokens in/out", "$ spent", "$ saved"):
-        table.add_column(column, justify="left" if column in ("model", "strategy", "other statuses") else "right")
-    for g in summarize(results):
-        others = ", ".join(f"{status} {n}" for status, n in g.statuses.most_common() if status != DELIVERED)
-        table.add_row(g.model, g.strategy, f"{g.done}/{g.planned}", str(g.statuses[DELIVERED]), others or "-",
-                      f"{g.calls:,}", f"{g.hits / g.calls:.0%}" if g.calls else "-", f"{g.retries:,}",
-                      f"{g.input_tokens:,}/{g.output_tokens:,}", f"{g.cost_usd:.4f}", f"{g.saved_usd:.4f}")
-    console.print(table)
+    head = f"run {results.run_dir}: {session_state(last)} · {len(results.sessions)} session(s) since {started}"
+    if console.width < WIDE:
+        console.print(head, soft_wrap=True)  # a long run directory stays one copyable line
+        console.print(f"spent {money}")
+        _render_narrow(summarize(results), console)
+    else:
+        console.print(f"{head} · spent {money}")
+        _render_table(summarize(results), console)
     if live := [b for b in results.batches() if b.live]:
         ids = ", ".join(f"{b.provider_id or '(id not yet known)'} ({b.model}, {b.requests} requests)" for b in live)
         console.print(f"{len(live)} batch(es) live at the provider: {ids}")
     if missing := without_result(results):
         counts = ", ".join(f"{status} {n}" for status, n in missing.most_common())
         console.print(f"{missing.total()} rollouts have no result of their own: {counts}")
+
+
+def _others(g: GroupSummary) -> str:
+    return ", ".join(f"{status} {n}" for status, n in g.statuses.most_common() if status != DELIVERED)
+
+
+def _render_narrow(groups: list[GroupSummary], console: Console) -> None:
+    """A few short lines per (model, strategy), for a terminal too narrow for the table's eleven columns."""
+    for g in groups:
+        hits = f"{g.hits / g.calls:.0%}" if g.calls else "-"
+        console.print(f"{g.model} · {g.strategy}: {g.done}/{g.planned} done, {g.statuses[DELIVERED]} delivered",
+                      highlight=False)
+        console.print(f"  {g.calls:,} calls, {hits} cache hits, {g.retries:,} retries · ${g.cost_usd:.4f} spent, "
+                      f"${g.saved_usd:.4f} saved", highlight=False)
+        console.print(f"  tokens {g.input_tokens:,} in / {g.output_tokens:,} out", highlight=False)
+        if others := _others(g):
+            console.print(f"  other statuses: {others}", highlight=False)
+
+
+def _render_table(groups: list[GroupSummary], console: Console) -> None:
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("model", "strategy", "done", "delivered", "other statuses", "calls", "cache hits", "retries",
+                   "tokens in/out", "$ spent", "$ saved"):
+        table.add_column(column, justify="left" if column in ("model", "strategy", "other statuses") else "right")
+    for g in groups:
+        table.add_row(g.model, g.strategy, f"{g.done}/{g.planned}", str(g.statuses[DELIVERED]), _others(g) or "-",
+                      f"{g.calls:,}", f"{g.hits / g.calls:.0%}" if g.calls else "-", f"{g.retries:,}",
+                      f"{g.input_tokens:,}/{g.output_tokens:,}", f"{g.cost_usd:.4f}", f"{g.saved_usd:.4f}")
+    console.print(table)
 
 
 def summary_json(results: RunResults) -> dict[str, Any]:

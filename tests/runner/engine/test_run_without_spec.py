@@ -7,6 +7,7 @@ resumes the same folder, a folder is never shared by two different runs, and not
 from __future__ import annotations
 
 import fcntl
+import io
 import os
 import subprocess
 import sys
@@ -14,6 +15,10 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from rich.console import Console
+
+from runner.results import load_run
+from runner.summary import render_summary
 
 
 def tripbench(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
@@ -128,3 +133,14 @@ def test_a_path_option_is_read_from_where_it_was_typed(natural_plan_data: Path, 
     bad = tripbench(*FLAGS, "--model", "offline:oracle", "--option", "shots=3", "--run-dir", "other", cwd=tmp_path,
                     home=tmp_path)
     assert bad.returncode == 2 and "--option: options.shots: expected one of 0, 5, got 3" in bad.stderr, bad.stderr
+
+
+def test_at_80_columns_the_summary_is_lines_not_a_wrapped_table(home: Path, tmp_path: Path) -> None:
+    assert tripbench(*FLAGS, "--model", "offline:noisy", "--limit", "6", cwd=tmp_path, home=home).returncode == 0
+    output = io.StringIO()
+    with load_run(tmp_path / "runs" / "natural-plan-calendar") as results:
+        render_summary(results, Console(file=output, width=80, color_system=None))
+    lines = output.getvalue().splitlines()
+    assert all(len(line) <= 80 for line in lines[1:]), lines  # the first names the run directory, unbroken
+    assert lines[1].startswith("spent $0.0000") and lines[2] == "offline:noisy · direct: 6/6 done, 6 delivered"
+    assert "│" not in output.getvalue()
