@@ -69,6 +69,8 @@ def test_bad_paths_name_the_path(world: Path) -> None:
         (("run", spec(world, "data", top='[options]\ndata_dir = "elsewhere"')), EXIT_FAILED,
          str(world / "elsewhere")),  # relative to the spec's folder, printed resolved
         (("report", run, "--out", "/proc/tripbench-report"), EXIT_FAILED, "/proc/tripbench-report"),
+        (("report", run, "--out", "/sys/tripbench-report"), EXIT_FAILED, "/sys/tripbench-report"),  # unwritable
+        (("run", ok, "--run-dir", "/sys/tripbench-run", "--quiet"), EXIT_FAILED, "/sys/tripbench-run"),
         (("report", run, "--out", under_file), EXIT_FAILED, under_file),
         (("report", run, "--out", str(world / "taken")), EXIT_USAGE, str(world / "taken"), "not a report"),
         (("report", under_file), EXIT_USAGE, under_file),
