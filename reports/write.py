@@ -33,8 +33,8 @@ def write_report(report: Report, out: str | os.PathLike[str]) -> dict[str, Path]
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     except OSError as exc:
-        what = "a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror
-        raise UserError(f"{out}: cannot write the report there ({exc.filename}: {what})") from None
+        why = f"{exc.filename} is a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror
+        raise UserError(f"{out}: cannot write the report there ({why})") from None
     try:
         (staging / "csv").mkdir()
         (staging / "plots").mkdir()
