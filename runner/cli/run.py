@@ -15,6 +15,7 @@ from rich.console import Console
 
 from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import DEFAULT, get_benchmark
+from errors import ConfigError
 from providers.prices import nearest_priced, price_for
 from runner.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine import FAILED, default_run_dir, execute, prepare
@@ -50,6 +51,8 @@ def _console() -> Console:
 
 SPEC_FILE = "spec.toml"
 """The spec a run made from flags keeps in its run directory (`tripbench run RUN_DIR/spec.toml` resumes it)."""
+FLAGS = "the command-line flags"
+"""What errors in a spec made from flags name as its source."""
 IDENTITY = ("benchmark", "split", "models", "strategies", "samples", "options")
 """What makes a flag run the same run as the one whose spec is in the folder (limit and cap may change on resume)."""
 
@@ -167,7 +170,10 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
         run_dir = run_dir or Path("runs") / f"{benchmark.replace(':', '_')}-{split}"
         spec = run_dir / SPEC_FILE
         _same_run(spec, made)
-        prepared = prepare(spec, spec=parse_spec(made, str(spec)))  # every check before anything is written
+        try:  # every check before anything is written
+            prepared = prepare(spec, spec=parse_spec(made, FLAGS))
+        except ConfigError as exc:  # about the flags, not the file they are to be written to
+            raise ConfigError(FLAGS, exc.field, exc.expected, exc.got) from None
         text = _toml(made)
         if dry_run:
             click.echo(f"# {spec} (a dry run writes nothing)\n{text}", err=True)
