@@ -76,7 +76,8 @@ def test_another_run_on_the_same_split_is_refused_with_both_ways_on(home: Path, 
 
 
 def test_checks_come_before_writes(home: Path, tmp_path: Path) -> None:
-    for flags, message in ((("--split", "calendr"), "calendr"), (("--strategies", "cot"), "strategies[0]"),
+    for flags, message in ((("--split", "calendr"), "the command-line flags: split: expected one of trip, "),
+                           (("--strategies", "cot"), "the command-line flags: strategies[0]"),
                            (("--model", "offline:oracel"), "oracel")):
         done = tripbench("run", "--benchmark", "natural-plan", "--model", "offline:oracle", "--strategies", "direct",
                          "--split", "calendar", *flags, cwd=tmp_path, home=home)
