@@ -7,6 +7,7 @@ This module knows the protocol (the JSON body of a request, the JSON of an answe
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -31,13 +32,21 @@ CLOCK_SKEW_S = 60.0
 """How far the provider's clock (a batch's `created_at`) may be behind ours when a batch is looked up by tag."""
 
 
+_CONTEXT_WORDING = re.compile(r"maximum context length|context_length_exceeded|exceeds? the available context size|"
+                              r"exceed_context_size_error|greater than the context length", re.IGNORECASE)
+"""How servers say a prompt does not fit: OpenAI, vLLM and llama-cpp-python ("This model's maximum context length is
+N tokens..."), llama.cpp's llama-server ("the request exceeds the available context size", type
+`exceed_context_size_error`), LM Studio ("... is greater than the context length")."""
+
+
 def error_details(body: Any) -> tuple[str, bool]:
-    """The message of an OpenAI error body (`{"error": {"message", "code"}}`), and whether it is a context-window
-    error."""
-    error = body.get("error") if isinstance(body, dict) else None
+    """The message of an OpenAI error body (`{"error": {"message", "code", "type"}}`, or those fields at the top as
+    older vLLM sends them), and whether it is a context-window error."""
+    error = body.get("error", body) if isinstance(body, dict) else None
     error = error if isinstance(error, dict) else {}
     message = str(error.get("message") or "")
-    return message, error.get("code") == "context_length_exceeded" or "maximum context length" in message
+    said = f"{message} {error.get('code')} {error.get('type')}"
+    return message, bool(_CONTEXT_WORDING.search(said))
 
 
 class OpenAIChat:

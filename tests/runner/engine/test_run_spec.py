@@ -129,7 +129,8 @@ async def test_status_summarises_a_run(start_mock_llm, write_spec, tmp_path: Pat
 
 def test_a_spend_cap_needs_a_price_for_every_model(tmp_path: Path) -> None:
     path = tmp_path / "run.toml"
-    path.write_text(BASE.replace('split = "train"', 'split = "train"\nmax_cost = 2.0'), encoding="utf-8")
+    remote = BASE.replace("http://127.0.0.1:9/v1", "https://llm.example.com/v1")  # a local server costs 0 untold
+    path.write_text(remote.replace('split = "train"', 'split = "train"\nmax_cost = 2.0'), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"run\.toml: models\[0\]\.prices: expected a price table .* the price "
                                           r"table does not know openai-compatible:a@"):
         prepare(path)
