@@ -20,10 +20,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from runner.adaptive import AdaptiveLimit
+
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 
 _EPSILON = 1e-9
+ADAPTIVE_CEILING = 256
+"""How far an adaptive limit may grow when nothing else bounds it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +37,8 @@ class Limits:
     rpm: float | None = None
     tpm: float | None = None
     max_concurrency: int | None = None
+    adaptive: bool = False
+    """Calls in flight bounded by an `AdaptiveLimit` (`concurrency = "auto"`), which grows up to `max_concurrency`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +149,7 @@ class _KeyState:
     requests: TokenBucket | None
     tokens: TokenBucket | None
     in_flight: asyncio.Semaphore | None
+    adaptive: AdaptiveLimit | None
 
 
 @dataclass(slots=True)
@@ -194,7 +201,9 @@ class RateLimiter:
             state = _KeyState(
                 bucket(limits.rpm) if limits.rpm else None,
                 bucket(limits.tpm) if limits.tpm else None,
-                asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency else None,
+                asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency and not limits.adaptive else None,
+                AdaptiveLimit(limits.max_concurrency or ADAPTIVE_CEILING, clock=self._clock) if limits.adaptive
+                else None,
             )
             self._states[key] = state
         return state
@@ -210,13 +219,20 @@ class RateLimiter:
         async with contextlib.AsyncExitStack() as stack:
             if state.in_flight is not None:
                 await stack.enter_async_context(state.in_flight)
+            slot = await stack.enter_async_context(state.adaptive.slot()) if state.adaptive is not None else None
             if self._global is not None:
                 await stack.enter_async_context(self._global)
             if state.requests is not None:
                 await state.requests.take(1)
             if state.tokens is not None:
                 await state.tokens.take(estimated_tokens)
+            if slot is not None:
+                slot.sent = self._clock()  # the server's latency, not the wait for the buckets
             yield Lease(estimated_tokens, state)
+
+    def adaptive_limit(self, key: LimitKey) -> AdaptiveLimit | None:
+        """The adaptive concurrency limit of `key`, if its limits have one."""
+        return self._state(key).adaptive
 
     def rate_limited(self, key: LimitKey, retry_after: float | None) -> None:
         """A 429 for `key`: pause its buckets for the server's Retry-After (or `backoff_s`, at most `max_pause_s`)

@@ -1,0 +1,115 @@
+"""`concurrency = "auto"`: the AIMD limit of calls in flight, on a fake clock (each round: fill the limit, let time
+pass, answer or fail), and through the rate limiter's admission."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import pytest
+
+from providers.errors import BadRequest, ProviderTimeout, RateLimited, ServerError
+from runner.adaptive import AdaptiveLimit
+from runner.ratelimit import LimitKey, Limits, RateLimiter
+from tests.runner.gateway.gateway_doubles import FakeClock
+
+
+async def round_trip(limit: AdaptiveLimit, clock: FakeClock, latency: float,
+                     error: BaseException | None = None) -> int:
+    """Sends as many calls as the limit allows at once; after `latency` seconds all answer (or fail with `error`).
+
+    Returns:
+        How many calls were sent.
+    """
+    stack = contextlib.AsyncExitStack()
+    sent = int(limit.limit)
+    for _ in range(sent):
+        await stack.enter_async_context(limit.slot())
+    clock.now += latency
+    if error is None:
+        await stack.aclose()
+    else:
+        with contextlib.suppress(type(error)):
+            await stack.__aexit__(type(error), error, None)
+    return sent
+
+
+async def test_the_limit_doubles_per_round_trip_until_its_ceiling(fake_clock: FakeClock) -> None:
+    limit = AdaptiveLimit(20, clock=fake_clock)
+    sent = [await round_trip(limit, fake_clock, 1.0) for _ in range(6)]
+    assert sent == [1, 2, 4, 8, 16, 20]
+    assert limit.cuts == 0
+
+
+@pytest.mark.parametrize("error", [ProviderTimeout("t"), RateLimited("429"), ServerError("busy", status=503)])
+async def test_a_full_server_halves_the_limit_once_per_round_trip(fake_clock: FakeClock, error: Exception) -> None:
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    for _ in range(4):
+        await round_trip(limit, fake_clock, 1.0)
+    assert limit.limit == 16
+    await round_trip(limit, fake_clock, 1.0, error)  # 16 calls fail together: one cut, not sixteen
+    assert (limit.limit, limit.cuts) == (8, 1)
+    # after a cut it grows by one per round trip, not by one per answer
+    await round_trip(limit, fake_clock, 1.0)
+    assert limit.limit == pytest.approx(9.0, abs=0.1)
+
+
+@pytest.mark.parametrize("error", [BadRequest("no"), ServerError("bug", status=500), asyncio.CancelledError()])
+async def test_errors_that_say_nothing_of_load_leave_the_limit(fake_clock: FakeClock, error: BaseException) -> None:
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    await round_trip(limit, fake_clock, 1.0)
+    await round_trip(limit, fake_clock, 1.0, error)
+    assert (limit.limit, limit.cuts, limit.in_flight) == (2, 0, 0)
+
+
+async def test_answers_slowing_down_cut_the_limit(fake_clock: FakeClock) -> None:
+    """A one-slot server: n calls at once take n times as long, so the limit settles at a few calls, never 64."""
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    sent = [await round_trip(limit, fake_clock, 1.0 * int(limit.limit)) for _ in range(100)]
+    assert max(sent) == 4 and max(sent[10:]) == 3 and sum(sent) / len(sent) < 2.5 and limit.cuts > 20  # no creep
+
+
+async def test_a_server_that_keeps_its_pace_is_given_more(fake_clock: FakeClock) -> None:
+    """A many-slot server (vLLM): latency grows a little with the batch, the limit reaches its ceiling."""
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    for _ in range(10):
+        await round_trip(limit, fake_clock, 1.0 + 0.01 * int(limit.limit))
+    assert limit.limit == 64 and limit.cuts == 0
+
+
+async def test_calls_past_the_limit_wait_their_turn_and_a_cancelled_wait_frees_nothing(fake_clock: FakeClock) -> None:
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    order: list[int] = []
+    first = limit.slot()
+    await first.__aenter__()  # the limit is one call
+
+    async def call(number: int) -> None:
+        async with limit.slot():
+            order.append(number)
+
+    waiting = [asyncio.create_task(call(n)) for n in range(3)]
+    await asyncio.sleep(0)
+    waiting[1].cancel()
+    await asyncio.sleep(0)
+    assert order == [] and limit.in_flight == 1
+    fake_clock.now += 1.0
+    await first.__aexit__(None, None, None)
+    await asyncio.gather(waiting[0], waiting[2])
+    assert order == [0, 2] and limit.in_flight == 0 and waiting[1].cancelled()
+
+
+async def test_the_rate_limiter_times_the_request_not_the_wait_for_its_buckets(fake_clock: FakeClock) -> None:
+    key = LimitKey("openai-compatible", "smol", "-", "http://127.0.0.1:8080/v1")
+    limiter = RateLimiter({key.display: Limits(rpm=60, adaptive=True, max_concurrency=8)}, burst_s=1.0,
+                          clock=fake_clock, sleep=fake_clock.sleep)
+    adaptive = limiter.adaptive_limit(key)
+    assert adaptive is not None and adaptive.ceiling == 8
+    for _ in range(5):  # one request a second: each waits ~1 s for the bucket, then takes 0.1 s
+        async with limiter.admit(key, estimated_tokens=10):
+            fake_clock.now += 0.1
+    # 1.1 s counted against 0.1 s would have cut it; one call at a time grows the limit to 2, and no further
+    assert adaptive.cuts == 0 and adaptive.limit == 2
+    with pytest.raises(ProviderTimeout):
+        async with limiter.admit(key, estimated_tokens=10):
+            raise ProviderTimeout("t")
+    assert adaptive.limit == 1
