@@ -16,13 +16,14 @@ from typing import Any, Literal
 import openai
 import orjson
 
+from errors import UserError
 from providers.batching import OPENAI_MAX_BYTES, OPENAI_MAX_REQUESTS, BatchResult, BatchState, lost
 from providers.errors import BadRequest, ProviderError, ServerError, Where
 from providers.http_errors import error_for_status, map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
 from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire, json_or_none
-from providers.urls import Endpoint
+from providers.urls import Endpoint, public_url
 
 PATH = "/chat/completions"
 BATCH_URL: Literal["/v1/chat/completions"] = "/v1/chat/completions"
@@ -47,6 +48,32 @@ def error_details(body: Any) -> tuple[str, bool]:
     message = str(error.get("message") or "")
     said = f"{message} {error.get('code')} {error.get('type')}"
     return message, bool(_CONTEXT_WORDING.search(said))
+
+
+def served_model(base_url: str, *, api_key: str, timeout_s: float) -> str:
+    """The one model an OpenAI-compatible server serves (`GET /models`), for a model string that names none
+    (`openai-compatible:@http://HOST:PORT/v1`).
+
+    Raises:
+        UserError: the server cannot be asked, or serves no model or several (they are listed).
+    """
+    target = Endpoint.parse(base_url)
+    where = f"openai-compatible:@{public_url(base_url)}"
+    client = openai.OpenAI(api_key=api_key, base_url=target.url, max_retries=0, timeout=timeout_s,
+                           default_query=target.query or None,
+                           default_headers={"Authorization": target.basic_auth} if target.basic_auth else None)
+    try:
+        with client, map_sdk_errors(openai, provider="openai-compatible", model="", secret=api_key,
+                                    status_details=lambda exc: error_details(json_or_none(exc.response.content))):
+            names = [model.id for model in client.models.list()]
+    except ProviderError as exc:
+        raise UserError(f"{where}: no model named, and the server's list of models could not be read ({exc}); "
+                        "name one: openai-compatible:NAME@URL") from None
+    if len(names) != 1:
+        listed = ", ".join(names) if names else "none"
+        raise UserError(f"{where}: no model named, and the server serves {len(names)} ({listed}); "
+                        "name one: openai-compatible:NAME@URL")
+    return names[0]
 
 
 class OpenAIChat:

@@ -2,15 +2,16 @@
 
 A local server (llama.cpp, a small vLLM) decodes a few requests at a time and queues the rest: 64 calls sent at once
 wait in its queue past their timeout, are retried, and the server still computes the abandoned ones. The limit here
-starts at one call and grows while answers come back as fast as the fastest recent ones: by one per answer at
-first (doubling every round trip), by one per round trip after the first cut. It is cut when the server shows it is
-full: halved on a timeout, a 429 or a 503, and by a fifth when answers take more than `tolerance` times the fastest
-recent ones (requests queueing inside the server). One cut per round trip: the answers to calls sent before a cut
-say nothing about the new limit.
+starts at one call (the first `SOLO_CALLS` go one at a time) and grows while answers come back about as fast as a
+call's alone: by one per answer at first (doubling every round trip), by one per round trip after the first cut. It
+is cut when the server shows it is full: halved on a timeout, a 429 or a 503, and by a fifth when the running mean of
+latencies passes `TOLERANCE` times that of calls that had the server to themselves (requests queueing inside it). One
+cut per round trip: the answers to calls sent before a cut say nothing about the new limit.
 
-"The fastest recent answers" follow the fastest answers down at once, and slower ones that are still within the
-tolerance up slowly: the reference moves with prompts that grow over an agent's steps, but never up to the latency of
-a queue, which would let the limit creep up with it.
+The reference is a running mean of calls that were alone in flight from start to end, not the fastest answer ever:
+requests differ in size (a 10-token answer and a 500-token one), and a mean over the same mix of sizes compares like
+with like. It is never taken from calls that shared the server, so it cannot creep up with a queue; after a cut to
+one call, fresh solo calls bring it up to date (prompts grow over an agent's steps).
 """
 
 from __future__ import annotations
@@ -25,16 +26,17 @@ from dataclasses import dataclass
 from providers.errors import ProviderTimeout, RateLimited, ServerError
 
 TOLERANCE = 1.5
-"""Answers this many times slower than the fastest recent ones mean requests are queueing in the server (two calls
-on a one-slot server take twice as long; a batching server such as vLLM slows far less per added call)."""
+"""Answers this many times slower than calls alone mean requests are queueing in the server (two calls on a
+one-slot server take twice as long; a batching server such as vLLM slows far less per added call)."""
 LATENCY_CUT = 0.8
 """The limit's factor when latency rose."""
 OVERLOAD_CUT = 0.5
 """The limit's factor on a timeout, a 429 or a 503."""
-RECENT = 0.25
-"""Weight of the newest answer in the running mean of latencies that is compared with the fastest."""
-FLOOR_DRIFT = 0.02
-"""How fast the fastest-recent reference follows slower answers up (per answer)."""
+RECENT = 0.1
+"""Weight of the newest answer in the running means of latencies (of all calls, and of calls alone), once they hold
+ten answers (before, each is the plain mean of what it holds)."""
+SOLO_CALLS = 5
+"""Calls sent one at a time when the limit starts, so the reference is a mean of several, not one call's size."""
 
 
 def overloaded(error: BaseException) -> bool:
@@ -48,6 +50,10 @@ class Slot:
 
     admitted: float
     sent: float
+    number: int
+    """Admissions so far, this one included: another call admitted while this one is in flight takes the next."""
+    alone: bool
+    """No other call was in flight when it was admitted."""
 
 
 class AdaptiveLimit:
@@ -67,8 +73,9 @@ class AdaptiveLimit:
         self._clock = clock
         self._in_flight = 0
         self._waiting: collections.deque[asyncio.Future[None]] = collections.deque()
-        self._fastest: float | None = None
-        self._recent: float | None = None
+        self._alone = _Mean()
+        self._recent = _Mean()
+        self._admitted = 0
         self._cut_at = -math.inf
         self._full_at = -math.inf
 
@@ -96,7 +103,8 @@ class AdaptiveLimit:
         now = self._clock()
         if self._in_flight >= int(self.limit):
             self._full_at = now
-        slot = Slot(now, now)
+        self._admitted += 1
+        slot = Slot(now, now, self._admitted, alone=self._in_flight == 1)
         try:
             yield slot
         except BaseException as error:
@@ -111,18 +119,15 @@ class AdaptiveLimit:
 
     def _answered(self, slot: Slot) -> None:
         latency = self._clock() - slot.sent
-        if self._fastest is None or latency < self._fastest:
-            self._fastest = latency
-        elif latency <= TOLERANCE * self._fastest:  # slower answers, but none from a queue, move it up slowly
-            self._fastest += FLOOR_DRIFT * (latency - self._fastest)
-        fastest = self._fastest
+        if slot.alone and slot.number == self._admitted:  # nobody joined it either
+            self._alone.add(latency)
         if slot.sent < self._cut_at:
             return  # sent under the limit before the last cut: it says nothing of the new one
-        recent = self._recent = latency if self._recent is None else self._recent + RECENT * (latency - self._recent)
-        if recent > TOLERANCE * fastest:
+        self._recent.add(latency)
+        if self._alone.count and self._recent.value > TOLERANCE * self._alone.value:
             self._cut(slot, LATENCY_CUT)
-        elif slot.admitted <= self._full_at:  # in flight while the limit was reached: a limit nobody reaches is
-            # not shown to hold, and is not grown
+        elif slot.admitted <= self._full_at and self._alone.count >= SOLO_CALLS:
+            # grown only when in flight while the limit was reached: a limit nobody reaches is not shown to hold
             self.limit = min(float(self.ceiling), self.limit + (1.0 if not self.cuts else 1.0 / self.limit))
 
     def _cut(self, slot: Slot, factor: float) -> None:
@@ -130,7 +135,7 @@ class AdaptiveLimit:
             return  # sent under the limit before the last cut
         self.limit = max(1.0, self.limit * factor)
         self._cut_at = self._clock()
-        self._recent = None  # a fresh mean, of calls sent under the new limit
+        self._recent = _Mean()  # a fresh mean, of calls sent under the new limit
         self.cuts += 1
 
     def _wake(self) -> None:
@@ -139,3 +144,15 @@ class AdaptiveLimit:
             if not waiter.done():
                 self._in_flight += 1
                 waiter.set_result(None)
+
+
+@dataclass(slots=True)
+class _Mean:
+    """A running mean of latencies: plain over the first answers, then exponentially weighted (`RECENT`)."""
+
+    value: float = 0.0
+    count: int = 0
+
+    def add(self, latency: float) -> None:
+        self.count += 1
+        self.value += max(RECENT, 1.0 / self.count) * (latency - self.value)

@@ -9,12 +9,16 @@ request, and the report counts it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from benchmarks.base import DELIVERED, TOKEN_LIMIT
+from providers.interface import ChatRequest, Message
+from providers.openai_chat import OpenAIChat
+from providers.registry import resolve_model
 from runner.results import load_run
 from tests.local_server import PACKAGES, LlamaServer, model_file
 from tests.runner.engine.engine_support import run_cli
@@ -114,6 +118,17 @@ def test_a_prompt_past_the_window_is_a_token_limit_sent_once_and_reported(overfl
     assert done.returncode == 0, done.stderr
     markdown = (overflow_run / "report" / "report.md").read_text()
     assert "| smol | direct | token_limit | the prompt no longer fits the context window | 2 | 100.0 |" in markdown
+
+
+async def test_a_url_without_a_model_name_takes_the_servers_only_model(llama_server: LlamaServer) -> None:
+    model = await asyncio.to_thread(resolve_model, f"openai-compatible:@{llama_server.url}")
+    try:
+        assert isinstance(model, OpenAIChat)
+        assert model.model.endswith("SmolLM2-135M-Instruct.Q4_1.gguf")  # llama.cpp names it by its file
+        reply = await model.complete(ChatRequest("", (Message("user", "Say hi"),), max_tokens=4))
+        assert 0 < reply.usage.output_tokens <= 4
+    finally:
+        await model.aclose()
 
 
 def test_a_replay_with_the_server_stopped_gives_the_same_results(live_runs: dict[str, Path],

@@ -5,46 +5,48 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 
 import pytest
 
 from providers.errors import BadRequest, ProviderTimeout, RateLimited, ServerError
-from runner.adaptive import AdaptiveLimit
+from runner.adaptive import SOLO_CALLS, AdaptiveLimit
 from runner.ratelimit import LimitKey, Limits, RateLimiter
 from tests.runner.gateway.gateway_doubles import FakeClock
 
 
-async def round_trip(limit: AdaptiveLimit, clock: FakeClock, latency: float,
+async def round_trip(limit: AdaptiveLimit, clock: FakeClock, latency: float | list[float],
                      error: BaseException | None = None) -> int:
-    """Sends as many calls as the limit allows at once; after `latency` seconds all answer (or fail with `error`).
+    """Sends as many calls as the limit allows at once; they answer (or fail with `error`) after `latency` seconds
+    (one for all, or one per call, in the order of the list, which must be ascending).
 
     Returns:
         How many calls were sent.
     """
-    stack = contextlib.AsyncExitStack()
     sent = int(limit.limit)
-    for _ in range(sent):
-        await stack.enter_async_context(limit.slot())
-    clock.now += latency
-    if error is None:
-        await stack.aclose()
-    else:
-        with contextlib.suppress(type(error)):
-            await stack.__aexit__(type(error), error, None)
+    slots = [limit.slot() for _ in range(sent)]
+    for slot in slots:
+        await slot.__aenter__()
+    start = clock.now
+    latencies = latency if isinstance(latency, list) else [latency] * sent
+    for slot, seconds in zip(slots, latencies[:sent], strict=True):
+        clock.now = start + seconds
+        with contextlib.suppress(*(type(error),) * (error is not None)):
+            await slot.__aexit__(*((type(error), error, None) if error is not None else (None, None, None)))
     return sent
 
 
 async def test_the_limit_doubles_per_round_trip_until_its_ceiling(fake_clock: FakeClock) -> None:
     limit = AdaptiveLimit(20, clock=fake_clock)
-    sent = [await round_trip(limit, fake_clock, 1.0) for _ in range(6)]
-    assert sent == [1, 2, 4, 8, 16, 20]
+    sent = [await round_trip(limit, fake_clock, 1.0) for _ in range(SOLO_CALLS + 5)]
+    assert sent == [1] * SOLO_CALLS + [2, 4, 8, 16, 20]  # first, how long a call takes alone
     assert limit.cuts == 0
 
 
 @pytest.mark.parametrize("error", [ProviderTimeout("t"), RateLimited("429"), ServerError("busy", status=503)])
 async def test_a_full_server_halves_the_limit_once_per_round_trip(fake_clock: FakeClock, error: Exception) -> None:
     limit = AdaptiveLimit(64, clock=fake_clock)
-    for _ in range(4):
+    for _ in range(SOLO_CALLS + 3):
         await round_trip(limit, fake_clock, 1.0)
     assert limit.limit == 16
     await round_trip(limit, fake_clock, 1.0, error)  # 16 calls fail together: one cut, not sixteen
@@ -57,7 +59,8 @@ async def test_a_full_server_halves_the_limit_once_per_round_trip(fake_clock: Fa
 @pytest.mark.parametrize("error", [BadRequest("no"), ServerError("bug", status=500), asyncio.CancelledError()])
 async def test_errors_that_say_nothing_of_load_leave_the_limit(fake_clock: FakeClock, error: BaseException) -> None:
     limit = AdaptiveLimit(64, clock=fake_clock)
-    await round_trip(limit, fake_clock, 1.0)
+    for _ in range(SOLO_CALLS):
+        await round_trip(limit, fake_clock, 1.0)
     await round_trip(limit, fake_clock, 1.0, error)
     assert (limit.limit, limit.cuts, limit.in_flight) == (2, 0, 0)
 
@@ -66,15 +69,57 @@ async def test_answers_slowing_down_cut_the_limit(fake_clock: FakeClock) -> None
     """A one-slot server: n calls at once take n times as long, so the limit settles at a few calls, never 64."""
     limit = AdaptiveLimit(64, clock=fake_clock)
     sent = [await round_trip(limit, fake_clock, 1.0 * int(limit.limit)) for _ in range(100)]
-    assert max(sent) == 4 and max(sent[10:]) == 3 and sum(sent) / len(sent) < 2.5 and limit.cuts > 20  # no creep
+    assert sent[:SOLO_CALLS + 2] == [1] * SOLO_CALLS + [2, 4]
+    assert max(sent[SOLO_CALLS + 2:]) <= 3 and sum(sent) / len(sent) < 2 and limit.cuts > 20  # no creep up
 
 
 async def test_a_server_that_keeps_its_pace_is_given_more(fake_clock: FakeClock) -> None:
     """A many-slot server (vLLM): latency grows a little with the batch, the limit reaches its ceiling."""
     limit = AdaptiveLimit(64, clock=fake_clock)
     for _ in range(10):
-        await round_trip(limit, fake_clock, 1.0 + 0.01 * int(limit.limit))
+        await round_trip(limit, fake_clock, 1.0 + 0.005 * int(limit.limit))
     assert limit.limit == 64 and limit.cuts == 0
+
+
+async def steady_stream(limit: AdaptiveLimit, clock: FakeClock, calls: int, slots: int | None) -> list[int]:
+    """Calls of 1 to 5 s (cycling) kept coming as fast as the limit lets them, to a server decoding `slots` at a time
+    (first come, first served; None: as many as come). Returns the calls in flight as each answer arrived."""
+    ends: list[tuple[float, int, contextlib.AbstractAsyncContextManager[object]]] = []
+    server_free = [0.0] * (slots or 1)  # when each decoding slot is next free
+    in_flight: list[int] = []
+    sent = 0
+    for _ in range(calls):
+        while len(ends) < int(limit.limit):
+            slot = limit.slot()
+            await slot.__aenter__()
+            size = 1.0 + sent % 5
+            sent += 1
+            if slots is None:
+                end = clock.now + size
+            else:
+                free = min(range(slots), key=server_free.__getitem__)
+                end = server_free[free] = max(clock.now, server_free[free]) + size
+            heapq.heappush(ends, (end, sent, slot))
+        end, _, slot = heapq.heappop(ends)
+        clock.now = end
+        in_flight.append(len(ends) + 1)
+        await slot.__aexit__(None, None, None)
+    return in_flight
+
+
+async def test_answers_of_many_sizes_are_not_mistaken_for_a_queue(fake_clock: FakeClock) -> None:
+    """Short and long answers on a server with room for all: the mean of calls alone is compared with the mean of
+    all, so the spread of sizes alone never cuts the limit."""
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    in_flight = await steady_stream(limit, fake_clock, 600, slots=None)
+    assert limit.limit == 64 and limit.cuts == 0 and in_flight[-1] == 64
+
+
+async def test_a_one_slot_server_with_answers_of_many_sizes_gets_a_few_calls(fake_clock: FakeClock) -> None:
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    in_flight = await steady_stream(limit, fake_clock, 600, slots=1)
+    # slow start overshoots once (to 7, a few answers' wait), then it holds two or three, never creeping up
+    assert max(in_flight) <= 8 and max(in_flight[100:]) <= 3 and limit.cuts > 10
 
 
 async def test_calls_past_the_limit_wait_their_turn_and_a_cancelled_wait_frees_nothing(fake_clock: FakeClock) -> None:
