@@ -79,6 +79,9 @@ class BatchCounts:
     """Requests submitted."""
     answered: int = 0
     """Requests whose result came back (answers and errors)."""
+    maybe_twice: int = 0
+    """Requests sent again after their batch's submission got no answer, where the API cannot find the batch it may
+    have made (Anthropic's Message Batches carry no metadata): they may be billed twice."""
 
     @property
     def in_progress(self) -> int:
@@ -260,9 +263,12 @@ class Batcher:
         5xx's batch was looked for)."""
         if exc.status is not None and (exc.status < 500 or self._providers[model].finds_batches):
             await self._store.batch_ended(row, "abandoned")
-        elif exc.status is not None:  # a 5xx where the API cannot be asked: the batch may exist, and be billed
-            exc = ServerError(f"{model}: batch submission answered {exc.status}; it may have been made ({exc})",
-                              model=model)
+        else:  # the API cannot be asked: the batch may exist, and be billed, while its calls are sent again
+            if not self._providers[model].finds_batches:
+                self.counts.maybe_twice += len(tickets)
+            if exc.status is not None:
+                exc = ServerError(f"{model}: batch submission answered {exc.status}; it may have been made ({exc})",
+                                  model=model)
         if isinstance(exc, ContextTooLong):  # the batch, not a prompt, was too large: not the calls' own error
             exc = BadRequest(f"{model}: the batch was refused as too large ({exc})", status=exc.status, model=model)
         _fail(tickets, exc)

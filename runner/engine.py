@@ -275,6 +275,10 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         outcome = await _run_pending(prepared, pending, finished, store, session, gateway, spend_cap, tools,
                                      report, progress_console, show_progress, log_every_s, grace_s)
         report.notes += await _evaluate(prepared, store, run_dir)
+        if gateway.batcher is not None and (twice := gateway.batcher.counts.maybe_twice):
+            report.notes.append(f"{twice} batch requests were sent again after their batch's submission got no "
+                                "answer; Anthropic's Message Batches cannot be looked up, so the first batch may have "
+                                "run too and they may be billed twice (booked at their worst case until then)")
         report.outcome = outcome
     finally:
         if gateway is not None:

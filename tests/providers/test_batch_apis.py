@@ -90,3 +90,20 @@ async def test_an_openai_batch_is_found_again_by_its_tag_however_many_came_after
         assert await model.find_batch("run-x-batch-1", since=since + CLOCK_SKEW_S + 5) is None
     finally:
         await model.aclose()
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_results_cut_off_while_read_are_a_server_error_of_ours(start_mock_llm, api: str) -> None:
+    """Anthropic's results stream in after the SDK returned: the HTTP library's own error (a body cut half-way) must
+    still come out as one of our errors, retryable, as OpenAI's (read whole by the SDK) does."""
+    server = await start_mock_llm(MockConfig(batches={"cut_results_every": 1}))
+    model = _providers(server)[api]
+    requests = {f"r{i}": chat(f"question {i} " + "word " * 200) for i in range(4)}
+    try:
+        batch_id = await model.submit_batch(list(requests.items()), tag="t")
+        await _until_ended(model, batch_id)
+        with pytest.raises(ServerError, match="connection failed") as caught:
+            await model.batch_results(batch_id, list(requests))
+    finally:
+        await model.aclose()
+    assert SECRET_KEY not in str(caught.value)
