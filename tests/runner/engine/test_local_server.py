@@ -10,12 +10,15 @@ request, and the report counts it.
 from __future__ import annotations
 
 import asyncio
+import json
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from benchmarks.base import DELIVERED, TOKEN_LIMIT
+from cache.store import CacheStore
 from providers.interface import ChatRequest, Message
 from providers.openai_chat import OpenAIChat
 from providers.registry import resolve_model
@@ -79,8 +82,8 @@ def live_runs(llama_server: LlamaServer, natural_plan_data: Path, travelplanner_
 
 
 @pytest.mark.parametrize(("run", "tasks"), [("natural-plan", 3), ("two-stage", 2)])
-def test_every_rollout_ends_with_a_status_and_the_servers_usage(live_runs: dict[str, Path], run: str,
-                                                                 tasks: int) -> None:
+def test_every_rollout_ends_with_a_status_and_the_servers_usage(live_runs: dict[str, Path], llama_server: LlamaServer,
+                                                                 run: str, tasks: int) -> None:
     with load_run(live_runs[run] / "live") as results:
         rollouts = results.rollouts
         calls = [stored.call for stored in results.calls()]
@@ -92,6 +95,22 @@ def test_every_rollout_ends_with_a_status_and_the_servers_usage(live_runs: dict[
     assert all(c.usage.input_tokens > 0 and 0 < c.usage.output_tokens <= MAX_TOKENS for c in calls)
     assert sum(r.usage.input_tokens for r in rollouts) == sum(c.usage.input_tokens for c in calls)
     assert all(c.cost_usd == 0.0 for c in calls)
+    # the first call, asked again straight from the server: its count is the one stored, not an estimate of ours
+    cache = CacheStore(live_runs[run] / "cache")
+    try:
+        entry = cache.peek(calls[0].cache_key or "", fields=True)  # the whole request, not its compact form
+    finally:
+        cache.close()
+    assert entry is not None
+    fields = entry.fields
+    body = {"model": "smol", "messages": fields["messages"], "max_tokens": fields["max_tokens"],
+            "temperature": fields["temperature"], **({"stop": fields["stop"]} if fields["stop"] else {})}
+    asked = urllib.request.Request(f"{llama_server.url}/chat/completions", data=json.dumps(body).encode(),
+                                   headers={"content-type": "application/json"})
+    with urllib.request.urlopen(asked, timeout=120) as answer:
+        usage = json.load(answer)["usage"]
+    assert (usage["prompt_tokens"], usage["completion_tokens"]) == (calls[0].usage.input_tokens,
+                                                                    calls[0].usage.output_tokens)
 
 
 @pytest.fixture(scope="module")
