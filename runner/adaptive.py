@@ -2,7 +2,7 @@
 
 A local server (llama.cpp, a small vLLM) decodes a few requests at a time and queues the rest: 64 calls sent at once
 wait in its queue past their timeout, are retried, and the server still computes the abandoned ones. The limit here
-starts at one call (the first `SOLO_CALLS` go one at a time) and grows while answers come back about as fast as a
+starts at one call (the first `SOLO_CALLS` + 1 go one at a time) and grows while answers come back about as fast as a
 call's alone: by one per answer at first (doubling every round trip), by one per round trip after the first cut. It
 is cut when the server shows it is full: halved on a timeout, a 429 or a 503, and by a fifth when the running mean of
 latencies passes `TOLERANCE` times that of calls that had the server to themselves (requests queueing inside it). One
@@ -36,7 +36,8 @@ RECENT = 0.1
 """Weight of the newest answer in the running means of latencies (of all calls, and of calls alone), once they hold
 ten answers (before, each is the plain mean of what it holds)."""
 SOLO_CALLS = 5
-"""Calls sent one at a time when the limit starts, so the reference is a mean of several, not one call's size."""
+"""Calls sent one at a time when the limit starts (after the first, whose latency may include the server loading its
+model or compiling), so the reference is a mean of several, not one call's size."""
 
 
 def overloaded(error: BaseException) -> bool:
@@ -119,8 +120,8 @@ class AdaptiveLimit:
 
     def _answered(self, slot: Slot) -> None:
         latency = self._clock() - slot.sent
-        if slot.alone and slot.number == self._admitted:  # nobody joined it either
-            self._alone.add(latency)
+        if slot.alone and slot.number == self._admitted > 1:  # nobody joined it either; and not the first call,
+            self._alone.add(latency)                            # which may include the server's warm-up
         if slot.sent < self._cut_at:
             return  # sent under the limit before the last cut: it says nothing of the new one
         self._recent.add(latency)

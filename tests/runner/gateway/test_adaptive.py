@@ -14,6 +14,9 @@ from runner.adaptive import SOLO_CALLS, AdaptiveLimit
 from runner.ratelimit import LimitKey, Limits, RateLimiter
 from tests.runner.gateway.gateway_doubles import FakeClock
 
+ONE_AT_A_TIME = SOLO_CALLS + 1
+"""Calls sent one at a time first: the first (its latency may include the server's warm-up), then the solo ones."""
+
 
 async def round_trip(limit: AdaptiveLimit, clock: FakeClock, latency: float | list[float],
                      error: BaseException | None = None) -> int:
@@ -38,15 +41,15 @@ async def round_trip(limit: AdaptiveLimit, clock: FakeClock, latency: float | li
 
 async def test_the_limit_doubles_per_round_trip_until_its_ceiling(fake_clock: FakeClock) -> None:
     limit = AdaptiveLimit(20, clock=fake_clock)
-    sent = [await round_trip(limit, fake_clock, 1.0) for _ in range(SOLO_CALLS + 5)]
-    assert sent == [1] * SOLO_CALLS + [2, 4, 8, 16, 20]  # first, how long a call takes alone
+    sent = [await round_trip(limit, fake_clock, 1.0) for _ in range(ONE_AT_A_TIME + 5)]
+    assert sent == [1] * ONE_AT_A_TIME + [2, 4, 8, 16, 20]  # first, how long a call takes alone
     assert limit.cuts == 0
 
 
 @pytest.mark.parametrize("error", [ProviderTimeout("t"), RateLimited("429"), ServerError("busy", status=503)])
 async def test_a_full_server_halves_the_limit_once_per_round_trip(fake_clock: FakeClock, error: Exception) -> None:
     limit = AdaptiveLimit(64, clock=fake_clock)
-    for _ in range(SOLO_CALLS + 3):
+    for _ in range(ONE_AT_A_TIME + 3):
         await round_trip(limit, fake_clock, 1.0)
     assert limit.limit == 16
     await round_trip(limit, fake_clock, 1.0, error)  # 16 calls fail together: one cut, not sixteen
@@ -59,7 +62,7 @@ async def test_a_full_server_halves_the_limit_once_per_round_trip(fake_clock: Fa
 @pytest.mark.parametrize("error", [BadRequest("no"), ServerError("bug", status=500), asyncio.CancelledError()])
 async def test_errors_that_say_nothing_of_load_leave_the_limit(fake_clock: FakeClock, error: BaseException) -> None:
     limit = AdaptiveLimit(64, clock=fake_clock)
-    for _ in range(SOLO_CALLS):
+    for _ in range(ONE_AT_A_TIME):
         await round_trip(limit, fake_clock, 1.0)
     await round_trip(limit, fake_clock, 1.0, error)
     assert (limit.limit, limit.cuts, limit.in_flight) == (2, 0, 0)
@@ -69,14 +72,23 @@ async def test_answers_slowing_down_cut_the_limit(fake_clock: FakeClock) -> None
     """A one-slot server: n calls at once take n times as long, so the limit settles at a few calls, never 64."""
     limit = AdaptiveLimit(64, clock=fake_clock)
     sent = [await round_trip(limit, fake_clock, 1.0 * int(limit.limit)) for _ in range(100)]
-    assert sent[:SOLO_CALLS + 2] == [1] * SOLO_CALLS + [2, 4]
-    assert max(sent[SOLO_CALLS + 2:]) <= 3 and sum(sent) / len(sent) < 2 and limit.cuts > 20  # no creep up
+    assert sent[:ONE_AT_A_TIME + 2] == [1] * ONE_AT_A_TIME + [2, 4]
+    assert max(sent[ONE_AT_A_TIME + 2:]) <= 3 and sum(sent) / len(sent) < 2 and limit.cuts > 20  # no creep up
+
+
+async def test_a_slow_first_answer_does_not_set_the_pace(fake_clock: FakeClock) -> None:
+    """A server's first answer includes its warm-up (weights loaded, kernels compiled): were it the reference, a
+    one-slot server would be sent ten calls at once."""
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    await round_trip(limit, fake_clock, 10.0)
+    sent = [await round_trip(limit, fake_clock, 1.0 * int(limit.limit)) for _ in range(50)]
+    assert max(sent) <= 4 and max(sent[10:]) <= 3
 
 
 async def test_a_server_that_keeps_its_pace_is_given_more(fake_clock: FakeClock) -> None:
     """A many-slot server (vLLM): latency grows a little with the batch, the limit reaches its ceiling."""
     limit = AdaptiveLimit(64, clock=fake_clock)
-    for _ in range(10):
+    for _ in range(ONE_AT_A_TIME + 6):
         await round_trip(limit, fake_clock, 1.0 + 0.005 * int(limit.limit))
     assert limit.limit == 64 and limit.cuts == 0
 
@@ -149,7 +161,7 @@ async def test_the_rate_limiter_times_the_request_not_the_wait_for_its_buckets(f
                           clock=fake_clock, sleep=fake_clock.sleep)
     adaptive = limiter.adaptive_limit(key)
     assert adaptive is not None and adaptive.ceiling == 8
-    for _ in range(5):  # one request a second: each waits ~1 s for the bucket, then takes 0.1 s
+    for _ in range(ONE_AT_A_TIME):  # one request a second: each waits ~1 s for the bucket, then takes 0.1 s
         async with limiter.admit(key, estimated_tokens=10):
             fake_clock.now += 0.1
     # 1.1 s counted against 0.1 s would have cut it; one call at a time grows the limit to 2, and no further
