@@ -17,7 +17,7 @@ import openai
 import orjson
 
 from errors import UserError
-from providers.batching import OPENAI_MAX_BYTES, OPENAI_MAX_REQUESTS, BatchResult, BatchState, lost
+from providers.batching import CLOCK_SKEW_S, OPENAI_MAX_BYTES, OPENAI_MAX_REQUESTS, BatchResult, BatchState, lost
 from providers.errors import BadRequest, ProviderError, ServerError, Where
 from providers.http_errors import error_for_status, map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
@@ -29,8 +29,6 @@ PATH = "/chat/completions"
 BATCH_URL: Literal["/v1/chat/completions"] = "/v1/chat/completions"
 """The `url` of every line of a batch input file (OpenAI's path, whatever the base URL)."""
 _BATCH_ENDED = ("completed", "failed", "expired", "cancelled")
-CLOCK_SKEW_S = 60.0
-"""How far the provider's clock (a batch's `created_at`) may be behind ours when a batch is looked up by tag."""
 
 
 _CONTEXT_WORDING = re.compile(r"maximum context length|context_length_exceeded|exceeds? the available context size|"
@@ -149,7 +147,7 @@ class OpenAIChat:
                                                       completion_window="24h", metadata={"tripbench": tag})
         return batch.id
 
-    async def find_batch(self, tag: str, *, since: float) -> str | None:
+    async def find_batch(self, tag: str, *, since: float, custom_ids: Collection[str] = ()) -> str | None:
         """The batch whose metadata carries `tag`, read from the newest back to those created a minute (of clock
         skew) before `since`: however many batches the project made meanwhile."""
         with self._sdk_errors():

@@ -15,10 +15,12 @@ Crash safety, in the order things happen:
    the dead session left open is settled at the request's real cost (its worst case where the result cannot tell),
    and the batch stays live until every result was taken by a call. A batch whose id was never stored is looked up
    by its tag where the API keeps one (OpenAI); not found, its requests were never sent and their charges close at 0.
-   Where the API cannot tell (Anthropic), the charges stay open at their worst case, the money-safe reading.
+   Where the API keeps no tag (Anthropic) it is looked up by its requests (`find_batch`); not found, which there
+   cannot prove it was never made, the charges stay open at their worst case, the money-safe reading.
 5. A submission that got no answer (a timeout, a dropped connection, a 5xx) may still have made its batch: it is
-   looked up by its tag the same way and polled if found; otherwise its calls fail with charges open, and their
-   retries join a new batch.
+   looked up the same way and polled if found; otherwise its calls fail with charges open, and their retries join a
+   new batch (where the lookup could not prove the batch was never made, they may be billed twice: counted in
+   `BatchCounts.maybe_twice`).
 Results become ordinary cache entries through the gateway, so a replay is the same whether an answer came from a
 batch or online. Whatever goes wrong in a batch's submission or polling fails its calls (retryable, charges open):
 no call waits forever.
@@ -80,8 +82,9 @@ class BatchCounts:
     answered: int = 0
     """Requests whose result came back (answers and errors)."""
     maybe_twice: int = 0
-    """Requests sent again after their batch's submission got no answer, where the API cannot find the batch it may
-    have made (Anthropic's Message Batches carry no metadata): they may be billed twice."""
+    """Requests sent again after their batch's submission got no answer and the batch it may have made was not found,
+    where that does not prove it was never made (Anthropic's Message Batches, found by their requests): they may be
+    billed twice."""
 
     @property
     def in_progress(self) -> int:
@@ -230,7 +233,7 @@ class Batcher:
             batch_id = await provider.submit_batch([(t.custom_id, t.request) for t in tickets], tag=tag)
         except ProviderError as exc:
             maybe_made = exc.status is None or exc.status >= 500  # a gateway's 5xx may come after the batch was made
-            found = await self._made_anyway(provider, tag, since) if maybe_made else None
+            found = await self._made_anyway(provider, tag, since, tickets) if maybe_made else None
             if found is None:
                 await self._not_submitted(row, model, tickets, exc)
                 return
@@ -246,14 +249,12 @@ class Batcher:
             _answer(ticket.answer, results[ticket.custom_id])
         await self._store.batch_ended(row, "ended")  # after the answers went out: killed before, a resume re-reads
 
-    async def _made_anyway(self, provider: BatchModel, tag: str, since: float) -> str | None:
+    async def _made_anyway(self, provider: BatchModel, tag: str, since: float, tickets: list[Ticket]) -> str | None:
         """After a submission that got no answer (a timeout, a dropped connection, a 5xx): the id of the batch it
-        made anyway, where the API finds batches by tag. Polling that batch, not sending its requests again, keeps
-        the provider from running (and billing) them twice."""
-        if not provider.finds_batches:
-            return None
+        made anyway, found by its tag (OpenAI) or its requests (Anthropic). Polling that batch, not sending its
+        requests again, keeps the provider from running (and billing) them twice."""
         try:
-            return await provider.find_batch(tag, since=since)
+            return await provider.find_batch(tag, since=since, custom_ids=[t.custom_id for t in tickets])
         except ProviderError as exc:
             log.warning("batch %s: its submission got no answer and the lookup by tag failed (%s)", tag, exc)
             return None
@@ -310,7 +311,8 @@ class Batcher:
             provider = self._providers.get(batch.model)
             if provider is None:  # the model left the spec: its batch stays live here, its charges open (at their
                 continue          # worst case), until a session with the model again takes it over
-            batch_id = batch.provider_id or await provider.find_batch(batch.tag, since=batch.created_at)
+            batch_id = batch.provider_id or await provider.find_batch(
+                batch.tag, since=batch.created_at, custom_ids=[cid for cid, *_ in batch.requests])
             if batch_id is None:
                 await self._store.batch_ended(batch.id, "abandoned")
                 if provider.finds_batches:  # never created: nothing was billed

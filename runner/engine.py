@@ -277,8 +277,8 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         report.notes += await _evaluate(prepared, store, run_dir)
         if gateway.batcher is not None and (twice := gateway.batcher.counts.maybe_twice):
             report.notes.append(f"{twice} batch requests were sent again after their batch's submission got no "
-                                "answer; Anthropic's Message Batches cannot be looked up, so the first batch may have "
-                                "run too and they may be billed twice (booked at their worst case until then)")
+                                "answer and the batch was not found among the provider's (a Message Batch keeps no "
+                                "tag; a running one is told apart only by its size): they may be billed twice")
         report.outcome = outcome
     finally:
         if gateway is not None:
