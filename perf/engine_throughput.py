@@ -125,6 +125,7 @@ evaluate = []
 model = "{model}"
 name = "perf"
 transport = "{transport}"
+concurrency = {concurrency}  # fixed: what is measured is the engine at this concurrency, not "auto" finding one
 
 [options]
 tasks = {tasks}

@@ -18,8 +18,16 @@ from contextlib import contextmanager
 from typing import Any
 
 import anthropic
+from anthropic.types.messages import MessageBatchRequestCounts
 
-from providers.batching import ANTHROPIC_MAX_BYTES, ANTHROPIC_MAX_REQUESTS, BatchResult, BatchState, lost
+from providers.batching import (
+    ANTHROPIC_MAX_BYTES,
+    ANTHROPIC_MAX_REQUESTS,
+    CLOCK_SKEW_S,
+    BatchResult,
+    BatchState,
+    lost,
+)
 from providers.errors import BadRequest, ProviderError, ServerError, Where
 from providers.http_errors import error_for_status, map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
@@ -114,15 +122,31 @@ class AnthropicMessages:
                 for custom_id, request in requests])
         return batch.id
 
-    async def find_batch(self, tag: str, *, since: float) -> str | None:
-        """Always None: a message batch carries no metadata to find it by."""
-        return None
+    async def find_batch(self, tag: str, *, since: float, custom_ids: Collection[str] = ()) -> str | None:
+        """The message batch made since `since` (less a minute of clock skew) with exactly the requests `custom_ids`:
+        a message batch keeps no metadata (`tag`) to find it by. An ended batch is matched by its results' custom_ids;
+        one still running (its requests cannot be read yet) by its number of requests, when no other running batch
+        of the window has as many. Were that one another's, none of ours would be among its results: they would be
+        lost, unbilled, and sent again."""
+        wanted = set(custom_ids)
+        running: list[str] = []
+        with self._sdk_errors():
+            async for batch in self._client.messages.batches.list(limit=100):  # the newest first
+                if batch.created_at.timestamp() < since - CLOCK_SKEW_S:
+                    break
+                if _total(batch.request_counts) != len(wanted):
+                    continue
+                if batch.processing_status != "ended":
+                    running.append(batch.id)
+                elif {entry.custom_id async for entry in await self._client.messages.batches.results(batch.id)} \
+                        == wanted:
+                    return batch.id
+        return running[0] if len(running) == 1 else None
 
     async def batch_state(self, batch_id: str) -> BatchState:
         with self._sdk_errors():
             batch = await self._client.messages.batches.retrieve(batch_id)
-        counts = batch.request_counts
-        total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
+        counts, total = batch.request_counts, _total(batch.request_counts)
         return BatchState(batch.processing_status == "ended", total - counts.processing, total)
 
     async def batch_results(self, batch_id: str, custom_ids: Collection[str]) -> dict[str, BatchResult]:
@@ -195,6 +219,11 @@ class AnthropicMessages:
             raise BadRequest(f"{self.provider}:{self.model}: the model refused (stop_reason 'refusal')", **where)
         return ChatResponse(text=text, finish_reason=stop_reason, usage=tokens, latency_s=latency_s,
                             request_id=request_id)
+
+
+def _total(counts: MessageBatchRequestCounts) -> int:
+    """Requests in a message batch, whatever became of them."""
+    return counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
 
 
 def cut_at_stop(response: ChatResponse, stops: list[str]) -> ChatResponse:

@@ -23,6 +23,8 @@ ANTHROPIC_MAX_REQUESTS = 100_000
 """Requests in one Anthropic message batch at most."""
 ANTHROPIC_MAX_BYTES = 256_000_000
 """Bytes of one Anthropic message batch request at most."""
+CLOCK_SKEW_S = 60.0
+"""How far the provider's clock (a batch's creation time) may be behind ours when a batch is looked for."""
 
 
 class BatchRequestLost(RetryableError):
@@ -69,9 +71,9 @@ class BatchModel(Protocol):
         submission was interrupted before its id was stored."""
         ...
 
-    async def find_batch(self, tag: str, *, since: float) -> str | None:
-        """The id of the batch submitted with `tag` at `since` (Unix time) or later, or None when there is none (or
-        the API cannot tell)."""
+    async def find_batch(self, tag: str, *, since: float, custom_ids: Collection[str]) -> str | None:
+        """The id of the batch submitted with `tag` (where the API keeps no tag: with the requests `custom_ids`) at
+        `since` (Unix time) or later, or None when there is none (or the API cannot tell)."""
         ...
 
     async def batch_state(self, batch_id: str) -> BatchState: ...

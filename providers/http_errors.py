@@ -3,12 +3,15 @@
 Each provider module translates its SDK's exceptions in one context manager (httpx's
 `map_httpcore_exceptions()` idiom) built on `map_sdk_errors` here, so the two wire protocols classify alike:
 429 -> RateLimited (Retry-After honoured), 5xx / dropped connection / malformed JSON -> ServerError, timeouts ->
-ProviderTimeout, 401/402/403 -> AuthError, other 4xx -> BadRequest, an over-long prompt -> ContextTooLong.
+ProviderTimeout, 401/402/403 -> AuthError, other 4xx -> BadRequest, an over-long prompt -> ContextTooLong; the HTTP
+library's (httpx) own errors, which escape the SDKs while a streamed body is read, as timeouts and dropped
+connections.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -30,6 +33,13 @@ from providers.errors import (
 from providers.keys import redact
 
 _MAX_MESSAGE = 300
+_HTTP_LIBRARIES = ("httpx", "httpx2")
+"""The SDKs' HTTP client: httpx, named httpx2 in their latest releases."""
+
+
+def _http_library_errors(name: str) -> tuple[type[BaseException], ...]:
+    """The exception class `name` of each HTTP library the SDKs imported (they import theirs with themselves)."""
+    return tuple(getattr(sys.modules[library], name) for library in _HTTP_LIBRARIES if library in sys.modules)
 
 
 def retry_after_s(headers: Mapping[str, str]) -> float | None:
@@ -127,3 +137,10 @@ def map_sdk_errors(sdk: ModuleType, *, provider: str, model: str, secret: str | 
                           **where) from exc
     except json.JSONDecodeError as exc:  # the SDK's json.loads on a 200 body that is not JSON
         raise ServerError(f"{provider}:{model}: malformed JSON in response: {exc}", **where) from exc
+    # The SDKs wrap the HTTP library's errors while sending; a body read as a stream afterwards (Anthropic's batch
+    # results) raises them unwrapped, mid-way.
+    except _http_library_errors("TimeoutException") as exc:
+        raise ProviderTimeout(f"{provider}:{model}: reading the response timed out", **where) from exc
+    except _http_library_errors("RequestError") as exc:  # a connection dropped mid-body, a body that did not decode
+        raise ServerError(redact(f"{provider}:{model}: connection failed while reading the response: "
+                                 f"{type(exc).__name__}: {exc}", secret), **where) from exc

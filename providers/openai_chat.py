@@ -7,6 +7,7 @@ This module knows the protocol (the JSON body of a request, the JSON of an answe
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -15,29 +16,62 @@ from typing import Any, Literal
 import openai
 import orjson
 
-from providers.batching import OPENAI_MAX_BYTES, OPENAI_MAX_REQUESTS, BatchResult, BatchState, lost
+from errors import UserError
+from providers.batching import CLOCK_SKEW_S, OPENAI_MAX_BYTES, OPENAI_MAX_REQUESTS, BatchResult, BatchState, lost
 from providers.errors import BadRequest, ProviderError, ServerError, Where
 from providers.http_errors import error_for_status, map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
 from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire, json_or_none
-from providers.urls import Endpoint
+from providers.urls import Endpoint, public_url
 
 PATH = "/chat/completions"
 BATCH_URL: Literal["/v1/chat/completions"] = "/v1/chat/completions"
 """The `url` of every line of a batch input file (OpenAI's path, whatever the base URL)."""
 _BATCH_ENDED = ("completed", "failed", "expired", "cancelled")
-CLOCK_SKEW_S = 60.0
-"""How far the provider's clock (a batch's `created_at`) may be behind ours when a batch is looked up by tag."""
+
+
+_CONTEXT_WORDING = re.compile(r"maximum context length|context_length_exceeded|exceeds? the available context size|"
+                              r"exceed_context_size_error|greater than the context length", re.IGNORECASE)
+"""How servers say a prompt does not fit: OpenAI, vLLM and llama-cpp-python ("This model's maximum context length is
+N tokens..."), llama.cpp's llama-server ("the request exceeds the available context size", type
+`exceed_context_size_error`), LM Studio ("... is greater than the context length")."""
 
 
 def error_details(body: Any) -> tuple[str, bool]:
-    """The message of an OpenAI error body (`{"error": {"message", "code"}}`), and whether it is a context-window
-    error."""
-    error = body.get("error") if isinstance(body, dict) else None
+    """The message of an OpenAI error body (`{"error": {"message", "code", "type"}}`, or those fields at the top as
+    older vLLM sends them), and whether it is a context-window error."""
+    error = body.get("error", body) if isinstance(body, dict) else None
     error = error if isinstance(error, dict) else {}
     message = str(error.get("message") or "")
-    return message, error.get("code") == "context_length_exceeded" or "maximum context length" in message
+    said = f"{message} {error.get('code')} {error.get('type')}"
+    return message, bool(_CONTEXT_WORDING.search(said))
+
+
+def served_model(base_url: str, *, api_key: str, timeout_s: float) -> str:
+    """The one model an OpenAI-compatible server serves (`GET /models`), for a model string that names none
+    (`openai-compatible:@http://HOST:PORT/v1`).
+
+    Raises:
+        UserError: the server cannot be asked, or serves no model or several (they are listed).
+    """
+    target = Endpoint.parse(base_url)
+    where = f"openai-compatible:@{public_url(base_url)}"
+    client = openai.OpenAI(api_key=api_key, base_url=target.url, max_retries=0, timeout=timeout_s,
+                           default_query=target.query or None,
+                           default_headers={"Authorization": target.basic_auth} if target.basic_auth else None)
+    try:
+        with client, map_sdk_errors(openai, provider="openai-compatible", model="", secret=api_key,
+                                    status_details=lambda exc: error_details(json_or_none(exc.response.content))):
+            names = [model.id for model in client.models.list()]
+    except ProviderError as exc:
+        raise UserError(f"{where}: no model named, and the server's list of models could not be read ({exc}); "
+                        "name one: openai-compatible:NAME@URL") from None
+    if len(names) != 1:
+        listed = ", ".join(names) if names else "none"
+        raise UserError(f"{where}: no model named, and the server serves {len(names)} ({listed}); "
+                        "name one: openai-compatible:NAME@URL")
+    return names[0]
 
 
 class OpenAIChat:
@@ -113,7 +147,7 @@ class OpenAIChat:
                                                       completion_window="24h", metadata={"tripbench": tag})
         return batch.id
 
-    async def find_batch(self, tag: str, *, since: float) -> str | None:
+    async def find_batch(self, tag: str, *, since: float, custom_ids: Collection[str] = ()) -> str | None:
         """The batch whose metadata carries `tag`, read from the newest back to those created a minute (of clock
         skew) before `since`: however many batches the project made meanwhile."""
         with self._sdk_errors():

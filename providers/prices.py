@@ -8,20 +8,22 @@ strings users write (`openai:gpt-4o-mini`); a dated snapshot such as `openai:gpt
 (`together_ai:meta-llama/...`, `deepinfra:...`) price an `openai-compatible:` server's model when its spec entry
 names one (`prices = "together_ai:..."`, see `entry`), since the server behind a URL cannot be told from its model
 name. A run spec can override or add prices (`overrides`), including a `PREFIX:*` wildcard such as
-`{"openai-compatible:*": Price(input=0, output=0)}` to price a local server at zero. A provider that never bills
-(`offline:`, see `register_free_provider`) is free. Unknown models cost None
-(unknown), never a guessed 0.
+`{"openai-compatible:*": Price(input=0, output=0)}`. An `openai-compatible:` server on the user's own machines
+(localhost, a private address: `LOCAL_PRICE`) costs 0 unless told otherwise, and a provider that never bills
+(`offline:`, see `register_free_provider`) is free; other unknown models cost None (unknown), never a guessed 0.
 """
 
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -201,7 +203,22 @@ def price_for(model: str, overrides: Mapping[str, Price] | None = None) -> Price
             found = table.get(f"{prefix}:*")
         if found is not None:
             return found
-    return None
+    return LOCAL_PRICE if prefix == "openai-compatible" and _on_own_machines(model) else None
+
+
+LOCAL_PRICE = Price(input=0.0, output=0.0)
+"""What an `openai-compatible:` server on the user's own machines costs per token unless a spec says otherwise."""
+
+
+def _on_own_machines(model: str) -> bool:
+    """Whether `openai-compatible:NAME@URL` reaches a server of the user's own: localhost, a loopback or private
+    address, or a host name without a dot (a machine on the local network, a container's service name)."""
+    host = urlsplit(model.partition("@")[2]).hostname or ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host == "localhost" or host.endswith(".localhost") or (bool(host) and "." not in host)
+    return address.is_loopback or address.is_private
 
 
 def nearest_priced(model: str) -> str | None:

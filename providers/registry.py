@@ -89,8 +89,9 @@ def _endpoint(spec: str) -> tuple[str, str]:
     """(model name, server URL) of an `openai-compatible:NAME@URL` string without its prefix."""
     name, at, url = spec.partition("@")
     parts = urlsplit(url)
-    if not (name and at and parts.scheme in ("http", "https") and parts.netloc):
-        raise UsageError(f"model 'openai-compatible:{spec}': expected openai-compatible:NAME@http://HOST:PORT/v1")
+    if not (at and parts.scheme in ("http", "https") and parts.netloc):
+        raise UsageError(f"model 'openai-compatible:{spec}': expected openai-compatible:NAME@http://HOST:PORT/v1 "
+                         "(or no NAME: the server's only model)")
     return name, url
 
 
@@ -98,6 +99,8 @@ def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
     name, url = _endpoint(spec)
     module = _import_provider("providers.openai_chat", "openai", f"openai-compatible:{spec}")
     key = options.key(None, provider="openai-compatible", model=name)
+    if not name:  # asked once, when the run starts: cache keys hold the name the server gave
+        name = module.served_model(url, api_key=key, timeout_s=options.timeout_s)
     model: ChatModel = module.OpenAIChat(
         name, api_key=key, base_url=url, provider="openai-compatible", timeout_s=options.timeout_s,
         max_tokens_field="max_tokens",  # what vLLM and Ollama read
@@ -175,7 +178,8 @@ def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str |
 
     Args:
         model: `openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-5`, `openai-compatible:NAME@http://HOST:PORT/v1`
-            or `PREFIX:NAME` for a registered plugin.
+            (`openai-compatible:@URL`: the server's only model, asked for now) or `PREFIX:NAME` for a registered
+            plugin.
         api_key_env: read the key from this environment variable instead of the provider's default.
         base_url: send `openai:`/`anthropic:` requests to another endpoint.
         timeout_s: per-request timeout.

@@ -15,10 +15,12 @@ Crash safety, in the order things happen:
    the dead session left open is settled at the request's real cost (its worst case where the result cannot tell),
    and the batch stays live until every result was taken by a call. A batch whose id was never stored is looked up
    by its tag where the API keeps one (OpenAI); not found, its requests were never sent and their charges close at 0.
-   Where the API cannot tell (Anthropic), the charges stay open at their worst case, the money-safe reading.
+   Where the API keeps no tag (Anthropic) it is looked up by its requests (`find_batch`); not found, which there
+   cannot prove it was never made, the charges stay open at their worst case, the money-safe reading.
 5. A submission that got no answer (a timeout, a dropped connection, a 5xx) may still have made its batch: it is
-   looked up by its tag the same way and polled if found; otherwise its calls fail with charges open, and their
-   retries join a new batch.
+   looked up the same way and polled if found; otherwise its calls fail with charges open, and their retries join a
+   new batch (where the lookup could not prove the batch was never made, they may be billed twice: counted in
+   `BatchCounts.maybe_twice`).
 Results become ordinary cache entries through the gateway, so a replay is the same whether an answer came from a
 batch or online. Whatever goes wrong in a batch's submission or polling fails its calls (retryable, charges open):
 no call waits forever.
@@ -79,6 +81,10 @@ class BatchCounts:
     """Requests submitted."""
     answered: int = 0
     """Requests whose result came back (answers and errors)."""
+    maybe_twice: int = 0
+    """Requests sent again after their batch's submission got no answer and the batch it may have made was not found,
+    where that does not prove it was never made (Anthropic's Message Batches, found by their requests): they may be
+    billed twice."""
 
     @property
     def in_progress(self) -> int:
@@ -227,7 +233,7 @@ class Batcher:
             batch_id = await provider.submit_batch([(t.custom_id, t.request) for t in tickets], tag=tag)
         except ProviderError as exc:
             maybe_made = exc.status is None or exc.status >= 500  # a gateway's 5xx may come after the batch was made
-            found = await self._made_anyway(provider, tag, since) if maybe_made else None
+            found = await self._made_anyway(provider, tag, since, tickets) if maybe_made else None
             if found is None:
                 await self._not_submitted(row, model, tickets, exc)
                 return
@@ -243,14 +249,12 @@ class Batcher:
             _answer(ticket.answer, results[ticket.custom_id])
         await self._store.batch_ended(row, "ended")  # after the answers went out: killed before, a resume re-reads
 
-    async def _made_anyway(self, provider: BatchModel, tag: str, since: float) -> str | None:
+    async def _made_anyway(self, provider: BatchModel, tag: str, since: float, tickets: list[Ticket]) -> str | None:
         """After a submission that got no answer (a timeout, a dropped connection, a 5xx): the id of the batch it
-        made anyway, where the API finds batches by tag. Polling that batch, not sending its requests again, keeps
-        the provider from running (and billing) them twice."""
-        if not provider.finds_batches:
-            return None
+        made anyway, found by its tag (OpenAI) or its requests (Anthropic). Polling that batch, not sending its
+        requests again, keeps the provider from running (and billing) them twice."""
         try:
-            return await provider.find_batch(tag, since=since)
+            return await provider.find_batch(tag, since=since, custom_ids=[t.custom_id for t in tickets])
         except ProviderError as exc:
             log.warning("batch %s: its submission got no answer and the lookup by tag failed (%s)", tag, exc)
             return None
@@ -260,9 +264,12 @@ class Batcher:
         5xx's batch was looked for)."""
         if exc.status is not None and (exc.status < 500 or self._providers[model].finds_batches):
             await self._store.batch_ended(row, "abandoned")
-        elif exc.status is not None:  # a 5xx where the API cannot be asked: the batch may exist, and be billed
-            exc = ServerError(f"{model}: batch submission answered {exc.status}; it may have been made ({exc})",
-                              model=model)
+        else:  # the API cannot be asked: the batch may exist, and be billed, while its calls are sent again
+            if not self._providers[model].finds_batches:
+                self.counts.maybe_twice += len(tickets)
+            if exc.status is not None:
+                exc = ServerError(f"{model}: batch submission answered {exc.status}; it may have been made ({exc})",
+                                  model=model)
         if isinstance(exc, ContextTooLong):  # the batch, not a prompt, was too large: not the calls' own error
             exc = BadRequest(f"{model}: the batch was refused as too large ({exc})", status=exc.status, model=model)
         _fail(tickets, exc)
@@ -304,7 +311,8 @@ class Batcher:
             provider = self._providers.get(batch.model)
             if provider is None:  # the model left the spec: its batch stays live here, its charges open (at their
                 continue          # worst case), until a session with the model again takes it over
-            batch_id = batch.provider_id or await provider.find_batch(batch.tag, since=batch.created_at)
+            batch_id = batch.provider_id or await provider.find_batch(
+                batch.tag, since=batch.created_at, custom_ids=[cid for cid, *_ in batch.requests])
             if batch_id is None:
                 await self._store.batch_ended(batch.id, "abandoned")
                 if provider.finds_batches:  # never created: nothing was billed

@@ -157,7 +157,11 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     # (`…/v1` and `…/v1/`): one set of numbers must not silently win over the other.
     require_agreement(spec.models, lambda model: display[model.model], ("rpm", "tpm"), str(prepared.spec_path),
                       "which reaches the same model at the same endpoint")
-    limits = {display[model.model]: Limits(rpm=model.rpm, tpm=model.tpm) for model in spec.models}
+    adaptive = {display[model.model] for model in spec.models if model.adaptive}  # one limit per server and model
+    limits = {display[model.model]: Limits(rpm=model.rpm, tpm=model.tpm, adaptive=display[model.model] in adaptive,
+                                           max_concurrency=_pool_size(spec, model.model)
+                                           if display[model.model] in adaptive else None)  # how far it may grow
+              for model in spec.models}
     policy = spec.retry.policy()
     batcher = None
     if store is not None and session is not None and (capable := _batch_providers(prepared, targets)):
@@ -201,7 +205,7 @@ def extra_models(prepared: Prepared) -> list[str]:
 
 def _pool_size(spec: RunSpec, model: str) -> int:
     """Connections one model string needs at most: the rollouts of its entries that may be in flight at once."""
-    bounds = [entry.concurrency or spec.concurrency for entry in spec.models if entry.model == model]
+    bounds = [entry.rollout_bound or spec.concurrency for entry in spec.models if entry.model == model]
     return min(spec.concurrency, sum(bounds))
 
 
@@ -289,6 +293,10 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         outcome = await _run_pending(prepared, pending, finished, store, session, gateway, spend_cap, tools,
                                      report, progress_console, show_progress, log_every_s, grace_s)
         report.notes += await _evaluate(prepared, store, run_dir)
+        if gateway.batcher is not None and (twice := gateway.batcher.counts.maybe_twice):
+            report.notes.append(f"{twice} batch requests were sent again after their batch's submission got no "
+                                "answer and the batch was not found among the provider's (a Message Batch keeps no "
+                                "tag; a running one is told apart only by its size): they may be billed twice")
         report.outcome = outcome
     finally:
         if gateway is not None:
@@ -316,7 +324,7 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     spec = prepared.spec
     tasks = {task.id: task for task in prepared.tasks}
     # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
-    scheduler = Scheduler(spec.concurrency, {m.label: m.concurrency for m in spec.models},
+    scheduler = Scheduler(spec.concurrency, {m.label: m.rollout_bound for m in spec.models},
                           admit=lambda: not spend_cap.exhausted, grace_s=grace_s)
     stats = RunStats(spend_cap, batches=gateway.batcher.counts if gateway.batcher and gateway.batcher.active else None,
                      spent_before=await asyncio.to_thread(_spent_by_model, store.path.parent))

@@ -4,9 +4,10 @@ Per (provider, model, endpoint, API key) there is a request bucket and a token-w
 estimated tokens (the gateway counts the prompt with tiktoken's cl100k encoding and adds `max_tokens`) before it
 is sent, and the reservation is reconciled with the usage the provider reports. A 429 pauses the buckets for its
 Retry-After and empties them, so traffic ramps up again from zero instead of replaying a burst. Per-model and global
-concurrency caps bound how many calls are in flight. The limiter's identity key holds a short sha256 of the API key,
-never the key itself (inspect_ai's `concurrency(name, key=...)` split), and the endpoint: two servers serving one model
-name with one placeholder key neither share a budget nor pause each other. `LimitKey.display` is what logs show and
+concurrency caps bound how many calls are in flight; a model's cap may adapt to its server (`runner.adaptive`). The
+limiter's identity key holds a short sha256 of the API key, never the key itself (inspect_ai's `concurrency(name,
+key=...)` split), and the endpoint: two servers serving one model name with one placeholder key neither share a budget
+nor pause each other. `LimitKey.display` is what logs show and
 what limits are looked up by.
 """
 
@@ -20,10 +21,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from runner.adaptive import AdaptiveLimit
+
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 
 _EPSILON = 1e-9
+ADAPTIVE_CEILING = 256
+"""How far an adaptive limit may grow when nothing else bounds it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +38,8 @@ class Limits:
     rpm: float | None = None
     tpm: float | None = None
     max_concurrency: int | None = None
+    adaptive: bool = False
+    """Calls in flight bounded by an `AdaptiveLimit` (`concurrency = "auto"`), which grows up to `max_concurrency`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +150,7 @@ class _KeyState:
     requests: TokenBucket | None
     tokens: TokenBucket | None
     in_flight: asyncio.Semaphore | None
+    adaptive: AdaptiveLimit | None
 
 
 @dataclass(slots=True)
@@ -194,7 +202,9 @@ class RateLimiter:
             state = _KeyState(
                 bucket(limits.rpm) if limits.rpm else None,
                 bucket(limits.tpm) if limits.tpm else None,
-                asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency else None,
+                asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency and not limits.adaptive else None,
+                AdaptiveLimit(limits.max_concurrency or ADAPTIVE_CEILING, clock=self._clock) if limits.adaptive
+                else None,
             )
             self._states[key] = state
         return state
@@ -210,13 +220,20 @@ class RateLimiter:
         async with contextlib.AsyncExitStack() as stack:
             if state.in_flight is not None:
                 await stack.enter_async_context(state.in_flight)
+            slot = await stack.enter_async_context(state.adaptive.slot()) if state.adaptive is not None else None
             if self._global is not None:
                 await stack.enter_async_context(self._global)
             if state.requests is not None:
                 await state.requests.take(1)
             if state.tokens is not None:
                 await state.tokens.take(estimated_tokens)
+            if slot is not None:
+                slot.sent = self._clock()  # the server's latency, not the wait for the buckets
             yield Lease(estimated_tokens, state)
+
+    def adaptive_limit(self, key: LimitKey) -> AdaptiveLimit | None:
+        """The adaptive concurrency limit of `key`, if its limits have one."""
+        return self._state(key).adaptive
 
     def rate_limited(self, key: LimitKey, retry_after: float | None) -> None:
         """A 429 for `key`: pause its buckets for the server's Retry-After (or `backoff_s`, at most `max_pause_s`)

@@ -6,7 +6,7 @@
     strategies = ["react"]
     samples = 1
     max_cost = 25.0                      # USD, the whole run across resumes
-    concurrency = 256                    # rollouts in flight, all models together
+    concurrency = 256                    # rollouts in flight, all models together; per model also "auto"
 
     [sampling]                           # defaults for every model
     temperature = 0.0
@@ -81,6 +81,13 @@ def _table_entry(value: object) -> object:
     return price
 
 
+def _concurrency(value: object) -> object:
+    """A model's `concurrency`: a positive integer or "auto" (one message for both, not one per kind)."""
+    if value is None or value == "auto" or (type(value) is int and value >= 1):
+        return value
+    raise ValueError(f'an integer >= 1 or "auto", got {json.dumps(value)}')
+
+
 class ModelSpec(Sampling):
     """One model under test; its sampling fields override `[sampling]`.
 
@@ -100,8 +107,10 @@ class ModelSpec(Sampling):
     """Requests per minute the gateway allows itself."""
     tpm: int | None = Field(default=None, ge=1)
     """Tokens per minute (prompt estimate + max_tokens reserved before sending)."""
-    concurrency: int | None = Field(default=None, ge=1)
-    """Rollouts of this model in flight at once (default: no per-model bound below the global one)."""
+    concurrency: Annotated[int | Literal["auto"] | None, BeforeValidator(_concurrency)] = None
+    """Rollouts of this model in flight at once; `"auto"`: its calls in flight, bounded by a limit that grows while the
+    server answers as fast and backs off when it is full (`runner.adaptive`). Unset: `"auto"` for `openai-compatible:`
+    servers, no per-model bound below the global one for the others."""
     prices: Annotated[Price | None, BeforeValidator(_table_entry)] = None
     """Price override, or the name of a price table entry; required for models the table does not know when a spend
     cap is set."""
@@ -115,6 +124,17 @@ class ModelSpec(Sampling):
     """How requests travel: the official SDK's HTTP client, or aiohttp (a fraction of the client CPU per call); the
     same requests and answers either way, never in a cache key. Unset: aiohttp for `openai-compatible:` servers,
     the SDK for the hosted APIs."""
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether this model's calls in flight adapt to its server (`concurrency = "auto"`, or unset on an
+        `openai-compatible:` server)."""
+        return self.concurrency == "auto" or (self.concurrency is None and self.model.startswith("openai-compatible:"))
+
+    @property
+    def rollout_bound(self) -> int | None:
+        """Rollouts of this model in flight at most (None: only the global bound)."""
+        return self.concurrency if isinstance(self.concurrency, int) else None
 
     @property
     def label(self) -> str:

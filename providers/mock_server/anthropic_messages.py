@@ -64,6 +64,7 @@ class AnthropicMessagesWire:
         kind = _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
 
-    def context_error(self, prompt_tokens: int, window: int) -> dict[str, Any]:
-        """The 400 body Anthropic sends for a prompt over the context window."""
+    def context_error(self, prompt_tokens: int, window: int, wording: str) -> dict[str, Any]:
+        """The 400 body Anthropic sends for a prompt over the context window (in its own words, whatever `wording`
+        says: it is the OpenAI protocol's servers that differ)."""
         return self.error(400, f"prompt is too long: {prompt_tokens} tokens > {window} maximum")

@@ -124,6 +124,13 @@ async def _reset(request: web.Request) -> web.Response:
     return web.json_response({"reset": True})
 
 
+async def _models(request: web.Request) -> web.Response:
+    """OpenAI's list of models: `MockConfig.models`."""
+    names = request.app[MOCK_STATE].config.models
+    return web.json_response({"object": "list", "data": [{"id": name, "object": "model", "created": 0,
+                                                          "owned_by": "mock"} for name in names]})
+
+
 async def _health(request: web.Request) -> web.Response:
     return web.json_response({"status": "ok"})
 
@@ -145,5 +152,6 @@ def create_app(config: MockConfig | None = None) -> web.Application:
     app.router.add_get("/_tally", _tally)
     app.router.add_post("/_tally/reset", _reset)
     app.router.add_get("/health", _health)
+    app.router.add_get("/v1/models", _models)
     app.on_shutdown.append(_release_hung_requests)
     return app

@@ -117,6 +117,11 @@ class MockConfig(_Strict):
     """`module:function` called with a `MockRequest`, returning a str or a `MockReply`; None for the echo."""
     context_window: int = Field(default=128_000, gt=0)
     """Prompts with more tokens get the protocol's context-length error."""
+    context_wording: Literal["openai", "vllm", "llama.cpp"] = "openai"
+    """Whose words the OpenAI protocol's context-length error uses: OpenAI's, vLLM's (its fields at the top of the
+    body) or llama.cpp's llama-server (`exceed_context_size_error`)."""
+    models: tuple[str, ...] = ("mock",)
+    """What `GET /v1/models` lists (requests may name any model all the same)."""
     api_keys: tuple[str, ...] | None = None
     """Accepted keys; None accepts any non-empty key."""
     batches: Batches = Batches()

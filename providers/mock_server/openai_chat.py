@@ -63,8 +63,17 @@ class OpenAIChatWire:
         kind = _ERROR_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
         return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
-    def context_error(self, prompt_tokens: int, window: int) -> dict[str, Any]:
-        """The 400 body OpenAI sends for a prompt over the context window."""
+    def context_error(self, prompt_tokens: int, window: int, wording: str) -> dict[str, Any]:
+        """The 400 body a server sends for a prompt over the context window, in the words of `wording`: `openai`,
+        `vllm` or `llama.cpp` (llama-server)."""
+        if wording == "llama.cpp":
+            return {"error": {"code": 400, "message": "the request exceeds the available context size, try "
+                              "increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": prompt_tokens,
+                              "n_ctx": window}}
+        if wording == "vllm":
+            return {"object": "error", "message": f"This model's maximum context length is {window} tokens. However, "
+                    f"your request has {prompt_tokens} input tokens. Please reduce the length of the input messages.",
+                    "type": "BadRequestError", "param": None, "code": 400}
         return self.error(400, f"This model's maximum context length is {window} tokens. However, your messages "
                                f"resulted in {prompt_tokens} tokens. Please reduce the length of the messages.",
                           code="context_length_exceeded")

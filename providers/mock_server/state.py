@@ -124,7 +124,8 @@ class MockState:
             raise Refused(400, wire.error(400, str(exc))) from None
         prompt_tokens = count_prompt_tokens((m.role, m.content) for m in chat.messages)
         if prompt_tokens > self.config.context_window:
-            raise Refused(400, wire.context_error(prompt_tokens, self.config.context_window))
+            raise Refused(400, wire.context_error(prompt_tokens, self.config.context_window,
+                                                  self.config.context_wording))
         try:
             return chat, complete(chat, self.reply(chat), prompt_tokens)
         except Exception:  # a broken reply function is the server's fault: a 500 the client can see

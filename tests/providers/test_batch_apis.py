@@ -8,10 +8,10 @@ import time
 import pytest
 
 from providers.anthropic_messages import AnthropicMessages
-from providers.batching import BatchModel, BatchRequestLost
+from providers.batching import CLOCK_SKEW_S, BatchModel, BatchRequestLost
 from providers.errors import ServerError
 from providers.mock_server import MockConfig, RunningServer
-from providers.openai_chat import CLOCK_SKEW_S, OpenAIChat
+from providers.openai_chat import OpenAIChat
 from tests.providers.providers_support import SECRET_KEY, chat
 
 
@@ -90,3 +90,41 @@ async def test_an_openai_batch_is_found_again_by_its_tag_however_many_came_after
         assert await model.find_batch("run-x-batch-1", since=since + CLOCK_SKEW_S + 5) is None
     finally:
         await model.aclose()
+
+
+async def test_an_anthropic_batch_is_found_again_by_its_requests(start_mock_llm) -> None:
+    """A message batch keeps no tag: an ended one is told by its results' custom_ids, a running one by its size when
+    no other running batch of the window has as many."""
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.3}))
+    model = _providers(server)["anthropic"]
+    try:
+        since = time.time()
+        ended = await model.submit_batch([("a", chat("one")), ("b", chat("two"))], tag="t1")
+        await _until_ended(model, ended)
+        running = await model.submit_batch([("c", chat("three")), ("d", chat("four")), ("e", chat("five"))], tag="t2")
+        assert await model.find_batch("t1", since=since, custom_ids=["b", "a"]) == ended
+        assert await model.find_batch("t1", since=since, custom_ids=["a", "x"]) is None  # same size, other requests
+        assert await model.find_batch("t2", since=since, custom_ids=["c", "d", "e"]) == running
+        assert await model.find_batch("t2", since=since + CLOCK_SKEW_S + 5, custom_ids=["c", "d", "e"]) is None
+        await model.submit_batch([("f", chat("six")), ("g", chat("seven")), ("h", chat("eight"))], tag="t3")
+        # two running batches of that size: which one is ours cannot be told before they end
+        assert await model.find_batch("t2", since=since, custom_ids=["c", "d", "e"]) is None
+    finally:
+        await model.aclose()
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_results_cut_off_while_read_are_a_server_error_of_ours(start_mock_llm, api: str) -> None:
+    """Anthropic's results stream in after the SDK returned: the HTTP library's own error (a body cut half-way) must
+    still come out as one of our errors, retryable, as OpenAI's (read whole by the SDK) does."""
+    server = await start_mock_llm(MockConfig(batches={"cut_results_every": 1}))
+    model = _providers(server)[api]
+    requests = {f"r{i}": chat(f"question {i} " + "word " * 200) for i in range(4)}
+    try:
+        batch_id = await model.submit_batch(list(requests.items()), tag="t")
+        await _until_ended(model, batch_id)
+        with pytest.raises(ServerError, match="connection failed") as caught:
+            await model.batch_results(batch_id, list(requests))
+    finally:
+        await model.aclose()
+    assert SECRET_KEY not in str(caught.value)

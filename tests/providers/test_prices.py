@@ -33,8 +33,18 @@ def test_anthropic_snapshot_falls_back_and_batch_halves() -> None:
 def test_unknown_models_cost_none_not_zero() -> None:
     usage = Usage(input_tokens=10, output_tokens=10)
     assert cost_usd(usage, "openai:gpt-9-ultra") is None
-    assert cost_usd(usage, "openai-compatible:llama@http://localhost:8000/v1") is None
+    assert cost_usd(usage, "openai-compatible:llama@https://llm.example.com/v1") is None
     assert cost_usd(usage, "openai:gpt-4o-mini-high") is None  # no prefix matching across models
+
+
+@pytest.mark.parametrize("url", ["http://localhost:8000/v1", "http://127.0.0.1:8080/v1", "http://[::1]:1234/v1",
+                                 "http://192.168.1.20:11434/v1", "http://gpu-box:8000/v1"])
+def test_a_server_on_the_users_own_machines_costs_nothing_unless_told(url: str) -> None:
+    usage = Usage(input_tokens=1_000_000, output_tokens=1_000_000)
+    assert cost_usd(usage, f"openai-compatible:llama@{url}") == 0.0
+    assert cost_usd(usage, f"openai-compatible:@{url}") == 0.0  # the server's only model
+    told = {f"openai-compatible:llama@{url}": Price(input=0.1, output=0.2)}  # a cluster's cost per token, say
+    assert cost_usd(usage, f"openai-compatible:llama@{url}", overrides=told) == pytest.approx(0.3)
 
 
 def test_overrides_exact_then_wildcard_then_table() -> None:

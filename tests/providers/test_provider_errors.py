@@ -75,13 +75,15 @@ async def test_server_side_rpm_limit_gives_429_with_fractional_retry_after(api, 
     assert server.tally.rate_limited == 1 and server.tally.served == 2
 
 
-@pytest.mark.parametrize("api", APIS)
-async def test_prompt_over_the_context_window_is_context_too_long(api, start_mock_llm, provider_for) -> None:
-    server = await start_mock_llm(MockConfig(context_window=50))
+@pytest.mark.parametrize(("api", "wording"), [("openai", "openai"), ("openai", "vllm"), ("openai", "llama.cpp"),
+                                              ("anthropic", "openai")])
+async def test_prompt_over_the_context_window_is_context_too_long(api, wording, start_mock_llm, provider_for) -> None:
+    server = await start_mock_llm(MockConfig(context_window=50, context_wording=wording))
     model = provider_for(api, server)
     with pytest.raises(ContextTooLong) as caught:
         await model.complete(chat("word " * 100))
     assert caught.value.status == 400
+    assert "context" in str(caught.value) or "too long" in str(caught.value)  # the server's words, recorded
     await model.complete(chat("short"))  # the same model still works under the limit
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import sys
 
 import pytest
@@ -9,8 +11,9 @@ import pytest
 from errors import UserError
 from providers.anthropic_messages import AnthropicMessages
 from providers.errors import AuthError, MissingAPIKey
-from providers.interface import ChatModel, ChatRequest, ChatResponse
+from providers.interface import ChatModel, ChatRequest, ChatResponse, Message
 from providers.keys import key_digest
+from providers.mock_server import MockConfig
 from providers.openai_chat import OpenAIChat
 from providers.registry import ProviderRegistry, resolve_model
 from tests.providers.providers_support import SECRET_KEY
@@ -39,8 +42,37 @@ def test_openai_compatible_takes_name_and_url() -> None:
     assert model.endpoint == "http://gpu-box:8000/v1/"
 
 
+async def test_a_server_without_a_model_name_uses_its_only_model(start_mock_llm) -> None:
+    one = await start_mock_llm(MockConfig(models=("Qwen/Qwen2.5-7B",)))
+    model = await asyncio.to_thread(resolve_model, f"openai-compatible:@{one.openai_base_url}")
+    try:
+        assert (model.model, model.endpoint) == ("Qwen/Qwen2.5-7B", f"{one.openai_base_url}/")
+        assert (await model.complete(ChatRequest("", (Message("user", "hi"),)))).text
+        assert one.received[-1].body["model"] == "Qwen/Qwen2.5-7B"
+    finally:
+        await model.aclose()
+
+
+@pytest.mark.parametrize(("served", "message"), [
+    (("a", "b"), r"no model named, and the server serves 2 \(a, b\); name one: openai-compatible:NAME@URL"),
+    ((), r"the server serves 0 \(none\)"),
+])
+async def test_a_server_without_a_model_name_must_serve_exactly_one(start_mock_llm, served, message) -> None:
+    server = await start_mock_llm(MockConfig(models=served))
+    with pytest.raises(UserError, match=message):
+        await asyncio.to_thread(resolve_model, f"openai-compatible:@{server.openai_base_url}")
+
+
+def test_a_server_without_a_model_name_that_cannot_be_asked_is_a_user_error() -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{unused.getsockname()[1]}/v1"
+        with pytest.raises(UserError, match=r"list of models could not be read \(.*connection failed"):
+            resolve_model(f"openai-compatible:@{url}", timeout_s=5)
+
+
 @pytest.mark.parametrize("bad", [
-    "gpt-4o", "openai:", ":gpt-4o", "openai-compatible:llama", "openai-compatible:@http://h:1/v1",
+    "gpt-4o", "openai:", ":gpt-4o", "openai-compatible:llama", "openai-compatible:@h:1/v1",
     "openai-compatible:llama@gpu-box:8000", "openai-compatible:llama@ftp://h/v1",
 ])
 def test_malformed_model_strings_are_user_errors(bad, keys) -> None:

@@ -49,6 +49,12 @@ model = "openai-compatible:b@http://127.0.0.1:9/v1"
      "run.toml: models[0].prices: expected a price table entry (`tripbench prices show TEXT` lists them), "
      'got "together_ai:no-such-model"'),
     ((f"benchmark = \"{TOY}\"\n", ""), "run.toml: benchmark: expected a string (required)"),
+    (("model = \"openai-compatible:a@http://127.0.0.1:9/v1\"",
+      "model = \"openai-compatible:a@http://127.0.0.1:9/v1\"\nconcurrency = \"fast\""),
+     'run.toml: models[0].concurrency: expected an integer >= 1 or "auto", got "fast"'),
+    (("model = \"openai-compatible:a@http://127.0.0.1:9/v1\"",
+      "model = \"openai-compatible:a@http://127.0.0.1:9/v1\"\nconcurrency = 0"),
+     'run.toml: models[0].concurrency: expected an integer >= 1 or "auto", got 0'),
     # a misspelt required key is also a missing one: the misspelling is named, with the likely key
     (("strategies = ", "strategie = "),
      "run.toml: strategie: expected one of the fields batch, batch_flush_s, batch_poll_s, batch_size, benchmark, "),
@@ -129,7 +135,8 @@ async def test_status_summarises_a_run(start_mock_llm, write_spec, tmp_path: Pat
 
 def test_a_spend_cap_needs_a_price_for_every_model(tmp_path: Path) -> None:
     path = tmp_path / "run.toml"
-    path.write_text(BASE.replace('split = "train"', 'split = "train"\nmax_cost = 2.0'), encoding="utf-8")
+    remote = BASE.replace("http://127.0.0.1:9/v1", "https://llm.example.com/v1")  # a local server costs 0 untold
+    path.write_text(remote.replace('split = "train"', 'split = "train"\nmax_cost = 2.0'), encoding="utf-8")
     with pytest.raises(ConfigError, match=r"run\.toml: models\[0\]\.prices: expected a price table .* the price "
                                           r"table does not know openai-compatible:a@"):
         prepare(path)
@@ -146,3 +153,11 @@ def test_an_openai_compatible_model_takes_its_price_from_a_table_entry(tmp_path:
     prepared = prepare(path)  # the cap is satisfied: both models are priced
     assert [model.prices for model in prepared.spec.models] == [price_table().models[entry]] * 2
     assert price_table().models[entry].rates() == (1.04, 1.04, 1.04)  # LiteLLM's figures, USD per million tokens
+
+
+def test_auto_concurrency_is_the_default_of_openai_compatible_servers_only(tmp_path: Path) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text(BASE + 'concurrency = 4\n\n[[models]]\nmodel = "openai:gpt-4o-mini"\n\n'
+                    '[[models]]\nmodel = "anthropic:claude-haiku-4-5"\nconcurrency = "auto"\n', encoding="utf-8")
+    models = load_spec(path).models
+    assert [(m.adaptive, m.rollout_bound) for m in models] == [(True, None), (False, 4), (False, None), (True, None)]
