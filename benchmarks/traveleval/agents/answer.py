@@ -1,0 +1,27 @@
+"""A strategy's final answer turned into the rollout's result: the plan when it parses, `parse_failure` when not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.base import DELIVERED, RolloutResult
+from benchmarks.traveleval.agents.statuses import PARSE_FAILURE
+from benchmarks.traveleval.plan import PlanError, parse_plan
+
+
+def conclude(answer: str, steps: list[dict[str, Any]], query_uid: str) -> RolloutResult:
+    """The result of a finished attempt: `delivered` with the validated plan (as JSON, the schema's fields only, as
+    the official pipeline saves `plan.dict()`), or `parse_failure` with the reason.
+
+    Args:
+        answer: The model's final answer (untrusted text).
+        steps: The trajectory so far.
+        query_uid: Filled into a plan that leaves `query_uid` out.
+    """
+    if not answer.strip():
+        return RolloutResult(PARSE_FAILURE, answer=answer, steps=steps, error="empty answer")
+    try:
+        plan = parse_plan(answer, query_uid=query_uid)
+    except PlanError as exc:
+        return RolloutResult(PARSE_FAILURE, answer=answer, steps=steps, error=exc.reason)
+    return RolloutResult(DELIVERED, answer=answer, plan=plan.model_dump(mode="json"), steps=steps)
