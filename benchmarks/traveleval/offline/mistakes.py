@@ -15,7 +15,7 @@ opening hours to break) is not made, and it says so.
 | over budget | a banquet: 125% of the budget, still "within budget" | constraint.budget_satisfaction |
 | wrong day count | the trip one day short (queries of 3+ days) | constraint.time_compliance |
 | excluded transport | legs of an excluded / not the preferred type | constraint.transportation_satisfaction |
-| hotel without the feature | lacking the preferred (or with the excluded) feature | constraint.accommodation_satisfaction |
+| hotel without the feature | preferred feature missing, or the excluded one | constraint.accommodation_satisfaction |
 | cuisine missed | the preferred cuisines avoided (or an excluded one eaten) | constraint.diet_preference_satisfaction |
 | visit too short | one visit of 5 minutes, below the recommended time | constraint.travel_time_satisfaction |
 
