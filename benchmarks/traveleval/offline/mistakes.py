@@ -126,15 +126,19 @@ def noisy_plan(sandbox: Sandbox, query: Mapping[str, Any],
                config: NoisyConfig) -> tuple[dict[str, Any] | None, Mistake | None]:
     """The noisy model's plan and the mistake made in it (None when none was drawn or the plan gave no hold)."""
     mistake = injected_mistake(query, config)
-    if mistake is None:
-        return build_plan(sandbox, query), None
+    plan = make_mistake(sandbox, query, mistake) if mistake is not None else None
+    return (plan, mistake) if plan is not None else (build_plan(sandbox, query), None)
+
+
+def make_mistake(sandbox: Sandbox, query: Mapping[str, Any], mistake: Mistake) -> dict[str, Any] | None:
+    """The oracle's plan with `mistake` in it; None when the plan gives it no hold (or there is no plan)."""
     plan = _rebuilt(sandbox, query, mistake.name)
-    if plan is None:
-        return build_plan(sandbox, query), None
     edit = _EDITS.get(mistake.name)
-    if edit is None or edit(sandbox, query, plan["itinerary"]):
-        return plan, mistake
-    return build_plan(sandbox, query), None
+    if plan is None:
+        return None
+    if edit is None:  # built for a changed query: a mistake only if the sandbox offered something else
+        return plan if plan != build_plan(sandbox, query) else None
+    return plan if edit(sandbox, query, plan["itinerary"]) else None
 
 
 def _swapped(query: Mapping[str, Any], block: str) -> dict[str, Any]:

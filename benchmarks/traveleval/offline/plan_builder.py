@@ -13,8 +13,9 @@ What the plan holds, and why (each rule is one the official metrics check):
 * subway or walking between places (fares and times from a documented rule), and every cost itemized so that
   `cost_breakdown` equals the official actual-cost recomputation category by category.
 
-When the result is over budget it is built again the thrifty way (cheaper attractions and restaurants first); a plan
-that still does not fit says so (`is_within_budget: false`): the sandbox does not allow the budget.
+When the result is over budget it is built again the thrifty way (the cheapest same-day legs at any hour, cheaper
+attractions and restaurants first) and that plan is taken if it fits; otherwise the first plan stays, saying so
+(`is_within_budget: false`): the sandbox does not allow the budget with the other constraints kept.
 """
 
 from __future__ import annotations
@@ -246,7 +247,8 @@ def choose_hotel(sandbox: Sandbox, city: str, query: Mapping[str, Any],
              [o for o in options if o[0].featurehoteltype not in excluded], options)
     for tier in tiers:
         if tier:
-            return min(tier, key=lambda o: (sum(n * price for _, n, price in o[1]) / people, o[0].id))
+            return min(tier, key=lambda o: (sum(n * ROOM_CAPACITY[kind] for kind, n, _ in o[1]),
+                                            sum(n * price for _, n, price in o[1]), o[0].id))
     return None
 
 
@@ -405,8 +407,9 @@ class PlanBuilder:
             place = Place(restaurant.name, restaurant.lat, restaurant.lon)
             km = distance_km(day.place, place)
             start = day.clock + travel_minutes(km)
-            if minutes(restaurant.opentime) <= start and start + MEAL_MINUTES <= min(minutes(restaurant.endtime),
-                                                                                     leave_by):
+            opens, closes = minutes(restaurant.opentime), minutes(restaurant.endtime)
+            closes += 24 * 60 if closes <= opens else 0  # open past midnight
+            if opens <= start and start + MEAL_MINUTES <= min(closes, leave_by):
                 options.append((km, restaurant, place))
         if not options:
             return False
@@ -486,5 +489,7 @@ def build_plan(sandbox: Sandbox, query: Mapping[str, Any]) -> dict[str, Any] | N
     """The oracle's `FinalTravelPlan` (as JSON values) for a query; None when the sandbox has no leg or hotel."""
     plan = PlanBuilder(sandbox, query).build()
     if plan is not None and not plan["itinerary"]["summary"]["is_within_budget"]:
-        plan = PlanBuilder(sandbox, query, thrifty=True).build() or plan
+        thrifty = PlanBuilder(sandbox, query, thrifty=True).build()
+        if thrifty is not None and thrifty["itinerary"]["summary"]["is_within_budget"]:
+            return thrifty
     return plan
