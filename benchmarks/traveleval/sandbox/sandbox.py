@@ -187,8 +187,9 @@ def _bindable(*args: object) -> bool:
 
 
 class Sandbox:
-    """Lookups over a TravelEval index: one read-only (`immutable`) SQLite connection per thread; the per-city
-    lists, small and asked for again and again by agents and the evaluator, are kept once read."""
+    """Lookups over a TravelEval index: one read-only (`immutable`) SQLite connection per thread; the lists (a
+    city's attractions, a city pair's trains, ...), small and asked for again and again by agents and the
+    evaluator, are kept once read."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -196,7 +197,7 @@ class Sandbox:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
-        self._lists: dict[tuple[str, str], tuple[Any, ...]] = {}
+        self._lists: dict[tuple[object, ...], tuple[Any, ...]] = {}
         try:
             meta = dict(self._conn().execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.Error as exc:
@@ -248,13 +249,20 @@ class Sandbox:
         return self._conn().execute(sql, args).fetchall()
 
     def _list(self, kind: str, city: str, read: Callable[[str], tuple[T, ...]]) -> tuple[T, ...]:
-        """A per-city list, read once (a race reads it twice, harmlessly)."""
+        """A per-city list, by the city's folder name."""
         if not _bindable(city):
             return ()
-        key = (kind, cities.city_dir(city))
+        folder = cities.city_dir(city)
+        return self._kept((kind, folder), lambda: read(folder))
+
+    def _kept(self, key: tuple[object, ...], read: Callable[[], tuple[T, ...]]) -> tuple[T, ...]:
+        """`read()`, done once per key (a race reads it twice, harmlessly). Empty results are not kept: keys come
+        from untrusted text, and an unknown city must not grow the sandbox."""
         found = self._lists.get(key)
         if found is None:
-            found = self._lists.setdefault(key, read(key[1]))
+            found = read()
+            if found:
+                found = self._lists.setdefault(key, found)
         return found
 
     def _first(self, columns: str, table: str, city: str, name: str) -> tuple[Any, ...] | None:
@@ -334,8 +342,8 @@ class Sandbox:
             return ()
         pairs = [(cities.city_name(from_city), cities.city_name(to_city))]
         pairs += [pairs[0][::-1]] if both_ways else []
-        return tuple(Train(*row) for pair in pairs for row in self._rows(
-            f"SELECT {_TRAIN} FROM trains WHERE from_city = ? AND to_city = ? ORDER BY row", *pair))
+        return self._kept(("trains", *pairs), lambda: tuple(Train(*row) for pair in pairs for row in self._rows(
+            f"SELECT {_TRAIN} FROM trains WHERE from_city = ? AND to_city = ? ORDER BY row", *pair)))
 
     def flights(self, from_city: str, to_city: str, *, both_ways: bool = False) -> tuple[Flight, ...]:
         """The flights between airports whose names start with the cities' Chinese names (the official match),
@@ -351,8 +359,8 @@ class Sandbox:
         args: tuple[str, ...] = (origin, destination)
         if both_ways:
             where, args = f"({where}) OR ({where})", (*args, destination, origin)
-        return tuple(Flight(*row) for row in self._rows(
-            f"SELECT {_FLIGHT} FROM flights WHERE {where} ORDER BY row", *args))
+        return self._kept(("flights", *args), lambda: tuple(Flight(*row) for row in self._rows(
+            f"SELECT {_FLIGHT} FROM flights WHERE {where} ORDER BY row", *args)))
 
     def subway_lines(self, city: str) -> tuple[SubwayLine, ...]:
         """The city's subway lines (subways.json is keyed by pinyin), file order."""

@@ -146,6 +146,12 @@ def test_untrusted_arguments_find_nothing(traveleval_sandbox: Sandbox, text: Any
     assert traveleval_sandbox.flights("北京", text, both_ways=True) == ()
 
 
+def test_lists_are_read_once(traveleval_sandbox: Sandbox) -> None:
+    assert traveleval_sandbox.trains("北京", "上海") is traveleval_sandbox.trains("beijing", "shanghai")
+    assert traveleval_sandbox.attractions("北京") is traveleval_sandbox.attractions("beijing")
+    assert traveleval_sandbox.trains("北京", "上海", both_ways=True) != traveleval_sandbox.trains("北京", "上海")
+
+
 def test_lookups_from_many_threads_agree(traveleval_index: Path) -> None:
     with Sandbox.open(traveleval_index) as sandbox:
         def work(city: str) -> tuple[int, int, int]:
