@@ -145,6 +145,9 @@ def ensure_index(data_dir: Path) -> Path:
         DataError: the database is missing or malformed.
     """
     index, database = paths.index_path(data_dir), paths.database_dir(data_dir)
+    if not database.is_dir():
+        raise DataError(f"{database}: no TravelEval database (run `tripbench data fetch traveleval`, or `tripbench "
+                        "data import DIR` for a folder holding the official data/ and database/)")
     newest = max(path.stat().st_mtime for path in source_files(database))
     if not index.is_file() or index.stat().st_mtime < newest or _version(index) != SCHEMA_VERSION:
         build_index(database, index)

@@ -78,6 +78,11 @@ def test_ensure_index_builds_once_and_again_after_a_source_changes(database: Pat
     assert ensure_index(folder).stat().st_mtime_ns != built
 
 
+def test_ensure_index_without_a_database_says_how_to_get_one(tmp_path: Path) -> None:
+    with pytest.raises(DataError, match="no TravelEval database \\(run `tripbench data fetch traveleval`"):
+        ensure_index(tmp_path)
+
+
 def test_opening_something_else_is_a_data_error(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="no TravelEval sandbox index"):
         Sandbox.open(tmp_path / "absent.sqlite")
