@@ -196,13 +196,13 @@ def extract_json_object(text: str) -> dict[str, Any]:
     for block in _FENCE.findall(text):
         try:
             value = json.loads(block)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # nesting too deep for the parser: not a plan either
             continue
         if isinstance(value, dict):
             return value
     decoder = json.JSONDecoder()
     objects: list[tuple[int, dict[str, Any]]] = []  # (length in the text, object)
-    first_error: json.JSONDecodeError | None = None
+    first_error: json.JSONDecodeError | RecursionError | None = None
     start = text.find("{")
     while start != -1:
         try:
@@ -211,13 +211,17 @@ def extract_json_object(text: str) -> dict[str, Any]:
             first_error = first_error or exc
             start = text.find("{", start + 1)
             continue
+        except RecursionError as exc:  # too deep for the parser: retrying at each "{" inside would be quadratic
+            first_error = first_error or exc
+            break
         if isinstance(value, dict):
             objects.append((end - start, value))
         start = text.find("{", end)
     if objects:
         return max(objects, key=lambda found: found[0])[1]
     if first_error is not None:
-        raise PlanError(f"no valid JSON object in the answer (first error: {first_error})")
+        reason = "nested too deeply" if isinstance(first_error, RecursionError) else first_error
+        raise PlanError(f"no valid JSON object in the answer (first error: {reason})")
     raise PlanError("no JSON object in the answer")
 
 

@@ -135,6 +135,8 @@ def test_a_schema_failure_is_located(path: str, value: Any, reason: str) -> None
     ("I could not find a plan.", "no JSON object in the answer"),
     ('{"query_uid": "T0001", "itinerary": {"summary": ', "no valid JSON object in the answer (first error: "),
     ("[1, 2, 3]", "no JSON object in the answer"),
+    ('{"a":' * 100_000, "no valid JSON object in the answer (first error: nested too deeply)"),
+    ("```json\n" + "[" * 100_000 + "\n```", "no JSON object in the answer"),
 ])
 def test_no_json_object(text: str, reason: str) -> None:
     with pytest.raises(PlanError) as raised:
