@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from benchmarks.traveleval.evaluation import accuracy, constraint
 from benchmarks.traveleval.evaluation.city import CityFacts, city_facts, intercity_options
-from benchmarks.traveleval.evaluation.distance import CITY_CODES, Distances
+from benchmarks.traveleval.evaluation.distance import CITY_CODES, Distances, open_distances
 from benchmarks.traveleval.evaluation.economy import economy_metrics
 from benchmarks.traveleval.evaluation.extract import check_readable, daily_activities, daily_stops, stop_names
 from benchmarks.traveleval.evaluation.modes import MODES, check_mode
@@ -33,9 +34,12 @@ from benchmarks.traveleval.evaluation.time import time_metrics
 from benchmarks.traveleval.evaluation.utility import utility_metrics
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 
-__all__ = ["MODES", "evaluate_plan"]
+__all__ = ["CONSTRAINT_METRICS", "DIMENSIONS", "MODES", "evaluate_plan", "make_distances"]
 
 DIMENSIONS = ("accuracy", "constraint", "time", "space", "economy", "utility")
+CONSTRAINT_METRICS = ("budget_satisfaction", "time_compliance", "people_adaptability", "accommodation_satisfaction",
+                      "transportation_satisfaction", "diet_preference_satisfaction", "travel_time_satisfaction")
+"""The binary (0/1) metrics of the constraint dimension."""
 _PLAN_FAULTS = (ArithmeticError, AttributeError, LookupError, TypeError, ValueError)
 """What a malformed plan raises in the official code (and here): the plan is then an error, not a crash."""
 _LODGING_TYPES = ("accommodation_check_in", "accommodation_check_out", "accommodation")
@@ -69,6 +73,13 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
     except _PLAN_FAULTS as exc:
         return {**head, "error": f"{stage}: {type(exc).__name__}: {exc}"}
     return {**head, "metrics": json_safe(metrics)}
+
+
+def make_distances(setting: str | None, sandbox: Sandbox, folder: Path) -> Distances:
+    """The distance source of a `distance` setting ("auto" or None: amap with AMAP_API_KEY, else offline) for a
+    TravelEval data folder (its `amap_cache/`); `sandbox` is the caller's, the sources need only coordinates."""
+    del sandbox
+    return open_distances(None if setting == "auto" else setting, folder)
 
 
 def _dimension(name: str, itinerary: Any, query: Mapping[str, Any], facts: CityFacts, departure: Any,
