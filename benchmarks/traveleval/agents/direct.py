@@ -34,5 +34,4 @@ class SinglePromptStrategy:
 
 DIRECT = SinglePromptStrategy("direct", "the query and the plan format, one call, the plan JSON only",
                               prompts.DIRECT_TASK)
-COT = SinglePromptStrategy("cot", "zero-shot chain of thought: reasoning in four steps, then the plan JSON, one call",
-                           prompts.COT_TASK)
+COT = SinglePromptStrategy("cot", "zero-shot chain of thought, then the plan JSON, one call", prompts.COT_TASK)

@@ -144,9 +144,9 @@ class ReactStrategy:
 
 
 def react(limits: ReactLimits) -> ReactStrategy:
-    return ReactStrategy("react", "Thought/Action/Observation over the sandbox tools, then the plan JSON", limits)
+    return ReactStrategy("react", "ReAct over the sandbox tools, then finish with the plan JSON", limits)
 
 
 def reflexion(limits: ReactLimits, max_reflections: int) -> ReactStrategy:
-    return ReactStrategy("reflexion", f"react; after a failed attempt a reflection and a new attempt (at most "
-                                      f"{max_reflections} more)", limits, max_reflections)
+    return ReactStrategy("reflexion", f"react, reflecting on a failed attempt and retrying ({max_reflections} max)",
+                         limits, max_reflections)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -48,3 +49,14 @@ def fenced(value: dict[str, Any]) -> str:
 @pytest.fixture
 def scripted_model() -> ScriptedModel:
     return ScriptedModel()
+
+
+@pytest.fixture(scope="session")
+def traveleval_home(traveleval_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data home whose `traveleval/` links to the staged query files and database: the sandbox index a run builds
+    there stays out of ../shared."""
+    home = tmp_path_factory.mktemp("home")
+    (home / "traveleval").mkdir()
+    for part in ("data", "database"):
+        (home / "traveleval" / part).symlink_to(traveleval_data / part, target_is_directory=True)
+    return home
