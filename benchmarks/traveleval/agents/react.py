@@ -92,6 +92,7 @@ async def react_attempt(model: ChatModel, sandbox: Sandbox, task: Task, limits: 
         except prompts.ActionError as exc:
             entry["reply"] = reply
             observation, error = str(exc), INVALID_ACTION
+            last_call, repeats = "", 0  # "in a row" means with nothing else between
         else:
             entry.update(thought=action.thought, action=action.name, arguments=action.arguments)
             if action.name == prompts.FINISH:

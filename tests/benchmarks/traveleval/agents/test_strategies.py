@@ -93,6 +93,7 @@ GOOD = prompts.format_action("search_hotels", {"city": "上海", "page": 2})
     ([BAD_ARGS, "Action: teleport {}", BAD_ARGS, BAD_ARGS], statuses.ARGUMENT_ERROR_DEAD_LOOP, 4),
     ([SEARCH, SEARCH, SEARCH], statuses.SAME_ACTION_DEAD_LOOP, 3),
     ([SEARCH, GOOD, SEARCH, GOOD], statuses.MAX_STEPS, 4),
+    ([SEARCH, SEARCH, "no action", SEARCH], statuses.MAX_STEPS, 4),  # an invalid reply between: not in a row
 ])
 async def test_react_stops_on_its_limits(traveleval_sandbox: Sandbox, scripted_model: ScriptedModel,
                                          replies: list[str], status: str, calls: int) -> None:
