@@ -52,8 +52,6 @@ class TravelEvalOptions(BaseModel):
     """Identical tool calls in a row that end a ReAct attempt."""
     max_reflections: int = Field(default=3, ge=0)
     """reflexion: new attempts after failed ones, each after a reflection."""
-    max_tokens: int | None = Field(default=None, ge=1)
-    """Tokens per ReAct reply (None: the provider's default; the last reply writes the whole plan)."""
 
 
 class TravelEvalBenchmark:
@@ -92,7 +90,7 @@ class TravelEvalBenchmark:
         """`direct`, `cot`, `react`, `reflexion`."""
         opts = _options(options)
         limits = ReactLimits(max_steps=opts.max_steps, max_retries=opts.max_retries,
-                             same_action_limit=opts.same_action_limit, max_tokens=opts.max_tokens)
+                             same_action_limit=opts.same_action_limit)
         return [DIRECT, COT, react(limits), reflexion(limits, opts.max_reflections)]
 
     def open_tools(self, options: BaseModel) -> Sandbox:

@@ -46,8 +46,6 @@ class ReactLimits:
     """Failed calls of one kind since the last successful one that end the attempt."""
     same_action_limit: int = 3
     """Identical tool calls in a row that end the attempt."""
-    max_tokens: int | None = None
-    """Per reply; None: the provider's default (the final step writes the whole plan)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +80,7 @@ async def react_attempt(model: ChatModel, sandbox: Sandbox, task: Task, limits: 
     for n in range(1, limits.max_steps + 1):
         prompt = prompts.react_prompt(query, TOOLS_TEXT, stations, scratchpad, reflections)
         request = ChatRequest(model="", messages=(Message("system", prompts.PLANNER_ROLE), Message("user", prompt)),
-                              stop=(prompts.OBSERVATION_STOP,), max_tokens=limits.max_tokens)
+                              stop=(prompts.OBSERVATION_STOP,))
         reply = (await model.complete(request)).text
         entry: dict[str, Any] = {"attempt": number, "step": n}
         steps.append(entry)
