@@ -28,8 +28,8 @@ class SinglePromptStrategy:
         system = prompts.system_prompt(intercity_stations(sandbox, query["start_city"], query["target_city"]))
         request = ChatRequest(model="", messages=(Message("system", system),
                                                   Message("user", prompts.request_prompt(query, self.task))))
-        answer = (await model.complete(request)).text
-        return conclude(answer, [{"prompt": self.name}], task.id)
+        response = await model.complete(request)
+        return conclude(response.text, [{"prompt": self.name}], task.id, response.finish_reason)
 
 
 DIRECT = SinglePromptStrategy("direct", "the query and the plan format, one call, the plan JSON only",

@@ -81,7 +81,8 @@ async def react_attempt(model: ChatModel, sandbox: Sandbox, task: Task, limits: 
         prompt = prompts.react_prompt(query, TOOLS_TEXT, stations, scratchpad, reflections)
         request = ChatRequest(model="", messages=(Message("system", prompts.PLANNER_ROLE), Message("user", prompt)),
                               stop=(prompts.OBSERVATION_STOP,))
-        reply = (await model.complete(request)).text
+        response = await model.complete(request)
+        reply = response.text
         entry: dict[str, Any] = {"attempt": number, "step": n}
         steps.append(entry)
         error: ToolError | None
@@ -95,7 +96,7 @@ async def react_attempt(model: ChatModel, sandbox: Sandbox, task: Task, limits: 
             entry.update(thought=action.thought, action=action.name, arguments=action.arguments)
             if action.name == prompts.FINISH:
                 scratchpad += prompts.format_step(n, reply, None)
-                return Attempt(conclude(action.answer, steps, task.id), scratchpad)
+                return Attempt(conclude(action.answer, steps, task.id, response.finish_reason), scratchpad)
             call = action.name + json.dumps(action.arguments, sort_keys=True, ensure_ascii=False)
             repeats = repeats + 1 if call == last_call else 1
             last_call = call
