@@ -36,6 +36,8 @@ from typing import Any, Literal
 QUERY_PREFIX = "QUERY_JSON: "
 FINISH = "finish"
 """The ReAct action that ends the episode; its argument is the plan."""
+NO_STEPS_YET = "Steps so far: none yet."
+"""How a ReAct prompt ends before the first step."""
 OBSERVATION_STOP = "\nObservation"
 """Stop sequence of ReAct calls: the model writes one Thought and one Action, never the tool's answer."""
 
@@ -176,7 +178,7 @@ def react_prompt(query: Mapping[str, Any], tools: str, stations: Iterable[str], 
              stations_text(stations), PLAN_FORMAT]
     if reflections:
         parts.append("Lessons from your earlier attempts:\n" + "\n".join(f"- {text}" for text in reflections))
-    parts.append("Steps so far:" + (scratchpad or " none yet."))
+    parts.append(f"Steps so far:{scratchpad}" if scratchpad else NO_STEPS_YET)
     return "\n\n".join(parts)
 
 

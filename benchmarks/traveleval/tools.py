@@ -39,6 +39,11 @@ class Param:
     help: str
     required: bool = True
 
+    @property
+    def json_type(self) -> str:
+        """The type as JSON names it."""
+        return {str: "string", int: "integer", float: "number"}[self.kind]
+
 
 class ArgumentError(ValueError):
     """A call's arguments do not fit the tool; the message is the observation."""
@@ -56,7 +61,7 @@ class Tool:
 
     def signature(self) -> str:
         """`name {"city": str, "page"?: int}`: how the prompt shows the tool."""
-        fields = ", ".join(f'"{p.name}"{"" if p.required else "?"}: {p.kind.__name__}' for p in self.params)
+        fields = ", ".join(f'"{p.name}"{"" if p.required else "?"}: {p.json_type}' for p in self.params)
         return f"{self.name} {{{fields}}}"
 
 
@@ -210,7 +215,7 @@ def _check(tool: Tool, arguments: Args) -> None:
         value = arguments[param.name]
         kinds: tuple[type, ...] = (int, float) if param.kind is float else (param.kind,)
         if isinstance(value, bool) or not isinstance(value, kinds):
-            raise ArgumentError(f"{tool.name}: {param.name!r} must be a {param.kind.__name__}, not {value!r}.")
+            raise ArgumentError(f"{tool.name}: {param.name!r} must be a JSON {param.json_type}, not {value!r}.")
 
 
 def run_tool(sandbox: Sandbox, name: str, arguments: Args) -> ToolResult:

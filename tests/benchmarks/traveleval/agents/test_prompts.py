@@ -60,6 +60,7 @@ def test_prompt_kind(prompt: str, kind: str | None) -> None:
 def test_a_reflection_is_shown_to_the_next_attempt() -> None:
     prompt = prompts.react_prompt(QUERY, "tools", [], "", reflections=["book the hotel first"])
     assert "- book the hotel first" in prompt
+    assert prompt.endswith(prompts.NO_STEPS_YET)  # the first step's prompt (the offline models look for it)
 
 
 def test_actions_round_trip_through_their_format() -> None:
