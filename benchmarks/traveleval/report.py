@@ -189,8 +189,9 @@ def dimension_tables(groups: Sequence[GroupView], *, with_run: bool) -> list[Tab
          "Effective visit time is the scheduled time minus the official queuing estimate."),
         ("te_space", "Space (means over scored plans; lower is better)", "space",
          [("RP", "route penalty", num), ("CSM.P90", "CSM P90", num), ("CSM.P95", "CSM P95", num)],
-         "RP: actual / shortest daily route - 1; CSM: cross-day misalignment percentiles (plans with at least two "
-         "days of attractions)."),
+         "RP: actual / shortest daily route - 1; CSM: cross-day misalignment percentiles (a dash: no plan has them). "
+         "In `official` mode without a Gaode key the official code gives RP = 0 and no CSM for every plan; the "
+         "`corrected` mode measures them with the offline distances."),
         ("te_economy", "Economy (means over scored plans)", "economy",
          [("budget_efficiency", "budget efficiency", num)],
          "Budget efficiency: experience value / recomputed cost x 1000; the cost composition is its own table."),
