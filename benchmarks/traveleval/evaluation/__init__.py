@@ -27,7 +27,13 @@ from benchmarks.traveleval.evaluation import accuracy, constraint
 from benchmarks.traveleval.evaluation.city import CityFacts, city_facts, intercity_options
 from benchmarks.traveleval.evaluation.distance import CITY_CODES, Distances, open_distances
 from benchmarks.traveleval.evaluation.economy import economy_metrics
-from benchmarks.traveleval.evaluation.extract import check_readable, daily_activities, daily_stops, stop_names
+from benchmarks.traveleval.evaluation.extract import (
+    Stop,
+    check_readable,
+    daily_activities,
+    daily_stops,
+    stop_names,
+)
 from benchmarks.traveleval.evaluation.modes import MODES, check_mode
 from benchmarks.traveleval.evaluation.space import cross_day_misalignment, route_penalty
 from benchmarks.traveleval.evaluation.time import time_metrics
@@ -67,9 +73,10 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
     try:
         check_readable(itinerary)
         facts = city_facts(sandbox, city if isinstance(city, str) else "")
+        days, schedules = daily_stops(itinerary), daily_activities(itinerary)
         metrics: dict[str, Any] = {}
         for stage in DIMENSIONS:
-            metrics[stage] = _dimension(stage, itinerary, query, facts, departure, distances, fixed)
+            metrics[stage] = _dimension(stage, itinerary, days, schedules, query, facts, departure, distances, fixed)
     except _PLAN_FAULTS as exc:
         return {**head, "error": f"{stage}: {type(exc).__name__}: {exc}"}
     return {**head, "metrics": json_safe(metrics)}
@@ -82,10 +89,9 @@ def make_distances(setting: str | None, sandbox: Sandbox, folder: Path) -> Dista
     return open_distances(None if setting == "auto" else setting, folder)
 
 
-def _dimension(name: str, itinerary: Any, query: Mapping[str, Any], facts: CityFacts, departure: Any,
-               distances: Distances, fixed: bool) -> dict[str, Any]:
-    days = daily_stops(itinerary)
-    schedules = daily_activities(itinerary)
+def _dimension(name: str, itinerary: Any, days: dict[Any, list[Stop]], schedules: dict[Any, Any],
+               query: Mapping[str, Any], facts: CityFacts, departure: Any, distances: Distances,
+               fixed: bool) -> dict[str, Any]:
     if name == "accuracy":
         located = facts.locate([stop for stops in stop_names(days).values() for stop in stops])
         trains, flights = (intercity_options(facts.sandbox, departure, itinerary["summary"]["destination"])

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from benchmarks.traveleval.evaluation.distance import Distances, LatLon
@@ -146,11 +147,19 @@ def database_hours(leg: Any, trains: Sequence[Option], flights: Sequence[Option]
 
 
 def _gap_minutes(start: Any, end: Any, option_start: str, option_end: str) -> float:
-    begin1, end1 = datetime.strptime(start, "%H:%M"), datetime.strptime(end, "%H:%M")
-    begin2, end2 = datetime.strptime(option_start, "%H:%M"), datetime.strptime(option_end, "%H:%M")
+    begin1, end1 = clock_minutes(start), clock_minutes(end)
+    begin2, end2 = clock_minutes(option_start), clock_minutes(option_end)
     if end1 < begin1:
-        end1 += timedelta(hours=24)
-    return abs((begin1 - begin2).total_seconds() / 60) + abs((end1 - end2).total_seconds() / 60)
+        end1 += 24 * 60
+    return float(abs(begin1 - begin2)) + float(abs(end1 - end2))
+
+
+@lru_cache(maxsize=4096)
+def clock_minutes(text: str) -> int:
+    """Minutes after midnight of an `H:MM` text, parsed by `strptime("%H:%M")` as the official code parses it
+    (so "24:00" or "9:5 " fail alike); cached, as plans repeat the same few hundred times."""
+    parsed = datetime.strptime(text, "%H:%M")
+    return parsed.hour * 60 + parsed.minute
 
 
 def room_capacity(itinerary: Any) -> float:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from benchmarks.traveleval.evaluation.extract import activity_hours, clock_hours, trip_days
@@ -56,8 +57,7 @@ def categories(raw_type: str) -> tuple[str, ...]:
 
 def date_type(dates: Any, day: Any) -> str:
     """The date type of day `day` of a trip whose query `dates` read "YYYY-MM-DD to YYYY-MM-DD"."""
-    start = datetime.strptime(dates.split("to")[0].strip(), "%Y-%m-%d")
-    date = start + timedelta(days=int(day) - 1)
+    date = _first_day(dates.split("to")[0].strip()) + timedelta(days=int(day) - 1)
     month, dom, weekday = date.month, date.day, date.weekday()
     if (month == 10 and 1 <= dom <= 7) or (month == 1 and 1 <= dom <= 3) or (month == 5 and 1 <= dom <= 5):
         return "Golden Week"
@@ -69,6 +69,11 @@ def date_type(dates: Any, day: Any) -> str:
             or (month == 5 and 1 <= dom <= 4) or (month == 6 and dom == 1) or (month == 9 and dom == 10)):
         return "Peak Season"
     return "Weekday"
+
+
+@lru_cache(maxsize=1024)
+def _first_day(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%d")
 
 
 def slot_factor(start_time: Any) -> float:
