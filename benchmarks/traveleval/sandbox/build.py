@@ -123,8 +123,10 @@ def build_index(database_dir: Path, dest: Path) -> dict[str, int]:
             for statement in _INDEXES:
                 conn.execute(statement)
             categories = _read_json(database_dir / "categories.json")
-            if not isinstance(categories, dict):
-                raise DataError(f"{database_dir / 'categories.json'}: expected an object of category lists")
+            if not isinstance(categories, dict) or not all(
+                    isinstance(values, list) and all(isinstance(value, str) for value in values)
+                    for values in categories.values()):
+                raise DataError(f"{database_dir / 'categories.json'}: expected an object of lists of text")
             meta = {"schema_version": SCHEMA_VERSION, "categories": json.dumps(categories, ensure_ascii=False),
                     "counts": json.dumps(counts)}
             conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())

@@ -49,6 +49,12 @@ def test_a_bad_row_names_file_and_line(database: Path, tmp_path: Path, relative:
     assert list(tmp_path.glob("*.sqlite*")) == [] and list(tmp_path.glob(".index*")) == []
 
 
+def test_categories_must_be_lists_of_text(database: Path, tmp_path: Path) -> None:
+    (database / "categories.json").write_text('{"diet": "川菜"}', encoding="utf-8")
+    with pytest.raises(DataError, match=r"categories\.json: expected an object of lists of text"):
+        build_index(database, tmp_path / "index.sqlite")
+
+
 def test_a_missing_file_is_named(database: Path, tmp_path: Path) -> None:
     (database / "poi" / "wuhan" / "poi.json").unlink()
     with pytest.raises(DataError, match=r"poi/wuhan/poi\.json: missing file"):
