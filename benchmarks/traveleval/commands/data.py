@@ -49,6 +49,8 @@ _PARALLEL = 8
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Network timeout in seconds.")
 def fetch_command(home: Path | None, url: str, timeout: float) -> None:
     """Download TravelEval's queries and database (and the Gaode caches, when there) into the data home."""
+    if "{path}" not in url:
+        raise UserError(f"--url {url!r}: expected a template with {{path}} (a file's path in the repository)")
     dest = paths.data_dir(home)
     click.echo(f"downloading {len(FILES)} files from {url.format(path=ENVIRONMENT + '/...')}", err=True)
     with _staging(dest) as staging:

@@ -102,6 +102,12 @@ def test_fetch_offline_is_a_message(tmp_path: Path) -> None:
     assert "tripbench data import DIR" in str(failed.exception)
 
 
+def test_a_url_without_the_path_placeholder_is_refused(tmp_path: Path) -> None:
+    failed = _invoke(fetch_command, "--home", str(tmp_path), "--url", "http://127.0.0.1:9/easy.json")
+    assert isinstance(failed.exception, UserError) and "expected a template with {path}" in str(failed.exception)
+    assert not (tmp_path / "traveleval").exists()
+
+
 def test_holds_data(traveleval_data: Path, tmp_path: Path) -> None:
     assert holds_data(traveleval_data)
     repository = tmp_path / "TravelEval"
