@@ -22,7 +22,8 @@ The contract (the offline models in `offline/models.py` rely on it, so changes m
       Thought: <reasoning>
       Action: finish {"query_uid": "T0001", "itinerary": {...}}
 
-  `format_action` writes a step in this format and `parse_action` reads one back.
+  `format_action` / `format_finish` write a step in this format and `parse_action` reads one back; the first
+  step's prompt ends with `NO_STEPS_YET`.
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@ last successful call, or the same call `same_action_limit` times in a row (not e
 but `delivered`, or a plan that contradicts the query on its face, `reflexion.plan_problems`), the model is asked
 to reflect on it, and the next attempt's prompt lists every reflection so far. The rollout keeps the last attempt's
 outcome and every attempt's steps.
+
+The official `ReAct&Reflection` strategy differs: one call in which the model imagines its own observations, then
+always one reflection call that writes the plan again. Here observations come from the sandbox, and a reflection
+follows only a failed attempt, so `react` and `reflexion` are two strategies.
 """
 
 from __future__ import annotations
