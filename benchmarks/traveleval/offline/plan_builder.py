@@ -195,6 +195,29 @@ def _legs(sandbox: Sandbox, origin: str, destination: str, query: Mapping[str, A
     return []
 
 
+@lru_cache(maxsize=64)
+def _sights(sandbox: Sandbox, city: str) -> tuple[tuple[Attraction, Place, int, int], ...]:
+    """The city's attractions known to poi.json, with their place and opening minutes (read once per city)."""
+    found = []
+    for attraction in sandbox.attractions(city):
+        position = sandbox.poi_position(city, attraction.name)
+        if position is not None:
+            found.append((attraction, Place(attraction.name, *position), minutes(attraction.opentime),
+                          minutes(attraction.endtime)))
+    return tuple(found)
+
+
+@lru_cache(maxsize=64)
+def _eateries(sandbox: Sandbox, city: str) -> tuple[tuple[Restaurant, Place, int, int], ...]:
+    """The city's restaurants with their place and opening minutes (a closing time past midnight after 24:00)."""
+    found = []
+    for restaurant in sandbox.restaurants(city):
+        opens, closes = minutes(restaurant.opentime), minutes(restaurant.endtime)
+        found.append((restaurant, Place(restaurant.name, restaurant.lat, restaurant.lon), opens,
+                      closes + (24 * 60 if closes <= opens else 0)))
+    return tuple(found)
+
+
 def choose_leg(legs: Sequence[Leg], windows: Sequence[Callable[[Leg], bool]]) -> Leg | None:
     """The cheapest leg in the first window that has one (then the earliest); windows go from ideal to any."""
     for window in windows:
@@ -243,10 +266,7 @@ def choose_rooms(hotel: Hotel, people: int) -> tuple[tuple[str, int, int], ...] 
 def choose_hotel(sandbox: Sandbox, city: str, query: Mapping[str, Any],
                  people: int) -> tuple[Hotel, tuple[tuple[str, int, int], ...]] | None:
     wanted, excluded = _block(query, "accommodations")
-    options = [(hotel, rooms) for hotel in sandbox.hotels(city)
-               if (rooms := choose_rooms(hotel, people)) is not None and sandbox.poi_position(city, hotel.name)]
-    if not options:
-        options = [(hotel, rooms) for hotel in sandbox.hotels(city) if (rooms := choose_rooms(hotel, people))]
+    options = [(hotel, rooms) for hotel in sandbox.hotels(city) if (rooms := choose_rooms(hotel, people))]
     tiers = ([o for o in options if o[0].featurehoteltype in wanted] if wanted else [],
              [o for o in options if o[0].featurehoteltype not in excluded], options)
     for tier in tiers:
@@ -366,32 +386,34 @@ class PlanBuilder:
                 continue
             return
 
-    def _attractions(self) -> list[tuple[Attraction, Place]]:
+    def _attractions(self) -> list[tuple[Attraction, Place, int, int]]:
         wanted, excluded = _block(self.query, "attractions")
         ranked = []
-        for attraction in self.sandbox.attractions(self.city):
+        for sight in _sights(self.sandbox, self.city):
+            attraction = sight[0]
             types = attraction.types
-            position = self.sandbox.poi_position(self.city, attraction.name)
-            if any(kind in types for kind in excluded) or position is None:
+            if any(kind in types for kind in excluded):
                 continue
             liked = sum(kind in types for kind in wanted)
             key = ((-liked, attraction.price, -(attraction.star or 0)) if self.thrifty
                    else (-liked, -(attraction.star or 0), attraction.price))
-            ranked.append((key, attraction.id, attraction, Place(attraction.name, *position)))
+            ranked.append((key, attraction.id, sight))
         ranked.sort(key=lambda item: item[:2])
-        return [(attraction, place) for _, _, attraction, place in ranked]
+        return [sight for _, _, sight in ranked]
 
-    def _visit(self, day: _Day, candidates: list[tuple[Attraction, Place]], leave_by: int) -> bool:
+    def _visit(self, day: _Day, candidates: list[tuple[Attraction, Place, int, int]], leave_by: int) -> bool:
         """Adds the best unused attraction that fits before `leave_by` (nearest among the top ranked)."""
         fresh = [item for item in candidates if item[0].name not in self.used]
         pool = fresh[:1] + sorted(fresh[1:8], key=lambda item: distance_km(day.place, item[1]))
         if day.activities and any(a["type"] == "attraction" for a in day.activities):
             pool = sorted(fresh[:8], key=lambda item: distance_km(day.place, item[1]))
-        for attraction, place in pool + fresh[8:]:
+        for attraction, place, opens, closes in pool + fresh[8:]:
             mode, length, fare = transfer(day.place, place, self.people)
-            start = max(day.clock + length, minutes(attraction.opentime))
+            start, limit = max(day.clock + length, opens), min(leave_by, closes, DAY_END)
+            if start + attraction.recommendmintime * 60 > limit:  # no visit long enough fits (the cheap test)
+                continue
             stay = visit_minutes(attraction, day.date, start)
-            if stay is None or start + stay > min(leave_by, minutes(attraction.endtime), DAY_END):
+            if stay is None or start + stay > limit:
                 continue
             price = attraction.price
             details = {"transport_time": str(length), "ticket_type": "成人票" if price else "免费",
@@ -405,14 +427,11 @@ class PlanBuilder:
 
     def _meal(self, day: _Day, leave_by: int, label: str) -> bool:
         options: list[tuple[float, Restaurant, Place]] = []
-        for restaurant in self.sandbox.restaurants(self.city):
+        for restaurant, place, opens, closes in _eateries(self.sandbox, self.city):
             if restaurant.name in self.used or restaurant.cuisine in self.cuisines_excluded:
                 continue
-            place = Place(restaurant.name, restaurant.lat, restaurant.lon)
             km = distance_km(day.place, place)
             start = day.clock + travel_minutes(km)
-            opens, closes = minutes(restaurant.opentime), minutes(restaurant.endtime)
-            closes += 24 * 60 if closes <= opens else 0  # open past midnight
             if opens <= start and start + MEAL_MINUTES <= min(closes, leave_by):
                 options.append((km, restaurant, place))
         if not options:
