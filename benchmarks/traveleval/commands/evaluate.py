@@ -13,6 +13,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ def evaluate_command(plans: Path, mode: str, distance: str | None, data_dir: Pat
     folder = data_dir or paths.data_dir(home)
     queries = {task.id: task.input for split in (ALL, PROGRESSIVE) for task in load_tasks(folder, split)}
     distances = open_distances(distance, folder)
-    with Sandbox.open(ensure_index(folder)) as sandbox:
+    with Sandbox.open(ensure_index(folder)) as sandbox, closing(distances):
         results = [evaluate_plan(plan, _query(queries, plan.get("query_uid")), sandbox, mode=mode,
                                  distances=distances) if plan is not None else
                    {"query_uid": None, "mode": mode, "distance": distances.name, "error": why}

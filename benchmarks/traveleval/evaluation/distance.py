@@ -81,6 +81,10 @@ class Distances(Protocol):
 
     def has_transit(self, origin: LatLon, destination: LatLon, city_code: str, start_time: str) -> bool | None: ...
 
+    def close(self) -> None:
+        """Release the answer cache (a source is not used afterwards)."""
+        ...
+
 
 class OfficialCaches:
     """The official Gaode caches in a folder, read once on first use (absent files are simply empty)."""
@@ -131,6 +135,9 @@ class OfflineDistances:
     def has_transit(self, origin: LatLon, destination: LatLon, city_code: str, start_time: str) -> bool | None:
         return True
 
+    def close(self) -> None:
+        pass
+
 
 class AmapDistances:
     """The Gaode web API (v5 driving and integrated transit), behind the official caches and our answer cache."""
@@ -146,9 +153,8 @@ class AmapDistances:
         self.timeout = timeout
         self._lock = threading.Lock()
         self._last_call = -math.inf
-        folder.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(folder / "answers.sqlite", check_same_thread=False)
-        self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+        self._folder = folder
+        self._opened: sqlite3.Connection | None = None
         self.live_calls = 0
 
     @property
@@ -156,7 +162,18 @@ class AmapDistances:
         return bool(self._key)
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            if self._opened is not None:
+                self._opened.close()
+                self._opened = None
+
+    def _db(self) -> sqlite3.Connection:
+        """The answer cache, opened on first use (call with the lock held)."""
+        if self._opened is None:
+            self._folder.mkdir(parents=True, exist_ok=True)
+            self._opened = sqlite3.connect(self._folder / "answers.sqlite", check_same_thread=False)
+            self._opened.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+        return self._opened
 
     def gaode_km(self, origin: LatLon, destination: LatLon) -> float | None:
         answer = self._answer(cache_key("driving", origin, destination), "/v5/direction/driving",
@@ -180,15 +197,15 @@ class AmapDistances:
         if found:
             return answer
         with self._lock:
-            row = self._db.execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
+            row = self._db().execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
         if row is not None:
             return json.loads(row[0])
         if not self._key:
             return None
         answer = self._ask(path, params, routes)
         if answer is not None:
-            with self._lock, self._db:
-                self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, json.dumps(answer)))
+            with self._lock, self._db() as db:
+                db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, json.dumps(answer)))
         return answer
 
     def _ask(self, path: str, params: dict[str, str], routes: str) -> Any:
