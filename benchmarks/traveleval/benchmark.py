@@ -122,10 +122,11 @@ class TravelEvalBenchmark:
                     close()  # the Gaode client and its answer cache
 
     def commands(self) -> dict[str, click.Command]:
-        """`evaluate`, `fetch`, `import` (`base.Commands`)."""
-        from benchmarks.traveleval.commands import data, evaluate
+        """`evaluate`, `tool`, `fetch`, `import` (`base.Commands`)."""
+        from benchmarks.traveleval.commands import data, evaluate, tool
 
-        return {"evaluate": evaluate.evaluate_command, "fetch": data.fetch_command, "import": data.import_command}
+        return {"evaluate": evaluate.evaluate_command, "tool": tool.tool_command, "fetch": data.fetch_command,
+                "import": data.import_command}
 
     def holds_data(self, folder: Path) -> bool:
         """A folder in the official layout (`base.Commands`)."""

@@ -17,6 +17,8 @@ from benchmarks.registry import get_benchmark
 from benchmarks.traveleval.agents.statuses import MAX_STEPS, PARSE_FAILURE
 from benchmarks.traveleval.benchmark import TravelEvalBenchmark, TravelEvalOptions
 from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS
+from benchmarks.traveleval.sandbox.sandbox import Sandbox
+from benchmarks.traveleval.tools import run_tool
 from errors import DataError
 from runner.results import load_run
 
@@ -95,3 +97,17 @@ def test_options_are_checked(traveleval_home: Path) -> None:
     strategies = TravelEvalBenchmark().strategies(TravelEvalOptions(max_steps=5, max_reflections=1))
     assert [s.name for s in strategies] == ["direct", "cot", "react", "reflexion"]
     assert "retrying (1 max)" in strategies[3].description
+
+
+def test_the_tool_command_answers_as_the_agent_is_answered(traveleval_home: Path,
+                                                           traveleval_sandbox: Sandbox) -> None:
+    action = 'search_hotels {"city": "上海", "feature": "免费停车", "max_price": 400}'
+    done = tripbench(traveleval_home, "tool", "--benchmark", "traveleval", action)
+    assert done.returncode == 0, done.stderr
+    expected = run_tool(traveleval_sandbox, "search_hotels", {"city": "上海", "feature": "免费停车", "max_price": 400})
+    assert done.stdout == expected.observation + "\n"
+    for bad, says in (('search_hotels {"city": "拉萨"}', "Unknown city '拉萨'"),
+                      ("search_hotels[上海]", "not valid JSON"),
+                      ('finish {"query_uid": "T0001"}', "`finish` ends a rollout")):
+        done = tripbench(traveleval_home, "tool", "--benchmark", "traveleval", bad)
+        assert done.returncode == 1 and says in done.stderr and "Traceback" not in done.stderr
