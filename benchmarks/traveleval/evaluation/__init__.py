@@ -94,11 +94,10 @@ def _dimension(name: str, itinerary: Any, days: dict[Any, list[Stop]], schedules
                fixed: bool) -> dict[str, Any]:
     if name == "accuracy":
         located = facts.locate([stop for stops in stop_names(days).values() for stop in stops])
-        trains, flights = (intercity_options(facts.sandbox, departure, itinerary["summary"]["destination"])
-                           if isinstance(departure, str) else ((), ()))
-        if fixed:
-            trains, flights = intercity_options(facts.sandbox, departure, query.get("target_city"))
-        city_code = CITY_CODES.get(str(query.get("target_city") if fixed else itinerary["summary"]["destination"]), "")
+        arrival = query.get("target_city") if fixed else itinerary["summary"]["destination"]
+        trains, flights = (intercity_options(facts.sandbox, departure, arrival)
+                           if isinstance(departure, str) and isinstance(arrival, str) else ((), ()))
+        city_code = CITY_CODES.get(str(arrival), "")
         return {"cost_deviation_rate": accuracy.cost_deviation_rate(itinerary),
                 "fictitious_attraction_rate": accuracy.fictitious_attraction_rate(days, located),
                 "opening_hours_violations": accuracy.opening_hours_violations(schedules, facts.opening_hours),
