@@ -97,7 +97,7 @@ the meals and how the group moves between places.
 Rules:
 1. Use the exact Chinese names of attractions, hotels, restaurants, stations and airports.
 2. Respect every preference and exclusion of the request (transport, hotel features, cuisines, attraction types, \
-rhythm), the number of days and travellers, and the budget.
+rhythm), its dates, the number of days and travellers, and the budget.
 3. Visit attractions and restaurants within their opening hours and give each visit a realistic duration.
 4. Count every ticket, room and meal for the whole group, and make the cost breakdown add up.
 
