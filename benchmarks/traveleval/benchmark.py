@@ -23,6 +23,7 @@ from benchmarks.traveleval import dataset, paths
 from benchmarks.traveleval.agents.direct import COT, DIRECT
 from benchmarks.traveleval.agents.react import ReactLimits, react, reflexion
 from benchmarks.traveleval.agents.statuses import STATUSES
+from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, evaluate_plan, make_distances
 from benchmarks.traveleval.offline import models as offline
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
@@ -59,6 +60,8 @@ class TravelEvalBenchmark:
 
     name = NAME
     splits = dataset.SPLITS
+    modes = MODES
+    """`official` (the official numbers, quirks included) and `corrected` (`evaluation.modes`)."""
     options_model = TravelEvalOptions
     statuses: Mapping[str, str] = STATUSES
 
@@ -66,13 +69,6 @@ class TravelEvalBenchmark:
         # `evaluate` gets no options: it scores with those of the last `load_tasks` / `open_tools` call.
         self._options = TravelEvalOptions()
         offline.register()  # a run spec naming `offline:oracle` resolves once the benchmark is loaded
-
-    @property
-    def modes(self) -> tuple[str, ...]:
-        """Evaluator modes: `official` (the official numbers, quirks included) and `corrected`."""
-        from benchmarks.traveleval.evaluation import MODES
-
-        return tuple(MODES)
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """The tasks of a split (`easy`, `medium`, `hard`, `all`, `progressive`) or of an official query file.
@@ -104,8 +100,6 @@ class TravelEvalBenchmark:
         A delivered plan gets the evaluator's result as details and one verdict per constraint metric; a rollout
         without a plan gets every constraint verdict failed, and details saying why, so rates count it.
         """
-        from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, evaluate_plan, make_distances
-
         if mode not in MODES:
             raise DataError(f"unknown TravelEval evaluation mode {mode!r} (expected one of {', '.join(MODES)})")
         data_dir = _data_dir(self._options)
