@@ -243,6 +243,9 @@ def parse_action(reply: str) -> Action:
     except ValueError as exc:
         raise ActionError(f"The arguments of {name} are not valid JSON ({exc.args[0]}). Write them as one JSON "
                           "object, e.g. {\"city\": \"上海\"}.") from None
+    except RecursionError:  # model text nested deeper than the decoder can go
+        raise ActionError(f"The arguments of {name} are nested too deeply. Write them as one flat JSON object, "
+                          "e.g. {\"city\": \"上海\"}.") from None
     if not isinstance(arguments, dict):
         raise ActionError(f"The arguments of {name} must be one JSON object, e.g. {{\"city\": \"上海\"}}.")
     return Action(name, arguments, thought)

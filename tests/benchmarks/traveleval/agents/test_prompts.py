@@ -95,6 +95,7 @@ def test_finish_keeps_a_fenced_plan_as_written() -> None:
     ("I think we should search hotels.", "No action found"),
     ("Thought: x\nAction: search_hotels {city: 上海}", "not valid JSON"),
     ("Thought: x\nAction: search_hotels [\"上海\"]", "must be one JSON object"),
+    ("Action: search_hotels " + '{"a": ' * 100_000, "nested too deeply"),
 ])
 def test_malformed_steps_are_action_errors_with_a_usable_message(reply: str, reason: str) -> None:
     with pytest.raises(ActionError, match=reason):
