@@ -25,7 +25,6 @@ A rate moves above zero (intercity deviation above `DEVIATION_FLOOR`), a constra
 from __future__ import annotations
 
 import copy
-import datetime
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -179,13 +178,12 @@ def _fictitious(sandbox: Sandbox, query: Mapping[str, Any], itinerary: dict[str,
 
 
 def _closed(sandbox: Sandbox, query: Mapping[str, Any], itinerary: dict[str, Any]) -> bool:
-    first = datetime.date.fromisoformat(str(query["dates"]).split("to")[0].strip())
     for day, activity in _attractions(itinerary):
         row = sandbox.attraction(str(query["target_city"]), activity["location_name"])
         if row is None or minutes(row.opentime) < 120:
             continue
         start = minutes(row.opentime) - 90
-        stay = visit_minutes(row, first + datetime.timedelta(days=day - 1), start)
+        stay = visit_minutes(row, str(query["dates"]), day, start)
         if stay is None:
             continue
         activity["start_time"], activity["end_time"] = clock(start), clock(start + stay)

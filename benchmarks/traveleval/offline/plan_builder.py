@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from benchmarks.traveleval.evaluation.time import CATEGORY_MINUTES, date_type, effective_hours
 from benchmarks.traveleval.sandbox.sandbox import ROOM_CAPACITY, Attraction, Hotel, Restaurant, Sandbox
 
 TRAIN_TYPES = ("高铁", "动车", "快速", "特快", "直达特快")
@@ -41,15 +42,6 @@ YUAN_PER_KM, THRIFTY_YUAN_PER_KM = 15.0, 2.0
 WALK_KM, WALK_KMH, SUBWAY_KMH, SUBWAY_ACCESS, DETOUR = 1.2, 4.5, 25.0, 10, 1.3
 """Getting around: walk up to 1.2 km at 4.5 km/h, else the subway at 25 km/h plus 10 minutes to reach and leave
 it; road distance = great-circle distance x 1.3."""
-QUEUE_BASE = {"人文景观": 3.0, "园林": 3.0, "自然风光": 3.5, "历史古迹": 4.0, "游乐园/体育娱乐": 6.0,
-              "博物馆/纪念馆": 10.0}
-"""The official queuing model (core/utils/config.py): minutes of wait by category, x a date factor x a time-slot
-factor; an estimated wait of B x K_date x K_time / 60 hours is taken off a visit's duration."""
-QUEUE_DATE = {"Golden Week": 10.06, "Weekend": 7.55, "Peak Season": 4.63, "Vacation": 3.94, "Weekday": 1.0}
-QUEUE_SLOTS = ((8 * 60, 10 * 60, 0.85), (10 * 60, 12 * 60, 0.90), (12 * 60, 16 * 60, 1.10),
-               (16 * 60, 20 * 60, 1.10), (20 * 60, 24 * 60, 0.70))
-
-
 @dataclass(frozen=True, slots=True)
 class Leg:
     kind: str
@@ -97,35 +89,21 @@ def clock(total: int) -> str:
     return f"{hours:02d}:{rest:02d}"
 
 
-def date_type(date: datetime.date) -> str:
-    """The official date classes of the queuing model, in its order of precedence."""
-    month, day = date.month, date.day
-    if (month, day) in {(10, d) for d in range(1, 8)} | {(1, 1), (1, 2), (1, 3)} | {(5, d) for d in range(1, 6)}:
-        return "Golden Week"
-    if date.weekday() >= 5:
-        return "Weekend"
-    if month in (7, 8) or (month == 1 and day >= 15) or (month == 2 and day <= 15):
-        return "Vacation"
-    peak = {(12, 24), (12, 25), (2, 14), (2, 15), (4, 4), (4, 5), (6, 1), (9, 10)} | {(5, d) for d in range(1, 5)}
-    return "Peak Season" if (month, day) in peak else "Weekday"
-
-
-def queue_hours(base: float, date: datetime.date, start: int) -> float:
-    """The official estimated wait, in hours, for a category base B at a visit starting at `start`."""
-    slot = next((factor for low, high, factor in QUEUE_SLOTS if low <= start < high), 1.0)
-    return base * QUEUE_DATE[date_type(date)] * slot / 60
-
-
-def visit_minutes(attraction: Attraction, date: datetime.date, start: int) -> int | None:
-    """A visit length whose effective time is within the recommended one whichever category the official code
-    takes the wait of (the first of a Python set with a base, so it depends on hashing); None if none is."""
-    bases = {QUEUE_BASE[kind] for kind in attraction.types if kind in QUEUE_BASE} or {0.0}
-    waits = [queue_hours(base, date, start) for base in bases]
+def visit_minutes(attraction: Attraction, dates: str, day: int, start: int) -> int | None:
+    """A visit length whose effective time (the evaluator's: duration minus the official queue estimate) is within
+    the recommended one whichever category the official code takes the queue of (the first of a Python set with a
+    base, so it depends on hashing); None if no length is."""
+    kind = date_type(dates, day)
+    orders = [[name] for name in attraction.types if name in CATEGORY_MINUTES] or [[]]
     low, high = attraction.recommendmintime, attraction.recommendmaxtime
 
+    def effective(length: int, order: list[str]) -> float:
+        return effective_hours({"start_time": clock(start), "end_time": clock(start + length)}, kind, order)
+
+    waits = [-effective(0, order) for order in orders]
+
     def fits(length: int, slack: float) -> bool:
-        hours = (length // 60) + (length % 60) / 60.0  # the official duration arithmetic
-        return all(low + slack <= hours - wait <= high - slack for wait in waits)
+        return all(low + slack <= effective(length, order) <= high - slack for order in orders)
 
     first, last = math.ceil((low + max(waits)) * 60), math.floor((high + min(waits)) * 60)
     for slack, step in ((1 / 60, 5), (1 / 60, 1), (0.0, 1)):
@@ -284,7 +262,8 @@ class PlanBuilder:
         self.city = str(query["target_city"])
         self.people = int(query["people_number"])
         self.days = int(query["days"])
-        self.first_date = datetime.date.fromisoformat(str(query["dates"]).split("to")[0].strip())
+        self.dates = str(query["dates"])
+        self.first_date = datetime.date.fromisoformat(self.dates.split("to")[0].strip())
         self.density = DENSITY[travel_style(query)]
         self.cuisines_wanted, self.cuisines_excluded = _block(query, "diet")
         self.used: set[str] = set()
@@ -412,7 +391,7 @@ class PlanBuilder:
             start, limit = max(day.clock + length, opens), min(leave_by, closes, DAY_END)
             if start + attraction.recommendmintime * 60 > limit:  # no visit long enough fits (the cheap test)
                 continue
-            stay = visit_minutes(attraction, day.date, start)
+            stay = visit_minutes(attraction, self.dates, day.number, start)
             if stay is None or start + stay > limit:
                 continue
             price = attraction.price
