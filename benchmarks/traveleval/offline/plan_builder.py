@@ -27,14 +27,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from benchmarks.traveleval.evaluation.extract import actual_costs, total_cost
 from benchmarks.traveleval.evaluation.time import CATEGORY_MINUTES, date_type, effective_hours
+from benchmarks.traveleval.evaluation.utility import travel_style
 from benchmarks.traveleval.sandbox.sandbox import ROOM_CAPACITY, Attraction, Hotel, Restaurant, Sandbox
 
 TRAIN_TYPES = ("高铁", "动车", "快速", "特快", "直达特快")
 """Train types the plan schema accepts (a `普快` train cannot be written in a plan)."""
 FLIGHT = "飞机"
 DENSITY = {"特种兵": 5, "慢游": 2, "亲子": 3, "普通": 3}
-"""Attractions a full day holds at most, per travel style (the official targets: 6.0, 2.0, 2.75, 3.54)."""
+"""Attractions a full day holds at most, per official travel style (`evaluation.utility.travel_style`; the official
+target densities are 6.0, 2.0, 2.75 and 3.54: a day rarely has the hours for more)."""
 DAY_START, LUNCH, DINNER, DAY_END = 9 * 60, 11 * 60 + 30, 17 * 60 + 30, 21 * 60 + 30
 MEAL_MINUTES, CHECK_MINUTES, STATION_SLACK = 60, 30, 60
 YUAN_PER_KM, THRIFTY_YUAN_PER_KM = 15.0, 2.0
@@ -142,17 +145,6 @@ def transfer(a: Place, b: Place, people: int) -> tuple[str, int, int]:
     if km <= WALK_KM:
         return "步行", travel_minutes(km), 0
     return "地铁", travel_minutes(km), subway_fare(km) * people
-
-
-def travel_style(query: Mapping[str, Any]) -> str:
-    """The official travel style: 特种兵 > 慢游 (rhythm preferences) > 亲子 (children or seniors) > 普通."""
-    wanted = _block(query, "rhythm")[0]
-    people = query.get("people_composition") or {}
-    if "特种兵式" in wanted:
-        return "特种兵"
-    if "慢游" in wanted:
-        return "慢游"
-    return "亲子" if people.get("children", 0) or people.get("seniors", 0) else "普通"
 
 
 def _block(query: Mapping[str, Any], name: str) -> tuple[list[str], list[str]]:
@@ -450,37 +442,9 @@ class PlanBuilder:
                 "details": details}
 
 
-def actual_costs(itinerary: Mapping[str, Any]) -> dict[str, float]:
-    """What the official evaluator recomputes from the itemized fields, by category (spec: "actual cost")."""
-    costs = dict.fromkeys(("attractions", "intercity_transportation", "intracity_transportation", "accommodation",
-                           "meals", "other"), 0.0)
-    legs = itinerary["intercity_transport"]["transport_type"]
-    costs["intercity_transportation"] = sum(float(leg["details"]["price"]) * float(leg["details"]["number"])
-                                            for leg in legs)
-    ceiling = float(legs[-1]["details"]["price"]) if legs else math.inf
-    costs["accommodation"] = sum(float(r["quantity"]) * float(r["price_per_night"]) * float(r["nights"])
-                                 for r in itinerary["accommodation"]["room_type"])
-    travelers = itinerary["summary"]["total_travelers"]
-    for day in itinerary["daily_plans"]:
-        for activity in day["activities"]:
-            details = activity.get("details") or {}
-            price, number = float(details.get("ticket_price") or 0), int(details.get("ticket_number") or 0)
-            cost = price * (number or travelers) if price else float(activity.get("cost", 0))
-            category = {"attraction": "attractions", "meal": "meals"}.get(activity["type"])
-            if category:
-                costs[category] += cost
-            if float(activity.get("transportation_cost", 0)) < ceiling:
-                costs["intracity_transportation"] += float(activity.get("transportation_cost", 0))
-        fare = float(day["ending_point"].get("transportation_cost", 0))
-        if fare < ceiling:
-            costs["intracity_transportation"] += fare
-    return costs
-
-
 def settle_costs(itinerary: dict[str, Any]) -> None:
     """Writes the cost breakdown and the summary's totals from the itemized fields (edits `itinerary`)."""
-    costs = actual_costs(itinerary)
-    total = sum(costs.values())
+    costs, total = actual_costs(itinerary), total_cost(itinerary)
     itinerary["cost_breakdown"] = {**costs, "total": total}
     summary = itinerary["summary"]
     summary["calculated_total_cost"] = total
