@@ -2,13 +2,14 @@
 evaluator, and each built-in mistake against the metric it aims at.
 
 Builds an index from the staged database (in a temporary folder), plans every query of the split with
-`offline:oracle` and with `offline:noisy` (seed 0), scores each plan (official mode, offline distances) and prints:
-the mean of every metric per dimension for both models (constraints as pass rates), the plans per second of each
-model, and per mistake: drawn but given no hold by the plan (not made), made, moved (its metric shows it and the
-oracle's plan of the same query did not), already failed by the oracle (the sandbox allows no better), and off
-target (another mistake's metric shows a problem the oracle's plan did not have).
+`offline:oracle` and with `offline:noisy` (seed 0), scores each plan (`--mode`, official by default; offline
+distances) and prints: the mean of every metric per dimension for both models (constraints as pass rates), the
+plans per second of each model, and per mistake: drawn but given no hold by the plan (not made), made, moved (its
+metric shows it and the oracle's plan of the same query did not), already failed by the oracle (the sandbox allows
+no better), and off target (another mistake's metric shows a problem the oracle's plan did not have).
 
     python perf/traveleval_offline.py                 # the 1,000 queries of `all`
+    python perf/traveleval_offline.py --mode corrected
     python perf/traveleval_offline.py --size 40       # CI smoke
 """
 
@@ -24,7 +25,7 @@ from statistics import fmean
 from typing import Any
 
 from benchmarks.traveleval import dataset
-from benchmarks.traveleval.evaluation import evaluate_plan
+from benchmarks.traveleval.evaluation import MODES, evaluate_plan
 from benchmarks.traveleval.evaluation.distance import open_distances
 from benchmarks.traveleval.offline.mistakes import MISTAKES, NoisyConfig, found_mistakes, injected_mistake, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan
@@ -51,6 +52,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="all")
     parser.add_argument("--size", type=int, default=None, help="only the first N queries")
+    parser.add_argument("--mode", choices=MODES, default="official", help="evaluator mode")
     args = parser.parse_args()
     tasks = dataset.load_tasks(DATA, args.split)[: args.size]
     with tempfile.TemporaryDirectory() as folder:
@@ -61,7 +63,7 @@ def main() -> None:
 
             def score(plan: Mapping[str, Any] | None, query: Mapping[str, Any]) -> Mapping[str, Any]:
                 assert plan is not None, query["uid"]
-                result = evaluate_plan(plan, query, sandbox, mode="official", distances=distances)
+                result = evaluate_plan(plan, query, sandbox, mode=args.mode, distances=distances)
                 assert "error" not in result, result
                 metrics: Mapping[str, Any] = result["metrics"]
                 return metrics
@@ -76,7 +78,7 @@ def main() -> None:
             mistaken = [score(plan, task.input) for (plan, _), task in zip(noisy, tasks)]
 
     print(f"{len(tasks)} queries of `{args.split}`; plans built: oracle {len(tasks) / oracle_s:,.0f}/s, noisy "
-          f"{len(tasks) / noisy_s:,.0f}/s (official mode, offline distances)")
+          f"{len(tasks) / noisy_s:,.0f}/s ({args.mode} mode, offline distances)")
     print(f"{'metric':48} {'oracle':>10} {'noisy':>10}")
     flat_oracle, flat_noisy = [_flat(m) for m in oracle], [_flat(m) for m in mistaken]
     for key in dict.fromkeys(k for flat in flat_oracle + flat_noisy for k in flat):
