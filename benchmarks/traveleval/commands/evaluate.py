@@ -2,8 +2,9 @@
 
 Each line of PLANS.jsonl is one `FinalTravelPlan` object, {"query_uid": ..., "itinerary": {...}} (what a run's
 submission holds). The query is found by `query_uid` in the data folder's query files; as the official batch loop
-does, a uid with a "_schemeN" suffix (N = 1..3, a second plan for the same query) falls back to the bare uid. A
-line that is not a JSON object, or whose query is unknown, is reported as an error result: nothing is dropped.
+does, a uid with a "_schemeN" suffix (N = 1..3, a second plan for the same query) falls back to the bare uid. Every
+line is scored (the official loader keeps at most four plans of one uid, overwriting the last). A line that is not a
+JSON object, or whose query is unknown, is reported as an error result: nothing is dropped.
 With `--json`, one result object per line (`evaluation.evaluate_plan`), else a table of the mean of each metric.
 """
 
