@@ -32,6 +32,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Protocol
 
+from benchmarks.traveleval.paths import AMAP_CACHE_FILES, amap_cache_dir
 from errors import DataError, UserError
 
 LatLon = tuple[float, float]
@@ -41,7 +42,6 @@ KEY_ENV = "AMAP_API_KEY"
 DETOUR_FACTOR = 1.3
 """Road km per straight-line km in the offline estimate."""
 EARTH_RADIUS_KM = 6371.0
-OFFICIAL_CACHES = ("geo_cache.json", "travel_time_cache.json")
 CITY_CODES = {"北京": "010", "广州": "020", "上海": "021", "重庆": "023", "南京": "025", "武汉": "027", "成都": "028",
               "苏州": "0512", "杭州": "0571", "深圳": "0755"}
 """Gaode city codes of the ten cities (the official `city_code_converter`)."""
@@ -99,7 +99,7 @@ class OfficialCaches:
         with self._lock:
             if self._answers is None:
                 self._answers = {}
-                for name in OFFICIAL_CACHES:
+                for name in AMAP_CACHE_FILES:
                     self._answers.update(_read_cache(self.folder / name))
         return (key in self._answers, self._answers.get(key))
 
@@ -239,11 +239,11 @@ def open_distances(setting: str | None, folder: Path) -> Distances:
     """
     key = os.environ.get(KEY_ENV) or None
     setting = setting or ("amap" if key else "offline")
-    caches = OfficialCaches(folder / "amap_cache")
+    caches = OfficialCaches(amap_cache_dir(folder))
     if setting == "offline":
         return OfflineDistances(caches)
     if setting != "amap":
         raise UserError(f"unknown distance setting {setting!r} (expected one of {', '.join(DISTANCE_SETTINGS)})")
     if not key:
         raise UserError(f"--distance amap needs a Gaode web-service key in ${KEY_ENV}")
-    return AmapDistances(key, folder / "amap_cache", caches=caches)
+    return AmapDistances(key, amap_cache_dir(folder), caches=caches)
