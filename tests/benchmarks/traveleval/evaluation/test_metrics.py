@@ -3,7 +3,9 @@ the route penalty and the cross-day misalignment, by hand."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import random
 from typing import Any
 
 import pytest
@@ -121,3 +123,21 @@ def test_cross_day_misalignment_by_hand() -> None:
     assert cross_day_misalignment({1: ["a"], 2: ["b"]}, locate, set(), lambda o, d: None) == {}
     assert cross_day_misalignment({}, locate, set(), line_km) == {}  # no day: the empty percentile fails
     assert cross_day_misalignment({1: ["x"]}, locate, set(), line_km) == {"P90": 0.0, "P95": 0.0}
+
+
+def test_the_shortest_path_is_the_brute_force_minimum_to_the_bit() -> None:
+    rng = random.Random(7)
+    places = {f"p{i}": (rng.uniform(30, 31), rng.uniform(120, 121)) for i in range(7)}
+    order = [*places, "p2"]  # a place visited twice is 0 km from itself
+
+    def km(origin: tuple[float, float], destination: tuple[float, float]) -> float:
+        return round(math.dist(origin, destination) * 111.3 + 0.01 * origin[0], 2)  # asymmetric, like roads
+
+    best = float("inf")
+    for middle in itertools.permutations(order[1:-1]):
+        path = (order[0], *middle, order[-1])
+        total: float = 0
+        for here, there in itertools.pairwise(path):
+            total += 0 if here == there else km(places[here], places[there])
+        best = min(best, total)
+    assert shortest_path_km(order, places, km) == best
