@@ -264,7 +264,7 @@ class PlanBuilder:
     def build(self) -> dict[str, Any] | None:
         """The plan, or None when the sandbox has no leg or no hotel for the trip."""
         origin = str(self.query["start_city"])
-        skip = 1 if self.thrifty else 0  # the thrifty way takes the cheapest same-day leg at any hour
+        skip = 2 if self.thrifty else 0  # the thrifty way takes the cheapest same-day leg at any hour
         out = choose_leg(_legs(self.sandbox, origin, self.city, self.query), OUTBOUND[skip:])
         back = choose_leg(_legs(self.sandbox, self.city, origin, self.query), RETURN[skip:])
         stay = choose_hotel(self.sandbox, self.city, self.query, self.people)

@@ -176,12 +176,12 @@ def test_the_breakdown_is_the_itemized_cost(plans: list[dict[str, Any]]) -> None
 
 def test_unconstrained_plans_mostly_fit_the_budget(queries: list[Mapping[str, Any]],
                                                    plans: list[dict[str, Any]]) -> None:
-    """Easy queries ask for nothing but the trip; 170 of the 200 plans fit their budget (the rest stay over even
-    built the thrifty way: cheapest same-day legs of a schema type, cheapest rooms, cheap meals). The harder tiers'
-    preferred transport and hotel features often cost more than the budget, so they are not held to a share."""
+    """Easy queries ask for nothing but the trip; 181 of the 200 plans fit their budget (for 10 of the other 19 the
+    cheapest same-day legs and rooms alone cost more). The harder tiers' preferred transport and hotel features
+    often cost more than the budget, so they are not held to a share."""
     easy = [plan for query, plan in zip(queries, plans) if query["tag"] == "easy"]
     within = sum(plan["itinerary"]["summary"]["is_within_budget"] for plan in easy)
-    assert len(easy) >= 20 and within >= 0.75 * len(easy)
+    assert len(easy) >= 20 and within >= 0.8 * len(easy)
 
 
 def test_plans_are_deterministic(queries: list[Mapping[str, Any]], plans: list[dict[str, Any]],
