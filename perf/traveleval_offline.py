@@ -4,7 +4,8 @@ evaluator, and each built-in mistake against the metric it aims at.
 Builds an index from the staged database (in a temporary folder), plans every query of the split with
 `offline:oracle` and with `offline:noisy` (seed 0), scores each plan (`--mode`, official by default; offline
 distances) and prints: the mean of every metric per dimension for both models (constraints as pass rates), the
-plans per second of each model, and per mistake: drawn but given no hold by the plan (not made), made, moved (its
+plans per second of each model, how often the oracle meets the budget where the sandbox allows it
+(`plan_builder.cost_floor`), and per mistake: drawn but given no hold by the plan (not made), made, moved (its
 metric shows it and the oracle's plan of the same query did not), already failed by the oracle (the sandbox allows
 no better), and off target (another mistake's metric shows a problem the oracle's plan did not have).
 
@@ -28,7 +29,7 @@ from benchmarks.traveleval import dataset
 from benchmarks.traveleval.evaluation import MODES, evaluate_plan
 from benchmarks.traveleval.evaluation.distance import open_distances
 from benchmarks.traveleval.offline.mistakes import MISTAKES, NoisyConfig, found_mistakes, injected_mistake, noisy_plan
-from benchmarks.traveleval.offline.plan_builder import build_plan
+from benchmarks.traveleval.offline.plan_builder import build_plan, cost_floor
 from benchmarks.traveleval.sandbox.build import build_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 
@@ -75,6 +76,7 @@ def main() -> None:
             noisy = [noisy_plan(sandbox, task.input, NoisyConfig()) for task in tasks]
             noisy_s = time.perf_counter() - started
             oracle = [score(plan, task.input) for plan, task in zip(oracle_plans, tasks)]
+            floors = [cost_floor(sandbox, task.input) for task in tasks]
             mistaken = [score(plan, task.input) for (plan, _), task in zip(noisy, tasks)]
 
     print(f"{len(tasks)} queries of `{args.split}`; plans built: oracle {len(tasks) / oracle_s:,.0f}/s, noisy "
@@ -84,6 +86,12 @@ def main() -> None:
     for key in dict.fromkeys(k for flat in flat_oracle + flat_noisy for k in flat):
         values = [[flat[key] for flat in flats if key in flat] for flats in (flat_oracle, flat_noisy)]
         print(f"{key:48} " + " ".join(f"{fmean(v):10.4f}" if v else f"{'-':>10}" for v in values))
+
+    fits = [float(task.input["budget"]) >= floor for task, floor in zip(tasks, floors) if floor is not None]
+    met = [bool(m["constraint"]["budget_satisfaction"]) for m, floor, task in zip(oracle, floors, tasks)
+           if floor is not None and float(task.input["budget"]) >= floor]
+    print(f"\nbudget: the oracle meets it on {sum(met)} of the {sum(fits)} queries whose cheapest allowed legs and "
+          f"rooms fit it; {len(fits) - sum(fits)} cannot fit it whatever the plan")
 
     drawn, made, moved, already, off = Counter[str](), Counter[str](), Counter[str](), Counter[str](), Counter[str]()
     for task, (_, mistake), clean, dirty in zip(tasks, noisy, oracle, mistaken):

@@ -451,6 +451,22 @@ def settle_costs(itinerary: dict[str, Any]) -> None:
     summary["is_within_budget"] = total <= float(summary["total_budget"])
 
 
+def cost_floor(sandbox: Sandbox, query: Mapping[str, Any]) -> float | None:
+    """What any plan keeping the query's transport and hotel preferences costs at least: the cheapest allowed legs
+    there and back (same-day ones when there are) and the cheapest rooms for the party, meals and visits aside;
+    None when the sandbox has no leg or no hotel."""
+    origin, city, people = str(query["start_city"]), str(query["target_city"]), int(query["people_number"])
+    prices = []
+    for legs in (_legs(sandbox, origin, city, query), _legs(sandbox, city, origin, query)):
+        if not legs:
+            return None
+        prices.append(min(leg.price for leg in ([leg for leg in legs if _same_day(leg)] or legs)))
+    stay = choose_hotel(sandbox, city, query, people)
+    if stay is None:
+        return None
+    return sum(prices) * people + sum(n * price for _, n, price in stay[1]) * (int(query["days"]) - 1)
+
+
 def build_plan(sandbox: Sandbox, query: Mapping[str, Any]) -> dict[str, Any] | None:
     """The oracle's `FinalTravelPlan` (as JSON values) for a query; None when the sandbox has no leg or hotel."""
     plan = PlanBuilder(sandbox, query).build()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from benchmarks.traveleval import dataset
-from benchmarks.traveleval.offline.plan_builder import build_plan, visit_minutes
+from benchmarks.traveleval.offline.plan_builder import build_plan, cost_floor, visit_minutes
 from benchmarks.traveleval.plan import parse_plan
 from benchmarks.traveleval.sandbox.sandbox import ROOM_CAPACITY, Sandbox
 
@@ -182,6 +182,20 @@ def test_unconstrained_plans_mostly_fit_the_budget(queries: list[Mapping[str, An
     easy = [plan for query, plan in zip(queries, plans) if query["tag"] == "easy"]
     within = sum(plan["itinerary"]["summary"]["is_within_budget"] for plan in easy)
     assert len(easy) >= 20 and within >= 0.8 * len(easy)
+
+
+def test_the_cost_floor_bounds_every_plan(queries: list[Mapping[str, Any]], plans: list[dict[str, Any]],
+                                         traveleval_sandbox: Sandbox) -> None:
+    """No plan costs less than its query's floor (cheapest allowed legs and rooms), and where the floor fits the
+    budget the plan nearly always does too: a plan over budget is mostly one the sandbox cannot bring under it."""
+    fitting = within = 0
+    for query, plan in zip(queries, plans):
+        floor = cost_floor(traveleval_sandbox, query)
+        assert floor is not None and plan["itinerary"]["cost_breakdown"]["total"] >= floor
+        if floor <= query["budget"]:
+            fitting += 1
+            within += plan["itinerary"]["summary"]["is_within_budget"]
+    assert within >= 0.9 * fitting
 
 
 def test_plans_are_deterministic(queries: list[Mapping[str, Any]], plans: list[dict[str, Any]],
