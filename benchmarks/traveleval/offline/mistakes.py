@@ -29,13 +29,12 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl
 
+from benchmarks.offline import seed_and_rate
 from benchmarks.traveleval.evaluation.accuracy import intercity_planning_deviation
 from benchmarks.traveleval.evaluation.city import intercity_options
 from benchmarks.traveleval.offline.plan_builder import build_plan, clock, minutes, settle_costs, visit_minutes
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
-from errors import UserError
 
 DEFAULT_RATE = 0.8
 FICTITIOUS_NAME = "天空之城水晶迷宫"
@@ -95,18 +94,7 @@ class NoisyConfig:
     @classmethod
     def parse(cls, options: str) -> NoisyConfig:
         """Read `seed=3&rate=0.5` (the part of the model string after `?`)."""
-        values = dict(parse_qsl(options, keep_blank_values=True))
-        unknown = set(values) - {"seed", "rate"}
-        if unknown:
-            raise UserError(f"offline:noisy?{options}: TravelEval's noisy model takes seed and rate, not "
-                            f"{', '.join(sorted(unknown))}")
-        try:
-            config = cls(int(values.get("seed", 0)), float(values.get("rate", DEFAULT_RATE)))
-        except ValueError as exc:
-            raise UserError(f"offline:noisy?{options}: options must be numbers ({exc})") from None
-        if not 0 <= config.rate <= 1:
-            raise UserError(f"offline:noisy?{options}: rate must be between 0 and 1")
-        return config
+        return cls(*seed_and_rate(options, DEFAULT_RATE, "TravelEval"))
 
 
 def injected_mistake(query: Mapping[str, Any], config: NoisyConfig) -> Mistake | None:
