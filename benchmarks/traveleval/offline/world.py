@@ -212,28 +212,30 @@ def _query(uid: str, tag: str, origin: str, destination: str, days: int, people:
 
 
 def _queries() -> list[dict[str, Any]]:
+    """Nine queries, three per tier; their budgets are such that `offline:noisy` (seed 0) draws a different mistake
+    for each and, with the progressive group, every mistake it has (the demo then checks them all)."""
     return [
         _query("T0001", "easy", "北京", "上海", 3, (2, 0, 0), 6000, "2024-11-12"),
-        _query("T0002", "easy", "上海", "杭州", 2, (1, 0, 0), 2500, "2024-11-19"),
-        _query("T0003", "easy", "杭州", "北京", 4, (2, 1, 0), 12000, "2024-12-02"),
-        _query("T0004", "medium", "北京", "杭州", 3, (2, 0, 0), 7000, "2024-11-05",
+        _query("T0002", "easy", "上海", "杭州", 2, (1, 0, 0), 2900, "2024-11-19"),
+        _query("T0003", "easy", "杭州", "北京", 4, (2, 1, 0), 12200, "2024-12-02"),
+        _query("T0004", "medium", "北京", "杭州", 3, (2, 0, 0), 8950, "2024-11-05",
                accommodations={"preferences": ["免费停车"], "constraints": []},
                diet={"preferences": ["江浙菜"], "constraints": []}),
-        _query("T0005", "medium", "上海", "北京", 4, (3, 0, 0), 15000, "2024-11-26",
+        _query("T0005", "medium", "上海", "北京", 4, (3, 0, 0), 15800, "2024-11-26",
                transportation={"preferences": ["高铁"], "constraints": []},
                attractions={"preferences": ["历史古迹"], "constraints": []}),
         _query("T0006", "medium", "杭州", "上海", 3, (2, 0, 1), 9000, "2024-12-10",
                diet={"preferences": ["本帮菜", "小吃"], "constraints": []}),
-        _query("T0007", "hard", "北京", "上海", 4, (2, 2, 0), 16000, "2024-11-19",
+        _query("T0007", "hard", "北京", "上海", 4, (2, 2, 0), 16400, "2024-11-19",
                transportation={"preferences": ["飞机"], "constraints": ["高铁"]},
                accommodations={"preferences": ["家庭房"], "constraints": []},
                attractions={"preferences": ["亲子友好"], "constraints": ["小众秘境"]},
                rhythm={"preferences": ["亲子家庭游"], "constraints": []}),
-        _query("T0008", "hard", "上海", "杭州", 3, (2, 0, 0), 6000, "2024-12-03",
+        _query("T0008", "hard", "上海", "杭州", 3, (2, 0, 0), 6350, "2024-12-03",
                transportation={"preferences": ["高铁"], "constraints": ["飞机"]},
                diet={"preferences": ["江浙菜"], "constraints": ["火锅", "川菜"]},
                rhythm={"preferences": ["特种兵式"], "constraints": []}),
-        _query("T0009", "hard", "杭州", "北京", 5, (2, 0, 0), 14000, "2024-11-11",
+        _query("T0009", "hard", "杭州", "北京", 5, (2, 0, 0), 14150, "2024-11-11",
                accommodations={"preferences": ["位置超好"], "constraints": []},
                diet={"preferences": ["北京菜"], "constraints": ["西餐"]},
                attractions={"preferences": ["博物馆/纪念馆", "历史古迹"], "constraints": []},
