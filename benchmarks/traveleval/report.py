@@ -149,7 +149,7 @@ def _evaluated(items: Sequence[Scored]) -> int:
 
 
 def constraint_table(groups: Sequence[GroupView], *, with_run: bool) -> Table:
-    table = Table("te_constraint", "Constraint satisfaction (official binary metrics, % of plans)",
+    table = Table("te_constraint", "Constraint satisfaction (the seven binary metrics, % of plans)",
                   (*group_columns(with_run), Column("split"), Column("N", Kind.INT),
                    *(Column(header, Kind.PCT) for header in CONSTRAINT_HEADERS), Column("all seven", Kind.PCT)))
     for g in groups:
@@ -157,8 +157,9 @@ def constraint_table(groups: Sequence[GroupView], *, with_run: bool) -> Table:
         table.add(*g.cells(with_run), g.split, _evaluated(items),
                   *(mean(items, _constraint(key)) for key in CONSTRAINTS),
                   mean(items, all_constraints))
-    table.note = ("N: rollouts evaluated; one without a plan fails every constraint. Budget: the official check "
-                  "(the plan claims to be within its own total_budget and the recomputed cost is not above it).")
+    table.note = ("N: rollouts evaluated; one without a plan fails every constraint. Budget: the plan claims to be "
+                  "within budget and its recomputed cost is not above the budget (in `official` mode the plan's own "
+                  "total_budget).")
     return table
 
 
