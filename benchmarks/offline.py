@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from time import perf_counter
+from urllib.parse import parse_qsl
 
 from benchmarks.reporting import RolloutView, RunView
 from errors import UsageError, UserError
@@ -133,6 +134,26 @@ def _reply_as(model: str, request: MockRequest) -> str:
             get_benchmark(name)
     prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
     return reply_for(model, prompt)
+
+
+def seed_and_rate(options: str, default_rate: float, benchmark: str) -> tuple[int, float]:
+    """Read a noisy model's `seed=3&rate=0.5` (the part of the model string after `?`).
+
+    Raises:
+        UserError: another option, a value that is not a number, a rate outside 0..1.
+    """
+    values = dict(parse_qsl(options, keep_blank_values=True))
+    unknown = set(values) - {"seed", "rate"}
+    if unknown:
+        raise UserError(f"offline:noisy?{options}: {benchmark}'s noisy model takes seed and rate, not "
+                        f"{', '.join(sorted(unknown))}")
+    try:
+        seed, rate = int(values.get("seed", 0)), float(values.get("rate", default_rate))
+    except ValueError as exc:
+        raise UserError(f"offline:noisy?{options}: options must be numbers ({exc})") from None
+    if not 0 <= rate <= 1:
+        raise UserError(f"offline:noisy?{options}: rate must be between 0 and 1")
+    return seed, rate
 
 
 def noisy_check(run: RunView, expected: Callable[[RolloutView], str], found: Callable[[RolloutView], str],

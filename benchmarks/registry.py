@@ -17,6 +17,7 @@ from errors import UsageError, UserError
 BUILTIN: dict[str, str] = {
     "travelplanner": "benchmarks.travelplanner.benchmark:TravelPlannerBenchmark",
     "natural-plan": "benchmarks.natural_plan.benchmark:NaturalPlanBenchmark",
+    "traveleval": "benchmarks.traveleval.benchmark:TravelEvalBenchmark",
 }
 DEFAULT = "travelplanner"
 """The benchmark commands use when `--benchmark` is not given."""

@@ -89,7 +89,18 @@ class StackedShares:
     rows: Sequence[tuple[str, Mapping[str, int]]]
 
 
-Chart = GroupedRates | StackedShares
+@dataclass(frozen=True, slots=True)
+class Radar:
+    """A radar (spider) chart: one spoke per label, values in 0..1 (None: not known, drawn at 0), one outline per
+    series."""
+
+    name: str
+    title: str
+    labels: Sequence[str]
+    series: Sequence[tuple[str, Sequence[float | None]]]
+
+
+Chart = GroupedRates | StackedShares | Radar
 
 
 @dataclass(slots=True)

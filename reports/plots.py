@@ -11,13 +11,14 @@ through pyplot, so no global backend is chosen (a notebook's own backend is left
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from benchmarks.reporting import Chart, GroupedRates
+from benchmarks.reporting import Chart, GroupedRates, Radar
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -141,8 +142,33 @@ def money(name: str, title: str, rows: Sequence[tuple[str, float, float]]) -> Pl
     return _render(name, title, figure)
 
 
+def radar(name: str, title: str, labels: Sequence[str],
+          series: Sequence[tuple[str, Sequence[float | None]]]) -> Plot | None:
+    """One spoke per label (values 0..1, None drawn at 0), one closed outline per series."""
+    if len(labels) < 3 or not series:
+        return None
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6, 5.2))
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot(projection="polar")
+    angles = [2 * math.pi * i / len(labels) for i in range(len(labels))]
+    for series_name, values in series:
+        points = [v if v is not None else 0.0 for v in values]
+        axes.plot([*angles, angles[0]], [*points, points[0]], label=_short(series_name))
+        axes.fill([*angles, angles[0]], [*points, points[0]], alpha=0.12)
+    axes.set_xticks(angles, [_short(label) for label in labels])
+    axes.set_ylim(0, 1)
+    axes.set_title(title)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small", frameon=False)
+    return _render(name, title, figure)
+
+
 def draw(chart: Chart) -> Plot | None:
     """A benchmark's chart (`benchmarks.reporting`) as a PNG; None when there is nothing to draw."""
     if isinstance(chart, GroupedRates):
         return grouped_rates(chart.name, chart.title, chart.labels, chart.series)
+    if isinstance(chart, Radar):
+        return radar(chart.name, chart.title, chart.labels, chart.series)
     return stacked_shares(chart.name, chart.title, [(label, dict(counts)) for label, counts in chart.rows])

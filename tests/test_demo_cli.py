@@ -20,7 +20,7 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
     runner = CliRunner()
     first = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "200"})
     assert first.exit_code == 0, first.output
-    rows, np_rows = _table(first.output)[:4], _table(first.output)[4:]
+    rows, np_rows, te_rows = _table(first.output)[:4], _table(first.output)[4:13], _table(first.output)[13:]
     assert [row.split("│")[1:3] for row in rows] == [
         [" oracle                 ", " two-stage "], [" noisy                  ", " two-stage "],
         [" oracle-via-mock-server ", " two-stage "], [" no-llm                 ", " greedy    "]]
@@ -47,6 +47,17 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
     assert page.count("<table") == page.count('<div class="scroll"><table')
     specs = sorted(out.glob("*.toml"))  # the closing summary lists the specs the demo wrote, as examples
     assert len(specs) >= 3 and all(f"    {spec}\n" in first.output for spec in specs)
+    # TravelEval in the same demo: model, strategy, split, N, the seven constraint rates and all seven together
+    te_cells = [[cell.strip() for cell in row.split("│")[1:13]] for row in te_rows]
+    assert [cells[:4] for cells in te_cells] == [
+        [model, strategy, "all", "9"] for model in ("oracle", "noisy", "oracle-via-mock-server")
+        for strategy in ("direct", "react")] + [["oracle", "direct", "progressive", "3"],
+                                                ["noisy", "direct", "progressive", "3"]]
+    assert all(cells[4:] == ["100.0"] * 8 for cells in te_cells if cells[0] != "noisy")
+    assert all(float(cells[11]) < 100 for cells in te_cells if cells[0] == "noisy")
+    assert ("offline:noisy: 18/18 TravelEval plans scored as built: each mistake moved its metric and only it, or "
+            "none moved" in first.output.replace("\n", " "))
+    assert (out / "report" / "plots" / "te_radar_1.png").is_file()  # a radar chart per model
     with load_run(out / "runs" / "offline-models") as results:
         assert len(results.rollouts) == 27 and not any(r.cache_hits for r in results.rollouts)
     # the report of both runs: its Table 3 is the one printed, and the priced mock-server model has a cost
@@ -60,7 +71,7 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
 
     again = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "200"})
     assert again.exit_code == 0, again.output
-    assert _table(again.output) == rows + np_rows
+    assert _table(again.output) == rows + np_rows + te_rows
     # the second demo ran every rollout again, and every LLM call came from the cache: nothing spent, $ saved
     with load_run(out / "runs" / "offline-models") as results:
         assert len(results.rollouts) == 27 and all(r.cache_hits == r.calls > 0 for r in results.rollouts)

@@ -27,6 +27,8 @@ def perf(script: str, *args: str) -> subprocess.CompletedProcess[str]:
     ("sandbox_flights.py", ["--size", "20000", "--lookups", "200", "--baseline-lookups", "2"],
      "FlightSearch over 20,000 rows, 200 random lookups:"),
     ("sandbox_tools.py", ["--size", "50", "--baseline-size", "3"], "goal p99 <= 1 ms per tool:"),
+    ("traveleval_sandbox.py", ["--size", "200", "--baseline-size", "3"], "goal p99 <= 1 ms per lookup:"),
+    ("traveleval_offline.py", ["--size", "30"], "every made mistake moved its metric or the oracle already failed"),
     ("sandbox_import.py", ["--size", "20000", "--repeat", "1"], "import: 20,000 flight rows"),
     ("fidelity_reference.py", ["--official-flight-order"],
      "45 train queries, 675 reference entries: 675 identical in text and rows (100.0%), 0 differ"),

@@ -24,14 +24,13 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl
 
 from benchmarks.base import Task
 from benchmarks.natural_plan import dataset
 from benchmarks.natural_plan.evaluation import calendar, trip
 from benchmarks.natural_plan.evaluation.scored import UNPARSEABLE
 from benchmarks.natural_plan.offline.world import DAYS, trip_plan_text
-from benchmarks.offline import Responder, register_responder
+from benchmarks.offline import Responder, register_responder, seed_and_rate
 from errors import DataError, UserError
 from sandbox_index import default_home
 
@@ -55,18 +54,7 @@ class NoisyConfig:
     @classmethod
     def parse(cls, options: str) -> NoisyConfig:
         """Read `seed=3&rate=0.5` (the part of the model string after `?`)."""
-        values = dict(parse_qsl(options, keep_blank_values=True))
-        unknown = set(values) - {"seed", "rate"}
-        if unknown:
-            raise UserError(f"offline:noisy?{options}: Natural Plan's noisy model takes seed and rate, not "
-                            f"{', '.join(sorted(unknown))}")
-        try:
-            config = cls(int(values.get("seed", 0)), float(values.get("rate", DEFAULT_RATE)))
-        except ValueError as exc:
-            raise UserError(f"offline:noisy?{options}: options must be numbers ({exc})") from None
-        if not 0 <= config.rate <= 1:
-            raise UserError(f"offline:noisy?{options}: rate must be between 0 and 1")
-        return config
+        return cls(*seed_and_rate(options, DEFAULT_RATE, "Natural Plan"))
 
 
 def _digest(prompt: str) -> bytes:

@@ -1,0 +1,1 @@
+"""TravelEval's command-line commands: `data fetch|import traveleval` (`data`) and `evaluate` (`evaluate`)."""

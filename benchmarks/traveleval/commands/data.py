@@ -1,0 +1,213 @@
+"""TravelEval's data commands: `data fetch traveleval`, `data import DIR`, and what `data info` shows.
+
+The data home holds it as `traveleval/` in the official `environment/` layout (`paths`): `data/queries/*.json`,
+`database/...`, the sandbox index `traveleval.sqlite`, and `amap_cache/` with the official Gaode caches when they
+could be had. Every file is checked before anything in the home is replaced: a download against the manifest of the
+pinned commit (size and sha256), an import by reading every query file and building the index from the copy. The
+new folders then replace the old ones, one rename each.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+import tempfile
+import urllib.parse
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+from benchmarks.traveleval import paths
+from benchmarks.traveleval.commands.manifest import FILES
+from benchmarks.traveleval.dataset import read_queries
+from benchmarks.traveleval.sandbox.build import build_index
+from errors import DataError, UserError
+from sandbox_index.fetch import download
+from sandbox_index.home import home_option
+
+COMMIT = "3638d55590eda4616d460b82f192a01c2557e6a2"
+DEFAULT_URL = f"https://raw.githubusercontent.com/onlycwy11/TravelEval/{COMMIT}/{{path}}"
+"""The official repository at the commit the evaluator was read from ({path}: a path in the repository)."""
+ENVIRONMENT = "environment"
+"""The repository's folder holding `data/` and `database/`."""
+AMAP_CACHES = {"geo_cache.json": "core/geo_cache.json", "travel_time_cache.json": "core/utils/travel_time_cache.json"}
+"""The official Gaode caches: name in `amap_cache/` -> path in the repository (not in the manifest: optional)."""
+_PARALLEL = 8
+
+
+@click.command("fetch")
+@home_option
+@click.option("--url", default=DEFAULT_URL, show_default=True,
+              help="URL template of a file of the official repository ({path} = its path in the repository, e.g. "
+                   "environment/database/categories.json).")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Network timeout in seconds.")
+def fetch_command(home: Path | None, url: str, timeout: float) -> None:
+    """Download TravelEval's queries and database (and the Gaode caches, when there) into the data home."""
+    if "{path}" not in url:
+        raise UserError(f"--url {url!r}: expected a template with {{path}} (a file's path in the repository)")
+    dest = paths.data_dir(home)
+    click.echo(f"downloading {len(FILES)} files from {url.format(path=ENVIRONMENT + '/...')}", err=True)
+    with _staging(dest) as staging:
+        with ThreadPoolExecutor(_PARALLEL) as pool:
+            list(pool.map(lambda name: _fetch_checked(url, name, staging, timeout), FILES))
+        caches = _fetch_caches(url, staging, timeout)
+        counts = _install(staging, dest)
+    _report(dest, counts, caches)
+
+
+@click.command("import")
+@click.argument("source", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@home_option
+def import_command(source: Path, home: Path | None) -> None:
+    """Copy a TravelEval folder (the repository, its environment/, or a data home's traveleval/) into the data home."""
+    found = _official_folder(source)
+    if found is None:
+        raise UserError(f"{source}: no TravelEval data here (expected data/queries/*.json and database/categories.json"
+                        f", or the same under {ENVIRONMENT}/)")
+    dest = paths.data_dir(home)
+    with _staging(dest) as staging:
+        present = [name for name in paths.QUERY_FILES if (paths.queries_dir(found) / name).is_file()]
+        paths.queries_dir(staging).mkdir(parents=True)
+        for name in present:
+            shutil.copy2(paths.queries_dir(found) / name, paths.queries_dir(staging) / name)
+        shutil.copytree(paths.database_dir(found), paths.database_dir(staging))
+        caches = _copy_caches(source, found, staging)
+        counts = _install(staging, dest)
+    _report(dest, counts, caches)
+
+
+def holds_data(folder: Path) -> bool:
+    """Whether `folder` is TravelEval data (`data import` picks the benchmark by it)."""
+    return _official_folder(folder) is not None
+
+
+def data_info(home: Path) -> dict[str, Any]:
+    """The query files, database, index and Gaode caches in the data home (reads only, builds nothing)."""
+    folder = paths.data_dir(home)
+    queries = {}
+    for name in paths.QUERY_FILES:
+        path = paths.queries_dir(folder) / name
+        if path.is_file():
+            try:
+                queries[name] = {"file": str(path), "queries": len(read_queries(path))}
+            except DataError as exc:
+                queries[name] = {"file": str(path), "error": str(exc)}
+    index = paths.index_path(folder)
+    return {"folder": str(folder), "queries": queries,
+            "database": str(paths.database_dir(folder)) if paths.database_dir(folder).is_dir() else None,
+            "index": {"file": str(index), "rows": _index_counts(index)} if index.is_file() else None,
+            "amap_cache": [name for name in AMAP_CACHES if (paths.amap_cache_dir(folder) / name).is_file()]}
+
+
+def _official_folder(folder: Path) -> Path | None:
+    """The folder holding `data/` and `database/`: `folder` itself or its `environment/`."""
+    for candidate in (folder, folder / ENVIRONMENT):
+        if ((paths.database_dir(candidate) / "categories.json").is_file()
+                and any((paths.queries_dir(candidate) / name).is_file() for name in paths.QUERY_FILES)):
+            return candidate
+    return None
+
+
+@contextmanager
+def _staging(dest: Path) -> Iterator[Path]:
+    """A fresh folder beside `dest` (same file system, so installing is a rename), removed at the end."""
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest, prefix=".staging-") as staging:
+        yield Path(staging)
+
+
+def _fetch_checked(url: str, name: str, staging: Path, timeout: float) -> None:
+    size, sha256 = FILES[name]
+    target = staging / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    source = url.format(path=urllib.parse.quote(f"{ENVIRONMENT}/{name}"))
+
+    def check(path: Path, _: str) -> None:
+        got = path.stat().st_size
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if (got, digest) != (size, sha256):
+            raise DataError(f"{source}: not the official {name} at commit {COMMIT[:12]} (expected {size:,} bytes, "
+                            f"sha256 {sha256[:12]}…; got {got:,} bytes, sha256 {digest[:12]}…)")
+
+    download(source, target, timeout, check, name)
+
+
+def _fetch_caches(url: str, staging: Path, timeout: float) -> list[str]:
+    """The Gaode caches that could be downloaded and read as JSON objects; the others are said and skipped."""
+    found = []
+    folder = paths.amap_cache_dir(staging)
+    folder.mkdir()
+    for name, repository_path in AMAP_CACHES.items():
+        try:
+            download(url.format(path=urllib.parse.quote(repository_path)), folder / name, timeout, _check_cache, name)
+        except DataError as exc:
+            (folder / name).unlink(missing_ok=True)
+            click.echo(f"skipped the Gaode cache {name}: {exc}", err=True)
+        else:
+            found.append(name)
+    return found
+
+
+def _check_cache(path: Path, source: str) -> None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{source}: not a JSON file: {exc}") from None
+    if not isinstance(value, dict):
+        raise DataError(f"{source}: expected a JSON object of cached answers")
+
+
+def _copy_caches(source: Path, found: Path, staging: Path) -> list[str]:
+    """The Gaode caches of an imported folder: the repository's `core/...` files, or a data home's `amap_cache/`."""
+    folder = paths.amap_cache_dir(staging)
+    folder.mkdir()
+    copied = []
+    for name, repository_path in AMAP_CACHES.items():
+        for candidate in (source / repository_path, paths.amap_cache_dir(found) / name):
+            if candidate.is_file():
+                _check_cache(candidate, str(candidate))
+                shutil.copy2(candidate, folder / name)
+                copied.append(name)
+                break
+    return copied
+
+
+def _install(staging: Path, dest: Path) -> dict[str, int]:
+    """Check the staged copy (queries read, index built), then move it over `dest`'s; returns rows per table."""
+    for path in sorted(paths.queries_dir(staging).glob("*.json")):
+        read_queries(path)
+    counts = build_index(paths.database_dir(staging), paths.index_path(staging))
+    for part in ("data", "database", paths.index_path(staging).name, paths.amap_cache_dir(staging).name):
+        new, old = staging / part, dest / part
+        if not new.exists() or (part == paths.amap_cache_dir(staging).name and not any(new.iterdir())):
+            continue
+        if old.is_dir():
+            shutil.rmtree(old)
+        new.replace(old)
+    return counts
+
+
+def _index_counts(index: Path) -> dict[str, int] | None:
+    try:
+        conn = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'counts'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return None if row is None else dict(json.loads(row[0]))
+
+
+def _report(dest: Path, counts: dict[str, int], caches: list[str]) -> None:
+    for name in paths.QUERY_FILES:
+        if (path := paths.queries_dir(dest) / name).is_file():
+            click.echo(f"{name}: {path} ({len(read_queries(path))} queries)")
+    click.echo(f"database: {paths.index_path(dest)} (" + ", ".join(f"{n:,} {t}" for t, n in counts.items()) + ")")
+    click.echo(f"Gaode caches: {', '.join(caches) if caches else 'none'}")

@@ -1,0 +1,120 @@
+"""`tripbench evaluate PLANS.jsonl --benchmark traveleval`: score plans with the official six metric groups.
+
+Each line of PLANS.jsonl is one `FinalTravelPlan` object, {"query_uid": ..., "itinerary": {...}} (what a run's
+submission holds). The query is found by `query_uid` in the data folder's query files; as the official batch loop
+does, a uid with a "_schemeN" suffix (N = 1..3, a second plan for the same query) falls back to the bare uid. Every
+line is scored (the official loader keeps at most four plans of one uid, overwriting the last). A line that is not a
+JSON object, or whose query is unknown, is reported as an error result: nothing is dropped.
+With `--json`, one result object per line (`evaluation.evaluate_plan`), else a table of the mean of each metric.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.traveleval import paths
+from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, load_tasks
+from benchmarks.traveleval.evaluation import DIMENSIONS, MODES, evaluate_plan
+from benchmarks.traveleval.evaluation.distance import DISTANCE_SETTINGS, open_distances
+from benchmarks.traveleval.sandbox.build import ensure_index
+from benchmarks.traveleval.sandbox.sandbox import Sandbox
+from errors import DataError
+from sandbox_index.home import home_option
+
+_SCHEME = re.compile(r"_scheme[123]$")
+
+
+@click.command("evaluate")
+@click.argument("plans", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--mode", type=click.Choice(MODES), default="official", show_default=True,
+              help="official: the official numbers, quirks included; corrected: with the quirks fixed (README).")
+@click.option("--distance", type=click.Choice(DISTANCE_SETTINGS),
+              help="Distances for the spatial metrics: amap (Gaode web API, key in AMAP_API_KEY) or offline "
+                   "(default: amap when AMAP_API_KEY is set, else offline).")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="The TravelEval folder (default: the data home's traveleval/).")
+@home_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON result per plan.")
+def evaluate_command(plans: Path, mode: str, distance: str | None, data_dir: Path | None, home: Path | None,
+                     as_json: bool) -> None:
+    """Score TravelEval plans (one FinalTravelPlan JSON object per line of PLANS) with the six metric groups."""
+    folder = data_dir or paths.data_dir(home)
+    queries = {task.id: task.input for split in (ALL, PROGRESSIVE) for task in load_tasks(folder, split)}
+    distances = open_distances(distance, folder)
+    with Sandbox.open(ensure_index(folder)) as sandbox, closing(distances):
+        results = [evaluate_plan(plan, _query(queries, plan.get("query_uid")), sandbox, mode=mode,
+                                 distances=distances) if plan is not None else
+                   {"query_uid": None, "mode": mode, "distance": distances.name, "error": why}
+                   for plan, why in _read_plans(plans)]
+    if as_json:
+        for result in results:
+            click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
+        return
+    _print_table(results, mode, distances.name)
+
+
+def _query(queries: Mapping[str, Mapping[str, Any]], uid: Any) -> Mapping[str, Any] | None:
+    if not isinstance(uid, str):
+        return None
+    return queries.get(uid) or queries.get(_SCHEME.sub("", uid))
+
+
+def _read_plans(path: Path) -> list[tuple[dict[str, Any] | None, str]]:
+    """(plan object, "") per non-empty line, or (None, why) for a line that is not a JSON object."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text: {exc}") from None
+    found: list[tuple[dict[str, Any] | None, str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            plan = json.loads(line)
+        except json.JSONDecodeError as exc:
+            plan, why = None, f"not JSON: {exc}"
+        else:
+            why = "" if isinstance(plan, dict) else f"expected a FinalTravelPlan object, got {type(plan).__name__}"
+        found.append((None, f"{path}:{number}: {why}") if why else (plan, ""))
+    return found
+
+
+def _print_table(results: Sequence[Mapping[str, Any]], mode: str, distance: str) -> None:
+    scored = [result["metrics"] for result in results if "metrics" in result]
+    table = Table(title=f"TravelEval: {len(scored)} of {len(results)} plans scored ({mode} mode, {distance} "
+                        "distances); means over the scored plans")
+    for column in ("dimension", "metric", "mean", "N"):
+        table.add_column(column, justify="right" if column in ("mean", "N") else "left")
+    for dimension in DIMENSIONS:
+        for metric, values in _numbers(scored, dimension).items():
+            present = [value for value in values if value is not None]
+            mean = f"{sum(present) / len(present):.4f}" if present else "-"
+            table.add_row(dimension, metric, mean, str(len(present)))
+    console = Console(width=100)
+    console.print(table)
+    for result in results:
+        if "error" in result:
+            console.print(f"error: {result['query_uid']}: {result['error']}", markup=False)
+
+
+def _numbers(scored: Sequence[Mapping[str, Any]], dimension: str) -> dict[str, list[float | None]]:
+    """Each metric's values (a nested dict flattened to `metric.key`; null and non-finite values as None)."""
+    values: dict[str, list[float | None]] = {}
+    for metrics in scored:
+        for name, value in metrics[dimension].items():
+            items = value.items() if isinstance(value, Mapping) else [("", value)]
+            for key, item in items:
+                label = f"{name}.{key}" if key else name
+                number = float(item) if isinstance(item, int | float) and math.isfinite(item) else None
+                values.setdefault(label, []).append(number)
+    return values

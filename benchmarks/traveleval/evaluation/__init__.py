@@ -1,0 +1,142 @@
+"""TravelEval's evaluator: the official six metric groups of onlycwy11/TravelEval @ 3638d555 (`core/evaluator.py`,
+`core/metrics/*.py`, `core/utils/*.py`), written anew from a reading of that code (which has no license).
+
+`evaluate_plan` returns, for one `FinalTravelPlan` object ({"query_uid", "itinerary"}):
+    {"query_uid", "mode", "distance", "metrics": {"accuracy": {...}, "constraint": {...}, "time": {...},
+     "space": {...}, "economy": {...}, "utility": {...}}}
+with the official `detailed_metrics` key names and values (the per-dimension `calculation_time` the official
+evaluator adds is a wall-clock reading, left out), or {"query_uid", "mode", "distance", "error": "<what and why>"}
+where the official evaluator fails on the plan: its extraction step or a metric raises (the official evaluator
+then records status "error"), the plan has no summary.destination text (the official batch loop itself crashes),
+or there is no query of that uid (the official loop skips the plan). NaN and infinities, which the official code
+produces in places (a missing star), are written as null: the output is strict JSON.
+
+The sandbox is the plan's own summary.destination (fix `sandbox-from-query`: the query's target_city), mapped to a
+folder as the official loader maps it; the intercity options run between summary.departure and the destination.
+The metrics of each group, their formulas and their quirks are described in the group's module.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from benchmarks.traveleval.evaluation import accuracy, constraint
+from benchmarks.traveleval.evaluation.city import CityFacts, city_facts, intercity_options
+from benchmarks.traveleval.evaluation.distance import CITY_CODES, Distances, open_distances
+from benchmarks.traveleval.evaluation.economy import economy_metrics
+from benchmarks.traveleval.evaluation.extract import (
+    Stop,
+    check_readable,
+    daily_activities,
+    daily_stops,
+    stop_names,
+)
+from benchmarks.traveleval.evaluation.modes import MODES, check_mode
+from benchmarks.traveleval.evaluation.space import cross_day_misalignment, route_penalty
+from benchmarks.traveleval.evaluation.time import time_metrics
+from benchmarks.traveleval.evaluation.utility import utility_metrics
+from benchmarks.traveleval.sandbox.sandbox import Sandbox
+
+__all__ = ["CONSTRAINT_METRICS", "DIMENSIONS", "MODES", "evaluate_plan", "make_distances"]
+
+DIMENSIONS = ("accuracy", "constraint", "time", "space", "economy", "utility")
+CONSTRAINT_METRICS = ("budget_satisfaction", "time_compliance", "people_adaptability", "accommodation_satisfaction",
+                      "transportation_satisfaction", "diet_preference_satisfaction", "travel_time_satisfaction")
+"""The binary (0/1) metrics of the constraint dimension."""
+_PLAN_FAULTS = (ArithmeticError, AttributeError, LookupError, TypeError, ValueError)
+"""What a malformed plan raises in the official code (and here): the plan is then an error, not a crash."""
+_LODGING_TYPES = ("accommodation_check_in", "accommodation_check_out", "accommodation")
+
+
+def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sandbox: Sandbox, *,
+                  mode: str = "official", distances: Distances) -> dict[str, Any]:
+    """The six metric groups of one plan, or the reason it cannot be scored (module docstring)."""
+    check_mode(mode)
+    uid = plan.get("query_uid") if isinstance(plan, Mapping) else None
+    head = {"query_uid": uid, "mode": mode, "distance": distances.name}
+    if query is None:
+        return {**head, "error": f"no TravelEval query with uid {uid!r}"}
+    itinerary = plan.get("itinerary") if isinstance(plan, Mapping) else None
+    fixed = mode == "corrected"
+    try:
+        destination = itinerary.get("summary").get("destination")  # type: ignore[union-attr]
+    except AttributeError:
+        return {**head, "error": "the plan has no itinerary.summary object, so no destination to pick the sandbox"}
+    if not isinstance(destination, str):
+        return {**head, "error": f"itinerary.summary.destination is {destination!r}, not a city name"}
+    city = query.get("target_city") if fixed else destination
+    departure = query.get("start_city") if fixed else itinerary.get("summary").get("departure")  # type: ignore[union-attr]
+    stage = "plan extraction"
+    try:
+        check_readable(itinerary)
+        facts = city_facts(sandbox, city if isinstance(city, str) else "")
+        days, schedules = daily_stops(itinerary), daily_activities(itinerary)
+        metrics: dict[str, Any] = {}
+        for stage in DIMENSIONS:
+            metrics[stage] = _dimension(stage, itinerary, days, schedules, query, facts, departure, distances, fixed)
+    except _PLAN_FAULTS as exc:
+        return {**head, "error": f"{stage}: {type(exc).__name__}: {exc}"}
+    return {**head, "metrics": json_safe(metrics)}
+
+
+def make_distances(setting: str | None, sandbox: Sandbox, folder: Path) -> Distances:
+    """The distance source of a `distance` setting ("auto" or None: amap with AMAP_API_KEY, else offline) for a
+    TravelEval data folder (its `amap_cache/`); `sandbox` is the caller's, the sources need only coordinates."""
+    del sandbox
+    return open_distances(None if setting == "auto" else setting, folder)
+
+
+def _dimension(name: str, itinerary: Any, days: dict[Any, list[Stop]], schedules: dict[Any, Any],
+               query: Mapping[str, Any], facts: CityFacts, departure: Any, distances: Distances,
+               fixed: bool) -> dict[str, Any]:
+    if name == "accuracy":
+        located = facts.locate([stop for stops in stop_names(days).values() for stop in stops])
+        arrival = query.get("target_city") if fixed else itinerary["summary"]["destination"]
+        trains, flights = (intercity_options(facts.sandbox, departure, arrival)
+                           if isinstance(departure, str) and isinstance(arrival, str) else ((), ()))
+        city_code = CITY_CODES.get(str(arrival), "")
+        return {"cost_deviation_rate": accuracy.cost_deviation_rate(itinerary),
+                "fictitious_attraction_rate": accuracy.fictitious_attraction_rate(days, located),
+                "opening_hours_violations": accuracy.opening_hours_violations(schedules, facts.opening_hours),
+                "transportation_breaks": accuracy.transfer_breaks(days, facts.locate, distances, city_code)
+                if fixed else 0.0,
+                "intercity_planning_deviation": accuracy.intercity_planning_deviation(itinerary, trains, flights),
+                "people_deviation": accuracy.people_deviation(itinerary, query, fixed=fixed)}
+    if name == "constraint":
+        return {"budget_satisfaction": constraint.budget_satisfaction(itinerary, query, fixed=fixed),
+                "time_compliance": constraint.time_compliance(itinerary, query),
+                "people_adaptability": constraint.people_adaptability(itinerary, query),
+                "accommodation_satisfaction": constraint.accommodation_satisfaction(itinerary, query,
+                                                                                    facts.hotel_features),
+                "transportation_satisfaction": constraint.transportation_satisfaction(itinerary, query, fixed=fixed),
+                "diet_preference_satisfaction": constraint.diet_preference_satisfaction(
+                    schedules, query, facts.cuisines, fixed=fixed),
+                "travel_time_satisfaction": constraint.travel_time_satisfaction(schedules, query.get("dates"),
+                                                                                facts.attractions)}
+    if name == "time":
+        return time_metrics(itinerary, schedules, query, facts.attractions)
+    if name == "space":
+        lodgings = {activity.get("location_name") for day_plan in itinerary.get("daily_plans", [])
+                    for activity in day_plan.get("activities", []) if activity.get("type") in _LODGING_TYPES}
+        measure = distances.driving_km if fixed else distances.gaode_km
+        return {"RP": route_penalty(stop_names(days), facts.locate, measure, need_key=not (fixed or distances.has_key)),
+                "CSM": cross_day_misalignment(stop_names(daily_stops(itinerary, with_ends=False)), facts.locate,
+                                              lodgings, measure)}
+    if name == "economy":
+        return economy_metrics(itinerary, days, query, facts.attractions, fixed=fixed)
+    return utility_metrics(itinerary, days, query, facts.attractions, fixed=fixed)
+
+
+def json_safe(value: Any) -> Any:
+    """`value` with every float that JSON cannot hold (NaN, +-inf) as None and numpy numbers as Python ones."""
+    if isinstance(value, Mapping):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    if isinstance(value, bool) or value is None or isinstance(value, int | str):
+        return value
+    number = float(value)
+    return number if math.isfinite(number) else None

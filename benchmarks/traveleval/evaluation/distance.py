@@ -1,0 +1,249 @@
+"""Where the spatial and transfer metrics get distances: the Gaode (AMap) web API or an offline estimate.
+
+The `distance` setting: `amap` (the real Gaode web API, key from `AMAP_API_KEY`) or `offline` (no network); the
+default is `amap` when the key is set, else `offline`. Every evaluation result names the setting.
+
+Both sources answer two questions:
+- `gaode_km(origin, destination)`: what the official code's Gaode driving call returns, km rounded to 2
+  decimals, or None (no route, an API error, or no key and no cached answer). Answers are looked up first in the
+  official caches when fetched (`<data>/amap_cache/geo_cache.json` and `travel_time_cache.json`, keyed as the
+  official code keys them: "driving_(lat, lon)_to_(lat, lon)" with Python's tuple text), then in our own
+  answer cache (`<data>/amap_cache/answers.sqlite`, every successful answer of the live API, never the key),
+  then, with a key only, asked live (at most one call per `interval` seconds, as the official 0.4 s sleep).
+  `offline` answers from the official caches only: exactly what the official code gets without a key.
+- `driving_km(origin, destination)` (corrected mode): `amap` as above, falling back to the offline estimate;
+  `offline`: the great-circle (haversine, R = 6371 km, the official formula) distance x `DETOUR_FACTOR` 1.3, the
+  usual ratio of urban road distance to straight-line distance, rounded to 2 decimals like the API's km.
+- `has_transit(origin, destination, city_code, start_time)` (corrected transfer check): `amap` asks the v5
+  integrated-transit API (None when it cannot be asked); `offline` assumes a route exists.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any, Protocol
+
+from benchmarks.traveleval.paths import AMAP_CACHE_FILES, amap_cache_dir
+from errors import DataError, UserError
+
+LatLon = tuple[float, float]
+DISTANCE_SETTINGS = ("amap", "offline")
+AMAP_URL = "https://restapi.amap.com"
+KEY_ENV = "AMAP_API_KEY"
+DETOUR_FACTOR = 1.3
+"""Road km per straight-line km in the offline estimate."""
+EARTH_RADIUS_KM = 6371.0
+CITY_CODES = {"北京": "010", "广州": "020", "上海": "021", "重庆": "023", "南京": "025", "武汉": "027", "成都": "028",
+              "苏州": "0512", "杭州": "0571", "深圳": "0755"}
+"""Gaode city codes of the ten cities (the official `city_code_converter`)."""
+
+
+def haversine_km(origin: LatLon, destination: LatLon) -> float:
+    """Great-circle km between two (lat, lon) points, as the official `haversine_distance`."""
+    lat1, lon1, lat2, lon2 = map(math.radians, (*origin, *destination))
+    a = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    return EARTH_RADIUS_KM * 2 * math.atan2(math.sqrt(a), math.sqrt(1 - a))
+
+
+def offline_km(origin: LatLon, destination: LatLon) -> float:
+    """The offline road-distance estimate: haversine x `DETOUR_FACTOR`, 2 decimals."""
+    return round(haversine_km(origin, destination) * DETOUR_FACTOR, 2)
+
+
+def cache_key(kind: str, origin: LatLon, destination: LatLon, suffix: str = "") -> str:
+    """The official cache key of a query ("driving_(39.9, 116.4)_to_(39.8, 116.3)"; transit adds "_HH:MM_")."""
+    return f"{kind}_{tuple(origin)}_to_{tuple(destination)}{suffix}"
+
+
+class Distances(Protocol):
+    """A distance source (module docstring)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def has_key(self) -> bool:
+        """Whether live Gaode calls can be made (the official code refuses route distances without a key)."""
+        ...
+
+    def gaode_km(self, origin: LatLon, destination: LatLon) -> float | None: ...
+
+    def driving_km(self, origin: LatLon, destination: LatLon) -> float | None: ...
+
+    def has_transit(self, origin: LatLon, destination: LatLon, city_code: str, start_time: str) -> bool | None: ...
+
+    def close(self) -> None:
+        """Release the answer cache (a source is not used afterwards)."""
+        ...
+
+
+class OfficialCaches:
+    """The official Gaode caches in a folder, read once on first use (absent files are simply empty)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._answers: dict[str, Any] | None = None
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> tuple[bool, Any]:
+        """(found, answer)."""
+        with self._lock:
+            if self._answers is None:
+                self._answers = {}
+                for name in AMAP_CACHE_FILES:
+                    self._answers.update(_read_cache(self.folder / name))
+        return (key in self._answers, self._answers.get(key))
+
+
+def _read_cache(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{path}: not a readable Gaode cache (JSON object): {exc}") from None
+    if not isinstance(found, dict):
+        raise DataError(f"{path}: expected a JSON object of cached Gaode answers, got {type(found).__name__}")
+    return found
+
+
+class OfflineDistances:
+    """No network: the official caches for `gaode_km`, haversine x detour for `driving_km`."""
+
+    name = "offline"
+    has_key = False
+
+    def __init__(self, caches: OfficialCaches) -> None:
+        self.caches = caches
+
+    def gaode_km(self, origin: LatLon, destination: LatLon) -> float | None:
+        found, answer = self.caches.get(cache_key("driving", origin, destination))
+        return answer if found else None
+
+    def driving_km(self, origin: LatLon, destination: LatLon) -> float | None:
+        return offline_km(origin, destination)
+
+    def has_transit(self, origin: LatLon, destination: LatLon, city_code: str, start_time: str) -> bool | None:
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+class AmapDistances:
+    """The Gaode web API (v5 driving and integrated transit), behind the official caches and our answer cache."""
+
+    name = "amap"
+
+    def __init__(self, key: str | None, folder: Path, *, caches: OfficialCaches | None = None,
+                 base_url: str = AMAP_URL, interval: float = 0.4, timeout: float = 10.0) -> None:
+        self._key = key
+        self.caches = caches or OfficialCaches(folder)
+        self.base_url = base_url.rstrip("/")
+        self.interval = interval
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._last_call = -math.inf
+        self._folder = folder
+        self._opened: sqlite3.Connection | None = None
+        self.live_calls = 0
+
+    @property
+    def has_key(self) -> bool:
+        return bool(self._key)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._opened is not None:
+                self._opened.close()
+                self._opened = None
+
+    def _db(self) -> sqlite3.Connection:
+        """The answer cache, opened on first use (call with the lock held)."""
+        if self._opened is None:
+            self._folder.mkdir(parents=True, exist_ok=True)
+            self._opened = sqlite3.connect(self._folder / "answers.sqlite", check_same_thread=False)
+            self._opened.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+        return self._opened
+
+    def gaode_km(self, origin: LatLon, destination: LatLon) -> float | None:
+        answer = self._answer(cache_key("driving", origin, destination), "/v5/direction/driving",
+                              {"origin": _lon_lat(origin), "destination": _lon_lat(destination)}, "paths")
+        return None if answer is None or answer is False else float(answer)
+
+    def driving_km(self, origin: LatLon, destination: LatLon) -> float | None:
+        found = self.gaode_km(origin, destination)
+        return offline_km(origin, destination) if found is None else found
+
+    def has_transit(self, origin: LatLon, destination: LatLon, city_code: str, start_time: str) -> bool | None:
+        answer = self._answer(cache_key("transit", origin, destination, f"_{start_time}_"),
+                              "/v5/direction/transit/integrated",
+                              {"origin": _lon_lat(origin), "destination": _lon_lat(destination), "city1": city_code,
+                               "city2": city_code, "time": start_time}, "transits")
+        return None if answer is None else answer is not False
+
+    def _answer(self, key: str, path: str, params: dict[str, str], routes: str) -> Any:
+        """A cached or live answer: km of the first route, False for "no route", None when unknown."""
+        found, answer = self.caches.get(key)
+        if found:
+            return answer
+        with self._lock:
+            row = self._db().execute("SELECT answer FROM answers WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            return json.loads(row[0])
+        if not self._key:
+            return None
+        answer = self._ask(path, params, routes)
+        if answer is not None:
+            with self._lock, self._db() as db:
+                db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, json.dumps(answer)))
+        return answer
+
+    def _ask(self, path: str, params: dict[str, str], routes: str) -> Any:
+        with self._lock:
+            wait = self._last_call + self.interval - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            self._last_call = time.monotonic()
+            self.live_calls += 1
+        query = urllib.parse.urlencode({"key": self._key or "", **params, "output": "json", "extensions": "base"})
+        try:
+            with urllib.request.urlopen(f"{self.base_url}{path}?{query}", timeout=self.timeout) as response:
+                data = json.loads(response.read())
+            if data.get("status") != "1":
+                return None  # refused (bad key, quota): not an answer, never cached
+            found = data.get("route", {}).get(routes) or []
+            return round(int(found[0]["distance"]) / 1000, 2) if found else False
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+            return None  # network trouble or a malformed answer: unknown, asked again next time
+
+
+def _lon_lat(point: LatLon) -> str:
+    return f"{point[1]},{point[0]}"
+
+
+def open_distances(setting: str | None, folder: Path) -> Distances:
+    """The distance source of a setting (None: `amap` when AMAP_API_KEY is set, else `offline`) for a data folder.
+
+    Raises:
+        UserError: `amap` without a key, or an unknown setting.
+    """
+    key = os.environ.get(KEY_ENV) or None
+    setting = setting or ("amap" if key else "offline")
+    caches = OfficialCaches(amap_cache_dir(folder))
+    if setting == "offline":
+        return OfflineDistances(caches)
+    if setting != "amap":
+        raise UserError(f"unknown distance setting {setting!r} (expected one of {', '.join(DISTANCE_SETTINGS)})")
+    if not key:
+        raise UserError(f"--distance amap needs a Gaode web-service key in ${KEY_ENV}")
+    return AmapDistances(key, amap_cache_dir(folder), caches=caches)

@@ -1,0 +1,122 @@
+"""TravelEval's answers for the offline models: `offline:oracle` gives the plan `plan_builder` builds from the sandbox,
+`offline:noisy[?seed=N&rate=R]` the same plan with one known mistake in a share `rate` of the queries (`mistakes`).
+
+A prompt is recognised by its `QUERY_JSON:` line (`prompts.find_query`). The sandbox is not in the prompt: loading
+tasks (`remember`) tells this module which data folder holds each query's sandbox, so the models answer the prompts
+of the tasks this process loaded (a run's, the demo's), and leave every other prompt to the other benchmarks.
+
+How each strategy's prompt is answered (`prompts.prompt_kind`):
+* `direct`: the plan in a ```json fence;
+* `cot`: a few lines of reasoning (the legs, hotel and days chosen), then the plan;
+* `react`: one look-up of the destination's attractions at the first step, then `finish` with the plan;
+* `reflect`: one sentence of reflection (the next attempt gives the same plan: these models do not learn).
+A query the sandbox has no leg or hotel for gets a sentence saying so (a parse failure, as a real model's would be).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from benchmarks.base import Task
+from benchmarks.offline import Responder, register_responder
+from benchmarks.traveleval import prompts
+from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
+from benchmarks.traveleval.offline.plan_builder import build_plan
+from benchmarks.traveleval.sandbox.build import ensure_index
+from benchmarks.traveleval.sandbox.sandbox import Sandbox
+from errors import UserError
+
+NO_PLAN = "I could not find an intercity connection or a hotel for this trip, so I cannot give a plan."
+REFLECTION = "I will check every preference, the opening hours and the costs against the budget before answering."
+FIRST_STEP = "Steps so far: none yet."
+"""How a ReAct prompt with no step yet ends (`prompts.react_prompt`)."""
+_TASK_FIELDS = ("group", "step")
+"""Fields a task adds to the query record (progressive split); not part of what identifies the query."""
+
+_folders: dict[str, Path] = {}
+_sandboxes: dict[Path, Sandbox] = {}
+_lock = threading.Lock()
+
+
+def _key(query: Mapping[str, Any]) -> str:
+    return json.dumps({k: v for k, v in query.items() if k not in _TASK_FIELDS}, ensure_ascii=False, sort_keys=True)
+
+
+def remember(tasks: Iterable[Task], data_dir: Path) -> None:
+    """Lets the offline models answer the prompts of these tasks, from the sandbox of `data_dir` (built, if
+    missing, at the first answer)."""
+    folder = Path(data_dir).resolve()
+    for task in tasks:
+        _folders[_key(task.input)] = folder
+
+
+def _sandbox(folder: Path) -> Sandbox:
+    with _lock:
+        if folder not in _sandboxes:
+            _sandboxes[folder] = Sandbox.open(ensure_index(folder))
+        return _sandboxes[folder]
+
+
+@lru_cache(maxsize=256)
+def _plan_text(folder: Path, key: str, model: str) -> str | None:
+    """The model's plan for a query as compact JSON (None: no plan), built once for all the steps that ask."""
+    query = json.loads(key)
+    sandbox = _sandbox(folder)
+    name, _, options = model.partition("?")
+    plan = build_plan(sandbox, query) if name == "oracle" else noisy_plan(sandbox, query, NoisyConfig.parse(options))[0]
+    return None if plan is None else json.dumps(plan, ensure_ascii=False, separators=(",", ":"))
+
+
+def _reasoning(plan: Mapping[str, Any]) -> str:
+    itinerary = plan["itinerary"]
+    legs = itinerary["intercity_transport"]["transport_type"]
+    days = "; ".join(f"day {day['day']}: " + ", ".join(a["location_name"] for a in day["activities"]
+                                                        if a["type"] in ("attraction", "meal"))
+                     for day in itinerary["daily_plans"])
+    summary = itinerary["summary"]
+    return (f"1. Legs: {' and '.join(leg['details']['transport_number'] for leg in legs)}.\n"
+            f"2. Hotel: {itinerary['accommodation']['hotel_name']}.\n3. Days: {days}.\n"
+            f"4. Cost {summary['calculated_total_cost']:.0f} against a budget of {summary['total_budget']}.")
+
+
+def reply_for(model: str, prompt: str) -> str | None:
+    """The offline model's answer to a TravelEval prompt of a remembered task (None: not one)."""
+    query = prompts.find_query(prompt)
+    kind = prompts.prompt_kind(prompt)
+    folder = _folders.get(_key(query)) if query is not None else None
+    if query is None or kind is None or folder is None:
+        return None
+    validate(model)
+    if kind == "reflect":
+        return REFLECTION
+    if kind == "react" and prompt.rstrip().endswith(FIRST_STEP):
+        return prompts.format_action("search_attractions", {"city": query["target_city"]},
+                                     thought="First I look at what there is to see at the destination.")
+    text = _plan_text(folder, _key(query), model)
+    if text is None:
+        return NO_PLAN if kind != "react" else prompts.format_finish(NO_PLAN, thought="No plan is possible.")
+    if kind == "react":
+        return prompts.format_finish(text, thought="I have what I need for the plan.")
+    fenced = f"```json\n{text}\n```"
+    return fenced if kind == "direct" else f"{_reasoning(json.loads(text))}\n\n{fenced}"
+
+
+def validate(model: str) -> None:
+    name, _, options = model.partition("?")
+    if name == "noisy":
+        NoisyConfig.parse(options)
+    elif name != "oracle" or options:
+        raise UserError(f"unknown offline model {model!r}: expected offline:oracle or offline:noisy[?seed=N&rate=R]")
+
+
+def register() -> None:
+    """Serve `offline:…` model strings with TravelEval's answers too (idempotent)."""
+    register_responder(Responder("traveleval", validate, reply_for))
+
+
+register()

@@ -1,0 +1,113 @@
+"""TravelEval behind the plugin seam: the real CLI runs, scores and exports it, and the evaluations it stores are
+the evaluator's own results."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from benchmarks.base import DELIVERED, RolloutResult
+from benchmarks.registry import get_benchmark
+from benchmarks.traveleval.agents.statuses import MAX_STEPS, PARSE_FAILURE
+from benchmarks.traveleval.benchmark import TravelEvalBenchmark, TravelEvalOptions
+from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS
+from benchmarks.traveleval.sandbox.sandbox import Sandbox
+from benchmarks.traveleval.tools import run_tool
+from errors import DataError
+from runner.results import load_run
+
+from .conftest import fenced, plan
+
+
+def tripbench(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", "from runner.cli.main import main; main()", *args],
+                          capture_output=True, text=True, timeout=300, check=False,
+                          env={**os.environ, "TRIPBENCH_HOME": str(home)})
+
+
+def test_list_shows_the_splits_modes_and_strategies(traveleval_home: Path) -> None:
+    done = tripbench(traveleval_home, "list")
+    assert done.returncode == 0, done.stderr
+    section = done.stdout.split("benchmark traveleval\n")[1].split("benchmark ")[0]
+    assert "  splits: easy, medium, hard, all, progressive\n  evaluator modes: official, corrected\n" in section
+    assert [line.split()[0] for line in section.splitlines()[3:]] == ["direct", "cot", "react", "reflexion"]
+
+
+def test_a_cli_run_stores_the_evaluators_results_and_the_plans_it_reads(traveleval_home: Path,
+                                                                       tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    done = tripbench(traveleval_home, "run", "--benchmark", "traveleval", "--split", "easy", "--limit", "3",
+                     "--model", "offline:oracle", "--strategies", "direct,react", "--run-dir", str(run_dir), "--quiet")
+    assert done.returncode == 0, done.stderr
+    with load_run(run_dir) as results:
+        rollouts = results.rollouts
+        stored = results.evaluations("official")
+        react_steps = [results.steps(r.id) for r in rollouts if r.key.strategy == "react"]
+    assert sorted((r.key.strategy, r.key.task, r.status) for r in rollouts) == [
+        (strategy, f"T000{n}", DELIVERED) for strategy in ("direct", "react") for n in (1, 2, 3)]
+    # react looked something up in the sandbox before it finished
+    assert all(steps[0]["action"] == "search_attractions" and steps[0]["error"] is None
+               and steps[0]["observation"].split(" ")[1] == "attractions." for steps in react_steps)
+    for strategy in ("direct", "react"):
+        submission = run_dir / "outputs" / "offline_oracle" / strategy / "submission.jsonl"
+        scored = tripbench(traveleval_home, "evaluate", str(submission), "--benchmark", "traveleval", "--json")
+        assert scored.returncode == 0, scored.stderr
+        by_uid = {line["query_uid"]: line for line in map(json.loads, scored.stdout.splitlines())}
+        assert sorted(by_uid) == ["T0001", "T0002", "T0003"]
+        for rollout in (r for r in rollouts if r.key.strategy == strategy):
+            evaluation = stored[rollout.id]
+            assert evaluation.details == by_uid[rollout.key.task]
+            constraint = by_uid[rollout.key.task]["metrics"]["constraint"]
+            assert [(v.group, v.constraint, v.passed) for v in evaluation.verdicts] == [
+                ("constraint", key, constraint[key] == 1) for key in CONSTRAINT_METRICS]
+
+
+def test_a_rollout_without_a_plan_fails_every_constraint_with_the_reason(traveleval_home: Path) -> None:
+    benchmark = get_benchmark("traveleval")
+    options = TravelEvalOptions(data_dir=traveleval_home / "traveleval", distance="offline")
+    tasks = benchmark.load_tasks("easy", options)[:3]
+    results = [RolloutResult(PARSE_FAILURE, answer="no plan here", error="no JSON object in the answer"),
+               RolloutResult(MAX_STEPS, error="no finish action in 30 steps"),
+               RolloutResult(DELIVERED, answer=fenced(plan()), plan=plan())]
+    failed, halted, scored = benchmark.evaluate(tasks, results, "corrected")
+    assert failed is not None and halted is not None and scored is not None
+    assert failed.details == {"query_uid": "T0001",
+                              "error": "no plan (parse_failure: no JSON object in the answer)"}
+    assert [(v.constraint, v.passed, v.message) for v in halted.verdicts] == [
+        (key, False, "no plan (max_steps: no finish action in 30 steps)") for key in CONSTRAINT_METRICS]
+    assert scored.details["mode"] == "corrected" and scored.details["distance"] == "offline"
+    assert len(scored.verdicts) == 7 and all(v.message is None for v in scored.verdicts)
+    with pytest.raises(DataError, match="unknown TravelEval evaluation mode 'strict'"):
+        benchmark.evaluate(tasks, results, "strict")
+    # only delivered plans are written to the plans file
+    assert list(benchmark.submission(tasks, results)) == [results[2].plan]
+
+
+def test_options_are_checked(traveleval_home: Path) -> None:
+    with pytest.raises(ValidationError, match="max_stepz"):
+        TravelEvalOptions.model_validate({"max_stepz": 3})
+    with pytest.raises(ValidationError, match="distance"):
+        TravelEvalOptions.model_validate({"distance": "google"})
+    strategies = TravelEvalBenchmark().strategies(TravelEvalOptions(max_steps=5, max_reflections=1))
+    assert [s.name for s in strategies] == ["direct", "cot", "react", "reflexion"]
+    assert "retrying (1 max)" in strategies[3].description
+
+
+def test_the_tool_command_answers_as_the_agent_is_answered(traveleval_home: Path,
+                                                           traveleval_sandbox: Sandbox) -> None:
+    action = 'search_hotels {"city": "上海", "feature": "免费停车", "max_price": 400}'
+    done = tripbench(traveleval_home, "tool", "--benchmark", "traveleval", action)
+    assert done.returncode == 0, done.stderr
+    expected = run_tool(traveleval_sandbox, "search_hotels", {"city": "上海", "feature": "免费停车", "max_price": 400})
+    assert done.stdout == expected.observation + "\n"
+    for bad, says in (('search_hotels {"city": "拉萨"}', "Unknown city '拉萨'"),
+                      ("search_hotels[上海]", "not valid JSON"),
+                      ('finish {"query_uid": "T0001"}', "`finish` ends a rollout")):
+        done = tripbench(traveleval_home, "tool", "--benchmark", "traveleval", bad)
+        assert done.returncode == 1 and says in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,102 @@
+"""The prompt contract the offline models rely on: the query line, prompt kinds, and the ReAct action format."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.traveleval import prompts
+from benchmarks.traveleval.prompts import ActionError, parse_action
+
+QUERY: dict[str, Any] = {
+    "uid": "T0601", "start_city": "北京", "target_city": "上海", "days": 5, "people_number": 2, "budget": 3200,
+    "diet": {"preferences": [], "constraints": ["火锅"]},
+    "nature_language": "我和朋友想从北京坐高铁去上海玩5天，\n预算3200元。",
+}
+
+
+def _staged_queries(data: Path) -> list[dict[str, Any]]:
+    folder = data / "data" / "queries"
+    found = [q for name in ("easy", "medium", "hard")
+             for q in json.loads((folder / f"{name}.json").read_text())["queries"]]
+    groups = json.loads((folder / "progressive.json").read_text())["query_groups"]
+    return found + [q for group in groups for q in group]
+
+
+def test_every_staged_query_round_trips_through_one_line(traveleval_data: Path) -> None:
+    queries = _staged_queries(traveleval_data)
+    assert len(queries) == 1150
+    for query in queries:
+        line = prompts.query_line(query)
+        assert "\n" not in line and line.startswith("QUERY_JSON: {")
+        prompt = prompts.request_prompt(query, prompts.DIRECT_TASK)
+        assert prompts.find_query(prompt) == query
+
+
+def test_find_query_takes_the_first_line_and_rejects_what_is_not_an_object() -> None:
+    echoed = {**QUERY, "uid": "T9999"}
+    prompt = prompts.react_prompt(QUERY, "tools", ["上海虹桥站"], "\n\nStep 1:\n" + prompts.query_line(echoed))
+    assert prompts.find_query(prompt) == QUERY
+    assert prompts.find_query("no query here") is None
+    assert prompts.find_query("QUERY_JSON: [1, 2]") is None
+    assert prompts.find_query("QUERY_JSON: {broken") is None
+    assert prompts.find_query("  QUERY_JSON: {}") is None  # only at the start of a line
+
+
+@pytest.mark.parametrize(("prompt", "kind"), [
+    (prompts.request_prompt(QUERY, prompts.DIRECT_TASK), "direct"),
+    (prompts.request_prompt(QUERY, prompts.COT_TASK), "cot"),
+    (prompts.react_prompt(QUERY, "tools", ["上海虹桥站"], "", reflections=["book the hotel first"]), "react"),
+    (prompts.reflect_prompt(QUERY, "\n\nStep 1:\nThought: x", "no plan after 30 steps"), "reflect"),
+    (prompts.DIRECT_TASK, None),  # a task sentence without a query line is not ours
+])
+def test_prompt_kind(prompt: str, kind: str | None) -> None:
+    assert prompts.prompt_kind(prompt) == kind
+
+
+def test_a_reflection_is_shown_to_the_next_attempt() -> None:
+    prompt = prompts.react_prompt(QUERY, "tools", [], "", reflections=["book the hotel first"])
+    assert "- book the hotel first" in prompt
+    assert prompt.endswith(prompts.NO_STEPS_YET)  # the first step's prompt (the offline models look for it)
+
+
+def test_actions_round_trip_through_their_format() -> None:
+    step = prompts.format_action("search_hotels", {"city": "上海", "feature": "免费停车"}, thought="a hotel")
+    action = parse_action(step)
+    assert (action.name, action.arguments, action.thought) == ("search_hotels", {"city": "上海", "feature": "免费停车"},
+                                                              "a hotel")
+    plan = '{"query_uid": "T0601",\n "itinerary": {}}'
+    finish = parse_action(prompts.format_finish(plan, thought="done"))
+    assert (finish.name, finish.answer, finish.thought) == ("finish", plan, "done")
+
+
+@pytest.mark.parametrize(("reply", "name", "arguments"), [
+    ("Thought: go\nAction: list_cities", "list_cities", {}),
+    ("Thought 3: go\nAction 3: search_trains {\"from_city\": \"北京\", \"to_city\": \"上海\"} trailing words",
+     "search_trains", {"from_city": "北京", "to_city": "上海"}),
+    ("Action:search_attractions{\"city\":\"上海\"}\nObservation: invented by the model", "search_attractions",
+     {"city": "上海"}),
+])
+def test_parse_action_tolerates_numbering_spacing_and_trailing_text(reply: str, name: str,
+                                                                    arguments: dict[str, Any]) -> None:
+    action = parse_action(reply)
+    assert (action.name, action.arguments) == (name, arguments)
+
+
+def test_finish_keeps_a_fenced_plan_as_written() -> None:
+    reply = 'Thought: ready\nAction: finish\n```json\n{"query_uid": "T1"}\n```'
+    assert parse_action(reply).answer == '```json\n{"query_uid": "T1"}\n```'
+
+
+@pytest.mark.parametrize(("reply", "reason"), [
+    ("I think we should search hotels.", "No action found"),
+    ("Thought: x\nAction: search_hotels {city: 上海}", "not valid JSON"),
+    ("Thought: x\nAction: search_hotels [\"上海\"]", "must be one JSON object"),
+    ("Action: search_hotels " + '{"a": ' * 100_000, "nested too deeply"),
+])
+def test_malformed_steps_are_action_errors_with_a_usable_message(reply: str, reason: str) -> None:
+    with pytest.raises(ActionError, match=reason):
+        parse_action(reply)

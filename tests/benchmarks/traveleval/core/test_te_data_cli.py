@@ -1,0 +1,37 @@
+"""TravelEval's data commands through the real CLI (`tripbench data fetch|import|info`), in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.benchmarks.traveleval.core.test_te_sandbox import COUNTS
+from tests.runner.engine.engine_support import run_cli
+
+
+def test_fetch_info_and_a_bad_download_through_the_cli(traveleval_data: Path, file_server: tuple[str, Path],
+                                                       tmp_path: Path) -> None:
+    url, root = file_server
+    shutil.copytree(traveleval_data, root / "environment")
+    home = tmp_path / "home"
+    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    assert done.returncode == 0, done.stderr
+    assert f"hard.json: {home / 'traveleval' / 'data' / 'queries' / 'hard.json'} (400 queries)" in done.stdout
+    info = json.loads(run_cli("data", "info", "--home", str(home), "--json").stdout)["benchmarks"]["traveleval"]
+    assert info["index"]["rows"] == COUNTS
+    assert {name: found["queries"] for name, found in info["queries"].items()} == {
+        "easy.json": 200, "medium.json": 400, "hard.json": 400, "progressive.json": 150}
+    categories = root / "environment" / "database" / "categories.json"
+    categories.write_text(categories.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "not the official database/categories.json at commit 3638d55590ed" in done.stderr
+
+
+def test_import_recognises_a_traveleval_folder(traveleval_data: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = run_cli("data", "import", str(traveleval_data), "--home", str(home))
+    assert done.returncode == 0, done.stderr
+    assert "3,411 attractions" in done.stdout and "Gaode caches: none" in done.stdout
+    assert sorted(path.name for path in (home / "traveleval").iterdir()) == ["data", "database", "traveleval.sqlite"]

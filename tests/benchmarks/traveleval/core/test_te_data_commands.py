@@ -1,0 +1,164 @@
+"""`data fetch|import traveleval` and `data info`: downloads from a local HTTP server serving a copy of the staged
+files in the repository's layout, every file checked before anything in the home is replaced."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner, Result
+
+from benchmarks.traveleval import paths
+from benchmarks.traveleval.commands.data import data_info, fetch_command, holds_data, import_command
+from benchmarks.traveleval.commands.manifest import FILES
+from errors import DataError, UserError
+from tests.benchmarks.traveleval.core.test_te_sandbox import COUNTS
+
+QUERIES = {"easy.json": 200, "medium.json": 400, "hard.json": 400, "progressive.json": 150}
+
+
+def _invoke(command: click.Command, *args: str) -> Result:
+    return CliRunner().invoke(command, list(args), catch_exceptions=True)
+
+
+def _serve_repository(traveleval_data: Path, root: Path) -> None:
+    """The official repository's layout: `environment/data/...`, `environment/database/...`."""
+    shutil.copytree(traveleval_data, root / "environment")
+
+
+def _queries(info: dict[str, Any]) -> dict[str, int]:
+    return {name: found["queries"] for name, found in info["queries"].items()}
+
+
+def test_the_manifest_describes_the_staged_files(traveleval_data: Path) -> None:
+    staged = sorted(path.relative_to(traveleval_data).as_posix() for path in traveleval_data.rglob("*")
+                    if path.is_file())
+    assert sorted(FILES) == staged and len(FILES) == 137
+    assert FILES["data/queries/easy.json"][0] == (traveleval_data / "data/queries/easy.json").stat().st_size
+
+
+def test_fetch_downloads_checks_builds_and_tolerates_absent_caches(
+        traveleval_data: Path, file_server: tuple[str, Path], tmp_path: Path) -> None:
+    url, root = file_server
+    _serve_repository(traveleval_data, root)
+    home = tmp_path / "home"
+    done = _invoke(fetch_command, "--home", str(home), "--url", url + "/{path}")
+    assert done.exit_code == 0, done.output
+    assert "skipped the Gaode cache geo_cache.json" in done.output and "Gaode caches: none" in done.output
+    assert "database: " in done.output and "3,411 attractions" in done.output
+    info = data_info(home)
+    assert _queries(info) == QUERIES
+    assert info["index"]["rows"] == COUNTS and info["amap_cache"] == []
+    folder = paths.data_dir(home)
+    assert (paths.database_dir(folder) / "intercity_transport/train/from_北京_to_上海.json").read_bytes() == \
+        (traveleval_data / "database/intercity_transport/train/from_北京_to_上海.json").read_bytes()
+    assert [p.name for p in folder.iterdir() if p.name.startswith(".")] == []
+
+
+def test_fetch_keeps_the_gaode_caches_when_served(traveleval_data: Path, file_server: tuple[str, Path],
+                                                  tmp_path: Path) -> None:
+    url, root = file_server
+    _serve_repository(traveleval_data, root)
+    (root / "core" / "utils").mkdir(parents=True)
+    (root / "core" / "geo_cache.json").write_text(json.dumps({"北京站": [116.4, 39.9]}), encoding="utf-8")
+    (root / "core" / "utils" / "travel_time_cache.json").write_text("{}", encoding="utf-8")
+    home = tmp_path / "home"
+    assert _invoke(fetch_command, "--home", str(home), "--url", url + "/{path}").exit_code == 0
+    assert data_info(home)["amap_cache"] == ["geo_cache.json", "travel_time_cache.json"]
+    cached = paths.amap_cache_dir(paths.data_dir(home)) / "geo_cache.json"
+    assert json.loads(cached.read_text(encoding="utf-8")) == {"北京站": [116.4, 39.9]}
+
+
+def test_a_tampered_download_replaces_nothing(traveleval_data: Path, file_server: tuple[str, Path],
+                                             tmp_path: Path) -> None:
+    url, root = file_server
+    _serve_repository(traveleval_data, root)
+    home = tmp_path / "home"
+    assert _invoke(fetch_command, "--home", str(home), "--url", url + "/{path}").exit_code == 0
+    before = data_info(home)
+    poi = root / "environment" / "database" / "poi" / "wuhan" / "poi.json"
+    poi.write_bytes(poi.read_bytes().replace(b"30.", b"31.", 1))
+    (root / "environment" / "data" / "queries" / "easy.json").unlink()
+    failed = _invoke(fetch_command, "--home", str(home), "--url", url + "/{path}")
+    assert failed.exit_code != 0 and isinstance(failed.exception, DataError)
+    assert "HTTP 404" in str(failed.exception) or "not the official database/poi/wuhan/poi.json" in str(
+        failed.exception)
+    (root / "environment" / "data" / "queries" / "easy.json").write_bytes(
+        (traveleval_data / "data" / "queries" / "easy.json").read_bytes())
+    failed = _invoke(fetch_command, "--home", str(home), "--url", url + "/{path}")
+    assert "not the official database/poi/wuhan/poi.json at commit 3638d55590ed" in str(failed.exception)
+    assert "sha256" in str(failed.exception)
+    assert data_info(home) == before
+    assert [p.name for p in paths.data_dir(home).iterdir() if p.name.startswith(".")] == []
+
+
+def test_fetch_offline_is_a_message(tmp_path: Path) -> None:
+    failed = _invoke(fetch_command, "--home", str(tmp_path), "--url", "http://127.0.0.1:9/{path}", "--timeout", "5")
+    assert isinstance(failed.exception, DataError) and "cannot download" in str(failed.exception)
+    assert "tripbench data import DIR" in str(failed.exception)
+
+
+def test_a_url_without_the_path_placeholder_is_refused(tmp_path: Path) -> None:
+    failed = _invoke(fetch_command, "--home", str(tmp_path), "--url", "http://127.0.0.1:9/easy.json")
+    assert isinstance(failed.exception, UserError) and "expected a template with {path}" in str(failed.exception)
+    assert not (tmp_path / "traveleval").exists()
+
+
+def test_holds_data(traveleval_data: Path, tmp_path: Path) -> None:
+    assert holds_data(traveleval_data)
+    repository = tmp_path / "TravelEval"
+    (repository / "environment").mkdir(parents=True)
+    (repository / "environment" / "database").symlink_to(traveleval_data / "database")
+    (repository / "environment" / "data").symlink_to(traveleval_data / "data")
+    assert holds_data(repository)
+    assert not holds_data(tmp_path / "TravelEval" / "environment" / "database")
+    assert not holds_data(traveleval_data.parent / "travelplanner")
+    assert not holds_data(traveleval_data.parent / "natural_plan")
+
+
+def test_import_a_repository_checkout_with_its_caches(traveleval_data: Path, tmp_path: Path) -> None:
+    repository = tmp_path / "TravelEval"
+    shutil.copytree(traveleval_data, repository / "environment")
+    (repository / "core").mkdir()
+    (repository / "core" / "geo_cache.json").write_text("{}", encoding="utf-8")
+    home = tmp_path / "home"
+    done = _invoke(import_command, str(repository), "--home", str(home))
+    assert done.exit_code == 0, done.output
+    info = data_info(home)
+    assert _queries(info) == QUERIES and info["index"]["rows"] == COUNTS and info["amap_cache"] == ["geo_cache.json"]
+
+
+def test_import_refuses_a_bad_row_and_leaves_the_home(traveleval_data: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert _invoke(import_command, str(traveleval_data), "--home", str(home)).exit_code == 0
+    before = data_info(home)
+    broken = Path(shutil.copytree(traveleval_data, tmp_path / "broken"))
+    attractions = broken / "database" / "attractions" / "beijing" / "attractions.csv"
+    attractions.write_text(attractions.read_text(encoding="utf-8-sig").replace(",503,", ",free,"), encoding="utf-8")
+    failed = _invoke(import_command, str(broken), "--home", str(home))
+    assert isinstance(failed.exception, DataError) and "line 2: price: expected a number" in str(failed.exception)
+    assert data_info(home) == before
+
+
+def test_import_of_something_else_names_the_layout(tmp_path: Path) -> None:
+    failed = _invoke(import_command, str(tmp_path), "--home", str(tmp_path / "home"))
+    assert isinstance(failed.exception, UserError) and "no TravelEval data here" in str(failed.exception)
+
+
+def test_info_of_an_empty_home_creates_nothing(tmp_path: Path) -> None:
+    info = data_info(tmp_path / "home")
+    assert info == {"folder": str(tmp_path / "home" / "traveleval"), "queries": {}, "database": None, "index": None,
+                    "amap_cache": []}
+    assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize("name", ["easy.json", "progressive.json"])
+def test_info_counts_a_malformed_query_file_as_an_error(traveleval_data: Path, tmp_path: Path, name: str) -> None:
+    folder = paths.queries_dir(paths.data_dir(tmp_path))
+    folder.mkdir(parents=True)
+    (folder / name).write_text("{", encoding="utf-8")
+    assert "not a readable JSON file" in data_info(tmp_path)["queries"][name]["error"]

@@ -1,0 +1,74 @@
+"""`tripbench evaluate PLANS.jsonl --benchmark traveleval` in a subprocess: one strict-JSON result per line, the
+query found by uid (a _schemeN copy included), a bad line reported and counted, the table without --json."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.benchmarks.traveleval.evaluation import plans
+from tests.runner.engine.engine_support import run_cli
+
+
+@pytest.fixture(scope="module")
+def data_dir(traveleval_data: Path, traveleval_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A TravelEval folder: the staged queries and database (linked, not copied) and the session's index."""
+    folder = tmp_path_factory.mktemp("traveleval")
+    (folder / "data").symlink_to(traveleval_data / "data")
+    (folder / "database").symlink_to(traveleval_data / "database")
+    shutil.copy(traveleval_index, folder / "traveleval.sqlite")
+    return folder
+
+
+def write_plans(folder: Path, lines: list[str]) -> Path:
+    path = folder / "plans.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_json_results_per_plan(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AMAP_API_KEY", raising=False)
+    plan = plans.plan()
+    plan["query_uid"] = "T0201"  # a staged query: 北京 -> 上海, so the plan's own Beijing sandbox differs
+    second = {**plan, "query_uid": "T0201_scheme1"}
+    unknown = {**plan, "query_uid": "T9999"}
+    path = write_plans(tmp_path, [json.dumps(p, ensure_ascii=False) for p in (plan, second, unknown)]
+                       + ["not json", "[1, 2]"])
+    done = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir))
+    assert done.returncode == 0, done.stderr
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["query_uid"] for r in results] == ["T0201", "T0201_scheme1", "T9999", None, None]
+    assert {(r["mode"], r["distance"]) for r in results} == {("official", "offline")}
+    assert results[0]["metrics"] == results[1]["metrics"]
+    assert results[0]["metrics"]["space"] == {"RP": 0.0, "CSM": {}}
+    assert results[2]["error"] == "no TravelEval query with uid 'T9999'"
+    assert results[3]["error"].startswith(f"{path}:4: not JSON")
+    assert results[4]["error"] == f"{path}:5: expected a FinalTravelPlan object, got list"
+
+    corrected = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir),
+                        "--mode", "corrected", "--distance", "offline")
+    first = json.loads(corrected.stdout.splitlines()[0])
+    assert first["mode"] == "corrected"
+    # the query goes to Shanghai: there the plan's Beijing attractions are all fictitious
+    assert results[0]["metrics"]["accuracy"]["fictitious_attraction_rate"] == 0.0
+    assert first["metrics"]["accuracy"]["fictitious_attraction_rate"] == 1.0
+
+
+def test_the_table_and_a_missing_key(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AMAP_API_KEY", raising=False)
+    plan = plans.plan()
+    plan["query_uid"] = "T0201"
+    path = write_plans(tmp_path, [json.dumps(plan, ensure_ascii=False), "{}"])
+    done = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--data-dir", str(data_dir))
+    assert done.returncode == 0, done.stderr
+    assert "1 of 2 plans scored (official mode, offline distances)" in done.stdout
+    assert "budget_satisfaction" in done.stdout and "CSM" not in done.stdout
+    assert "error: None: no TravelEval query with uid None" in done.stdout
+    refused = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--data-dir", str(data_dir),
+                      "--distance", "amap")
+    assert refused.returncode != 0
+    assert "AMAP_API_KEY" in refused.stderr + refused.stdout
+    assert "Traceback" not in refused.stderr

@@ -1,0 +1,239 @@
+"""`evaluate_plan` on a hand-built plan over the staged sandbox: every metric against a value computed by hand from
+the official formulas, each official quirk, each corrected fix, and the error paths."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.traveleval.evaluation import evaluate_plan
+from benchmarks.traveleval.evaluation.distance import OfficialCaches, OfflineDistances, cache_key
+from benchmarks.traveleval.sandbox.sandbox import Sandbox
+from tests.benchmarks.traveleval.evaluation import plans
+from tests.benchmarks.traveleval.evaluation.plans import HOTEL, TIDU, WOLFGANG
+
+pytestmark = pytest.mark.usefixtures("traveleval_sandbox")
+
+WAIT_HISTORIC = 4.0 / 60  # 历史古迹: B = 4 min, Weekday K = 1.0
+RATIOS = {"故宫博物院": (1.5 - WAIT_HISTORIC * 1.10) / 1.5,   # 14:00: slot factor 1.10
+          "恭王府": (2 - WAIT_HISTORIC * 0.85) / 2,            # 08:30: 0.85
+          "八达岭长城": (2 - WAIT_HISTORIC * 1.10) / 2}         # 12:00: 1.10
+TRIP_HOURS = 24 * ((21 + 18 / 60 - (6 + 17 / 60)) / 24 + 2 - 1)  # G104 leaves 6:17, G21 arrives 21:18
+EXPERIENCE = 4.9 * 2 + 4.8 * 2 + 4.9 * 2  # stars x (1 + one preferred type, 历史古迹, in each)
+COST = 280 + 2554 + 98 + 655 + 800  # attractions, intercity, intracity (< 662), hotel, meals
+
+
+def score(sandbox: Sandbox, plan: dict[str, Any], query: dict[str, Any] | None = None, *, mode: str = "official",
+          caches: Path = Path("/nonexistent")) -> dict[str, Any]:
+    result = evaluate_plan(plan, plans.query() if query is None else query, sandbox, mode=mode,
+                           distances=OfflineDistances(OfficialCaches(caches)))
+    json.dumps(result, allow_nan=False)  # strict JSON, always
+    return result
+
+
+def metrics(sandbox: Sandbox, plan: dict[str, Any], **options: Any) -> dict[str, Any]:
+    result = score(sandbox, plan, **options)
+    assert "metrics" in result, result
+    found: dict[str, Any] = result["metrics"]
+    return found
+
+
+def test_every_metric_of_the_plan_by_hand(traveleval_sandbox: Sandbox) -> None:
+    result = score(traveleval_sandbox, plans.plan())
+    assert (result["query_uid"], result["mode"], result["distance"]) == ("T9001", "official", "offline")
+    found = result["metrics"]
+    assert list(found) == ["accuracy", "constraint", "time", "space", "economy", "utility"]
+    assert found["accuracy"] == pytest.approx({
+        "cost_deviation_rate": 2 / COST,  # the plan claims 100 of intracity transport, 98 recomputed
+        "fictitious_attraction_rate": 0.0, "opening_hours_violations": 0.0, "transportation_breaks": 0.0,
+        "intercity_planning_deviation": (abs(13 - 6 + (12 - 17) / 60 - 6.92) + abs(4.3 - 4.3)) / (6.92 + 4.3),
+        # tickets all for 2 people, but the room capacity (2) stays in the ticket sum: (2 + 0) / 3 tickets, and
+        # the one car seats (3 - 1) x 1 = 2: deviation 2/3 of 2 people
+        "people_deviation": (2 / 3) / 2})
+    assert found["constraint"] == {
+        "budget_satisfaction": 1, "time_compliance": 1, "people_adaptability": 1, "accommodation_satisfaction": 1,
+        "transportation_satisfaction": 1,
+        "diet_preference_satisfaction": 0,  # 北京菜 met first, then 西餐 is excluded
+        "travel_time_satisfaction": 0}  # 故宫: 1.43 effective hours, recommended at most 1.0
+    day1 = RATIOS["故宫博物院"] * 1.5 / (21 - (6 + 17 / 60))  # day 1 starts with G104, ends at the hotel 21:00
+    day2 = (RATIOS["恭王府"] * 2 + RATIOS["八达岭长城"] * 2) / (21.3 - 8.5)  # the last day ends with G21
+    assert found["time"] == pytest.approx({
+        "average_tour_ratio": sum(RATIOS.values()) / 3, "daily_time_utilization": (day1 + day2) / 2,
+        "overall_time_utilization": sum(RATIOS.values()) / TRIP_HOURS})
+    assert found["space"] == {"RP": 0.0, "CSM": {}}  # no Gaode key, nothing cached
+    assert found["economy"]["cost_distribution"] == {
+        "attractions": 280.0, "intercity_transportation": 2554.0, "intracity_transportation": 98.0,
+        "accommodation": 655.0, "meals": 800.0, "other": 0}
+    assert found["economy"]["budget_efficiency"] == pytest.approx(EXPERIENCE / COST * 1000)
+    shares = [5 / 9, 2 / 9, 2 / 9]  # 历史古迹 1/3 + 1 + 1/3, 网红打卡点 and 城市地标 1/3 + 1/3 each, of 3 visits
+    assert found["utility"] == pytest.approx({
+        "aqe": (4.9 * 1.5 + 4.8 * 2 + 4.9 * 2) / TRIP_HOURS,  # no queue time deducted (official quirk)
+        "profit": EXPERIENCE / 3,
+        "diversity": -sum(p * math.log2(p) for p in shares) / math.log2(24),
+        "ads": (3 / 2) / 3.54})
+
+
+def test_the_corrected_mode_fixes(traveleval_sandbox: Sandbox) -> None:
+    found = metrics(traveleval_sandbox, plans.plan(), mode="corrected")
+    assert found["accuracy"]["people_deviation"] == 0.0  # tickets and the car all fit 2 people
+    assert found["utility"]["aqe"] == pytest.approx(
+        (4.9 * (1.5 - WAIT_HISTORIC * 1.10) + 4.8 * (2 - WAIT_HISTORIC * 0.85) + 4.9 * (2 - WAIT_HISTORIC * 1.10))
+        / TRIP_HOURS)
+    assert found["space"]["RP"] > 0  # offline distances: day 2 goes to 八达岭 and back into town
+    assert set(found["space"]["CSM"]) == {"P90", "P95"}
+    assert found["accuracy"]["transportation_breaks"] == 0.0  # every place located, offline assumes transit
+
+
+def test_budget_is_the_plans_own_claim(traveleval_sandbox: Sandbox) -> None:
+    plan = plans.plan()
+    plan["itinerary"]["summary"]["total_budget"] = 4000  # the query's budget is 5000, the cost 4387
+    assert metrics(traveleval_sandbox, plan)["constraint"]["budget_satisfaction"] == 0
+    assert metrics(traveleval_sandbox, plan, mode="corrected")["constraint"]["budget_satisfaction"] == 1
+    plan["itinerary"]["summary"]["is_within_budget"] = False
+    assert metrics(traveleval_sandbox, plan, mode="corrected")["constraint"]["budget_satisfaction"] == 0
+
+
+def test_transport_constraints_only_count_on_the_last_leg(traveleval_sandbox: Sandbox) -> None:
+    plan, query = plans.plan(), plans.query()
+    query["transportation"] = {"preferences": [], "constraints": ["高铁"]}
+    plan["itinerary"]["intercity_transport"]["transport_type"][1]["transportation_to"] = "飞机"
+    assert metrics(traveleval_sandbox, plan, query=query)["constraint"]["transportation_satisfaction"] == 1
+    assert metrics(traveleval_sandbox, plan, query=query,
+                   mode="corrected")["constraint"]["transportation_satisfaction"] == 0
+
+
+def test_excluded_cuisines_are_ignored_while_preferences_are_pending(traveleval_sandbox: Sandbox) -> None:
+    plan = plans.plan()
+    days = plan["itinerary"]["daily_plans"]
+    meals = [days[0]["activities"][1], days[1]["activities"][2]]
+    meals[0]["location_name"], meals[1]["location_name"] = WOLFGANG, TIDU  # 西餐 first, then 北京菜
+    assert metrics(traveleval_sandbox, plan)["constraint"]["diet_preference_satisfaction"] == 1
+    assert metrics(traveleval_sandbox, plan, mode="corrected")["constraint"]["diet_preference_satisfaction"] == 0
+
+
+def test_a_meal_at_an_unknown_restaurant_keeps_the_previous_cuisine(traveleval_sandbox: Sandbox) -> None:
+    plan, query = plans.plan(), plans.query()
+    query["diet"] = {"preferences": [], "constraints": ["北京菜"]}
+    days = plan["itinerary"]["daily_plans"]
+    days[0]["activities"][1]["location_name"] = "不存在的饭馆"
+    days[1]["activities"][2]["location_name"] = "另一家不存在的饭馆"
+    assert metrics(traveleval_sandbox, plan, query=query)["constraint"]["diet_preference_satisfaction"] == 1
+    days[0]["activities"][1]["location_name"] = TIDU  # 北京菜, then an unknown place "still" serves it
+    assert metrics(traveleval_sandbox, plan, query=query)["constraint"]["diet_preference_satisfaction"] == 0
+
+
+def test_a_fictitious_attraction_and_a_visit_before_opening(traveleval_sandbox: Sandbox) -> None:
+    plan = plans.plan()
+    days = plan["itinerary"]["daily_plans"]
+    days[0]["activities"][0]["location_name"] = "不存在的景点"
+    days[1]["activities"][0]["start_time"] = "08:29"  # 恭王府 opens 8:30 (08:30 itself is inside)
+    found = metrics(traveleval_sandbox, plan)["accuracy"]
+    assert found["fictitious_attraction_rate"] == pytest.approx(1 / 3)
+    assert found["opening_hours_violations"] == pytest.approx(1 / 2)  # 恭王府 and 八达岭长城 are checked
+    assert found["transportation_breaks"] == 0.0  # official: never a break
+    corrected = metrics(traveleval_sandbox, plan, mode="corrected")["accuracy"]
+    # day 1: 北京南站 -> fake -> 提督 -> hotel (-> hotel: same place); day 2: 4 transfers, all located
+    assert corrected["transportation_breaks"] == pytest.approx(2 / 7)
+
+
+def test_the_sandbox_is_the_plans_destination(traveleval_sandbox: Sandbox) -> None:
+    plan = plans.plan()
+    plan["itinerary"]["summary"]["destination"] = "上海"  # the plan says Shanghai, the query Beijing
+    found = metrics(traveleval_sandbox, plan)
+    assert found["accuracy"]["opening_hours_violations"] == 0.0  # no Beijing attraction in Shanghai's sandbox
+    assert found["accuracy"]["intercity_planning_deviation"] == 1.0  # 上海 -> 上海: no train, no flight
+    assert found["constraint"]["accommodation_satisfaction"] == 0
+    assert found["utility"]["profit"] == 0.0
+    corrected = metrics(traveleval_sandbox, plan, mode="corrected")
+    assert corrected["utility"]["profit"] == pytest.approx(EXPERIENCE / 3)
+    plan["itinerary"]["summary"]["destination"] = "火星"  # an unknown city: the official empty-table defaults
+    found = metrics(traveleval_sandbox, plan)
+    assert found["accuracy"]["fictitious_attraction_rate"] == 1.0
+    assert found["accuracy"]["opening_hours_violations"] == 1.0
+    assert found["constraint"]["travel_time_satisfaction"] == 1
+    assert found["constraint"]["diet_preference_satisfaction"] == 0
+
+
+def test_a_missing_star_is_nan_written_as_null(traveleval_sandbox: Sandbox) -> None:
+    plan, query = plans.plan(), plans.query()
+    query["target_city"] = plan["itinerary"]["summary"]["destination"] = "成都"
+    plan["itinerary"]["daily_plans"][1]["activities"][0]["location_name"] = "天然图画"  # star missing
+    found = metrics(traveleval_sandbox, plan, query=query)
+    assert found["utility"]["aqe"] is None
+    assert found["utility"]["profit"] is None
+    assert found["economy"]["budget_efficiency"] is None
+    corrected = metrics(traveleval_sandbox, plan, query=query, mode="corrected")
+    assert corrected["utility"]["profit"] == pytest.approx(3.0 / 3)  # 天然图画 alone in Chengdu: 3.0 stars x 1.0
+
+
+def test_spatial_metrics_read_the_official_cache_without_a_key(traveleval_sandbox: Sandbox, tmp_path: Path) -> None:
+    plan = plans.plan()
+    for day in plan["itinerary"]["daily_plans"]:
+        day["activities"] = [activity for activity in day["activities"] if activity["type"] == "attraction"]
+    places = {name: traveleval_sandbox.poi_position("beijing", name) for name in ("故宫博物院", "恭王府", "八达岭长城")}
+    # poi.json order of the three (the official pair order), 10 km apart from each other except 恭王府-长城 60 km
+    ordered = sorted(places, key=traveleval_sandbox.poi_names("beijing").index)
+    answers = {frozenset(("故宫博物院", "恭王府")): 10.0, frozenset(("故宫博物院", "八达岭长城")): 10.0,
+               frozenset(("恭王府", "八达岭长城")): 60.0}
+    cache = {cache_key("driving", places[a], places[b]): answers[frozenset((a, b))]  # type: ignore[arg-type]
+             for i, a in enumerate(ordered) for b in ordered[i + 1:]}
+    (tmp_path / "geo_cache.json").write_text(json.dumps(cache), encoding="utf-8")
+    found = metrics(traveleval_sandbox, plan, caches=tmp_path)["space"]
+    assert found["RP"] == 0.0  # the official code refuses route distances without a key
+    # 故宫 (day 1) vs day 2's mean 10; 恭王府: 60 / 10; 长城: 60 / 10 -> values [0.0, 6.0, 6.0]
+    assert found["CSM"] == pytest.approx({"P90": 6.0, "P95": 6.0})
+
+
+@pytest.mark.parametrize(("edit", "error"), [
+    (lambda p: p["itinerary"].pop("summary"), "no itinerary.summary"),
+    (lambda p: p["itinerary"]["summary"].update(destination=None), "not a city name"),
+    (lambda p: p["itinerary"]["daily_plans"][0]["activities"][0].update(cost="free"), "plan extraction: ValueError"),
+    (lambda p: p["itinerary"].pop("cost_breakdown"), "accuracy: KeyError"),
+    (lambda p: p["itinerary"]["accommodation"].update(room_type=[]), "constraint: ZeroDivisionError"),
+    # the constraint check stops at 故宫 (over its recommended time), the time dimension reads 恭王府's time
+    (lambda p: p["itinerary"]["daily_plans"][1]["activities"][0].update(start_time=None), "time: AttributeError"),
+])
+def test_where_the_official_code_raises_the_plan_is_an_error(traveleval_sandbox: Sandbox, edit: Any,
+                                                              error: str) -> None:
+    plan = plans.plan()
+    edit(plan)
+    result = score(traveleval_sandbox, plan)
+    assert "metrics" not in result
+    assert result["query_uid"] == "T9001"
+    assert error in result["error"]
+
+
+def test_a_plan_of_nothing_costs_nothing_and_fails(traveleval_sandbox: Sandbox) -> None:
+    plan = plans.plan()
+    itinerary = plan["itinerary"]
+    itinerary["intercity_transport"]["transport_type"] = []
+    itinerary["accommodation"]["room_type"] = [{"type": "大床房", "quantity": 1, "price_per_night": 0, "nights": 1}]
+    for day in itinerary["daily_plans"]:
+        day["activities"] = []
+        day["ending_point"]["transportation_cost"] = 0
+    assert "accuracy: ZeroDivisionError" in score(traveleval_sandbox, plan)["error"]
+
+
+def test_an_unknown_query(traveleval_sandbox: Sandbox) -> None:
+    result = evaluate_plan(plans.plan(), None, traveleval_sandbox, distances=OfflineDistances(OfficialCaches(
+        Path("/nonexistent"))))
+    assert result["error"] == "no TravelEval query with uid 'T9001'"
+
+
+def test_hotel_and_people_checks(traveleval_sandbox: Sandbox) -> None:
+    plan = plans.plan()
+    plan["itinerary"]["accommodation"]["room_type"][0]["type"] = "单人房"  # holds 1 of the 2
+    found = metrics(traveleval_sandbox, plan)
+    assert found["constraint"]["people_adaptability"] == 0
+    assert found["accuracy"]["people_deviation"] == pytest.approx((1 + (1 + 0) / 3) / 2)
+    plan = plans.plan()
+    plan["itinerary"]["accommodation"]["room_type"][0]["nights"] = 2  # 2 nights in a 2-day trip
+    assert metrics(traveleval_sandbox, plan)["constraint"]["accommodation_satisfaction"] == 0
+    plan, query = plans.plan(), plans.query()
+    query["accommodations"] = {"preferences": [], "constraints": ["机器人服务"]}
+    assert metrics(traveleval_sandbox, plan, query=query)["constraint"]["accommodation_satisfaction"] == 0
+    assert HOTEL in json.dumps(plan, ensure_ascii=False)
