@@ -21,6 +21,7 @@ and a retry waiting out its backoff holds neither money nor a slot.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import math
 import time
@@ -38,7 +39,7 @@ from providers.registry import resolve_model
 from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
 from runner.batches import Batcher, Ticket
-from runner.budget import SpendCap
+from runner.budget import IMPOSSIBLE_MULTIPLE, SpendCap, impossible
 from runner.ratelimit import LimitKey, RateLimiter
 from runner.records import CallRecord
 from runner.retry import Retrier
@@ -207,6 +208,7 @@ class Gateway:
             error=str(error) if error else None,
             batch_saved_usd=self._batch_saving(call, outcome),
             batched=call.batched,
+            usage_problem=outcome.response.usage_problem if outcome and not outcome.hit else None,
         ))
 
     def _batch_saving(self, call: _Call, outcome: _Outcome | None) -> float | None:
@@ -298,12 +300,11 @@ class Gateway:
         if self.batcher is not None and call.key is not None and (earlier := self.batcher.adopt(call.key)) is not None:
             call.batched = True  # an earlier session's batch holds this request (batched then, if not now)
             call.attempts += 1
-            return self._batch_answer(call, await earlier)  # its charge, an earlier session's, settles on its own
+            # its charge, an earlier session's, settles on its own (`runner.batches`)
+            return self._believed(call, *self._batch_answer(call, await earlier))
         batcher = self.batcher if self.batcher is not None and self.batcher.batches(request.model) else None
         call.batched = batcher is not None
-        worst_usage = Usage(input_tokens=math.ceil(call.prompt_tokens * PROMPT_MARGIN),
-                            output_tokens=call.output_allowance)
-        worst = self._cost(worst_usage, request.model, batch=call.batched)
+        worst = self._cost(self._worst_usage(call), request.model, batch=call.batched)
         name = call.target.name
         if worst is None and self.spend_cap.cap_usd is not None:
             raise ConfigError("run spec", f"models[{name!r}].prices",
@@ -332,8 +333,28 @@ class Gateway:
             else:
                 self.spend_cap.settle_unknown(reservation)
             raise
+        response, cost = self._believed(call, response, cost)
         self.spend_cap.settle(reservation, cost or 0.0)
         return response, cost
+
+    def _worst_usage(self, call: _Call) -> Usage:
+        """What an attempt may use at most: the prompt estimate with its margin, and the output allowance."""
+        return Usage(input_tokens=math.ceil(call.prompt_tokens * PROMPT_MARGIN), output_tokens=call.output_allowance)
+
+    def _believed(self, call: _Call, response: ChatResponse, cost: float | None) -> tuple[ChatResponse, float | None]:
+        """The answer as recorded and charged: a reply whose usage is missing, malformed or impossible (costing
+        far beyond the call's worst case) is charged, and records its usage, at the worst case, with what was wrong
+        in `usage_problem`; a believable one is unchanged."""
+        worst_usage = self._worst_usage(call)
+        worst = self._cost(worst_usage, call.request.model, batch=call.batched)
+        problem = response.usage_problem
+        if problem is None and cost is not None and worst is not None and impossible(cost, worst):
+            problem = (f"usage of {response.usage.input_tokens:,} input and {response.usage.output_tokens:,} output "
+                       f"tokens is far beyond the call's worst case")
+        if problem is None:
+            return response, cost
+        log.warning("%s: %s; the call is charged at its worst case", call.target.name, problem)
+        return dataclasses.replace(response, usage=worst_usage, usage_problem=problem), worst
 
     def _batch_answer(self, call: _Call, result: BatchResult) -> tuple[ChatResponse, float | None]:
         """A batch result as a call's answer and its cost at the batch price; an error result is raised."""
@@ -354,7 +375,9 @@ class Gateway:
             except RateLimited as exc:
                 self._limiter.rate_limited(key, exc.retry_after)
                 raise
-            lease.reconcile(response.usage.input_tokens + response.usage.output_tokens)
+            if response.usage_problem is None:  # else the estimate stays: the reply's count is no count
+                used = response.usage.input_tokens + response.usage.output_tokens
+                lease.reconcile(min(used, math.ceil(lease.reserved_tokens * IMPOSSIBLE_MULTIPLE)))
         return response
 
     def _cost(self, usage: Usage, model: str, *, batch: bool = False) -> float | None:
@@ -368,8 +391,8 @@ class Gateway:
         return self._cache is not None and self._cache.peek(key) is not None
 
     def batch_cost(self, model: str, response: ChatResponse) -> float | None:
-        """What `response` cost through `model`'s batch API."""
-        return self._cost(response.usage, model, batch=True)
+        """What `response` cost through `model`'s batch API (None: unknown, or its usage cannot be believed)."""
+        return None if response.usage_problem else self._cost(response.usage, model, batch=True)
 
 
 def _describe(call: _Call) -> str:

@@ -22,6 +22,7 @@ from providers.mock_server.config import MockConfig
 from providers.mock_server.faults import Fault
 from providers.mock_server.openai_chat import OpenAIChatWire
 from providers.mock_server.state import MOCK_STATE, MockState, ReceivedRequest, Refused, drop_connection
+from providers.mock_server.usage_lies import tell
 from providers.mock_server.wire import Wire
 
 MAX_BODY_BYTES = 256 * 1024 * 1024
@@ -105,7 +106,7 @@ async def _chat(request: web.Request, wire: Wire) -> web.StreamResponse:
     served = tally.served
     await state.pause(state.latency_s())
     headers = {**admission.headers, wire.request_id_header: f"req_mock_{served}"}
-    return _answer(state, 200, wire.success(chat, completion, served), headers)
+    return _answer(state, 200, tell(wire.success(chat, completion, served), config.usage), headers)
 
 
 def _chat_handler(wire: Wire) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
