@@ -10,6 +10,7 @@ has paid, and the tally is what a provider's invoice would say.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -49,15 +50,29 @@ def _answer(state: MockState, status: int, body: dict[str, Any], headers: dict[s
     return web.json_response(body, status=status, headers=headers)
 
 
-async def _inject(request: web.Request, state: MockState, wire: Wire, fault: Fault) -> web.Response:
+async def _inject(request: web.Request, state: MockState, wire: Wire, fault: Fault) -> web.StreamResponse:
     if fault.kind == "status":
         return _answer(state, fault.status, wire.error(fault.status, f"injected HTTP {fault.status}"),
                        _retry_headers(fault.retry_after_s))
     if fault.kind == "malformed":
         state.tally.statuses["200"] += 1
         return web.Response(body=MALFORMED_BODY, content_type="application/json")
+    if fault.kind == "drip":
+        return await _drip(request, state, fault.seconds)
     if fault.kind == "hang":
         await state.pause(fault.seconds)
+    return await drop_connection(request)
+
+
+async def _drip(request: web.Request, state: MockState, every_s: float) -> web.StreamResponse:
+    """A 200 whose body is JSON's leading whitespace, a byte every `every_s`, until `hang_s` or shutdown."""
+    state.tally.statuses["200"] += 1
+    response = web.StreamResponse(headers={"content-type": "application/json"})
+    await response.prepare(request)
+    deadline = time.monotonic() + state.config.faults.hang_s
+    while time.monotonic() < deadline and not state.closing.is_set():
+        await response.write(b" ")
+        await state.pause(every_s)
     return await drop_connection(request)
 
 
