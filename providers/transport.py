@@ -106,12 +106,15 @@ class SdkTransport:
         arguments = {name: body[name] for name in self._required}
         if extra := {name: value for name, value in body.items() if name not in arguments}:
             arguments["extra_body"] = extra
+        deadline = asyncio.timeout(self._deadline_s)
         try:
-            async with asyncio.timeout(self._deadline_s):
+            async with deadline:
                 with map_sdk_errors(self._sdk, provider=wire.provider, model=wire.model, secret=wire.secret,
                                     status_details=lambda exc: wire.error_details(json_or_none(exc.response.content))):
                     raw = await self._create(**arguments)
         except TimeoutError as exc:
+            if not deadline.expired():  # the SDK's own (mapped: a `ProviderTimeout` already)
+                raise
             raise ProviderTimeout(f"{wire.provider}:{wire.model}: request timed out after {self._deadline_s} s",
                                   provider=wire.provider, model=wire.model) from exc
         answer = raw.http_response  # read in full: the request was not streamed
