@@ -11,6 +11,7 @@ import click
 import orjson
 from rich.console import Console
 
+from benchmarks.base import BUDGET_EXHAUSTED
 from benchmarks.registry import DEFAULT
 from runner.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine import FAILED, default_run_dir, execute, prepare
@@ -128,7 +129,8 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
                       soft_wrap=True)
         ctx.exit(EXIT_INTERRUPTED)
     if report.outcome == BUDGET:
-        console.print(f"spend cap reached: {report.pending - report.ran} rollouts left; "
+        left = report.pending - report.ran + report.statuses[BUDGET_EXHAUSTED]  # not started, or cut by the cap
+        console.print(f"spend cap reached: {left} rollouts left; "
                       f"resume with a higher cap: {resume} --max-cost USD", soft_wrap=True)
         ctx.exit(EXIT_BUDGET)
     if report.outcome == FAILED:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.base import BUDGET_EXHAUSTED
 from providers.mock_server import MockConfig, RunningServer
 from runner.results import load_run
 from tests.runner.engine.engine_support import PRICE, billed_usd, run_cli
@@ -79,6 +80,9 @@ async def test_a_reply_without_trustworthy_usage_is_charged_at_its_worst_case(
     # A resume cannot take a lie for headroom: the cap is reached already.
     again = await cli("run", str(spec), "--run-dir", str(run_dir), "--quiet")
     assert again.returncode == 3 and billed_usd(server) == billed, again.stdout + again.stderr
+    with load_run(run_dir) as results:  # left: the rollouts the cap cut, and those never started
+        left = OPTIONS["tasks"] - sum(rollout.status != BUDGET_EXHAUSTED for rollout in results.rollouts)
+    assert f"spend cap reached: {left} rollouts left" in again.stdout, again.stdout
 
 
 async def test_the_report_counts_the_calls_without_trustworthy_usage(start_mock_llm, write_spec, tmp_path: Path,
