@@ -32,7 +32,7 @@ from providers.prices import price_for
 from providers.registry import resolve_model
 from runner.batches import Batcher
 from runner.budget import SpendCap
-from runner.expand import RolloutKey, expand, select_tasks, split_name
+from runner.expand import RolloutKey, check_size, expand, select_tasks, split_name
 from runner.gateway import Gateway, Target
 from runner.ledger import StoreLedger, settle_left_open
 from runner.outputs import write_outputs
@@ -110,6 +110,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
                 raise ConfigError(source, "options", f"a model with a known price: max_cost is set and the benchmark "
                                   f"also calls {extra}, which the bundled price table does not know")
     cache_dir = spec_path.parent / spec.cache_dir if spec.cache_dir else default_home() / "cache"
+    check_size(spec, len(tasks), source)
     keys = expand(spec, tasks, benchmark.name)
     return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)
 
