@@ -176,8 +176,8 @@ class CacheStore:
         """Opened from a directory that cannot be written: entries are read, nothing is stored."""
         try:
             self._cache, self._chunks, stored = self._open()
-        except sqlite3.DatabaseError as exc:
-            if not corrupt(exc):
+        except (sqlite3.DatabaseError, OSError) as exc:  # OSError: a directory that cannot be made
+            if not isinstance(exc, sqlite3.DatabaseError) or not corrupt(exc):
                 raise CacheUnavailable(f"{self.directory / DB_FILE}: the cache cannot be used now ({exc}); it was "
                                        "left as it is. Try again once the other process or the disk lets it, or "
                                        "run with `cache = \"off\"`") from exc
