@@ -44,5 +44,5 @@ async def test_a_hostile_label_reaches_the_report_as_plain_text(start_mock_llm, 
     markdown = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "<script>" not in markdown and "&lt;script&gt;" in markdown and "\\[a\\](b)" in markdown
     cells = [cell for path in (tmp_path / "report").rglob("*.csv")
-             for row in csv.reader(path.open(encoding="utf-8")) for cell in row]
+             for row in csv.reader(path.read_text(encoding="utf-8").splitlines()) for cell in row]
     assert "'" + HOSTILE in cells and HOSTILE not in cells  # a spreadsheet shows it, never runs it
