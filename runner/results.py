@@ -173,6 +173,12 @@ class RunResults:
             retries=r[11], error_type=r[12], error=r[13], batch_saved_usd=r[14], batched=bool(r[15]),
             usage_problem=r[16])) for r in rows]
 
+    def untrusted_calls(self) -> int:
+        """Calls whose reply had no trustworthy usage (charged at their worst case, `CallRecord.usage_problem`)."""
+        if "usage_problem" not in self._call_columns:
+            return 0
+        return int(self._query("SELECT count(*) FROM llm_call WHERE usage_problem IS NOT NULL")[0][0])
+
     def evaluations(self, mode: str) -> dict[int, Evaluation]:
         """Stored evaluations of one evaluator mode, by rollout id."""
         verdicts: dict[int, list[Verdict]] = {}

@@ -95,6 +95,8 @@ async def test_the_report_counts_the_calls_without_trustworthy_usage(start_mock_
     assert report.returncode == 0, report.stderr
     text = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "5 call(s) had no trustworthy usage" in text
+    status = await cli("status", str(tmp_path / "run"))
+    assert "5 calls had no trustworthy usage" in status.stdout, status.stdout
 
 
 async def test_a_ledger_an_older_version_let_go_negative_is_repaired(start_mock_llm, write_spec, tmp_path: Path,
