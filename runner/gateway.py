@@ -152,6 +152,7 @@ class Gateway:
         self._in_flight: dict[str, asyncio.Future[tuple[ChatResponse, float | None, int]]] = {}
         self._unwritten: dict[str, CacheEntry] = {}
         self._writer: asyncio.Task[None] | None = None
+        self._untrusted: set[str] = set()  # models whose untrusted usage was said
         self._written: asyncio.Future[None]  # done once the entries now in `_unwritten` are written
 
     def target(self, model: str) -> Target:
@@ -366,7 +367,10 @@ class Gateway:
                        f"tokens is far beyond the call's worst case")
         if problem is None:
             return response, cost
-        log.warning("%s: %s; the call is charged at its worst case", call.target.name, problem)
+        if call.target.name not in self._untrusted:  # said once per model: a lying server lies on every call
+            self._untrusted.add(call.target.name)
+            log.warning("%s: %s; such calls are charged at their worst case (`usage_problem` in the results)",
+                        call.target.name, problem)
         return dataclasses.replace(response, usage=worst_usage, usage_problem=problem), worst
 
     def _batch_answer(self, call: _Call, result: BatchResult) -> tuple[ChatResponse, float | None]:
