@@ -8,6 +8,7 @@ what the runs stored), it returns `Section`s of `Table`s and `Chart`s, plain val
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -59,9 +60,17 @@ class Table:
         self.rows.append(cells)
 
 
+SLUG_CHARS = 120
+"""The longest slug: a file name holds 255 bytes, and the output folders' clash suffix adds up to 65 more."""
+
+
 def slug(name: str) -> str:
-    """A file-system-safe name for a model or strategy label (`openai:gpt-4o` -> `openai_gpt-4o`)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "_"
+    """A file-system-safe name for a model or strategy label (`openai:gpt-4o` -> `openai_gpt-4o`); a longer one than
+    `SLUG_CHARS` is cut, keeping its distinctness in a digest of the whole label."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "_"
+    if len(safe) <= SLUG_CHARS:
+        return safe
+    return f"{safe[:SLUG_CHARS - 17]}-{hashlib.sha256(name.encode()).hexdigest()[:16]}"
 
 
 def group_columns(with_run: bool) -> tuple[Column, ...]:

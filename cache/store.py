@@ -28,6 +28,7 @@ from diskcache.core import MODE_BINARY, MODE_RAW
 
 from cache import compact
 from cache.keys import KEY_SCHEME, digest
+from cache.read_only import ReadOnlyDiskCache, connect_immutable, writable
 from errors import DataError
 from providers.interface import ChatResponse, Usage
 
@@ -120,6 +121,21 @@ class CacheDamaged(DataError):
     """The cache's database cannot be read (a truncated or overwritten file)."""
 
 
+class CacheUnavailable(DataError):
+    """The cache's database cannot be used now (locked by another process past diskcache's 60 s wait, a full disk,
+    an I/O error): nothing was changed in it."""
+
+
+_CORRUPTION = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+
+
+def corrupt(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file itself is bad (malformed pages, not a database), not that it cannot be used now
+    (locked, full, an I/O error, read-only), which another try or more space cures."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in _CORRUPTION
+
+
 @dataclass(frozen=True, slots=True)
 class BadEntry:
     """An entry `verify` found wrong: `unreadable` (not one of our entries, a value file missing or cut short) or
@@ -156,9 +172,15 @@ class CacheStore:
         self._chunks_written: set[int] = set()
         """Chunks this process stored: a prompt's next step re-sends most of them."""
         self._lock = threading.Lock()
+        self.read_only = not writable(self.directory) and (self.directory / DB_FILE).is_file()
+        """Opened from a directory that cannot be written: entries are read, nothing is stored."""
         try:
             self._cache, self._chunks, stored = self._open()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, OSError) as exc:  # OSError: a directory that cannot be made
+            if not isinstance(exc, sqlite3.DatabaseError) or not corrupt(exc):
+                raise CacheUnavailable(f"{self.directory / DB_FILE}: the cache cannot be used now ({exc}); it was "
+                                       "left as it is. Try again once the other process or the disk lets it, or "
+                                       "run with `cache = \"off\"`") from exc
             if not repair:
                 raise CacheDamaged(f"{self.directory / DB_FILE}: the cache database is damaged ({exc}); "
                                    "`tripbench cache verify --repair` moves it aside and starts a fresh one") from exc
@@ -176,6 +198,7 @@ class CacheStore:
                 "point --cache-dir elsewhere or delete the directory"
             )
         self._hits = self._misses = self._saved_microusd = 0
+        self._unavailable = False  # a lock or a full disk was said
         self.counting = True
         """Whether `get` counts hits and misses; a dry run turns it off, its probes are not uses of the cache."""
 
@@ -184,6 +207,15 @@ class CacheStore:
         (written now for a new cache)."""
         # No size-based eviction: diskcache would cull our counters with the entries; `prune()` is explicit. Nothing
         # expires either, so `cull_limit=0` spares every write diskcache's two culling queries.
+        if self.read_only:
+            cache = ReadOnlyDiskCache(self.directory, _BytesDisk)
+            log.warning("cache %s is read-only: calls are answered from it, new answers are not stored",
+                        self.directory)
+            try:
+                return cache, connect_immutable(self.directory / DB_FILE), cache.get(_META_SCHEME)
+            except sqlite3.DatabaseError:
+                cache.close()
+                raise
         cache = diskcache.Cache(str(self.directory), disk=_BytesDisk, eviction_policy="none", cull_limit=0)
         try:
             cache.add(_META_SCHEME, KEY_SCHEME.encode())
@@ -210,8 +242,16 @@ class CacheStore:
                 source.rename(moved.with_name(moved.name + suffix))
         return moved
 
-    def _fail(self, exc: BaseException) -> None:
-        """Stops using a cache found damaged while running, and says so once."""
+    def _fail(self, exc: sqlite3.Error) -> None:
+        """Stops using a cache found damaged while running, and says so once; an error that does not say the file is
+        bad (locked, full) only fails what was asked (a miss, entries not stored), said once."""
+        if not corrupt(exc):
+            if not self._unavailable:
+                self._unavailable = True
+                log.warning("cache %s cannot be used now (%s: %s): calls it cannot answer are misses, entries it "
+                            "cannot store are not stored; the cache is left as it is", self.directory,
+                            type(exc).__name__, exc)
+            return
         if self.damaged is None:
             self.damaged = f"{type(exc).__name__}: {exc}"
             log.warning("cache %s is damaged (%s): serving misses and storing nothing more for the rest of this run; "
@@ -304,7 +344,7 @@ class CacheStore:
         Entries are stored in the compact form (`cache.compact`), each chunk of their prompts once. Nothing is stored
         in a cache found damaged; damage found here stops further writes (said once).
         """
-        if self.damaged is not None:
+        if self.damaged is not None or self.read_only:
             return
         chunks: dict[int, bytes] = {}
 
@@ -421,7 +461,7 @@ class CacheStore:
         with self._lock:
             counts = ((_META_HITS, self._hits), (_META_MISSES, self._misses), (_META_SAVED, self._saved_microusd))
             self._hits = self._misses = self._saved_microusd = 0
-        if self.damaged is not None:
+        if self.damaged is not None or self.read_only:
             return
         try:
             for meta_key, delta in counts:

@@ -34,6 +34,7 @@ from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Us
 from providers.keys import key_digest
 from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire, json_or_none
 from providers.urls import Endpoint
+from providers.usage import UntrustedUsage, token_count, usage_object
 
 PATH = "/v1/messages"
 _ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_error": 402,
@@ -205,20 +206,28 @@ class AnthropicMessages:
         try:
             content = data["content"]
             stop_reason = data.get("stop_reason")
-            usage = data.get("usage") or {}
-            cache_read = int(usage.get("cache_read_input_tokens") or 0)
-            cache_write = int(usage.get("cache_creation_input_tokens") or 0)
             text = "".join(block["text"] for block in content if block.get("type") == "text")
-            # Usage.input_tokens counts every prompt token; Anthropic reports cache reads and writes apart.
-            tokens = Usage(input_tokens=int(usage.get("input_tokens") or 0) + cache_read + cache_write,
-                           cached_input_tokens=cache_read, output_tokens=int(usage.get("output_tokens") or 0))
+            tokens, problem = self._usage(data)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise ServerError(f"{self.provider}:{self.model}: response does not match the API schema "
                               f"({type(exc).__name__}: {exc})", **where) from exc
         if stop_reason == "refusal":
             raise BadRequest(f"{self.provider}:{self.model}: the model refused (stop_reason 'refusal')", **where)
         return ChatResponse(text=text, finish_reason=stop_reason, usage=tokens, latency_s=latency_s,
-                            request_id=request_id)
+                            request_id=request_id, usage_problem=problem)
+
+    @staticmethod
+    def _usage(data: Any) -> tuple[Usage, str | None]:
+        """The usage a reply reports, or zeros and what is wrong with it (`providers.usage`)."""
+        try:
+            usage = usage_object(data)
+            cache_read = token_count(usage, "cache_read_input_tokens", optional=True)
+            cache_write = token_count(usage, "cache_creation_input_tokens", optional=True)
+            # Usage.input_tokens counts every prompt token; Anthropic reports cache reads and writes apart.
+            return Usage(input_tokens=token_count(usage, "input_tokens") + cache_read + cache_write,
+                         cached_input_tokens=cache_read, output_tokens=token_count(usage, "output_tokens")), None
+        except UntrustedUsage as exc:
+            return Usage(), str(exc)
 
 
 def _total(counts: MessageBatchRequestCounts) -> int:

@@ -56,6 +56,9 @@ class ChatResponse:
     usage: Usage = field(default_factory=Usage)
     latency_s: float = 0.0
     request_id: str | None = None
+    usage_problem: str | None = None
+    """What was wrong with the usage the provider reported (missing, malformed, impossible), which `usage` then does
+    not hold: the gateway charges such a call at its worst case. None: the usage was read as reported."""
 
 
 @runtime_checkable

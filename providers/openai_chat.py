@@ -24,6 +24,7 @@ from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Us
 from providers.keys import key_digest
 from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire, json_or_none
 from providers.urls import Endpoint, public_url
+from providers.usage import UntrustedUsage, token_count, usage_object
 
 PATH = "/chat/completions"
 BATCH_URL: Literal["/v1/chat/completions"] = "/v1/chat/completions"
@@ -240,11 +241,7 @@ class OpenAIChat:
             choice = data["choices"][0]
             text = choice["message"].get("content") or ""
             finish = choice.get("finish_reason")
-            usage = data.get("usage") or {}
-            details = usage.get("prompt_tokens_details") or {}
-            tokens = Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
-                           cached_input_tokens=int(details.get("cached_tokens") or 0),
-                           output_tokens=int(usage.get("completion_tokens") or 0))
+            tokens, problem = self._usage(data)
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
             raise ServerError(f"{self.provider}:{self.model}: response does not match the API schema "
                               f"({type(exc).__name__}: {exc})", **where) from exc
@@ -255,5 +252,20 @@ class OpenAIChat:
             raise BadRequest(f"{self.provider}:{self.model}: the completion was stopped by the content filter",
                              **where)
         return ChatResponse(text=text, finish_reason=finish, usage=tokens, latency_s=latency_s,
-                            request_id=request_id)
+                            request_id=request_id, usage_problem=problem)
+
+    @staticmethod
+    def _usage(data: Any) -> tuple[Usage, str | None]:
+        """The usage a reply reports, or zeros and what is wrong with it (`providers.usage`)."""
+        try:
+            usage = usage_object(data)
+            details = usage.get("prompt_tokens_details")
+            cached = token_count(details, "cached_tokens", optional=True) if isinstance(details, dict) else 0
+            tokens = Usage(input_tokens=token_count(usage, "prompt_tokens"), cached_input_tokens=cached,
+                           output_tokens=token_count(usage, "completion_tokens"))
+        except UntrustedUsage as exc:
+            return Usage(), str(exc)
+        if tokens.cached_input_tokens > tokens.input_tokens:
+            return Usage(), "usage.prompt_tokens_details.cached_tokens is more than usage.prompt_tokens"
+        return tokens, None
 

@@ -12,6 +12,7 @@ the bottleneck (perf/transports.py).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -79,8 +80,12 @@ class SdkTransport:
     The fields the method requires are passed by name and every other field travels in `extra_body`, so the JSON on
     the wire is the body as built, whatever the SDK version's signature; the raw answer is decoded here.
 
+    The client's `timeout` (the provider sets it from `request_timeout_s`) is, for httpx, a bound on each read: a
+    server dripping a byte now and then holds a call for ever. Here it is also the whole request's deadline, as
+    aiohttp's `total` is on the other transport.
+
     Args:
-        client: The SDK client (closed by `aclose`).
+        client: The SDK client (closed by `aclose`); its `timeout` is each request's deadline.
         create: Its `with_raw_response` method for the endpoint.
         required: The method's required parameters.
         sdk: The SDK module, whose exceptions are mapped.
@@ -90,6 +95,7 @@ class SdkTransport:
     def __init__(self, client: Any, create: Callable[..., Awaitable[Any]], required: tuple[str, ...],
                  sdk: ModuleType, wire: Wire) -> None:
         self._client = client
+        self._deadline_s = client.timeout if isinstance(client.timeout, int | float) else None
         self._create = create
         self._required = required
         self._sdk = sdk
@@ -100,9 +106,17 @@ class SdkTransport:
         arguments = {name: body[name] for name in self._required}
         if extra := {name: value for name, value in body.items() if name not in arguments}:
             arguments["extra_body"] = extra
-        with map_sdk_errors(self._sdk, provider=wire.provider, model=wire.model, secret=wire.secret,
-                            status_details=lambda exc: wire.error_details(json_or_none(exc.response.content))):
-            raw = await self._create(**arguments)
+        deadline = asyncio.timeout(self._deadline_s)
+        try:
+            async with deadline:
+                with map_sdk_errors(self._sdk, provider=wire.provider, model=wire.model, secret=wire.secret,
+                                    status_details=lambda exc: wire.error_details(json_or_none(exc.response.content))):
+                    raw = await self._create(**arguments)
+        except TimeoutError as exc:
+            if not deadline.expired():  # the SDK's own (mapped: a `ProviderTimeout` already)
+                raise
+            raise ProviderTimeout(f"{wire.provider}:{wire.model}: request timed out after {self._deadline_s} s",
+                                  provider=wire.provider, model=wire.model) from exc
         answer = raw.http_response  # read in full: the request was not streamed
         return decode(answer.content, wire, answer.headers.get(wire.request_id_header))
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 from reports.build import Report
 from reports.table import Kind, Table, show
 
+_ESCAPED = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", **{c: "\\" + c for c in "\\|`*_[]"}})
+"""Untrusted text (labels, model output) stays text: no HTML (`<script>`), no links, emphasis or code spans."""
+
 
 def _cell(text: str) -> str:
-    """Markdown table cells cannot hold a pipe or a line break."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Text as Markdown shows it literally, on one line (a table cell cannot hold a line break)."""
+    return text.translate(_ESCAPED).replace("\n", " ")
 
 
 def markdown_table(table: Table) -> str:
@@ -28,10 +31,10 @@ def markdown_table(table: Table) -> str:
 
 def render_markdown(report: Report) -> str:
     """The whole report; plots are referenced as `plots/<name>.png` (written by `write_report`)."""
-    parts = [f"# {report.title}"]
+    parts = [f"# {_cell(report.title)}"]
     for section in report.sections:
-        parts.append(f"## {section.title}")
-        parts += section.notes
+        parts.append(f"## {_cell(section.title)}")
+        parts += [_cell(note) for note in section.notes]
         parts += [markdown_table(table) for table in section.tables]
-        parts += [f"![{plot.title}](plots/{plot.name}.png)" for plot in section.plots]
+        parts += [f"![{_cell(plot.title)}](plots/{plot.name}.png)" for plot in section.plots]
     return "\n\n".join(parts) + "\n"

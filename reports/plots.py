@@ -10,13 +10,14 @@ through pyplot, so no global backend is chosen (a notebook's own backend is left
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from benchmarks.reporting import Chart, GroupedRates, Radar
 
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 DPI = 100
 LABEL_CHARS = 40
 """Axis labels are shortened to this many characters (model strings can be long; see `_short`)."""
@@ -63,6 +66,18 @@ def _shorts(labels: Sequence[str]) -> list[str]:
     return [_endpoint(label) if taken[brief] > 1 else brief for label, brief in zip(labels, short)]
 
 
+def _plain_text(draw: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Draws with every text as plain text: a label holding `$` (a model name, a strategy) is not mathtext, which
+    would fail on `$\\foo^{$` and kill the report."""
+    @functools.wraps(draw)
+    def plain(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return draw(*args, **kwargs)
+    return plain
+
+
 def _short(label: str) -> str:
     """A long label in at most `LABEL_CHARS` characters: its `_endpoint` form, then without its middle, so both the
     start (the model) and the end (the server, the strategy) stay."""
@@ -80,6 +95,7 @@ def _endpoint(label: str) -> str:
     return label if found is None else f"{found['name']}@{found['host']}{found['rest']}"
 
 
+@_plain_text
 def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, int]]]) -> Plot | None:
     """Horizontal bars, one per row label, split into the shares of its categories (e.g. how rollouts ended)."""
     rows = [(label, counts) for label, counts in rows if sum(counts.values())]
@@ -106,6 +122,7 @@ def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, in
     return _render(name, title, figure)
 
 
+@_plain_text
 def grouped_rates(name: str, title: str, labels: Sequence[str],
                   series: Sequence[tuple[str, Sequence[float | None]]]) -> Plot | None:
     """Grouped vertical bars: one group per label (e.g. a constraint), one bar per series (e.g. a level), in %."""
@@ -126,6 +143,7 @@ def grouped_rates(name: str, title: str, labels: Sequence[str],
     return _render(name, title, figure)
 
 
+@_plain_text
 def money(name: str, title: str, rows: Sequence[tuple[str, float, float]]) -> Plot | None:
     """Horizontal bars per row label: dollars spent, and dollars the cache saved beside them."""
     if not rows or not any(spent or saved for _, spent, saved in rows):

@@ -29,6 +29,8 @@ class Usage:
     batched_calls: int
     unpriced_calls: int
     """Calls sent to a model without a known price (counted as $0)."""
+    untrusted_calls: int
+    """Calls whose reply had no trustworthy usage (missing, malformed, impossible): charged at their worst case."""
     retries: int
     latency_p50_s: float | None
     latency_p95_s: float | None
@@ -56,6 +58,7 @@ def usage_of(group: Group) -> Usage:
         batch_saved_usd=sum(call.batch_saved_usd or 0.0 for call in calls),
         batched_calls=sum(call.batched for call in calls),
         unpriced_calls=sum(call.cost_usd is None and not call.hit for call in calls),
+        untrusted_calls=sum(call.usage_problem is not None for call in calls),
         retries=sum(call.retries for call in calls),
         latency_p50_s=percentile(sent, 0.50),
         latency_p95_s=percentile(sent, 0.95),
@@ -79,10 +82,11 @@ def cost_table(groups: Sequence[Group], *, with_run: bool) -> Table:
         Column("saved by cache", Kind.USD), Column("saved by batch", Kind.USD), Column("retries", Kind.INT),
         Column("latency p50", Kind.SECONDS),
         Column("latency p95", Kind.SECONDS), Column("cut by cap", Kind.INT)))
-    unpriced = 0
+    unpriced = untrusted = 0
     for g in groups:
         u = usage_of(g)
         unpriced += u.unpriced_calls
+        untrusted += u.untrusted_calls
         table.add(*g.cells(with_run), u.rollouts, u.calls, u.hit_rate,
                   u.input_tokens, u.cached_input_tokens, u.output_tokens, u.spent_usd, u.saved_usd,
                   u.batch_saved_usd if u.batched_calls else None, u.retries,
@@ -92,6 +96,9 @@ def cost_table(groups: Sequence[Group], *, with_run: bool) -> Table:
                   "provider's batch API saved against the online price (blank: none was).")
     if unpriced:
         table.note += f" {unpriced} call(s) went to a model without a known price and count as $0."
+    if untrusted:
+        table.note += (f" {untrusted} call(s) had no trustworthy usage (missing, malformed or impossible): their "
+                       "tokens and cost are their worst case.")
     return table
 
 

@@ -40,6 +40,7 @@ from typing import Any
 from providers.batching import BatchModel, BatchResult, BatchUnreadable, unbilled
 from providers.errors import BadRequest, ContextTooLong, PermanentError, ProviderError, ServerError
 from providers.interface import ChatRequest, ChatResponse
+from runner.budget import impossible
 from runner.store import ResultsStore, StoredBatch
 
 log = logging.getLogger(__name__)
@@ -357,10 +358,11 @@ class Batcher:
 
 def _cost_of(result: BatchResult, model: str, reserved: float, price: PriceOf) -> float:
     """What a request of an earlier session's batch cost: its answer's price; 0 for an error that cannot have been
-    billed; else (an unpriced answer, an error that may have been billed) the worst case reserved for it."""
+    billed; else (an unpriced answer, a usage missing or impossible, an error that may have been billed) the worst
+    case reserved for it."""
     if result.response is not None:
-        cost = price(model, result.response)
-        return reserved if cost is None else cost
+        cost = price(model, result.response)  # None too for a usage that cannot be believed
+        return reserved if cost is None or impossible(cost, reserved) else cost
     return 0.0 if result.error is None or unbilled(result.error) else reserved
 
 

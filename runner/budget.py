@@ -19,10 +19,26 @@ money billed across any number of crashes.
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass
 from typing import Protocol
 
 from providers.errors import BudgetExhausted
+
+IMPOSSIBLE_MULTIPLE = 10.0
+"""A call whose reported usage costs more than this multiple of its worst case (prompt estimate with margin, the
+output allowance) reports something impossible: it is charged at its worst case and flagged, like a call with no
+usage. Generous, so that a long answer to a request without `max_tokens` is still believed."""
+
+
+def impossible(cost_usd: float, worst_usd: float) -> bool:
+    """Whether a reported cost is far beyond the call's worst case (see `IMPOSSIBLE_MULTIPLE`)."""
+    return cost_usd > worst_usd * IMPOSSIBLE_MULTIPLE
+
+
+def _booked(actual_usd: float, worst_usd: float) -> float:
+    """A cost as the ledger books it: never below nothing, so a negative or NaN cost counts at its worst case."""
+    return actual_usd if 0.0 <= actual_usd < math.inf else worst_usd
 
 
 class Ledger(Protocol):
@@ -60,7 +76,7 @@ class SpendCap:
         self.cap_usd = cap_usd
         self.exhausted = False
         """Set when a reservation was refused with nothing else reserved: the cap is reached."""
-        self._spent = spent_usd
+        self._spent = max(0.0, spent_usd)  # a ledger an older tripbench let go negative is no headroom
         self._reserved = 0.0
         self._open = 0  # unsettled reservations: at 0, `_reserved` is reset so float residue never reads as a hold
         self._ledger = ledger
@@ -119,6 +135,7 @@ class SpendCap:
         """Release a reservation and record what the call really cost (0 for a call that failed unbilled)."""
         if reservation.settled:
             raise RuntimeError("reservation settled twice")
+        actual_usd = _booked(actual_usd, reservation.amount_usd)
         self._release(reservation, actual_usd)
         if self._ledger is not None and reservation.charge is not None:
             self._ledger.settle(reservation.charge, actual_usd)
@@ -133,6 +150,7 @@ class SpendCap:
     def settle_booked(self, charge: int, reserved_usd: float, actual_usd: float) -> None:
         """Settle a charge an earlier session left open, which `spent_usd` counted at its worst case
         (`reserved_usd`), at what the call cost: a batch request that session submitted and this one saw end."""
+        actual_usd = _booked(actual_usd, reserved_usd)
         self._spent += actual_usd - reserved_usd
         if self._ledger is not None:
             self._ledger.settle(charge, actual_usd)

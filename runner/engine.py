@@ -32,7 +32,7 @@ from providers.prices import nearest_priced, price_for
 from providers.registry import check_model, resolve_model
 from runner.batches import Batcher
 from runner.budget import SpendCap
-from runner.expand import RolloutKey, expand, select_tasks, split_name
+from runner.expand import RolloutKey, check_size, expand, select_tasks, split_name
 from runner.gateway import Gateway, Target
 from runner.ledger import StoreLedger, settle_left_open
 from runner.outputs import write_outputs
@@ -125,6 +125,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
     split: str | Path = spec.split if spec.split is not None else folder / (spec.queries or "")
     tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
     cache_dir = folder / spec.cache_dir if spec.cache_dir else default_home() / "cache"
+    check_size(spec, len(tasks), source)
     keys = expand(spec, tasks, benchmark.name)
     return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)
 
@@ -273,8 +274,11 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
     spec = prepared.spec
     store = await ResultsStore.open(run_dir, lock_fd)
     report = RunReport(run_dir, FAILED)
-    gateway = cache = tools = session = ledger = None
-    try:
+    # Whatever ends the run (an error, a store that cannot write at the end), everything opened is closed, newest
+    # first, each even if one before it failed: an unclosed store or cache would keep the process alive and the run
+    # directory locked.
+    async with contextlib.AsyncExitStack() as opened:
+        opened.push_async_callback(store.close)
         check_resume(await store.last_spec(), spec, str(prepared.spec_path), force)
         finished, again = await store.resume_plan()
         pending = [key for key in prepared.keys if key not in finished]
@@ -282,13 +286,20 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         report.rerun.update(again[key] for key in pending if key in again)
         session = await store.start_session(spec.public_dump(), str(prepared.spec_path),
                                             version("tripbench"), planned_counts(prepared.keys))
+        opened.push_async_callback(lambda: store.end_session(session, report.outcome))
         await settle_left_open(store, prepared.cache_dir)  # calls a killed session had in flight
         ledger = StoreLedger(store, session)
+        opened.push_async_callback(ledger.aclose)
         spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd(), ledger=ledger)
         gateway, cache = build_gateway(prepared, spec.cache, spend_cap, store=store, session=session)
+        if cache is not None:
+            opened.callback(cache.close)
+        opened.push_async_callback(gateway.aclose)  # before the cache closes: it writes the entries still queued
         if gateway.batcher is not None:  # batches a killed session submitted: waited for, never sent again
             await gateway.batcher.resume(spend_cap.settle_booked, gateway.batch_cost, gateway.cached)
         tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
+        if (close := getattr(tools, "close", None)) is not None:
+            opened.callback(close)
         await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
         outcome = await _run_pending(prepared, pending, finished, store, session, gateway, spend_cap, tools,
                                      report, progress_console, show_progress, log_every_s, grace_s)
@@ -298,18 +309,6 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
                                 "answer and the batch was not found among the provider's (a Message Batch keeps no "
                                 "tag; a running one is told apart only by its size): they may be billed twice")
         report.outcome = outcome
-    finally:
-        if gateway is not None:
-            await gateway.aclose()
-        if ledger is not None:
-            await ledger.aclose()
-        if session is not None:
-            await store.end_session(session, report.outcome)
-        if cache is not None:
-            cache.close()
-        if tools is not None and (close := getattr(tools, "close", None)) is not None:
-            close()
-        await store.close()
     with load_run(run_dir) as results:
         files, notes = await asyncio.to_thread(
             write_outputs, results, prepared.benchmark, prepared.tasks, prepared.split, spec.samples)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.base import Task
 from errors import ConfigError
-from runner.spec import RunSpec
+from runner.spec import MAX_ROLLOUTS, RunSpec
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -48,6 +49,19 @@ def select_tasks(spec: RunSpec, tasks: Sequence[Task], source: str) -> list[Task
             raise ConfigError(source, "tasks", "ids present in the split", ", ".join(missing[:5]))
         chosen = [by_id[task_id] for task_id in spec.tasks]
     return chosen[: spec.limit] if spec.limit is not None else chosen
+
+
+def check_size(spec: RunSpec, tasks: int, source: str) -> None:
+    """Refuses a run of more than `MAX_ROLLOUTS` rollouts before they are expanded (each is a key in memory).
+
+    Raises:
+        ConfigError: naming the product that is too large.
+    """
+    sizes = {"tasks": tasks, "models": len(spec.models), "strategies": len(spec.strategies), "samples": spec.samples}
+    if math.prod(sizes.values()) > MAX_ROLLOUTS:
+        field = max(sizes, key=lambda name: sizes[name])
+        raise ConfigError(source, field, f"at most {MAX_ROLLOUTS:,} rollouts in a run (tasks x models x strategies "
+                          "x samples)", " x ".join(f"{n:,} {name}" for name, n in sizes.items()))
 
 
 def expand(spec: RunSpec, tasks: Sequence[Task], benchmark: str) -> list[RolloutKey]:

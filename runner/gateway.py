@@ -21,6 +21,7 @@ and a retry waiting out its backoff holds neither money nor a slot.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import math
 import time
@@ -38,7 +39,7 @@ from providers.registry import resolve_model
 from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
 from runner.batches import Batcher, Ticket
-from runner.budget import SpendCap
+from runner.budget import IMPOSSIBLE_MULTIPLE, SpendCap, impossible
 from runner.ratelimit import LimitKey, RateLimiter
 from runner.records import CallRecord
 from runner.retry import Retrier
@@ -150,6 +151,9 @@ class Gateway:
         self._targets: dict[str, Target] = {}
         self._in_flight: dict[str, asyncio.Future[tuple[ChatResponse, float | None, int]]] = {}
         self._unwritten: dict[str, CacheEntry] = {}
+        self._writer: asyncio.Task[None] | None = None
+        self._untrusted: set[str] = set()  # models whose untrusted usage was said
+        self._written: asyncio.Future[None]  # done once the entries now in `_unwritten` are written
 
     def target(self, model: str) -> Target:
         """The resolved target of a model string (resolved on first use, then reused)."""
@@ -166,7 +170,8 @@ class Gateway:
         for call in calls:
             call.cancel()
         await asyncio.gather(*calls, return_exceptions=True)
-        self._write_unwritten()
+        while self._writer is not None and not self._writer.done():  # the entries still queued
+            await self._writer
         for target in self._targets.values():
             if (close := getattr(target.model, "aclose", None)) is not None:
                 await close()
@@ -207,6 +212,7 @@ class Gateway:
             error=str(error) if error else None,
             batch_saved_usd=self._batch_saving(call, outcome),
             batched=call.batched,
+            usage_problem=outcome.response.usage_problem if outcome and not outcome.hit else None,
         ))
 
     def _batch_saving(self, call: _Call, outcome: _Outcome | None) -> float | None:
@@ -248,33 +254,43 @@ class Gateway:
     async def _call_and_store(self, call: _Call, fields: dict[str, Any]) -> tuple[ChatResponse, float | None, int]:
         assert call.key is not None and self._mode.writes  # only the modes that write make provider calls here
         response, cost = await self._paid(call)
-        self._write_soon(call.key, CacheEntry(fields, response, cost, time.time()))
+        await self._store(call.key, CacheEntry(fields, response, cost, time.time()))
         return response, cost, call.attempts - 1
 
-    def _write_soon(self, key: str, entry: CacheEntry) -> None:
-        """Queue an entry: all entries queued in one turn of the event loop are written in one transaction.
+    async def _store(self, key: str, entry: CacheEntry) -> None:
+        """Queues an entry for the cache writer (`_write`, started if idle); returns once it is written (or failed,
+        which the writer says): a caller gets its answer once a rerun would find it.
 
-        Inline on the loop, not in a thread: perf/gateway.py measured `to_thread` costing ~3 ms of CPU per call
-        under load (the worker and the loop thread fight over the GIL); one commit per turn instead of one per entry
-        saves ~30 us a call. The key stays in `_in_flight` until written, so an identical call meanwhile joins.
+        The key stays in `_in_flight` until then, so an identical call meanwhile joins the call already paid for: a
+        slow or locked cache delays answers, never pays a call twice.
         """
         if not self._unwritten:
-            asyncio.get_running_loop().call_soon(self._write_unwritten)
+            self._written = asyncio.get_running_loop().create_future()
+        written = self._written
         self._unwritten[key] = entry
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write(), name="cache-writer")
+        await asyncio.shield(written)
 
-    def _write_unwritten(self) -> None:
-        entries, self._unwritten = self._unwritten, {}
-        if not entries:
-            return
+    async def _write(self) -> None:
+        """Writes the queued entries in a thread, all those queued meanwhile in one transaction, until none is left.
+
+        In a thread, as the results store writes: a cache another process holds locked (diskcache waits up to 60 s)
+        or a slow disk stalls these writes, never the event loop and the calls on it. One transaction (and thread
+        hop) per batch, not per entry: perf/gateway.py measured `to_thread` at ~3 ms of CPU a hop under load.
+        """
         assert self._cache is not None
-        try:
-            self._cache.set_many(entries)
-        except Exception as exc:  # a loop callback has no caller to raise to; the responses are served and recorded
-            log.warning("cache %s: new entries not written: %d (%s: %s); those calls will be paid again",
-                        self._cache.directory, len(entries), type(exc).__name__, exc)
-        finally:
-            for key in entries:
-                self._in_flight.pop(key, None)
+        while self._unwritten:
+            entries, self._unwritten, written = self._unwritten, {}, self._written
+            try:
+                await asyncio.to_thread(self._cache.set_many, entries)
+            except Exception as exc:  # the responses are served and recorded; only the cache misses them
+                log.warning("cache %s: new entries not written: %d (%s: %s); those calls will be paid again",
+                            self._cache.directory, len(entries), type(exc).__name__, exc)
+            finally:
+                for key in entries:
+                    self._in_flight.pop(key, None)
+                written.set_result(None)
 
     def _forget_if_failed(self, key: str, task: asyncio.Future[Any]) -> None:
         """A failed call leaves the in-flight table at once (the next identical call tries again); a successful one
@@ -298,12 +314,11 @@ class Gateway:
         if self.batcher is not None and call.key is not None and (earlier := self.batcher.adopt(call.key)) is not None:
             call.batched = True  # an earlier session's batch holds this request (batched then, if not now)
             call.attempts += 1
-            return self._batch_answer(call, await earlier)  # its charge, an earlier session's, settles on its own
+            # its charge, an earlier session's, settles on its own (`runner.batches`)
+            return self._believed(call, *self._batch_answer(call, await earlier))
         batcher = self.batcher if self.batcher is not None and self.batcher.batches(request.model) else None
         call.batched = batcher is not None
-        worst_usage = Usage(input_tokens=math.ceil(call.prompt_tokens * PROMPT_MARGIN),
-                            output_tokens=call.output_allowance)
-        worst = self._cost(worst_usage, request.model, batch=call.batched)
+        worst = self._cost(self._worst_usage(call), request.model, batch=call.batched)
         name = call.target.name
         if worst is None and self.spend_cap.cap_usd is not None:
             raise ConfigError("run spec", f"models[{name!r}].prices",
@@ -332,8 +347,31 @@ class Gateway:
             else:
                 self.spend_cap.settle_unknown(reservation)
             raise
+        response, cost = self._believed(call, response, cost)
         self.spend_cap.settle(reservation, cost or 0.0)
         return response, cost
+
+    def _worst_usage(self, call: _Call) -> Usage:
+        """What an attempt may use at most: the prompt estimate with its margin, and the output allowance."""
+        return Usage(input_tokens=math.ceil(call.prompt_tokens * PROMPT_MARGIN), output_tokens=call.output_allowance)
+
+    def _believed(self, call: _Call, response: ChatResponse, cost: float | None) -> tuple[ChatResponse, float | None]:
+        """The answer as recorded and charged: a reply whose usage is missing, malformed or impossible (costing
+        far beyond the call's worst case) is charged, and records its usage, at the worst case, with what was wrong
+        in `usage_problem`; a believable one is unchanged."""
+        worst_usage = self._worst_usage(call)
+        worst = self._cost(worst_usage, call.request.model, batch=call.batched)
+        problem = response.usage_problem
+        if problem is None and cost is not None and worst is not None and impossible(cost, worst):
+            problem = (f"usage of {response.usage.input_tokens:,} input and {response.usage.output_tokens:,} output "
+                       f"tokens is far beyond the call's worst case")
+        if problem is None:
+            return response, cost
+        if call.target.name not in self._untrusted:  # said once per model: a lying server lies on every call
+            self._untrusted.add(call.target.name)
+            log.warning("%s: %s; such calls are charged at their worst case (`usage_problem` in the results)",
+                        call.target.name, problem)
+        return dataclasses.replace(response, usage=worst_usage, usage_problem=problem), worst
 
     def _batch_answer(self, call: _Call, result: BatchResult) -> tuple[ChatResponse, float | None]:
         """A batch result as a call's answer and its cost at the batch price; an error result is raised."""
@@ -354,7 +392,9 @@ class Gateway:
             except RateLimited as exc:
                 self._limiter.rate_limited(key, exc.retry_after)
                 raise
-            lease.reconcile(response.usage.input_tokens + response.usage.output_tokens)
+            if response.usage_problem is None:  # else the estimate stays: the reply's count is no count
+                used = response.usage.input_tokens + response.usage.output_tokens
+                lease.reconcile(min(used, math.ceil(lease.reserved_tokens * IMPOSSIBLE_MULTIPLE)))
         return response
 
     def _cost(self, usage: Usage, model: str, *, batch: bool = False) -> float | None:
@@ -368,8 +408,8 @@ class Gateway:
         return self._cache is not None and self._cache.peek(key) is not None
 
     def batch_cost(self, model: str, response: ChatResponse) -> float | None:
-        """What `response` cost through `model`'s batch API."""
-        return self._cost(response.usage, model, batch=True)
+        """What `response` cost through `model`'s batch API (None: unknown, or its usage cannot be believed)."""
+        return None if response.usage_problem else self._cost(response.usage, model, batch=True)
 
 
 def _describe(call: _Call) -> str:

@@ -172,3 +172,14 @@ def m003_batches(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX batch_live ON batch (id) WHERE state IN ('preparing', 'submitted')")
     conn.execute("ALTER TABLE llm_call ADD COLUMN batch_saved_usd REAL")
     conn.execute("ALTER TABLE llm_call ADD COLUMN batched INTEGER NOT NULL DEFAULT 0")
+
+
+@migration
+def m004_untrusted_usage(conn: sqlite3.Connection) -> None:
+    """What was wrong with a call's reported usage; and a ledger older versions let go below zero repaired: a charge
+    settled at a negative cost (a provider's negative usage, believed) counts at its worst case, as it is now."""
+    conn.execute("ALTER TABLE llm_call ADD COLUMN usage_problem TEXT")
+    conn.execute("UPDATE session SET spent_usd = spent_usd + coalesce((SELECT sum(c.reserved_usd - c.cost_usd) "
+                 "FROM charge c WHERE c.session = session.id AND c.cost_usd < 0), 0)")
+    conn.execute("UPDATE charge SET cost_usd = reserved_usd WHERE cost_usd < 0")
+    conn.execute("UPDATE session SET spent_usd = 0 WHERE spent_usd < 0")

@@ -31,6 +31,9 @@ class CallRecord:
     unpriced."""
     batched: bool = False
     """Sent through the provider's batch API (and priced at its batch rate)."""
+    usage_problem: str | None = None
+    """What was wrong with the usage the provider reported (missing, malformed, impossible): the call was charged,
+    and `usage` holds, its worst case. None: the reported usage was believed (or the call was a hit)."""
 
 
 @dataclass(slots=True)

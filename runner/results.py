@@ -105,6 +105,7 @@ class RunResults:
                          for row in self._query(f"SELECT id, {ROLLOUT_COLUMNS} FROM rollout ORDER BY id")]
         # A run last written before batches existed (read-only: not migrated) has no batch tables or column.
         self._has_batches = bool(self._query("SELECT 1 FROM sqlite_master WHERE name = 'batch'"))
+        self._call_columns = {row[1] for row in self._query("PRAGMA table_info(llm_call)")}
 
     def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """All rows of a query; a damaged file is a `UserError` naming it, not a traceback."""
@@ -130,7 +131,7 @@ class RunResults:
     @property
     def spent_usd(self) -> float:
         """Money booked: every settled call of every session (those of re-run or unfinished rollouts included)."""
-        return sum(session.spent_usd for session in self.sessions)
+        return sum(max(0.0, session.spent_usd) for session in self.sessions)  # never below nothing (m004)
 
     @property
     def reserved_usd(self) -> float:
@@ -163,13 +164,20 @@ class RunResults:
 
     def calls(self, rollout_id: int | None = None) -> list[StoredCall]:
         """LLM calls of one rollout, or of the whole run."""
-        columns = CALL_COLUMNS if self._has_batches else (CALL_COLUMNS.replace("batch_saved_usd", "NULL")
-                                                          .replace("batched", "0"))
+        columns = ", ".join(name if name in self._call_columns else _CALL_DEFAULTS[name]
+                            for name in CALL_COLUMNS.split(", "))
         query = f"SELECT {columns} FROM llm_call" + (" WHERE rollout_id = ?" if rollout_id is not None else "")
         rows = self._query(query + " ORDER BY rollout_id, idx", () if rollout_id is None else (rollout_id,))
         return [StoredCall(r[0], r[1], CallRecord(
             r[2], r[3], bool(r[4]), Usage(r[5], r[6], r[7]), cost_usd=r[8], saved_usd=r[9], latency_s=r[10],
-            retries=r[11], error_type=r[12], error=r[13], batch_saved_usd=r[14], batched=bool(r[15]))) for r in rows]
+            retries=r[11], error_type=r[12], error=r[13], batch_saved_usd=r[14], batched=bool(r[15]),
+            usage_problem=r[16])) for r in rows]
+
+    def untrusted_calls(self) -> int:
+        """Calls whose reply had no trustworthy usage (charged at their worst case, `CallRecord.usage_problem`)."""
+        if "usage_problem" not in self._call_columns:
+            return 0
+        return int(self._query("SELECT count(*) FROM llm_call WHERE usage_problem IS NOT NULL")[0][0])
 
     def evaluations(self, mode: str) -> dict[int, Evaluation]:
         """Stored evaluations of one evaluator mode, by rollout id."""
@@ -181,6 +189,10 @@ class RunResults:
                 Verdict(group, name, None if passed is None else bool(passed), message))
         rows = self._query("SELECT rollout_id, details FROM evaluation WHERE mode = ?", (mode,))
         return {rid: Evaluation(tuple(verdicts.get(rid, ())), orjson.loads(details)) for rid, details in rows}
+
+
+_CALL_DEFAULTS = {"batch_saved_usd": "NULL", "batched": "0", "usage_problem": "NULL"}
+"""What `calls` reads for the columns of `llm_call` that later migrations added, in a run written before them."""
 
 
 def _rollout(row: tuple[Any, ...]) -> StoredRollout:

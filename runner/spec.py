@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from cache.modes import CacheMode
 from errors import ConfigError
@@ -173,6 +174,14 @@ class RetrySpec(BaseModel):
         return RetryPolicy(**self.model_dump())
 
 
+MAX_SAMPLES = 10_000
+"""Samples per (task, model, strategy) at most: far past any use; 10^9 is refused before it fills memory."""
+MAX_DEPTH = 32
+"""How deep a spec's values may nest (a benchmark's options included): deeper is a spec bomb, not a setting."""
+MAX_ROLLOUTS = 10_000_000
+"""Rollouts of one run at most (tasks x models x strategies x samples), checked before they are expanded."""
+
+
 class RunSpec(BaseModel):
     """Everything that defines a run. Fields that change results are compared on resume (`result_fields`)."""
 
@@ -192,7 +201,7 @@ class RunSpec(BaseModel):
     """Models under test."""
     strategies: list[str] = Field(min_length=1)
     """Strategy names of the benchmark."""
-    samples: int = Field(default=1, ge=1)
+    samples: int = Field(default=1, ge=1, le=MAX_SAMPLES)
     """Rollouts per (task, model, strategy); each sample has its own cache entries."""
     sampling: Sampling = Sampling()
     """Default sampling parameters for every model."""
@@ -233,6 +242,14 @@ class RunSpec(BaseModel):
         if len(set(self.strategies)) != len(self.strategies):
             raise ValueError("distinct strategy names")
         return self
+
+    @field_validator("tasks")
+    @classmethod
+    def _distinct_tasks(cls, tasks: list[str] | None) -> list[str] | None:
+        if tasks is not None and len(set(tasks)) != len(tasks):
+            twice = next(task for task, n in Counter(tasks).items() if n > 1)
+            raise ValueError(f"distinct task ids ({twice!r} is given twice)")
+        return tasks
 
     def batched(self, model: ModelSpec) -> bool:
         """Whether `model`'s calls go through its provider's batch API."""
@@ -290,7 +307,24 @@ def load_spec(path: Path) -> RunSpec:
         raise ConfigError(str(path), "(file)", "a readable TOML file", exc.strerror) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), "(syntax)", f"valid TOML ({exc})") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables by recursion
+        raise ConfigError(str(path), "(syntax)", f"values nested at most {MAX_DEPTH} deep") from None
+    if (deep := too_deep(data)) is not None:
+        raise ConfigError(str(path), deep, f"values nested at most {MAX_DEPTH} deep")
     return parse_spec(data, str(path))
+
+
+def too_deep(data: dict[str, Any]) -> str | None:
+    """The path of the first value nested more than `MAX_DEPTH` deep, or None (walked without recursion)."""
+    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return where
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        stack.extend((item, f"{where}.{name}" if isinstance(name, str) and where else
+                      name if isinstance(name, str) else f"{where}[{name}]", depth + 1) for name, item in items)
+    return None
 
 
 def parse_spec(data: dict[str, Any], source: str) -> RunSpec:

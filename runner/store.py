@@ -17,7 +17,9 @@ Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
     llm_call    rollout_id, idx, model (provider string), cache_key, hit, input/cached_input/output tokens,
                 cost_usd (NULL: unknown price), saved_usd, latency_s, retries, error_type, error, batch_saved_usd,
                 batched
-                (what the batch API saved against online prices; NULL for a call not sent in a batch)
+                (what the batch API saved against online prices; NULL for a call not sent in a batch),
+                usage_problem (what was wrong with the usage the provider reported, which was then not believed:
+                the call is charged at its worst case, and its tokens are that worst case; NULL: believed)
     evaluation  rollout_id, mode, details (JSON)
     verdict     rollout_id, mode, idx (the evaluator's order), grp, name, passed (1 / 0 / NULL), message
     charge      one row per provider call the spend cap let through (write-ahead, `runner/ledger.py`): id, session,
@@ -98,7 +100,7 @@ ROLLOUT_COLUMNS = ("benchmark, split, task, model, strategy, sample, status, err
                    "n_steps, calls, cache_hits, retries, input_tokens, cached_input_tokens, output_tokens, cost_usd, "
                    "saved_usd, started_at, finished_at, session")
 CALL_COLUMNS = ("rollout_id, idx, model, cache_key, hit, input_tokens, cached_input_tokens, output_tokens, cost_usd, "
-                "saved_usd, latency_s, retries, error_type, error, batch_saved_usd, batched")
+                "saved_usd, latency_s, retries, error_type, error, batch_saved_usd, batched, usage_problem")
 
 
 def to_json(value: Any) -> str:
@@ -395,7 +397,7 @@ class ResultsStore:
         steps = [to_json(step) for step in result.steps]
         calls = [(i, c.model, c.cache_key, int(c.hit), c.usage.input_tokens, c.usage.cached_input_tokens,
                   c.usage.output_tokens, c.cost_usd, c.saved_usd, c.latency_s, c.retries, c.error_type, _text(c.error),
-                  c.batch_saved_usd, int(c.batched))
+                  c.batch_saved_usd, int(c.batched), c.usage_problem)
                  for i, c in enumerate(record.calls)]
 
         async def job(conn: aiosqlite.Connection) -> None:
@@ -423,6 +425,7 @@ class ResultsStore:
 
         async def job(conn: aiosqlite.Connection) -> list[int]:
             for charge, cost in settled:
+                cost = max(0.0, cost)  # never below nothing (`SpendCap` books a negative cost at its worst case)
                 cursor = await conn.execute("UPDATE charge SET cost_usd = ?, settled_at = ? "
                                             "WHERE id = ? AND cost_usd IS NULL", (cost, now, charge))
                 if cursor.rowcount:

@@ -107,6 +107,9 @@ def render_summary(results: RunResults, console: Console) -> None:
     if missing := without_result(results):
         counts = ", ".join(f"{status} {n}" for status, n in missing.most_common())
         console.print(f"{missing.total()} rollouts have no result of their own: {counts}")
+    if untrusted := results.untrusted_calls():
+        console.print(f"{untrusted} calls had no trustworthy usage (missing, malformed or impossible): charged at "
+                      "their worst case")
 
 
 def _others(g: GroupSummary) -> str:
@@ -149,6 +152,7 @@ def summary_json(results: RunResults) -> dict[str, Any]:
         "reserved_usd": results.reserved_usd,
         "max_cost": results.spec.get("max_cost"),
         "without_result": dict(without_result(results)),
+        "untrusted_usage_calls": results.untrusted_calls(),
         "batches": [{"id": b.provider_id, "model": b.model, "state": b.state, "requests": b.requests}
                     for b in results.batches()],
         "groups": [{"model": g.model, "strategy": g.strategy, "planned": g.planned, "done": g.done,

@@ -10,6 +10,7 @@ has paid, and the tally is what a provider's invoice would say.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ from providers.mock_server.config import MockConfig
 from providers.mock_server.faults import Fault
 from providers.mock_server.openai_chat import OpenAIChatWire
 from providers.mock_server.state import MOCK_STATE, MockState, ReceivedRequest, Refused, drop_connection
+from providers.mock_server.usage_lies import tell
 from providers.mock_server.wire import Wire
 
 MAX_BODY_BYTES = 256 * 1024 * 1024
@@ -48,15 +50,29 @@ def _answer(state: MockState, status: int, body: dict[str, Any], headers: dict[s
     return web.json_response(body, status=status, headers=headers)
 
 
-async def _inject(request: web.Request, state: MockState, wire: Wire, fault: Fault) -> web.Response:
+async def _inject(request: web.Request, state: MockState, wire: Wire, fault: Fault) -> web.StreamResponse:
     if fault.kind == "status":
         return _answer(state, fault.status, wire.error(fault.status, f"injected HTTP {fault.status}"),
                        _retry_headers(fault.retry_after_s))
     if fault.kind == "malformed":
         state.tally.statuses["200"] += 1
         return web.Response(body=MALFORMED_BODY, content_type="application/json")
+    if fault.kind == "drip":
+        return await _drip(request, state, fault.seconds)
     if fault.kind == "hang":
         await state.pause(fault.seconds)
+    return await drop_connection(request)
+
+
+async def _drip(request: web.Request, state: MockState, every_s: float) -> web.StreamResponse:
+    """A 200 whose body is JSON's leading whitespace, a byte every `every_s`, until `hang_s` or shutdown."""
+    state.tally.statuses["200"] += 1
+    response = web.StreamResponse(headers={"content-type": "application/json"})
+    await response.prepare(request)
+    deadline = time.monotonic() + state.config.faults.hang_s
+    while time.monotonic() < deadline and not state.closing.is_set():
+        await response.write(b" ")
+        await state.pause(every_s)
     return await drop_connection(request)
 
 
@@ -105,7 +121,7 @@ async def _chat(request: web.Request, wire: Wire) -> web.StreamResponse:
     served = tally.served
     await state.pause(state.latency_s())
     headers = {**admission.headers, wire.request_id_header: f"req_mock_{served}"}
-    return _answer(state, 200, wire.success(chat, completion, served), headers)
+    return _answer(state, 200, tell(wire.success(chat, completion, served), config.usage), headers)
 
 
 def _chat_handler(wire: Wire) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:

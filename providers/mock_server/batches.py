@@ -28,6 +28,7 @@ from providers.mock_server.anthropic_messages import AnthropicMessagesWire
 from providers.mock_server.batch_book import MockBatch, Outcome, RequestResult
 from providers.mock_server.openai_chat import OpenAIChatWire
 from providers.mock_server.state import MOCK_STATE, MockState, Refused, drop_connection
+from providers.mock_server.usage_lies import tell
 from providers.mock_server.wire import Wire
 
 _OPENAI, _ANTHROPIC = OpenAIChatWire(), AnthropicMessagesWire()
@@ -156,7 +157,8 @@ def _process(state: MockState, batch: MockBatch) -> None:
                 tally.batch_input_tokens += completion.input_tokens
                 tally.batch_cached_input_tokens += completion.cached_input_tokens
                 tally.batch_output_tokens += completion.output_tokens
-                result = RequestResult("succeeded", 200, wire.success(chat, completion, tally.batch_served))
+                result = RequestResult("succeeded", 200, tell(wire.success(chat, completion, tally.batch_served),
+                                                              state.config.usage))
         batch.results[custom_id] = result
         tally.batch_outcomes[result.outcome] += 1
     _end(state, batch)

@@ -23,6 +23,7 @@ Example `mock.toml`:
     expire_every = 50       # every 50th batch request expires
     lose_created_every = 10 # every 10th batch is created but the answer to its creation is lost
     cut_results_every = 3   # every 3rd read of a batch's results drops half-way through
+    # usage = "missing"     # replies lie about their usage (the tally bills the truth): see `usage_lies`
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from errors import ConfigError
 from errors.validation import config_error
+from providers.mock_server.usage_lies import UsageLie
 
 
 class _Strict(BaseModel):
@@ -127,6 +129,9 @@ class MockConfig(_Strict):
     batches: Batches = Batches()
     keep_requests: int = Field(default=10_000, ge=0)
     """How many received requests to keep for inspection (the newest)."""
+    usage: UsageLie = "honest"
+    """What successful replies (online and batch) report as usage: `honest`, or a lie (`missing`, `null`,
+    `negative`, `huge`, `overflow`, `fraction`, `text`; see `usage_lies`). The tally bills the true counts anyway."""
 
 
 def load_config(path: str | os.PathLike[str]) -> MockConfig:

@@ -9,7 +9,7 @@ from typing import Literal
 
 from providers.mock_server.config import Faults
 
-FaultKind = Literal["status", "malformed", "hang", "dropped", "delay"]
+FaultKind = Literal["status", "malformed", "hang", "dropped", "delay", "drip"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +22,7 @@ class Fault:
     retry_after_s: float | None = None
     """`status`: sent as Retry-After / retry-after-ms when set."""
     seconds: float = 0.0
-    """`delay` and `hang`: how long."""
+    """`delay` and `hang`: how long; `drip`: the pause between two bytes."""
 
 
 class FaultPlan:
@@ -59,6 +59,11 @@ class FaultPlan:
     def hang_next(self, times: int = 1) -> None:
         """Leave the next `times` requests unanswered (until `faults.hang_s` or server shutdown)."""
         self._script(Fault("hang", seconds=self.faults.hang_s), times)
+
+    def drip_next(self, every_s: float, times: int = 1) -> None:
+        """Answer the next `times` requests with a 200 whose body comes a byte every `every_s` seconds, never ending
+        (until `faults.hang_s` or server shutdown): a per-read timeout never fires on it, only a deadline does."""
+        self._script(Fault("drip", seconds=every_s), times)
 
     def drop_next(self, times: int = 1) -> None:
         """Close the connection of the next `times` requests without answering."""

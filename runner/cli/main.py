@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import click
@@ -50,9 +51,16 @@ def cli() -> None:
     use_refreshed(default_home())  # a table `tripbench prices update` wrote wins over the bundled snapshot
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
-    """Console entry point: user errors and unusable paths print one line, Ctrl-C exits 130; none shows a
+    """Console entry point: user errors and unusable paths print one line, Ctrl-C and SIGTERM exit 130; none shows a
     traceback."""
+    # SIGTERM is Ctrl-C from the first instant (a run replaces this with its graceful stop while rollouts run), not
+    # the end of the process by the signal, which a supervisor would read as a crash.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         sys.exit(cli.main(standalone_mode=False) or 0)
     except click.exceptions.Abort:

@@ -13,6 +13,7 @@ import click
 import orjson
 from rich.console import Console
 
+from benchmarks.base import BUDGET_EXHAUSTED
 from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import DEFAULT, get_benchmark
 from errors import ConfigError
@@ -221,7 +222,8 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
                       soft_wrap=True)
         ctx.exit(EXIT_INTERRUPTED)
     if report.outcome == BUDGET:
-        console.print(f"spend cap reached: {report.pending - report.ran} rollouts left; "
+        left = report.pending - report.ran + report.statuses[BUDGET_EXHAUSTED]  # not started, or cut by the cap
+        console.print(f"spend cap reached: {left} rollouts left; "
                       f"resume with a higher cap: {resume} --max-cost USD", soft_wrap=True)
         ctx.exit(EXIT_BUDGET)
     if report.outcome == FAILED:

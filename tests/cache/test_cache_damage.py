@@ -19,7 +19,7 @@ import diskcache
 import pytest
 
 from cache.keys import cache_key, key_fields
-from cache.store import DB_FILE, CacheDamaged, CacheEntry, CacheStore
+from cache.store import DB_FILE, CacheDamaged, CacheEntry, CacheStore, corrupt
 from providers.interface import ChatRequest, ChatResponse, Message, Usage
 
 IDENTITY = {"provider": "openai", "resolved_model": "gpt-4o-mini", "endpoint": None}
@@ -134,3 +134,23 @@ def test_damage_found_while_running_turns_the_cache_into_misses_said_once(tmp_pa
     assert sum(entry is None for entry in answers.values()) > 0
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 1 and "serving misses" in warnings[0] and str(tmp_path) in warnings[0]
+
+
+def sqlite_error(make: Callable[[], object]) -> sqlite3.Error:
+    with pytest.raises(sqlite3.Error) as caught:
+        make()
+    return caught.value
+
+
+def test_only_a_file_sqlite_calls_bad_is_damage_a_lock_is_not(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not a database at all" * 100)
+    not_a_database = sqlite_error(lambda: sqlite3.connect(garbage).execute("SELECT * FROM sqlite_master"))
+    holder = sqlite3.connect(tmp_path / "held.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    waiter = sqlite3.connect(tmp_path / "held.db", isolation_level=None, timeout=0)
+    locked = sqlite_error(lambda: waiter.execute("BEGIN IMMEDIATE"))
+    holder.close()
+    waiter.close()
+    assert corrupt(not_a_database) and not corrupt(locked)
+

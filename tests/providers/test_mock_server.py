@@ -191,7 +191,7 @@ def test_config_files_toml_and_json(tmp_path) -> None:
     ("m.toml", "rpm = 0\n", "m.toml: rpm: expected an integer > 0, got 0"),
     ("m.toml", "[faults]\nhang = 0.6\ndropped = 0.6\n", "faults: expected fault rates must add up to at most 1"),
     ("m.toml", "rmp = 5\n", "m.toml: rmp: expected one of the fields api_keys, batches, context_window, "
-                            "context_wording, faults, keep_requests, latency, models, reply, rpm, seed, tpm "
+                            "context_wording, faults, keep_requests, latency, models, reply, rpm, seed, tpm, usage "
                             "(did you mean rpm?)"),
     ("m.json", "{", "m.json: (file): expected valid JSON"),
     ("m.yaml", "rpm: 5", "expected a .toml or .json file"),

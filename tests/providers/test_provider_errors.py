@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
+import time
 
 import pytest
 
@@ -112,6 +114,16 @@ async def test_hang_is_a_timeout(api, mock_llm, provider_for) -> None:
     with pytest.raises(ProviderTimeout) as caught:
         await model.complete(chat())
     assert isinstance(caught.value, TimeoutError)  # callers catching the builtin still match
+
+
+@pytest.mark.parametrize("api", APIS)
+async def test_a_body_dripping_byte_by_byte_times_out_at_the_deadline(api, mock_llm, provider_for) -> None:
+    model = provider_for(api, mock_llm, timeout_s=1.0)
+    mock_llm.plan.drip_next(0.2)  # a byte every 0.2 s: no read ever waits a second
+    started = time.monotonic()
+    with pytest.raises(ProviderTimeout):
+        await asyncio.wait_for(model.complete(chat()), 10)  # a builtin TimeoutError here fails the test
+    assert time.monotonic() - started < 2.0  # the whole request's deadline, on both transports
 
 
 @pytest.mark.parametrize("api", APIS)

@@ -114,7 +114,7 @@ async def test_migrations_run_once_and_new_ones_apply_to_old_run_dirs(tmp_path: 
     await store.close()
     with sqlite3.connect(tmp_path / "results.sqlite") as conn:
         names = [row[0] for row in conn.execute("SELECT name FROM _migrations ORDER BY applied_at")]
-        assert names == ["m001_initial", "m002_charge", "m003_batches", "m999_rollout_note"]
+        assert names == ["m001_initial", "m002_charge", "m003_batches", "m004_untrusted_usage", "m999_rollout_note"]
         assert "note" in [row[1] for row in conn.execute("PRAGMA table_info(rollout)")]
     with load_run(tmp_path) as results:  # the reader names its columns: an added one shifts nothing
         assert [r.key for r in results.rollouts] == [KEY] and len(results.calls()) == 1

@@ -31,7 +31,8 @@ model = "openai-compatible:b@http://127.0.0.1:9/v1"
 @pytest.mark.parametrize(("edit", "message"), [
     (("[[models]]\nmodel = \"openai-compatible:b", "[[models]]\ntemperature = \"hot\"\nmodel = \"openai-compatible:b"),
      'run.toml: models[1].temperature: expected a number >= 0 and <= 2, got "hot"'),
-    (("split = \"train\"", "split = \"train\"\nsamples = 0"), "run.toml: samples: expected an integer >= 1, got 0"),
+    (("split = \"train\"", "split = \"train\"\nsamples = 0"),
+     "run.toml: samples: expected an integer >= 1 and <= 10000, got 0"),
     (("split = \"train\"", "split = \"train\"\nconcurency = 3"), "run.toml: concurency: expected one of the fields "),
     (("split = \"train\"", "split = \"train\"\ncache = \"sometimes\""),
      'run.toml: cache: expected one of "readwrite", "replay", "refresh", "off", got "sometimes"'),
@@ -95,7 +96,7 @@ def test_the_cli_prints_one_line_and_exits_2(tmp_path: Path) -> None:
     path.write_text(BASE.replace("split = \"train\"", "split = \"train\"\nsamples = -1"), encoding="utf-8")
     done = run_cli("run", str(path))
     assert done.returncode == 2
-    assert done.stderr.strip() == f"Error: {path}: samples: expected an integer >= 1, got -1"
+    assert done.stderr.strip() == f"Error: {path}: samples: expected an integer >= 1 and <= 10000, got -1"
 
 
 def test_expansion_is_stable_and_honours_subset_and_limit() -> None:

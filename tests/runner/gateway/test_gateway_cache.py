@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from cache.store import CacheEntry, CacheStore
 from providers.errors import BadRequest, ReplayMiss
 from providers.interface import ChatRequest, Message
 from providers.prices import Price
+from providers.tokens import count_prompt_tokens
 from runner.gateway import Gateway
 from runner.records import CallRecord
 from runner.retry import Retrier, RetryPolicy
@@ -186,3 +189,34 @@ def test_a_cache_mode_without_a_cache_is_refused(scripted: ScriptedProvider) -> 
     # Replay without a cache must not quietly become "call the provider".
     with pytest.raises(ValueError, match="replay"):
         Gateway(resolve=lambda _: scripted, mode=CacheMode.REPLAY)
+
+
+async def test_a_cache_locked_by_another_process_never_blocks_the_event_loop(
+        scripted: ScriptedProvider, store: CacheStore, records: list[CallRecord],
+        caplog: pytest.LogCaptureFixture) -> None:
+    count_prompt_tokens([("user", "loads the encoding, which takes a while the first time")])
+    loop = asyncio.get_running_loop()
+    loop.set_debug(True)
+    loop.slow_callback_duration = 0.25
+    caplog.set_level(logging.WARNING, logger="asyncio")
+    holder = sqlite3.connect(store.directory / "cache.db", isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")  # another process's write lock, released in a second
+    threading.Timer(1.0, holder.close).start()
+    beats = 0
+
+    async def heartbeat() -> None:
+        nonlocal beats
+        while True:
+            await asyncio.sleep(0.05)
+            beats += 1
+
+    beating = asyncio.create_task(heartbeat())
+    try:
+        answer = await gateway(scripted, store, records).complete(ask())
+    finally:
+        beating.cancel()
+        loop.set_debug(False)
+    assert beats >= 10  # the loop ran while the write waited for the lock
+    assert [r.getMessage() for r in caplog.records if " took " in r.getMessage()] == []
+    again = await gateway(scripted, store, records).complete(ask())
+    assert again == answer and len(scripted.calls) == 1  # written once the lock was gone

@@ -1,0 +1,39 @@
+"""Absurd specs are refused up front, with a message naming the field (exit 2): before they fill memory or time."""
+
+from __future__ import annotations
+
+import resource
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.runner.engine.engine_support import run_cli
+
+BOMBS = {
+    "options nested 500 deep": ("[options]\nx = " + "[" * 500 + "]" * 500 + "\n", "(syntax)"),
+    "options nested 40 deep": ("[options]\nx = " + "[" * 40 + "]" * 40 + "\n", "options.x[0]"),
+    "a billion samples": ("samples = 1_000_000_000\n", "samples"),
+    "a million duplicate task ids": ("tasks = [" + '"1", ' * 1_000_000 + "]\n", "tasks"),
+    "too many rollouts": ('strategies = ["scripted", "silent"]\nsamples = 10_000\n', "samples"),
+}
+
+
+@pytest.mark.parametrize("bomb", list(BOMBS))
+def test_a_spec_bomb_is_refused_naming_its_field(bomb: str, tmp_path: Path, toy_on_path) -> None:
+    text, field = BOMBS[bomb]
+    spec = tmp_path / "bomb.toml"
+    base = ('benchmark = "tests.runner.engine.toy_benchmark:ToyBenchmark"\nsplit = "train"\n'
+            '[[models]]\nmodel = "offline:oracle"\n')
+    head, _, tail = text.partition("[options]")
+    if "strategies" not in head:
+        head += 'strategies = ["scripted"]\n'
+    spec.write_text(head + base + ("[options]" + tail if tail else '[options]\ntasks = 1000\n'), encoding="utf-8")
+    started = time.monotonic()
+    done = run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"), "--dry-run")
+    seconds = time.monotonic() - started
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"\n{bomb}: exit {done.returncode} in {seconds:.1f} s, peak RSS of any CLI so far {peak_mb:.0f} MB: "
+          f"{done.stderr.strip()[:150]}")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f": {field}" in done.stderr and "Traceback" not in done.stderr
