@@ -53,7 +53,7 @@ async def test_the_llm_parser_sends_every_answer_to_its_model(travelplanner_data
 
 def test_a_capped_run_needs_a_price_for_the_parser_model_too(travelplanner_data: Path, travelplanner_index: Path,
                                                              tmp_path: Path) -> None:
-    path = spec(tmp_path, travelplanner_data, travelplanner_index, "llm:openai-compatible:x@http://127.0.0.1:9/v1",
+    path = spec(tmp_path, travelplanner_data, travelplanner_index, "llm:openai-compatible:x@http://models.example.com:9/v1",
                 extra="max_cost = 1.0")
-    with pytest.raises(ConfigError, match="also calls openai-compatible:x@http://127.0.0.1:9/v1"):
+    with pytest.raises(ConfigError, match="also calls openai-compatible:x@http://models.example.com:9/v1"):
         prepare(path)
