@@ -2,9 +2,10 @@
 
 Each line of PLANS.jsonl is one `FinalTravelPlan` object, {"query_uid": ..., "itinerary": {...}} (what a run's
 submission holds). The query is found by `query_uid` in the data folder's query files; as the official batch loop
-does, a uid with a "_schemeN" suffix (N = 1..3, a second plan for the same query) falls back to the bare uid. Every
-line is scored (the official loader keeps at most four plans of one uid, overwriting the last). A line that is not a
-JSON object, or whose query is unknown, is reported as an error result: nothing is dropped.
+does, a uid with "_schemeN" in it (N = 1..3, the official loader's name for a second plan of the same query) falls
+back to the uid without it (`_query`). Every line is scored (the official loader keeps at most four plans of one
+uid, overwriting the last). A line that is not a JSON object, or whose query is unknown, is reported as an error
+result: nothing is dropped.
 With `--json`, one result object per line (`evaluation.evaluate_plan`), else a table of the mean of each metric.
 """
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
@@ -30,8 +30,6 @@ from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from errors import DataError
 from sandbox_index.home import home_option
-
-_SCHEME = re.compile(r"_scheme[123]$")
 
 
 @click.command("evaluate")
@@ -64,9 +62,17 @@ def evaluate_command(plans: Path, mode: str, distance: str | None, data_dir: Pat
 
 
 def _query(queries: Mapping[str, Mapping[str, Any]], uid: Any) -> Mapping[str, Any] | None:
+    """The query of a plan's uid, looked up as the official batch loop does: the uid, then the uid with every
+    "_scheme1", then also every "_scheme2", then every "_scheme3" removed (anywhere in it)."""
     if not isinstance(uid, str):
         return None
-    return queries.get(uid) or queries.get(_SCHEME.sub("", uid))
+    query = queries.get(uid)
+    for number in (1, 2, 3):
+        if query:
+            break
+        uid = uid.replace(f"_scheme{number}", "")
+        query = queries.get(uid)
+    return query
 
 
 def _read_plans(path: Path) -> list[tuple[dict[str, Any] | None, str]]:

@@ -35,18 +35,23 @@ def test_json_results_per_plan(data_dir: Path, tmp_path: Path, monkeypatch: pyte
     plan["query_uid"] = "T0201"  # a staged query: 北京 -> 上海, so the plan's own Beijing sandbox differs
     second = {**plan, "query_uid": "T0201_scheme1"}
     unknown = {**plan, "query_uid": "T9999"}
-    path = write_plans(tmp_path, [json.dumps(p, ensure_ascii=False) for p in (plan, second, unknown)]
+    # the official loop strips "_scheme1", then "_scheme2", then "_scheme3", anywhere; "_scheme4" is never stripped
+    third, fifth = {**plan, "query_uid": "T0201_scheme1_scheme2"}, {**plan, "query_uid": "T0201_scheme4"}
+    path = write_plans(tmp_path, [json.dumps(p, ensure_ascii=False) for p in (plan, second, unknown, third, fifth)]
                        + ["not json", "[1, 2]"])
     done = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir))
     assert done.returncode == 0, done.stderr
     results = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [r["query_uid"] for r in results] == ["T0201", "T0201_scheme1", "T9999", None, None]
+    assert [r["query_uid"] for r in results] == ["T0201", "T0201_scheme1", "T9999", "T0201_scheme1_scheme2",
+                                                 "T0201_scheme4", None, None]
     assert {(r["mode"], r["distance"]) for r in results} == {("official", "offline")}
     assert results[0]["metrics"] == results[1]["metrics"]
     assert results[0]["metrics"]["space"] == {"RP": 0.0, "CSM": {}}
     assert results[2]["error"] == "no TravelEval query with uid 'T9999'"
-    assert results[3]["error"].startswith(f"{path}:4: not JSON")
-    assert results[4]["error"] == f"{path}:5: expected a FinalTravelPlan object, got list"
+    assert results[3]["metrics"] == results[0]["metrics"]
+    assert results[4]["error"] == "no TravelEval query with uid 'T0201_scheme4'"
+    assert results[5]["error"].startswith(f"{path}:6: not JSON")
+    assert results[6]["error"] == f"{path}:7: expected a FinalTravelPlan object, got list"
 
     corrected = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir),
                         "--mode", "corrected", "--distance", "offline")

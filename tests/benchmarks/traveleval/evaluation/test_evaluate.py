@@ -237,3 +237,83 @@ def test_hotel_and_people_checks(traveleval_sandbox: Sandbox) -> None:
     query["accommodations"] = {"preferences": [], "constraints": ["机器人服务"]}
     assert metrics(traveleval_sandbox, plan, query=query)["constraint"]["accommodation_satisfaction"] == 0
     assert HOTEL in json.dumps(plan, ensure_ascii=False)
+
+
+# Adversarial plans (a second, independent reading of the official code): odd clock texts, numbers as strings,
+# missing sections. Each expectation is what the official functions compute on them, worked out by hand.
+
+def test_a_visit_starting_at_24_00(traveleval_sandbox: Sandbox) -> None:
+    plan = plans.plan()
+    plan["itinerary"]["daily_plans"][0]["activities"][0]["start_time"] = "24:00"  # 故宫, still ending 15:30
+    found = metrics(traveleval_sandbox, plan)
+    # the official `H:MM` readers split on ":" and take int(): 24:00 is minute 1440, after 故宫's 17:00 closing
+    assert found["accuracy"]["opening_hours_violations"] == pytest.approx(1 / 3)
+    # start hour 24 > end hour 15: the duration wraps, (15 + 24 - 24) + 30/60 = 15.5 h; minute 1440 is in no
+    # time slot ([20:00, 24:00) excludes it), so K(time slot) = 1.0
+    palace = (15.5 - WAIT_HISTORIC * 1.0) / 15.5
+    assert found["time"]["average_tour_ratio"] == pytest.approx(
+        (palace + RATIOS["恭王府"] + RATIOS["八达岭长城"]) / 3)
+    day1 = palace * 15.5 / (21 - (6 + 17 / 60))  # the window is widened by end times only; 24:00 is a start
+    day2 = (RATIOS["恭王府"] * 2 + RATIOS["八达岭长城"] * 2) / (21.3 - 8.5)
+    assert found["time"]["daily_time_utilization"] == pytest.approx((day1 + day2) / 2)
+    assert found["utility"]["aqe"] == pytest.approx((4.9 * 15.5 + 4.8 * 2 + 4.9 * 2) / TRIP_HOURS)
+
+
+def test_a_one_digit_minute_reads_as_that_minute(traveleval_sandbox: Sandbox) -> None:
+    plan = plans.plan()
+    plan["itinerary"]["daily_plans"][1]["activities"][0]["start_time"] = "8:5"  # 恭王府 at 8:05, until 10:30
+    found = metrics(traveleval_sandbox, plan)
+    assert found["accuracy"]["opening_hours_violations"] == pytest.approx(1 / 3)  # before its 8:30 opening
+    hours = 2 + 25 / 60
+    prince = (hours - WAIT_HISTORIC * 0.85) / hours  # minute 485: the 08:00-10:00 slot
+    assert found["time"]["average_tour_ratio"] == pytest.approx(
+        (RATIOS["故宫博物院"] + prince + RATIOS["八达岭长城"]) / 3)
+    day1 = RATIOS["故宫博物院"] * 1.5 / (21 - (6 + 17 / 60))
+    day2 = (prince * hours + RATIOS["八达岭长城"] * 2) / (21.3 - (8 + 5 / 60))  # the day now starts at 8:05
+    assert found["time"]["daily_time_utilization"] == pytest.approx((day1 + day2) / 2)
+
+
+def test_numbers_as_strings_pass_where_float_reads_them(traveleval_sandbox: Sandbox) -> None:
+    base = metrics(traveleval_sandbox, plans.plan())
+    plan = plans.plan()
+    itinerary = plan["itinerary"]
+    itinerary["daily_plans"][0]["activities"][1]["cost"] = "300"  # the meal has no ticket price: float("300")
+    itinerary["daily_plans"][0]["activities"][0]["transportation_cost"] = "6"
+    itinerary["cost_breakdown"] = {key: str(value) for key, value in itinerary["cost_breakdown"].items()}
+    itinerary["summary"]["total_budget"] = "5000"
+    # the first leg's price is only multiplied; only the LAST leg's price is compared with transfer costs
+    itinerary["intercity_transport"]["transport_type"][0]["details"]["price"] = "615"
+    # a meal's clock times are only read by H:MM splits that ignore a third part
+    itinerary["daily_plans"][0]["activities"][1]["start_time"] = "18:00:00"
+    assert metrics(traveleval_sandbox, plan) == base
+
+
+@pytest.mark.parametrize(("edit", "error"), [
+    # the last leg's price is compared with each transfer cost: float < str
+    (lambda it: it["intercity_transport"]["transport_type"][1]["details"].update(price="662"), "accuracy: TypeError"),
+    # people_deviation subtracts the people count from the raw ticket_number
+    (lambda it: it["daily_plans"][0]["activities"][0]["details"].update(ticket_number="2"), "accuracy: TypeError"),
+    # the closest database train is found with strptime("%H:%M"), which refuses hour 24
+    (lambda it: it["intercity_transport"]["transport_type"][0].update(end_time="24:00"), "accuracy: ValueError"),
+    # accommodation_satisfaction compares the mean nights with total_days - 1
+    (lambda it: it["summary"].update(total_days="2"), "constraint: TypeError"),
+    (lambda it: it.pop("daily_plans"), "accuracy: KeyError"),  # extraction reads .get, the cost reads ["daily_plans"]
+    (lambda it: it["daily_plans"][0].pop("ending_point"), "time: AttributeError"),  # day 1's window needs its end
+    # an attraction's time slot unpacks start_time.split(":") into two ints (a meal's is never read that way)
+    (lambda it: it["daily_plans"][0]["activities"][0].update(start_time="14:00:00"), "constraint: ValueError"),
+])
+def test_odd_fields_fail_where_the_official_code_raises(traveleval_sandbox: Sandbox, edit: Any, error: str) -> None:
+    plan = plans.plan()
+    edit(plan["itinerary"])
+    assert error in score(traveleval_sandbox, plan)["error"]
+
+
+def test_one_located_place_gives_csm_percentiles_of_zero(traveleval_sandbox: Sandbox) -> None:
+    plan = plans.plan()
+    days = plan["itinerary"]["daily_plans"]
+    days[0]["activities"] = days[0]["activities"][:1]  # 故宫 alone; no distance is ever asked for
+    days[1]["activities"] = []
+    found = metrics(traveleval_sandbox, plan)["space"]
+    # official calculate_cross_day_misalignment: 故宫 has no same-day neighbour and no non-empty other day, so its
+    # value is 0.0; the percentiles of [0.0] are 0.0: {} only comes when a distance is missing or there is no day
+    assert found == {"RP": 0.0, "CSM": {"P90": 0.0, "P95": 0.0}}
