@@ -24,7 +24,7 @@ def test_a_spec_bomb_is_refused_naming_its_field(bomb: str, tmp_path: Path, toy_
     text, field = BOMBS[bomb]
     spec = tmp_path / "bomb.toml"
     base = ('benchmark = "tests.runner.engine.toy_benchmark:ToyBenchmark"\nsplit = "train"\n'
-            '[[models]]\nmodel = "offline:oracle"\n')
+            '[[models]]\nmodel = "openai-compatible:toy@http://127.0.0.1:9/v1"\n')
     head, _, tail = text.partition("[options]")
     if "strategies" not in head:
         head += 'strategies = ["scripted"]\n'
