@@ -37,10 +37,11 @@ from collections.abc import Callable, Coroutine, Mapping, Set
 from dataclasses import dataclass
 from typing import Any
 
-from providers.batching import BatchModel, BatchResult, BatchUnreadable, unbilled
+from providers.batching import BatchModel, BatchResult, BatchUnreadable
 from providers.errors import BadRequest, ContextTooLong, PermanentError, ProviderError, ServerError
 from providers.interface import ChatRequest, ChatResponse
 from runner.budget import impossible
+from runner.outcomes import may_be_billed
 from runner.store import ResultsStore, StoredBatch
 
 log = logging.getLogger(__name__)
@@ -363,7 +364,7 @@ def _cost_of(result: BatchResult, model: str, reserved: float, price: PriceOf) -
     if result.response is not None:
         cost = price(model, result.response)  # None too for a usage that cannot be believed
         return reserved if cost is None or impossible(cost, reserved) else cost
-    return 0.0 if result.error is None or unbilled(result.error) else reserved
+    return 0.0 if result.error is None or not may_be_billed(result.error) else reserved
 
 
 def _size_of(request: ChatRequest) -> int:

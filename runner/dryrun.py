@@ -32,10 +32,11 @@ from runner.budget import SpendCap
 from runner.engine import Prepared, bind_model, build_gateway
 from runner.expand import RolloutKey
 from runner.gateway import DEFAULT_OUTPUT_TOKENS
+from runner.outcomes import runs_again
 from runner.results import load_run
 from runner.rollout import run_rollout
 from runner.scheduler import Scheduler
-from runner.store import RESULTS_FILE, runs_again
+from runner.store import RESULTS_FILE
 
 DEFAULT_EXPECTED_CALLS = 10.0
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from cache import CacheEntry, CacheMode, CacheStore, digest, key_fields
 from errors import ConfigError
-from providers.batching import BatchResult, unbilled
+from providers.batching import BatchResult
 from providers.errors import BudgetExhausted, LLMError, ProviderError, RateLimited, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import Price, cost_at, price_for
@@ -40,6 +40,7 @@ from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
 from runner.batches import Batcher, Ticket
 from runner.budget import IMPOSSIBLE_MULTIPLE, SpendCap, impossible
+from runner.outcomes import may_be_billed
 from runner.ratelimit import LimitKey, RateLimiter
 from runner.records import CallRecord
 from runner.retry import Retrier
@@ -336,7 +337,7 @@ class Gateway:
                 response = await self._rate_limited(call)
                 cost = self._cost(response.usage, request.model)
         except ProviderError as exc:
-            if unbilled(exc) or (ticket is not None and not ticket.submitted):
+            if not may_be_billed(exc) or (ticket is not None and not ticket.submitted):
                 self.spend_cap.settle(reservation, 0.0)  # an error answer, or a request never sent or run: unbilled
             else:
                 self.spend_cap.settle_unknown(reservation)

@@ -12,8 +12,8 @@ from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, DELIVERED, PROVIDER_ERROR
 from reports.collect import collect_run
 from runner.dryrun import estimate
 from runner.engine import execute, prepare
+from runner.outcomes import runs_again
 from runner.results import load_run
-from runner.store import runs_again
 from tests.runner.engine.engine_support import CLI, reference
 from tests.runner.engine.toy_benchmark import ToyOptions
 
