@@ -81,8 +81,8 @@ def test_travelplanner_tools_and_evaluation_do_not_import_each_other_back() -> N
 
 def test_checker_catches_an_upward_import(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
-    probe.write_text("from runner.gateway import Gateway\nimport sandbox_index\n")
-    assert _imports(probe) == {"runner.gateway", "sandbox_index"}
+    probe.write_text("from runner.ladder.gateway import Gateway\nimport sandbox_index\n")
+    assert _imports(probe) == {"runner.ladder.gateway", "sandbox_index"}
 
 
 def test_errors_is_the_bottom_layer_and_nothing_imports_the_engine_from_below() -> None:

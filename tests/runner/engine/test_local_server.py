@@ -22,7 +22,7 @@ from cache.store import CacheStore
 from providers.interface import ChatRequest, Message
 from providers.openai_chat import OpenAIChat
 from providers.registry import resolve_model
-from runner.results import load_run
+from runner.store.results import load_run
 from tests.local_server import PACKAGES, LlamaServer, model_file
 from tests.runner.engine.engine_support import run_cli
 from tests.staged_data import require
@@ -136,7 +136,7 @@ def test_a_prompt_past_the_window_is_a_token_limit_sent_once_and_reported(overfl
     done = run_cli("report", str(overflow_run))
     assert done.returncode == 0, done.stderr
     markdown = (overflow_run / "report" / "report.md").read_text()
-    assert "| smol | direct | token_limit | the prompt no longer fits the context window | 2 | 100.0 |" in markdown
+    assert "| smol | direct | token\\_limit | the prompt no longer fits the context window | 2 | 100.0 |" in markdown
 
 
 async def test_a_url_without_a_model_name_takes_the_servers_only_model(llama_server: LlamaServer) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runner.records import CallRecord
+from runner.store.records import CallRecord
 from tests.runner.gateway.gateway_doubles import FakeClock, ScriptedProvider
 
 

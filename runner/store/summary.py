@@ -13,7 +13,7 @@ from rich.table import Table
 
 from benchmarks.base import CRASHED, DELIVERED
 from runner.outcomes import runs_again
-from runner.results import RunResults, SessionInfo
+from runner.store.results import RunResults, SessionInfo
 
 WIDE = 130
 """Console columns below which the summary is a few lines per (model, strategy) instead of a table (which wraps)."""

@@ -25,7 +25,7 @@ import orjson
 from benchmarks.base import Benchmark, Task
 from benchmarks.reporting import slug
 from runner.outcomes import RERUN_STATUSES
-from runner.results import RunResults, StoredRollout
+from runner.store.results import RunResults, StoredRollout
 
 OUTPUTS = "outputs"
 

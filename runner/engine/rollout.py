@@ -21,10 +21,10 @@ from benchmarks.base import RolloutResult, Strategy, Task
 from errors import UserError
 from providers.errors import AuthError, LLMError
 from providers.interface import ChatModel, ChatRequest, ChatResponse
-from runner.expand import RolloutKey
+from runner.engine.expand import RolloutKey
+from runner.engine.spec import Sampling
 from runner.outcomes import kind_of
-from runner.records import CallRecord, RolloutRecord
-from runner.spec import Sampling
+from runner.store.records import CallRecord, RolloutRecord
 
 
 @dataclasses.dataclass(slots=True)

@@ -23,9 +23,9 @@ from rich.table import Column
 from rich.text import Text
 
 from benchmarks.base import DELIVERED
-from runner.batches import BatchCounts
-from runner.budget import SpendCap
-from runner.records import CallRecord, RolloutRecord
+from runner.ladder.batches import BatchCounts
+from runner.ladder.budget import SpendCap
+from runner.store.records import CallRecord, RolloutRecord
 
 TOTAL = "total"
 ETA_AFTER = 10

@@ -40,9 +40,9 @@ from typing import Any
 from providers.batching import BatchModel, BatchResult, BatchUnreadable
 from providers.errors import BadRequest, ContextTooLong, PermanentError, ProviderError, ServerError
 from providers.interface import ChatRequest, ChatResponse
-from runner.budget import impossible
+from runner.ladder.budget import impossible
 from runner.outcomes import may_be_billed
-from runner.store import ResultsStore, StoredBatch
+from runner.store.writer import ResultsStore, StoredBatch
 
 log = logging.getLogger(__name__)
 

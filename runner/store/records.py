@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from benchmarks.base import RolloutResult
 from providers.interface import Usage
-from runner.expand import RolloutKey
+from runner.engine.expand import RolloutKey
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """The results store `RUN_DIR/results.sqlite`: one writer task during a run, read-only readers at any time.
 
-Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
+Schema (migrations in `runner/store/migrations.py`; JSON columns hold orjson text):
 
     session     one row per `tripbench run` invocation on the run dir (the first is the run's start)
                 id, spec (RunSpec JSON snapshot), spec_path, tool_version, pid (of the process running it),
@@ -22,9 +22,10 @@ Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
                 the call is charged at its worst case, and its tokens are that worst case; NULL: believed)
     evaluation  rollout_id, mode, details (JSON)
     verdict     rollout_id, mode, idx (the evaluator's order), grp, name, passed (1 / 0 / NULL), message
-    charge      one row per provider call the spend cap let through (write-ahead, `runner/ledger.py`): id, session,
-                model, cache_key, reserved_usd (its worst case), cost_usd (NULL while open), opened_at, settled_at
-    batch       one row per batch sent to a provider's batch API (`runner/batches.py`), written before it is
+    charge      one row per provider call the spend cap let through (write-ahead, `runner/ladder/ledger.py`): id,
+                session, model, cache_key, reserved_usd (its worst case), cost_usd (NULL while open), opened_at,
+                settled_at
+    batch       one row per batch sent to a provider's batch API (`runner/ladder/batches.py`), written before it is
                 submitted: id, session, model, tag (its name at the provider where the API keeps one), provider_id
                 (NULL until the provider answered the submission), state (preparing | submitted | ended |
                 abandoned), requests, created_at, submitted_at, ended_at
@@ -61,10 +62,10 @@ import orjson
 
 from benchmarks.base import Evaluation, Task
 from errors import UserError
-from runner.expand import RolloutKey
-from runner.migrations import migrate
+from runner.engine.expand import RolloutKey
 from runner.outcomes import runs_again
-from runner.records import RolloutRecord
+from runner.store.migrations import migrate
+from runner.store.records import RolloutRecord
 
 RESULTS_FILE = "results.sqlite"
 LOCK_FILE = "results.lock"

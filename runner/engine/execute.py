@@ -30,21 +30,21 @@ from errors import ConfigError, UserError
 from providers.batching import BatchModel
 from providers.prices import nearest_priced, price_for
 from providers.registry import check_model, resolve_model
-from runner.batches import Batcher
-from runner.budget import SpendCap
-from runner.expand import RolloutKey, check_size, expand, select_tasks, split_name
-from runner.gateway import Gateway, Target
-from runner.ledger import StoreLedger, settle_left_open
-from runner.outputs import write_outputs
-from runner.progress import LiveProgress, RunStats
-from runner.ratelimit import Limits, RateLimiter
-from runner.records import CallRecord
-from runner.results import load_run
-from runner.retry import Retrier
-from runner.rollout import RolloutModel, record_call, run_rollout
-from runner.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
-from runner.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
-from runner.store import LOCK_FILE, RESULTS_FILE, ResultsStore
+from runner.engine.expand import RolloutKey, check_size, expand, select_tasks, split_name
+from runner.engine.progress import LiveProgress, RunStats
+from runner.engine.rollout import RolloutModel, record_call, run_rollout
+from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
+from runner.engine.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
+from runner.ladder.batches import Batcher
+from runner.ladder.budget import SpendCap
+from runner.ladder.gateway import Gateway, Target
+from runner.ladder.ledger import StoreLedger, settle_left_open
+from runner.ladder.ratelimit import Limits, RateLimiter
+from runner.ladder.retry import Retrier
+from runner.store.outputs import write_outputs
+from runner.store.records import CallRecord
+from runner.store.results import load_run
+from runner.store.writer import LOCK_FILE, RESULTS_FILE, ResultsStore
 from sandbox_index import default_home
 
 FAILED = "failed"
@@ -137,7 +137,7 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     """The run's one gateway: every model resolved now (a missing key fails before anything is spent).
 
     `offline` (a dry run, whose gateway only reads the cache) resolves models without their API keys. With a
-    `store` and `session`, the calls of batch models go through their providers' batch APIs (`runner.batches`).
+    `store` and `session`, the calls of batch models go through their providers' batch APIs (`runner.ladder.batches`).
 
     Returns:
         The gateway and the cache store it uses (close it after the gateway), None for cache mode `off`.
@@ -263,7 +263,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
                   lock_fd: int | None = None) -> RunReport:
     """Runs every rollout of the spec not yet finished in `run_dir`, then evaluates and exports.
 
-    `lock_fd`: the run directory's lock, when the caller took it already (`runner.store.lock_run_dir`).
+    `lock_fd`: the run directory's lock, when the caller took it already (`runner.store.writer.lock_run_dir`).
 
     SIGINT / SIGTERM stop admission and give in-flight rollouts `grace_s` seconds; a second signal cancels them.
     `show_progress` draws live rows on `progress_console`; `log_every_s` prints a plain line there that often.

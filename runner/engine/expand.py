@@ -9,7 +9,7 @@ from pathlib import Path
 
 from benchmarks.base import Task
 from errors import ConfigError
-from runner.spec import MAX_ROLLOUTS, RunSpec
+from runner.engine.spec import MAX_ROLLOUTS, RunSpec
 
 
 @dataclass(frozen=True, slots=True, order=True)
