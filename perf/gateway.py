@@ -39,9 +39,9 @@ from providers.prices import Price
 from providers.registry import resolve_model
 from runner.engine.gc_tuning import tune_for_a_run
 from runner.ladder.budget import SpendCap
+from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway
 from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter
-from runner.store.records import CallRecord
 
 
 def _requests(model: str, size: int, tag: str) -> list[ChatRequest]:

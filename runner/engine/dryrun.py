@@ -29,12 +29,12 @@ from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import cost_usd
 from providers.tokens import count_prompt_tokens
 from runner.engine.execute import Prepared, bind_model, build_gateway
-from runner.engine.expand import RolloutKey
 from runner.engine.rollout import run_rollout
 from runner.engine.scheduler import Scheduler
 from runner.ladder.budget import SpendCap
 from runner.ladder.gateway import DEFAULT_OUTPUT_TOKENS
 from runner.outcomes import runs_again
+from runner.store.records import RolloutKey
 from runner.store.results import load_run
 from runner.store.writer import RESULTS_FILE
 

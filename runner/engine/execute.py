@@ -30,19 +30,20 @@ from errors import ConfigError, UserError
 from providers.batching import BatchModel
 from providers.prices import nearest_priced, price_for
 from providers.registry import check_model, resolve_model
-from runner.engine.expand import RolloutKey, check_size, expand, select_tasks, split_name
+from runner.engine.expand import check_size, expand, select_tasks, split_name
 from runner.engine.progress import LiveProgress, RunStats
 from runner.engine.rollout import RolloutModel, record_call, run_rollout
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
 from runner.engine.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
 from runner.ladder.batches import Batcher
 from runner.ladder.budget import SpendCap
+from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway, Target
-from runner.ladder.ledger import StoreLedger, settle_left_open
 from runner.ladder.ratelimit import Limits, RateLimiter
 from runner.ladder.retry import Retrier
+from runner.store.ledger import StoreLedger, settle_left_open
 from runner.store.outputs import write_outputs
-from runner.store.records import CallRecord
+from runner.store.records import RolloutKey
 from runner.store.results import load_run
 from runner.store.writer import LOCK_FILE, RESULTS_FILE, ResultsStore
 from sandbox_index import default_home

@@ -25,7 +25,8 @@ from rich.text import Text
 from benchmarks.base import DELIVERED
 from runner.ladder.batches import BatchCounts
 from runner.ladder.budget import SpendCap
-from runner.store.records import CallRecord, RolloutRecord
+from runner.ladder.calls import CallRecord
+from runner.store.records import RolloutRecord
 
 TOTAL = "total"
 ETA_AFTER = 10

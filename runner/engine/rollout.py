@@ -21,10 +21,10 @@ from benchmarks.base import RolloutResult, Strategy, Task
 from errors import UserError
 from providers.errors import AuthError, LLMError
 from providers.interface import ChatModel, ChatRequest, ChatResponse
-from runner.engine.expand import RolloutKey
 from runner.engine.spec import Sampling
+from runner.ladder.calls import CallRecord
 from runner.outcomes import kind_of
-from runner.store.records import CallRecord, RolloutRecord
+from runner.store.records import RolloutKey, RolloutRecord
 
 
 @dataclasses.dataclass(slots=True)

@@ -40,10 +40,10 @@ from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
 from runner.ladder.batches import Batcher, Ticket
 from runner.ladder.budget import IMPOSSIBLE_MULTIPLE, SpendCap, impossible
+from runner.ladder.calls import CallRecord
 from runner.ladder.ratelimit import LimitKey, RateLimiter
 from runner.ladder.retry import Retrier
 from runner.outcomes import may_be_billed
-from runner.store.records import CallRecord
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ import orjson
 from benchmarks.base import Evaluation, RolloutResult, Task, Verdict
 from errors import UserError
 from providers.interface import Usage
-from runner.engine.expand import RolloutKey
-from runner.store.records import CallRecord
+from runner.ladder.calls import CallRecord
+from runner.store.records import RolloutKey
 from runner.store.writer import CALL_COLUMNS, OPEN_USD, RESULTS_FILE, ROLLOUT_COLUMNS, damaged_message
 
 

@@ -22,7 +22,7 @@ Schema (migrations in `runner/store/migrations.py`; JSON columns hold orjson tex
                 the call is charged at its worst case, and its tokens are that worst case; NULL: believed)
     evaluation  rollout_id, mode, details (JSON)
     verdict     rollout_id, mode, idx (the evaluator's order), grp, name, passed (1 / 0 / NULL), message
-    charge      one row per provider call the spend cap let through (write-ahead, `runner/ladder/ledger.py`): id,
+    charge      one row per provider call the spend cap let through (write-ahead, `runner/store/ledger.py`): id,
                 session, model, cache_key, reserved_usd (its worst case), cost_usd (NULL while open), opened_at,
                 settled_at
     batch       one row per batch sent to a provider's batch API (`runner/ladder/batches.py`), written before it is
@@ -53,7 +53,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -62,10 +61,10 @@ import orjson
 
 from benchmarks.base import Evaluation, Task
 from errors import UserError
-from runner.engine.expand import RolloutKey
+from runner.ladder.batches import StoredBatch
 from runner.outcomes import runs_again
 from runner.store.migrations import migrate
-from runner.store.records import RolloutRecord
+from runner.store.records import RolloutKey, RolloutRecord
 
 RESULTS_FILE = "results.sqlite"
 LOCK_FILE = "results.lock"
@@ -110,21 +109,6 @@ def damaged_message(path: Path, exc: Exception) -> str:
         return f"{path}: SQLite could not use it ({exc})"
     return (f"{path} is damaged ({exc}): move it aside and run the spec again into a new run directory; the calls "
             "already paid for come back from the cache for free")
-
-
-@dataclass(frozen=True, slots=True)
-class StoredBatch:
-    """A batch an earlier session prepared or submitted that has not ended."""
-
-    id: int
-    model: str
-    tag: str
-    provider_id: str | None
-    """None: the session died between writing the batch and learning its id (it may or may not exist)."""
-    created_at: float
-    """When it was written, before its submission (Unix time)."""
-    requests: tuple[tuple[str, str, int | None, float | None], ...]
-    """(custom_id, cache key, charge, the charge's reserved USD while it is open, else None)."""
 
 
 class RunDirInUse(UserError):

@@ -10,11 +10,11 @@ from rich.console import Console
 
 from benchmarks.base import BUDGET_EXHAUSTED, DELIVERED, RolloutResult
 from providers.interface import Usage
-from runner.engine.expand import RolloutKey
 from runner.engine.progress import TOTAL, LiveProgress, RunStats
 from runner.ladder.batches import BatchCounts
 from runner.ladder.budget import SpendCap
-from runner.store.records import CallRecord, RolloutRecord
+from runner.ladder.calls import CallRecord
+from runner.store.records import RolloutKey, RolloutRecord
 
 
 def call(hit: bool, cost: float, retries: int = 0) -> CallRecord:

@@ -13,9 +13,9 @@ import pytest
 from benchmarks.base import BUDGET_EXHAUSTED, DELIVERED, Evaluation, RolloutResult, Task, Verdict
 from errors import UserError
 from providers.interface import Usage
-from runner.engine.expand import RolloutKey
+from runner.ladder.calls import CallRecord
 from runner.store import migrations
-from runner.store.records import CallRecord, RolloutRecord
+from runner.store.records import RolloutKey, RolloutRecord
 from runner.store.results import load_run
 from runner.store.writer import ResultsStore, RunDirInUse, StoreError
 

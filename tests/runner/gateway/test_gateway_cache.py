@@ -17,9 +17,9 @@ from providers.errors import BadRequest, ReplayMiss
 from providers.interface import ChatRequest, Message
 from providers.prices import Price
 from providers.tokens import count_prompt_tokens
+from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway
 from runner.ladder.retry import Retrier, RetryPolicy
-from runner.store.records import CallRecord
 from tests.runner.gateway.gateway_doubles import ScriptedProvider
 
 PRICES = {"fake:m": Price(input=1.0, output=2.0)}  # USD per million tokens

@@ -10,10 +10,10 @@ import pytest
 from cache.store import CacheStore
 from providers.errors import AuthError, BadRequest, ContextTooLong, ProviderTimeout, RateLimited, ServerError
 from providers.interface import ChatRequest, Message
+from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway
 from runner.ladder.ratelimit import Limits, RateLimiter
 from runner.ladder.retry import Retrier, RetryPolicy
-from runner.store.records import CallRecord
 from tests.runner.gateway.gateway_doubles import FakeClock, ScriptedProvider
 
 
