@@ -176,6 +176,21 @@ class Benchmark(Protocol):
         ...
 
 
+@runtime_checkable
+class Splits(Protocol):
+    """An optional part of a `Benchmark`: the split names it offers (a spec naming another is refused up front)."""
+
+    splits: Sequence[str]
+
+
+@runtime_checkable
+class Modes(Protocol):
+    """An optional part of a `Benchmark`: its evaluator modes, the first the default (without it: `official` only)."""
+
+    modes: Sequence[str]
+
+
+@runtime_checkable
 class ExpectedCalls(Protocol):
     """An optional part of a `Strategy`: the LLM calls one rollout makes, which `tripbench run --dry-run` assumes
     until the run has finished rollouts of the strategy to take a mean of (a spec's `expected_calls` wins over both)."""
@@ -186,6 +201,7 @@ class ExpectedCalls(Protocol):
         ...
 
 
+@runtime_checkable
 class ModelSettings(Protocol):
     """An optional part of a `Benchmark`: settings its strategies choose by model, as official code does."""
 
@@ -194,6 +210,7 @@ class ModelSettings(Protocol):
         ...
 
 
+@runtime_checkable
 class ExtraModels(Protocol):
     """An optional part of a `Benchmark`: models its strategies call besides the one under test (a plan parser's)."""
 

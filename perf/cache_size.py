@@ -23,7 +23,7 @@ import diskcache
 import orjson
 
 from cache import CacheStore
-from runner.engine import execute, prepare
+from runner.engine.execute import execute, prepare
 
 
 def disk_bytes(folder: Path) -> int:

@@ -43,8 +43,8 @@ from pydantic import BaseModel, ConfigDict
 from benchmarks.base import DELIVERED, Evaluation, RolloutResult, Task
 from providers.interface import ChatRequest, ChatResponse, Message, Usage
 from providers.registry import register_provider
-from runner.engine import execute, prepare
-from runner.gc_tuning import tune_for_a_run
+from runner.engine.execute import execute, prepare
+from runner.engine.gc_tuning import tune_for_a_run
 
 CALLS = 30
 

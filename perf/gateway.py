@@ -10,7 +10,7 @@ client's own costs. Five measurements in one run, same prompts, same concurrency
 - gateway, cache misses: as above, plus writing each response to a fresh disk cache;
 - gateway, cache hits: the last round's requests again, answered from the disk cache, timed one call at a time.
 
-The garbage collector is set as `tripbench run` sets it (runner/gc_tuning.py) for all five alike;
+The garbage collector is set as `tripbench run` sets it (runner/engine/gc_tuning.py) for all five alike;
 `--python-gc-defaults` measures them at Python's defaults instead.
 
     python perf/gateway.py                        # 2,000 calls
@@ -37,11 +37,11 @@ from providers.interface import ChatRequest, Message
 from providers.mock_server import serve
 from providers.prices import Price
 from providers.registry import resolve_model
-from runner.budget import SpendCap
-from runner.gateway import Gateway
-from runner.gc_tuning import tune_for_a_run
-from runner.ratelimit import LimitKey, Limits, RateLimiter
-from runner.records import CallRecord
+from runner.engine.gc_tuning import tune_for_a_run
+from runner.ladder.budget import SpendCap
+from runner.ladder.calls import CallRecord
+from runner.ladder.gateway import Gateway
+from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter
 
 
 def _requests(model: str, size: int, tag: str) -> list[ChatRequest]:
@@ -126,7 +126,7 @@ async def main(size: int, concurrency: int, rounds: int, tuned_gc: bool) -> None
     raw_wall, raw_cpu = best["raw openai SDK (baseline)"]
     print(f"{size:,} calls per path, best of {rounds} interleaved rounds, concurrency {concurrency}, "
           "mock server at zero latency on 127.0.0.1 (its CPU counts in every path alike), garbage collector "
-          + ("as `tripbench run` sets it (runner/gc_tuning.py)" if tuned_gc else "at Python's defaults"))
+          + ("as `tripbench run` sets it (runner/engine/gc_tuning.py)" if tuned_gc else "at Python's defaults"))
     print(f"{'path':34} {'calls/s':>9} {'vs raw':>7} {'CPU ms/call':>12} {'vs raw':>7}")
     for name, (wall, cpu) in best.items():
         print(f"{name:34} {size / wall:9,.0f} {raw_wall / wall:6.2f}x {cpu / size * 1e3:12.3f} {cpu / raw_cpu:6.2f}x")

@@ -20,10 +20,10 @@ import time
 from providers.interface import ChatRequest, ChatResponse, Message
 from providers.mock_server import MockConfig, serve
 from providers.registry import resolve_model
-from runner.gateway import Gateway, Target
-from runner.ratelimit import Limits, RateLimiter
-from runner.records import CallRecord
-from runner.retry import Retrier, RetryPolicy
+from runner.ladder.calls import CallRecord
+from runner.ladder.gateway import Gateway, Target
+from runner.ladder.ratelimit import Limits, RateLimiter
+from runner.ladder.retry import Retrier, RetryPolicy
 
 
 class _Stamped:

@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from providers.errors import LLMError, ProviderTimeout  # noqa: E402
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Message  # noqa: E402
 from providers.registry import resolve_model  # noqa: E402
-from runner.gateway import Gateway  # noqa: E402
-from runner.ratelimit import LimitKey, Limits, RateLimiter  # noqa: E402
-from runner.retry import Retrier, RetryPolicy  # noqa: E402
+from runner.ladder.gateway import Gateway  # noqa: E402
+from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter  # noqa: E402
+from runner.ladder.retry import Retrier, RetryPolicy  # noqa: E402
 from tests.local_server import PACKAGES, LlamaServer, model_file  # noqa: E402
 
 SETTINGS: tuple[int | str, ...] = (1, 4, 64, "auto")

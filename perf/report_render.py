@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from reports import build_report, write_report
-from runner.engine import execute, prepare
-from runner.results import load_run
+from runner.engine.execute import execute, prepare
+from runner.store.results import load_run
 from sandbox_index import build_travelplanner_index
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner"

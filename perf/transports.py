@@ -28,7 +28,7 @@ from engine_throughput import start_mock_server, timed_run, write_spec
 from providers.interface import ChatRequest, Message
 from providers.registry import resolve_model
 from providers.transport import TRANSPORTS
-from runner.gc_tuning import tune_for_a_run
+from runner.engine.gc_tuning import tune_for_a_run
 
 
 async def raw_calls(url: str, transport: str, calls: int, concurrency: int) -> tuple[float, float]:

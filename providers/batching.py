@@ -91,13 +91,6 @@ class BatchModel(Protocol):
     async def aclose(self) -> None: ...
 
 
-def unbilled(error: ProviderError) -> bool:
-    """Whether a failed request cannot have been billed: refused with an error status, or left unanswered by its
-    batch (expired, cancelled). Any other failure (a timeout, a dropped connection, an answer that did not parse, a
-    batch the provider will not report) may have been billed."""
-    return (error.status is not None and error.status >= 400) or isinstance(error, BatchRequestLost)
-
-
 def lost(custom_ids: Collection[str], found: Mapping[str, BatchResult], *, provider: str,
          model: str, why: str) -> dict[str, BatchResult]:
     """`found`, completed with a `BatchRequestLost` for each custom_id that has no result."""

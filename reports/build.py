@@ -67,7 +67,7 @@ def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[s
     sections = [_summary(reported)]
     for name, reference in benchmarks_of(reported).items():
         benchmark = load_benchmark(reference)
-        modes = getattr(benchmark, "modes", ("official",))
+        modes = benchmark.modes if isinstance(benchmark, base.Modes) else ("official",)
         if mode not in modes:
             raise UserError(f"benchmark {name} has no evaluator mode {mode!r} (expected {', '.join(modes)})")
         runs = [run for run in reported if any(g.benchmark == name for g in run.groups)]

@@ -1,6 +1,6 @@
 """What a report reads from run directories: rollouts grouped per (run, model, strategy, split, sample).
 
-Reports never call an LLM or an evaluator: everything comes from the results stores (`runner.results.load_run`),
+Reports never call an LLM or an evaluator: everything comes from the results stores (`runner.store.results.load_run`),
 including the verdicts the run's evaluator stored per mode. A group is one submission's worth of rollouts, the
 unit of the paper's Table 3 row.
 """
@@ -17,10 +17,10 @@ from typing import Any
 from benchmarks.base import Benchmark, Evaluation, Task
 from benchmarks.registry import get_benchmark
 from errors import UserError
-from runner.outputs import output_folders
-from runner.records import CallRecord
-from runner.results import StoredRollout, load_run
-from runner.summary import session_state
+from runner.ladder.calls import CallRecord
+from runner.store.outputs import output_folders
+from runner.store.results import StoredRollout, load_run
+from runner.store.summary import session_state
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +69,7 @@ class Group:
     planned: int
     """Tasks the run saw (one split or query file per run): what the rates divide by."""
     outputs: Path
-    """The folder the run writes this group's files to (`runner.outputs`)."""
+    """The folder the run writes this group's files to (`runner.store.outputs`)."""
     rollouts: list[RolloutView] = field(default_factory=list)
 
     @property

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from runner.cli.main import cli
-from runner.results import load_run
+from runner.store.results import load_run
 
 
 def _table(output: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""Architecture kept by a test: imports run downward (DESIGN.md), the engine never names a benchmark."""
+"""Architecture kept by a test: imports run downward (DESIGN.md), between packages and between `runner`'s rooms;
+the engine never names a benchmark."""
 
 from __future__ import annotations
 
@@ -52,6 +53,43 @@ def test_imports_run_downward() -> None:
 BENCHMARK_NAMES = ("travelplanner", "natural_plan", "natural-plan", "natural plan")
 
 
+# runner's rooms, bottom up: room -> rooms of `runner` it may import. The CLI (`runner.cli`) sits on top of them all.
+ROOMS = {
+    "runner.outcomes": set(),  # the failure policy every room reads
+    "runner.ladder": {"runner.outcomes"},  # one LLM call; its storage only through interfaces (Ledger, BatchBook)
+    "runner.store": {"runner.outcomes", "runner.ladder"},  # a run directory's files
+    "runner.engine": {"runner.outcomes", "runner.ladder", "runner.store"},  # running a run
+}
+
+
+def _room_of(name: str) -> str | None:
+    return next((room for room in (*ROOMS, "runner.cli") if name == room or name.startswith(room + ".")), None)
+
+
+def _room_violations() -> list[str]:
+    bad: list[str] = []
+    for room, allowed in ROOMS.items():
+        base = REPO / room.replace(".", "/")
+        paths = sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+        for path in paths:
+            for name in _imports(path):
+                target = _room_of(name)
+                if name.split(".")[0] == "reports" or (target not in (None, room) and target not in allowed):
+                    bad.append(f"{path.relative_to(REPO)} imports {name}")
+    return bad
+
+
+def test_runner_rooms_import_downward_and_only_the_cli_imports_reports() -> None:
+    """The ladder never reaches the run store (nor the engine); the store never the engine; nothing below the CLI
+    imports `reports`."""
+    assert _room_violations() == []
+
+
+def test_reports_read_runs_never_the_engine_or_the_cli() -> None:
+    names = {name for path in (REPO / "reports").rglob("*.py") for name in _imports(path)}
+    assert not {name for name in names if _room_of(name) in ("runner.engine", "runner.cli")}
+
+
 def test_engine_cli_and_reports_never_name_a_benchmark() -> None:
     """Benchmarks plug in through the registry (commands, data, demo, report sections); only the registry's
     default names one."""
@@ -81,8 +119,8 @@ def test_travelplanner_tools_and_evaluation_do_not_import_each_other_back() -> N
 
 def test_checker_catches_an_upward_import(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
-    probe.write_text("from runner.gateway import Gateway\nimport sandbox_index\n")
-    assert _imports(probe) == {"runner.gateway", "sandbox_index"}
+    probe.write_text("from runner.ladder.gateway import Gateway\nimport sandbox_index\n")
+    assert _imports(probe) == {"runner.ladder.gateway", "sandbox_index"}
 
 
 def test_errors_is_the_bottom_layer_and_nothing_imports_the_engine_from_below() -> None:

@@ -10,7 +10,7 @@ import click
 import pytest
 
 from runner.cli.main import cli
-from runner.spec import ModelSpec, RetrySpec, RunSpec, Sampling
+from runner.engine.spec import ModelSpec, RetrySpec, RunSpec, Sampling
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 

@@ -18,7 +18,7 @@ from cache import CacheStore, Explanation, default_cache_dir, explain, key_field
 from cache.store import DB_FILE, CacheDamaged
 from errors import UserError
 from providers.registry import resolve_model
-from runner.gateway import Target
+from runner.ladder.gateway import Target
 from sandbox_index import default_home
 
 VERIFY_LISTED = 20

@@ -30,7 +30,7 @@ from benchmarks.reporting import Table
 from providers.mock_server import MockConfig, RunningServer, serve
 from reports import build_report, write_report
 from reports.terminal import terminal_table
-from runner.engine import execute, prepare
+from runner.engine.execute import execute, prepare
 
 MOCK_REPLY = "benchmarks.offline:mock_reply"
 MOCK_PORT_FILE = "mock-server.port"

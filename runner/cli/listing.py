@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from benchmarks.base import Modes, Splits
 from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import available, get_benchmark
 from providers.prices import price_table
@@ -15,7 +16,8 @@ def list_command() -> None:
     for name in available():
         benchmark = get_benchmark(name)
         strategies = benchmark.strategies(benchmark.options_model())
-        known = (("splits", getattr(benchmark, "splits", ())), ("evaluator modes", getattr(benchmark, "modes", ())))
+        known = (("splits", benchmark.splits if isinstance(benchmark, Splits) else ()),
+                 ("evaluator modes", benchmark.modes if isinstance(benchmark, Modes) else ()))
         facts = [f"{what}: {', '.join(values)}" for what, values in known if values]
         click.echo(f"benchmark {name}")
         for fact in facts:

@@ -18,14 +18,14 @@ from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import DEFAULT, get_benchmark
 from errors import ConfigError
 from providers.prices import nearest_priced, price_for
-from runner.dryrun import estimate, render_estimate, render_settings, spent_before
-from runner.engine import FAILED, default_run_dir, execute, prepare
-from runner.gc_tuning import tune_for_a_run
-from runner.results import load_run
-from runner.scheduler import BUDGET, INTERRUPTED
-from runner.spec import load_spec, parse_options, parse_spec
-from runner.store import lock_run_dir
-from runner.summary import render_summary, summary_json, without_result
+from runner.engine.dryrun import estimate, render_estimate, render_settings, spent_before
+from runner.engine.execute import FAILED, default_run_dir, execute, prepare
+from runner.engine.gc_tuning import tune_for_a_run
+from runner.engine.scheduler import BUDGET, INTERRUPTED
+from runner.engine.spec import load_spec, parse_options, parse_spec
+from runner.store.results import load_run
+from runner.store.summary import render_summary, summary_json, without_result
+from runner.store.writer import lock_run_dir
 
 EXIT_FAILED = 1
 EXIT_BUDGET = 3

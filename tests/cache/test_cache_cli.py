@@ -15,7 +15,7 @@ from errors import DataError
 from providers.interface import ChatRequest, ChatResponse, Message, Usage
 from providers.registry import resolve_model
 from runner.cli.main import cli
-from runner.gateway import Target
+from runner.ladder.gateway import Target
 
 # An OpenAI-compatible server needs no key to resolve (nothing is sent by explain).
 MODEL = "openai-compatible:llama@http://127.0.0.1:9/v1"

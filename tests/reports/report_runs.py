@@ -6,7 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from runner.engine import execute, prepare
+from runner.engine.execute import execute, prepare
 
 
 def write_spec(folder: Path, name: str, *, queries: str, models: list[tuple[str, str]], strategies: list[str],

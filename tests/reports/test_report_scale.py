@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 
 from reports import build_report, write_report
-from runner.store import CALL_COLUMNS, ROLLOUT_COLUMNS
+from runner.store.writer import CALL_COLUMNS, ROLLOUT_COLUMNS
 
 COPIES = 134
 KEY = ("benchmark", "split", "task", "model", "strategy", "sample")

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from runner.cli.main import COMMANDS, cli
-from runner.results import load_run
+from runner.store.results import load_run
 from tests.runner.engine.engine_support import CLI, PROJECT_ROOT, run_cli
 
 NEAR_MISS = "openai:gpt-4o-mni"

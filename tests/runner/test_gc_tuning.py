@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from runner.gc_tuning import YOUNG_THRESHOLD, tune_for_a_run
+from runner.engine.gc_tuning import YOUNG_THRESHOLD, tune_for_a_run
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from pathlib import Path
 from benchmarks.base import DELIVERED
 from errors import UserError
 from providers.mock_server import RunningServer
-from runner.results import load_run
+from runner.store.results import load_run
 from tests.runner.engine.toy_benchmark import ToyBenchmark, ToyOptions, reference_result
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]

@@ -17,10 +17,10 @@ import pytest
 from errors import UserError
 from providers.mock_server import MockConfig, RunningServer
 from reports.build import build_report
-from runner.dryrun import estimate
-from runner.engine import RunReport, execute, prepare
-from runner.results import load_run
-from runner.scheduler import BUDGET, COMPLETED
+from runner.engine.dryrun import estimate
+from runner.engine.execute import RunReport, execute, prepare
+from runner.engine.scheduler import BUDGET, COMPLETED
+from runner.store.results import load_run
 from tests.runner.engine.engine_support import PRICE, billed_usd, reference, run_cli, start_run, stored
 from tests.runner.engine.toy_benchmark import ToyOptions
 

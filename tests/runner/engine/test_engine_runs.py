@@ -13,10 +13,10 @@ from benchmarks.base import BUDGET_EXHAUSTED, CALL_LIMIT, CRASHED, DELIVERED
 from cache import CacheStore
 from errors import UserError
 from providers.mock_server import MockConfig
-from runner.dryrun import estimate
-from runner.engine import execute, prepare
-from runner.results import load_run
-from runner.scheduler import BUDGET, COMPLETED
+from runner.engine.dryrun import estimate
+from runner.engine.execute import execute, prepare
+from runner.engine.scheduler import BUDGET, COMPLETED
+from runner.store.results import load_run
 from tests.runner.engine.engine_support import PRICE, billed_usd, reference, stored
 from tests.runner.engine.toy_benchmark import ToyOptions
 
@@ -198,7 +198,7 @@ async def test_a_rejected_key_ends_the_run_not_each_rollout(start_mock_llm, writ
 
 async def test_rollouts_are_scored_while_the_run_goes_on(start_mock_llm, write_spec, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from runner import engine
+    from runner.engine import execute as engine
 
     monkeypatch.setattr(engine, "EVALUATE_EVERY_S", 0.05)
     server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 0.02}))

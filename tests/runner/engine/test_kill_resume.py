@@ -10,8 +10,8 @@ import signal
 from pathlib import Path
 
 from providers.mock_server import MockConfig
-from runner.results import load_run
-from runner.summary import session_state
+from runner.store.results import load_run
+from runner.store.summary import session_state
 from tests.runner.engine.engine_support import reference, start_run, stored, until_rollouts_stored
 from tests.runner.engine.toy_benchmark import ToyOptions
 

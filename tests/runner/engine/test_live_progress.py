@@ -10,11 +10,11 @@ from rich.console import Console
 
 from benchmarks.base import BUDGET_EXHAUSTED, DELIVERED, RolloutResult
 from providers.interface import Usage
-from runner.batches import BatchCounts
-from runner.budget import SpendCap
-from runner.expand import RolloutKey
-from runner.progress import TOTAL, LiveProgress, RunStats
-from runner.records import CallRecord, RolloutRecord
+from runner.engine.progress import TOTAL, LiveProgress, RunStats
+from runner.ladder.batches import BatchCounts
+from runner.ladder.budget import SpendCap
+from runner.ladder.calls import CallRecord
+from runner.store.records import RolloutKey, RolloutRecord
 
 
 def call(hit: bool, cost: float, retries: int = 0) -> CallRecord:

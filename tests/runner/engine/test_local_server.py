@@ -22,7 +22,7 @@ from cache.store import CacheStore
 from providers.interface import ChatRequest, Message
 from providers.openai_chat import OpenAIChat
 from providers.registry import resolve_model
-from runner.results import load_run
+from runner.store.results import load_run
 from tests.local_server import PACKAGES, LlamaServer, model_file
 from tests.runner.engine.engine_support import run_cli
 from tests.staged_data import require

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from providers.keys import key_digest
-from runner.results import load_run
+from runner.store.results import load_run
 from tests.runner.engine.engine_support import run_cli
 
 PASSWORD = "CANARYPASS123"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from benchmarks.base import DELIVERED
 from reports.collect import collect_run
-from runner.engine import execute, prepare
-from runner.outputs import folder_names
+from runner.engine.execute import execute, prepare
+from runner.store.outputs import folder_names
 
 
 def test_folder_names_are_the_slugs_unless_two_clash() -> None:

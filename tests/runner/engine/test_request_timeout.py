@@ -12,10 +12,10 @@ from cache.modes import CacheMode
 from errors import ConfigError
 from providers.errors import ProviderTimeout
 from providers.interface import ChatRequest, Message
-from runner.budget import SpendCap
-from runner.engine import build_gateway, execute, prepare
-from runner.results import load_run
-from runner.spec import load_spec
+from runner.engine.execute import build_gateway, execute, prepare
+from runner.engine.spec import load_spec
+from runner.ladder.budget import SpendCap
+from runner.store.results import load_run
 
 TIMEOUT_S = 0.3
 

@@ -13,11 +13,11 @@ import pytest
 from benchmarks.base import BUDGET_EXHAUSTED, DELIVERED, Evaluation, RolloutResult, Task, Verdict
 from errors import UserError
 from providers.interface import Usage
-from runner import migrations
-from runner.expand import RolloutKey
-from runner.records import CallRecord, RolloutRecord
-from runner.results import load_run
-from runner.store import ResultsStore, RunDirInUse, StoreError
+from runner.ladder.calls import CallRecord
+from runner.store import migrations
+from runner.store.records import RolloutKey, RolloutRecord
+from runner.store.results import load_run
+from runner.store.writer import ResultsStore, RunDirInUse, StoreError
 
 KEY = RolloutKey("toy", "train", "7", "m", "scripted", 0)
 

@@ -10,10 +10,10 @@ import pytest
 
 from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, DELIVERED, PROVIDER_ERROR, TOKEN_LIMIT
 from reports.collect import collect_run
-from runner.dryrun import estimate
-from runner.engine import execute, prepare
-from runner.results import load_run
-from runner.store import runs_again
+from runner.engine.dryrun import estimate
+from runner.engine.execute import execute, prepare
+from runner.outcomes import runs_again
+from runner.store.results import load_run
 from tests.runner.engine.engine_support import CLI, reference
 from tests.runner.engine.toy_benchmark import ToyOptions
 

@@ -9,10 +9,10 @@ import pytest
 
 from benchmarks.base import DELIVERED, PROVIDER_ERROR
 from errors import ConfigError
-from runner.engine import execute, prepare
-from runner.results import load_run
-from runner.retry import RetryPolicy
-from runner.spec import RetrySpec, load_spec
+from runner.engine.execute import execute, prepare
+from runner.engine.spec import RetrySpec, load_spec
+from runner.ladder.retry import RetryPolicy
+from runner.store.results import load_run
 
 BASE = """benchmark = "tests.runner.engine.toy_benchmark:ToyBenchmark"
 split = "train"

@@ -10,9 +10,10 @@ from click.testing import CliRunner
 from errors import ConfigError, UserError
 from providers.prices import price_table
 from runner.cli.main import cli
-from runner.engine import execute, prepare
-from runner.expand import RolloutKey, expand, select_tasks
-from runner.spec import load_spec, parse_spec
+from runner.engine.execute import execute, prepare
+from runner.engine.expand import expand, select_tasks
+from runner.engine.spec import load_spec, parse_spec
+from runner.store.records import RolloutKey
 from tests.runner.engine.engine_support import TOY, run_cli
 from tests.runner.engine.toy_benchmark import ToyBenchmark, ToyOptions
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from runner.results import load_run
-from runner.summary import render_summary
+from runner.store.results import load_run
+from runner.store.summary import render_summary
 
 
 def tripbench(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:

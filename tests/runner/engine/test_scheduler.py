@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from runner.expand import RolloutKey
-from runner.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
+from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
+from runner.store.records import RolloutKey
 
 
 def keys(models: dict[str, int]) -> list[RolloutKey]:

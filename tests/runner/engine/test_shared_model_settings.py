@@ -11,9 +11,9 @@ import pytest
 from cache.modes import CacheMode
 from errors import ConfigError
 from providers.interface import ChatRequest, Message
-from runner.budget import SpendCap
-from runner.engine import build_gateway, prepare
-from runner.spec import CLIENT_FIELDS, load_spec
+from runner.engine.execute import build_gateway, prepare
+from runner.engine.spec import CLIENT_FIELDS, load_spec
+from runner.ladder.budget import SpendCap
 
 BASE = """benchmark = "tests.runner.engine.toy_benchmark:ToyBenchmark"
 split = "train"

@@ -14,7 +14,7 @@ import signal
 from pathlib import Path
 
 from providers.mock_server import MockConfig
-from runner.results import load_run
+from runner.store.results import load_run
 from tests.runner.engine.engine_support import PRICE, billed_usd, run_cli, start_run, until_rollouts_stored
 
 CAP = 15.0

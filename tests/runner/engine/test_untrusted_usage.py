@@ -16,7 +16,7 @@ import pytest
 
 from benchmarks.base import BUDGET_EXHAUSTED
 from providers.mock_server import MockConfig, RunningServer
-from runner.results import load_run
+from runner.store.results import load_run
 from tests.runner.engine.engine_support import PRICE, billed_usd, run_cli
 
 CAP = 1.5

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runner.records import CallRecord
+from runner.ladder.calls import CallRecord
 from tests.runner.gateway.gateway_doubles import FakeClock, ScriptedProvider
 
 

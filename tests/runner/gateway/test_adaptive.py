@@ -10,8 +10,8 @@ import heapq
 import pytest
 
 from providers.errors import BadRequest, ProviderTimeout, RateLimited, ServerError
-from runner.adaptive import SOLO_CALLS, AdaptiveLimit
-from runner.ratelimit import LimitKey, Limits, RateLimiter
+from runner.ladder.adaptive import SOLO_CALLS, AdaptiveLimit
+from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter
 from tests.runner.gateway.gateway_doubles import FakeClock
 
 ONE_AT_A_TIME = SOLO_CALLS + 1

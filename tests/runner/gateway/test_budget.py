@@ -13,10 +13,10 @@ from providers.errors import BudgetExhausted, ServerError
 from providers.interface import ChatRequest, Message
 from providers.prices import Price, cost_at
 from providers.tokens import count_prompt_tokens
-from runner.budget import SpendCap
-from runner.gateway import PROMPT_MARGIN, Gateway
-from runner.records import CallRecord
-from runner.retry import Retrier
+from runner.ladder.budget import SpendCap
+from runner.ladder.calls import CallRecord
+from runner.ladder.gateway import PROMPT_MARGIN, Gateway
+from runner.ladder.retry import Retrier
 from tests.runner.gateway.gateway_doubles import FakeClock, ScriptedProvider
 
 PRICES = {"fake:m": Price(input=3.0, output=15.0)}

@@ -17,9 +17,9 @@ from providers.errors import BadRequest, ReplayMiss
 from providers.interface import ChatRequest, Message
 from providers.prices import Price
 from providers.tokens import count_prompt_tokens
-from runner.gateway import Gateway
-from runner.records import CallRecord
-from runner.retry import Retrier, RetryPolicy
+from runner.ladder.calls import CallRecord
+from runner.ladder.gateway import Gateway
+from runner.ladder.retry import Retrier, RetryPolicy
 from tests.runner.gateway.gateway_doubles import ScriptedProvider
 
 PRICES = {"fake:m": Price(input=1.0, output=2.0)}  # USD per million tokens
@@ -177,7 +177,7 @@ async def test_an_entry_the_disk_refuses_is_a_warning_and_the_call_still_answers
         caplog: pytest.LogCaptureFixture) -> None:
     with BatchRecordingStore(tmp_path / "cache", fail=OSError(28, "No space left on device")) as store:
         gw = gateway(scripted, store, records)
-        with caplog.at_level(logging.WARNING, logger="runner.gateway"):
+        with caplog.at_level(logging.WARNING, logger="runner.ladder.gateway"):
             first = await gw.complete(ask())
             second = await gw.complete(ask())  # not stuck waiting on the entry that was never written
         assert first == second and len(scripted.calls) == 2 and store.stats().entries == 0

@@ -19,10 +19,10 @@ from providers.mock_server import Faults, MockConfig
 from providers.openai_chat import OpenAIChat
 from providers.prices import cost_usd
 from providers.registry import resolve_model
-from runner.gateway import Gateway, Target
-from runner.ratelimit import Limits, RateLimiter
-from runner.records import CallRecord
-from runner.retry import Retrier, RetryPolicy
+from runner.ladder.calls import CallRecord
+from runner.ladder.gateway import Gateway, Target
+from runner.ladder.ratelimit import Limits, RateLimiter
+from runner.ladder.retry import Retrier, RetryPolicy
 
 
 def model_of(server) -> str:  # type: ignore[no-untyped-def]

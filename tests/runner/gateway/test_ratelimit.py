@@ -8,8 +8,8 @@ import time
 import pytest
 
 from providers.openai_chat import OpenAIChat
-from runner.gateway import Target
-from runner.ratelimit import LimitKey, Limits, RateLimiter, TokenBucket
+from runner.ladder.gateway import Target
+from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter, TokenBucket
 from tests.runner.gateway.gateway_doubles import FakeClock
 
 KEY = LimitKey("openai", "gpt-4o-mini", "abc123")

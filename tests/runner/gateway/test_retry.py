@@ -10,10 +10,10 @@ import pytest
 from cache.store import CacheStore
 from providers.errors import AuthError, BadRequest, ContextTooLong, ProviderTimeout, RateLimited, ServerError
 from providers.interface import ChatRequest, Message
-from runner.gateway import Gateway
-from runner.ratelimit import Limits, RateLimiter
-from runner.records import CallRecord
-from runner.retry import Retrier, RetryPolicy
+from runner.ladder.calls import CallRecord
+from runner.ladder.gateway import Gateway
+from runner.ladder.ratelimit import Limits, RateLimiter
+from runner.ladder.retry import Retrier, RetryPolicy
 from tests.runner.gateway.gateway_doubles import FakeClock, ScriptedProvider
 
 

@@ -20,7 +20,7 @@ from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from benchmarks.traveleval.tools import run_tool
 from errors import DataError
-from runner.results import load_run
+from runner.store.results import load_run
 
 from .conftest import fenced, plan
 

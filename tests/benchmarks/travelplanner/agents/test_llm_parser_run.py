@@ -9,8 +9,8 @@ import pytest
 
 from errors import ConfigError
 from reports import build_report
-from runner.engine import execute, prepare
-from runner.results import load_run
+from runner.engine.execute import execute, prepare
+from runner.store.results import load_run
 
 
 def spec(folder: Path, data: Path, index: Path, parser: str, extra: str = "") -> Path:

@@ -12,8 +12,8 @@ import pytest
 
 from providers.mock_server import MockConfig
 from runner.cli.demo import MOCK_REPLY
-from runner.engine import execute, prepare
-from runner.results import load_run
+from runner.engine.execute import execute, prepare
+from runner.store.results import load_run
 from tests.benchmarks.travelplanner.offline.conftest import DemoWorld
 
 KEY_ENV = "TRIPBENCH_TEST_BATCH_KEY"

@@ -33,15 +33,15 @@ import itertools
 import logging
 import secrets
 import time
-from collections.abc import Callable, Coroutine, Mapping, Set
+from collections.abc import Callable, Coroutine, Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from providers.batching import BatchModel, BatchResult, BatchUnreadable, unbilled
+from providers.batching import BatchModel, BatchResult, BatchUnreadable
 from providers.errors import BadRequest, ContextTooLong, PermanentError, ProviderError, ServerError
 from providers.interface import ChatRequest, ChatResponse
-from runner.budget import impossible
-from runner.store import ResultsStore, StoredBatch
+from runner.ladder.budget import impossible
+from runner.outcomes import may_be_billed
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,43 @@ PriceOf = Callable[[str, ChatResponse], float | None]
 """`(model string, response) -> its cost at the batch price`."""
 Cached = Callable[[str], bool]
 """Whether the cache holds an answer under a key (a result of a batch already used)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredBatch:
+    """A batch an earlier session prepared or submitted that has not ended."""
+
+    id: int
+    model: str
+    tag: str
+    provider_id: str | None
+    """None: the session died between writing the batch and learning its id (it may or may not exist)."""
+    created_at: float
+    """When it was written, before its submission (Unix time)."""
+    requests: tuple[tuple[str, str, int | None, float | None], ...]
+    """(custom_id, cache key, charge, the charge's reserved USD while it is open, else None)."""
+
+
+class BatchBook(Protocol):
+    """Where the batcher records its batches durably (the run's results store), so a later session adopts them."""
+
+    async def prepare_batch(self, session: int, model: str, tag: str,
+                            requests: Sequence[tuple[str, str, int | None]]) -> int:
+        """Records a batch about to be submitted, with its requests ((custom_id, cache key, charge) each); returns
+        its id once committed: only then may it be sent."""
+        ...
+
+    async def batch_submitted(self, batch: int, provider_id: str) -> None:
+        """Records the provider's id of a submitted batch."""
+        ...
+
+    async def batch_ended(self, batch: int, state: str) -> None:
+        """Marks a batch `ended` (its results were read) or `abandoned` (it never reached the provider)."""
+        ...
+
+    async def live_batches(self) -> list[StoredBatch]:
+        """Batches of earlier sessions not known to have ended, oldest first, with their requests."""
+        ...
 
 
 @dataclass(slots=True)
@@ -111,7 +148,7 @@ class Batcher:
         poll_s: Seconds between two polls of a submitted batch.
     """
 
-    def __init__(self, store: ResultsStore, session: int, providers: Mapping[str, BatchModel], batched: Set[str], *,
+    def __init__(self, store: BatchBook, session: int, providers: Mapping[str, BatchModel], batched: Set[str], *,
                  size: int, flush_s: float, poll_s: float) -> None:
         self._store = store
         self._session = session
@@ -363,7 +400,7 @@ def _cost_of(result: BatchResult, model: str, reserved: float, price: PriceOf) -
     if result.response is not None:
         cost = price(model, result.response)  # None too for a usage that cannot be believed
         return reserved if cost is None or impossible(cost, reserved) else cost
-    return 0.0 if result.error is None or unbilled(result.error) else reserved
+    return 0.0 if result.error is None or not may_be_billed(result.error) else reserved
 
 
 def _size_of(request: ChatRequest) -> int:

@@ -13,13 +13,13 @@ import logging
 from pathlib import Path
 
 from cache import CacheStore
-from runner.store import ResultsStore
+from runner.store.writer import ResultsStore
 
 log = logging.getLogger(__name__)
 
 
 class StoreLedger:
-    """The `runner.budget.Ledger` of one session of a run.
+    """The `runner.ladder.budget.Ledger` of one session of a run.
 
     Args:
         store: The run's results store.

@@ -4,10 +4,10 @@ Per (provider, model, endpoint, API key) there is a request bucket and a token-w
 estimated tokens (the gateway counts the prompt with tiktoken's cl100k encoding and adds `max_tokens`) before it
 is sent, and the reservation is reconciled with the usage the provider reports. A 429 pauses the buckets for its
 Retry-After and empties them, so traffic ramps up again from zero instead of replaying a burst. Per-model and global
-concurrency caps bound how many calls are in flight; a model's cap may adapt to its server (`runner.adaptive`). The
-limiter's identity key holds a short sha256 of the API key, never the key itself (inspect_ai's `concurrency(name,
-key=...)` split), and the endpoint: two servers serving one model name with one placeholder key neither share a budget
-nor pause each other. `LimitKey.display` is what logs show and
+concurrency caps bound how many calls are in flight; a model's cap may adapt to its server
+(`runner.ladder.adaptive`). The limiter's identity key holds a short sha256 of the API key, never the key itself
+(inspect_ai's `concurrency(name, key=...)` split), and the endpoint: two servers serving one model name with one
+placeholder key neither share a budget nor pause each other. `LimitKey.display` is what logs show and
 what limits are looked up by.
 """
 
@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from runner.adaptive import AdaptiveLimit
+from runner.ladder.adaptive import AdaptiveLimit
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]

@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.base import CRASHED, DELIVERED
-from runner.results import RunResults, SessionInfo
-from runner.store import runs_again
+from runner.outcomes import runs_again
+from runner.store.results import RunResults, SessionInfo
 
 WIDE = 130
 """Console columns below which the summary is a few lines per (model, strategy) instead of a table (which wraps)."""
@@ -37,7 +37,7 @@ class GroupSummary:
 
     done: int = 0
     """Rollouts stored that a resumed run would not run again (not cut by the spend cap, not missed in replay mode,
-    not ended by an unavailable provider: see `runner.store.runs_again`)."""
+    not ended by an unavailable provider: see `runner.outcomes.runs_again`)."""
 
 
 def without_result(results: RunResults) -> Counter[str]:

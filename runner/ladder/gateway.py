@@ -5,12 +5,12 @@ sees a cache, a limiter or a provider. It is built as httpx's send ladder, one c
 
     complete          telemetry: one `CallRecord` per caller, success or error
     _from_cache       key, hit / replay miss, coalescing of identical in-flight calls, storing the response
-    _paid             bounded retries with backoff (runner.retry)
+    _paid             bounded retries with backoff (runner.ladder.retry)
     _within_budget    reserve the attempt's worst-case cost against the spend cap (waiting while other
                       reservations may free enough; booked durably before sending), settle with the real cost
-    _rate_limited     concurrency slot, RPM and TPM buckets, reconciliation, 429 feedback (runner.ratelimit)
+    _rate_limited     concurrency slot, RPM and TPM buckets, reconciliation, 429 feedback (runner.ladder.ratelimit)
     provider.complete
-      or, for a batch model, the call joins the model's open batch (runner.batches) and waits for its result,
+      or, for a batch model, the call joins the model's open batch (runner.ladder.batches) and waits for its result,
       reserved and priced at the batch rate; a request an earlier session submitted is waited for, not sent again
 
 The spend cap and rate limiting sit inside the retry loop, not around it: every attempt is a request the server
@@ -31,18 +31,19 @@ from typing import Any
 
 from cache import CacheEntry, CacheMode, CacheStore, digest, key_fields
 from errors import ConfigError
-from providers.batching import BatchResult, unbilled
+from providers.batching import BatchResult
 from providers.errors import BudgetExhausted, LLMError, ProviderError, RateLimited, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import Price, cost_at, price_for
 from providers.registry import resolve_model
 from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
-from runner.batches import Batcher, Ticket
-from runner.budget import IMPOSSIBLE_MULTIPLE, SpendCap, impossible
-from runner.ratelimit import LimitKey, RateLimiter
-from runner.records import CallRecord
-from runner.retry import Retrier
+from runner.ladder.batches import Batcher, Ticket
+from runner.ladder.budget import IMPOSSIBLE_MULTIPLE, SpendCap, impossible
+from runner.ladder.calls import CallRecord
+from runner.ladder.ratelimit import LimitKey, RateLimiter
+from runner.ladder.retry import Retrier
+from runner.outcomes import may_be_billed
 
 log = logging.getLogger(__name__)
 
@@ -314,7 +315,7 @@ class Gateway:
         if self.batcher is not None and call.key is not None and (earlier := self.batcher.adopt(call.key)) is not None:
             call.batched = True  # an earlier session's batch holds this request (batched then, if not now)
             call.attempts += 1
-            # its charge, an earlier session's, settles on its own (`runner.batches`)
+            # its charge, an earlier session's, settles on its own (`runner.ladder.batches`)
             return self._believed(call, *self._batch_answer(call, await earlier))
         batcher = self.batcher if self.batcher is not None and self.batcher.batches(request.model) else None
         call.batched = batcher is not None
@@ -336,7 +337,7 @@ class Gateway:
                 response = await self._rate_limited(call)
                 cost = self._cost(response.usage, request.model)
         except ProviderError as exc:
-            if unbilled(exc) or (ticket is not None and not ticket.submitted):
+            if not may_be_billed(exc) or (ticket is not None and not ticket.submitted):
                 self.spend_cap.settle(reservation, 0.0)  # an error answer, or a request never sent or run: unbilled
             else:
                 self.spend_cap.settle_unknown(reservation)

@@ -44,7 +44,7 @@ from errors.validation import config_error
 from providers.interface import DEFAULT_TIMEOUT_S
 from providers.prices import Price, nearest_priced, price_table
 from providers.urls import public_model, public_url
-from runner.retry import RetryPolicy
+from runner.ladder.retry import RetryPolicy
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
 
@@ -110,8 +110,8 @@ class ModelSpec(Sampling):
     """Tokens per minute (prompt estimate + max_tokens reserved before sending)."""
     concurrency: Annotated[int | Literal["auto"] | None, BeforeValidator(_concurrency)] = None
     """Rollouts of this model in flight at once; `"auto"`: its calls in flight, bounded by a limit that grows while the
-    server answers as fast and backs off when it is full (`runner.adaptive`). Unset: `"auto"` for `openai-compatible:`
-    servers, no per-model bound below the global one for the others."""
+    server answers as fast and backs off when it is full (`runner.ladder.adaptive`). Unset: `"auto"` for
+    `openai-compatible:` servers, no per-model bound below the global one for the others."""
     prices: Annotated[Price | None, BeforeValidator(_table_entry)] = None
     """Price override, or the name of a price table entry; required for models the table does not know when a spend
     cap is set."""
@@ -153,7 +153,8 @@ _RETRY = RetryPolicy()
 
 
 class RetrySpec(BaseModel):
-    """How hard a failed call (429, 5xx, timeout, dropped connection) is retried: `runner.retry.RetryPolicy`'s fields.
+    """How hard a failed call (429, 5xx, timeout, dropped connection) is retried: the fields of
+    `runner.ladder.retry.RetryPolicy`.
 
     Never in a cache key, and free to change on resume.
     """

@@ -22,29 +22,30 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
-from benchmarks.base import Benchmark, Strategy, Task
+from benchmarks.base import Benchmark, ExtraModels, Splits, Strategy, Task
 from benchmarks.registry import get_benchmark
 from cache.modes import CacheMode
-from cache.store import CacheStore
+from cache.store import CacheStore, default_cache_dir
 from errors import ConfigError, UserError
 from providers.batching import BatchModel
 from providers.prices import nearest_priced, price_for
 from providers.registry import check_model, resolve_model
-from runner.batches import Batcher
-from runner.budget import SpendCap
-from runner.expand import RolloutKey, check_size, expand, select_tasks, split_name
-from runner.gateway import Gateway, Target
-from runner.ledger import StoreLedger, settle_left_open
-from runner.outputs import write_outputs
-from runner.progress import LiveProgress, RunStats
-from runner.ratelimit import Limits, RateLimiter
-from runner.records import CallRecord
-from runner.results import load_run
-from runner.retry import Retrier
-from runner.rollout import RolloutModel, record_call, run_rollout
-from runner.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
-from runner.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
-from runner.store import LOCK_FILE, RESULTS_FILE, ResultsStore
+from runner.engine.expand import check_size, expand, select_tasks, split_name
+from runner.engine.progress import LiveProgress, RunStats
+from runner.engine.rollout import RolloutModel, record_call, run_rollout
+from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
+from runner.engine.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
+from runner.ladder.batches import Batcher
+from runner.ladder.budget import SpendCap
+from runner.ladder.calls import CallRecord
+from runner.ladder.gateway import Gateway, Target
+from runner.ladder.ratelimit import Limits, RateLimiter
+from runner.ladder.retry import Retrier
+from runner.store.ledger import StoreLedger, settle_left_open
+from runner.store.outputs import write_outputs
+from runner.store.records import RolloutKey
+from runner.store.results import load_run
+from runner.store.writer import LOCK_FILE, RESULTS_FILE, ResultsStore
 from sandbox_index import default_home
 
 FAILED = "failed"
@@ -100,7 +101,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
     folder = spec_path.absolute().parent  # relative paths in a spec are relative to its file, printed resolved
     benchmark = get_benchmark(spec.benchmark)
     options = parse_options(benchmark.options_model, spec.options, source, relative_to=folder)
-    splits = getattr(benchmark, "splits", None)  # benchmarks that name their splits are checked here, once for all
+    splits = benchmark.splits if isinstance(benchmark, Splits) else None  # checked here, once for all benchmarks
     if spec.split is not None and splits and spec.split not in splits:
         raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
     for model in spec.models:  # a misspelt provider or offline model fails before the run directory is touched
@@ -118,13 +119,13 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
                                   f"the price table does not know {model.model}"
                                   + (f" (did you mean {near}?)" if near else ""))
         prices = {model.model: model.prices for model in spec.models if model.prices}
-        for extra in getattr(benchmark, "extra_models", lambda _: [])(options):
+        for extra in benchmark.extra_models(options) if isinstance(benchmark, ExtraModels) else ():
             if price_for(extra, prices) is None:
                 raise ConfigError(source, "options", f"a model with a known price: max_cost is set and the benchmark "
                                   f"also calls {extra}, which the bundled price table does not know")
     split: str | Path = spec.split if spec.split is not None else folder / (spec.queries or "")
     tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
-    cache_dir = folder / spec.cache_dir if spec.cache_dir else default_home() / "cache"
+    cache_dir = folder / spec.cache_dir if spec.cache_dir else default_cache_dir(default_home())
     check_size(spec, len(tasks), source)
     keys = expand(spec, tasks, benchmark.name)
     return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)
@@ -137,7 +138,7 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     """The run's one gateway: every model resolved now (a missing key fails before anything is spent).
 
     `offline` (a dry run, whose gateway only reads the cache) resolves models without their API keys. With a
-    `store` and `session`, the calls of batch models go through their providers' batch APIs (`runner.batches`).
+    `store` and `session`, the calls of batch models go through their providers' batch APIs (`runner.ladder.batches`).
 
     Returns:
         The gateway and the cache store it uses (close it after the gateway), None for cache mode `off`.
@@ -200,8 +201,8 @@ def _batch_providers(prepared: Prepared, targets: dict[str, Target]) -> dict[str
 
 def extra_models(prepared: Prepared) -> list[str]:
     """Models the benchmark's strategies call besides those under test (`benchmarks.base.ExtraModels`)."""
-    declared = getattr(prepared.benchmark, "extra_models", None)
-    return list(declared(prepared.options)) if declared is not None else []
+    benchmark = prepared.benchmark
+    return list(benchmark.extra_models(prepared.options)) if isinstance(benchmark, ExtraModels) else []
 
 
 def _pool_size(spec: RunSpec, model: str) -> int:
@@ -263,7 +264,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
                   lock_fd: int | None = None) -> RunReport:
     """Runs every rollout of the spec not yet finished in `run_dir`, then evaluates and exports.
 
-    `lock_fd`: the run directory's lock, when the caller took it already (`runner.store.lock_run_dir`).
+    `lock_fd`: the run directory's lock, when the caller took it already (`runner.store.writer.lock_run_dir`).
 
     SIGINT / SIGTERM stop admission and give in-flight rollouts `grace_s` seconds; a second signal cancels them.
     `show_progress` draws live rows on `progress_console`; `log_every_s` prints a plain line there that often.

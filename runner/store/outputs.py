@@ -24,8 +24,8 @@ import orjson
 
 from benchmarks.base import Benchmark, Task
 from benchmarks.reporting import slug
-from runner.results import RunResults, StoredRollout
-from runner.store import RERUN_STATUSES
+from runner.outcomes import RERUN_STATUSES
+from runner.store.results import RunResults, StoredRollout
 
 OUTPUTS = "outputs"
 

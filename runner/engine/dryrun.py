@@ -23,19 +23,21 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks.base import ExpectedCalls, ModelSettings
 from cache.modes import CacheMode
 from providers.errors import ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import cost_usd
 from providers.tokens import count_prompt_tokens
-from runner.budget import SpendCap
-from runner.engine import Prepared, bind_model, build_gateway
-from runner.expand import RolloutKey
-from runner.gateway import DEFAULT_OUTPUT_TOKENS
-from runner.results import load_run
-from runner.rollout import run_rollout
-from runner.scheduler import Scheduler
-from runner.store import RESULTS_FILE, runs_again
+from runner.engine.execute import Prepared, bind_model, build_gateway
+from runner.engine.rollout import run_rollout
+from runner.engine.scheduler import Scheduler
+from runner.ladder.budget import SpendCap
+from runner.ladder.gateway import DEFAULT_OUTPUT_TOKENS
+from runner.outcomes import runs_again
+from runner.store.records import RolloutKey
+from runner.store.results import load_run
+from runner.store.writer import RESULTS_FILE
 
 DEFAULT_EXPECTED_CALLS = 10.0
 
@@ -88,7 +90,8 @@ def _expected_calls(prepared: Prepared, run_dir: Path) -> dict[str, tuple[float,
                     done.setdefault(r.key.strategy, []).append(r.calls)
     expected: dict[str, tuple[float, str]] = {}
     for name in spec.strategies:
-        own = getattr(prepared.strategies[name], "expected_calls", None)
+        strategy = prepared.strategies[name]
+        own = strategy.expected_calls if isinstance(strategy, ExpectedCalls) else None
         if calls := done.get(name):
             expected[name] = sum(calls) / len(calls), "the mean of the strategy's rollouts finished in this run"
         elif own is not None:
@@ -224,9 +227,9 @@ def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Co
 
 def render_settings(prepared: Prepared, console: Console) -> None:
     """What each planned (model, strategy) sends, where the benchmark chooses settings by model (`ModelSettings`)."""
-    settings = getattr(prepared.benchmark, "model_settings", None)
-    if settings is None:
+    if not isinstance(prepared.benchmark, ModelSettings):
         return
+    settings = prepared.benchmark.model_settings
     for model in prepared.spec.models:
         temperature = model.over(prepared.spec.sampling).temperature
         for strategy, text in settings(prepared.options, model.model).items():

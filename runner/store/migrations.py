@@ -2,7 +2,7 @@
 
 Each migration is a function `mNNN_what(conn)` appended by `@migration`, applied once and recorded in
 `_migrations`; a schema change is a new function, never an edit, so a run directory written by an older tripbench
-resumes after an upgrade. `runner/store.py` documents the resulting schema.
+resumes after an upgrade. `runner/store/writer.py` documents the resulting schema.
 """
 
 from __future__ import annotations

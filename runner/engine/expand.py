@@ -4,28 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.base import Task
 from errors import ConfigError
-from runner.spec import MAX_ROLLOUTS, RunSpec
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class RolloutKey:
-    """Identifies one rollout; unique within a run and stable across resumes."""
-
-    benchmark: str
-    split: str
-    task: str
-    model: str
-    """The model's label (`ModelSpec.label`)."""
-    strategy: str
-    sample: int
-
-    def __str__(self) -> str:
-        return f"{self.benchmark}/{self.split}/{self.task}/{self.model}/{self.strategy}/{self.sample}"
+from runner.engine.spec import MAX_ROLLOUTS, RunSpec
+from runner.store.records import RolloutKey
 
 
 def split_name(spec: RunSpec) -> str:

@@ -9,7 +9,7 @@ A reservation that does not fit while other calls hold reservations waits for th
 most of their money comes back); it is refused with `BudgetExhausted` only when nothing else is reserved, that is
 when the cap itself is reached. From then on `exhausted` is set and the engine starts no new rollout.
 
-Write-ahead: with a `Ledger` (the results store's `charge` table, `runner/ledger.py`) every reservation is booked
+Write-ahead: with a `Ledger` (the results store's `charge` table, `runner/store/ledger.py`) every reservation is booked
 durably before the call is sent and settled there with the real cost. A process killed in between leaves the charge
 open, and an open charge counts as spent at its worst case until a later session settles it from the cache entry the
 answer left: money a provider billed for calls in flight at a crash is never forgotten, so the cap holds for the

@@ -1,6 +1,6 @@
 """The results store `RUN_DIR/results.sqlite`: one writer task during a run, read-only readers at any time.
 
-Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
+Schema (migrations in `runner/store/migrations.py`; JSON columns hold orjson text):
 
     session     one row per `tripbench run` invocation on the run dir (the first is the run's start)
                 id, spec (RunSpec JSON snapshot), spec_path, tool_version, pid (of the process running it),
@@ -22,16 +22,18 @@ Schema (migrations in `runner/migrations.py`; JSON columns hold orjson text):
                 the call is charged at its worst case, and its tokens are that worst case; NULL: believed)
     evaluation  rollout_id, mode, details (JSON)
     verdict     rollout_id, mode, idx (the evaluator's order), grp, name, passed (1 / 0 / NULL), message
-    charge      one row per provider call the spend cap let through (write-ahead, `runner/ledger.py`): id, session,
-                model, cache_key, reserved_usd (its worst case), cost_usd (NULL while open), opened_at, settled_at
-    batch       one row per batch sent to a provider's batch API (`runner/batches.py`), written before it is
+    charge      one row per provider call the spend cap let through (write-ahead, `runner/store/ledger.py`): id,
+                session, model, cache_key, reserved_usd (its worst case), cost_usd (NULL while open), opened_at,
+                settled_at
+    batch       one row per batch sent to a provider's batch API (`runner/ladder/batches.py`), written before it is
                 submitted: id, session, model, tag (its name at the provider where the API keeps one), provider_id
                 (NULL until the provider answered the submission), state (preparing | submitted | ended |
                 abandoned), requests, created_at, submitted_at, ended_at
     batch_request  batch, custom_id, cache_key (whose answer it is), charge (the spend cap's booking of it)
 
 A rollout is committed with its steps and calls in one transaction as soon as it finishes, so a crash loses only
-what was in flight. Re-running a rollout on resume (see `runs_again`) replaces its rows, so each key is stored once.
+what was in flight. Re-running a rollout on resume (see `runner.outcomes.runs_again`) replaces its rows, so each key
+is stored once.
 Money is not booked with rollouts but per call, before it is sent (`charge`): the run's spend is what its sessions
 settled plus the worst case of the charges still open (`spent_usd`), so it never goes down and counts the calls of
 rollouts that never finished.
@@ -44,7 +46,6 @@ instead of running and paying for the same rollouts twice.
 from __future__ import annotations
 
 import asyncio
-import builtins
 import contextlib
 import fcntl
 import json
@@ -52,41 +53,21 @@ import os
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 import orjson
 
-from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, PROVIDER_ERROR, REPLAY_MISS, Evaluation, Task
+from benchmarks.base import Evaluation, Task
 from errors import UserError
-from providers.batching import BatchRequestLost, BatchUnreadable
-from providers.errors import ProviderTimeout, RateLimited, RetryableError, ServerError
-from runner.expand import RolloutKey
-from runner.migrations import migrate
-from runner.records import RolloutRecord
+from runner.ladder.batches import StoredBatch
+from runner.outcomes import runs_again
+from runner.store.migrations import migrate
+from runner.store.records import RolloutKey, RolloutRecord
 
 RESULTS_FILE = "results.sqlite"
 LOCK_FILE = "results.lock"
-
-# Statuses of rollouts stopped by the run's circumstances before they had a result, not by the model: a resumed run
-# runs them again, and no submission counts them.
-RERUN_STATUSES = frozenset({BUDGET_EXHAUSTED, REPLAY_MISS})
-# Provider errors meaning the provider was unavailable until the retries ran out (429s, 5xx, dropped connections,
-# timeouts: an outage), not that it refused this request. Such a `provider_error` is a result (a submission counts
-# it as a failure), but a resumed run tries it again; a permanent one (a bad request, a content filter, a refusal)
-# is the rollout's outcome and stays, or re-running it would re-draw refusals until one passes.
-# Batch requests lost (expired, cancelled) or unreadable through every retry are the same: no answer came.
-TRANSIENT_ERRORS = frozenset(cls.__name__ for cls in (RetryableError, RateLimited, ServerError, ProviderTimeout,
-                                                      BatchRequestLost, BatchUnreadable))
-
-
-# A `crashed` rollout whose exception came from the machine, not the strategy's logic: SQLite (a damaged or locked
-# cache) or the operating system (a full disk, a file gone). Its stored error keeps the traceback; a resume runs it
-# again, like a transient provider error.
-INFRASTRUCTURE_ERRORS = frozenset(value.__name__ for module in (sqlite3, builtins) for value in vars(module).values()
-                                  if isinstance(value, type) and issubclass(value, (sqlite3.Error, OSError)))
 
 Job = Callable[[aiosqlite.Connection], Awaitable[Any]]
 _T = TypeVar("_T")
@@ -128,33 +109,6 @@ def damaged_message(path: Path, exc: Exception) -> str:
         return f"{path}: SQLite could not use it ({exc})"
     return (f"{path} is damaged ({exc}): move it aside and run the spec again into a new run directory; the calls "
             "already paid for come back from the cache for free")
-
-
-def runs_again(status: str, error_type: str | None) -> bool:
-    """Whether a resumed run runs a stored rollout again: `RERUN_STATUSES`, provider errors in `TRANSIENT_ERRORS` and
-    crashes in `INFRASTRUCTURE_ERRORS`.
-
-    Args:
-        status: The stored status.
-        error_type: The exception class that ended the rollout, as stored.
-    """
-    return (status in RERUN_STATUSES or (status == PROVIDER_ERROR and error_type in TRANSIENT_ERRORS)
-            or (status == CRASHED and error_type in INFRASTRUCTURE_ERRORS))
-
-
-@dataclass(frozen=True, slots=True)
-class StoredBatch:
-    """A batch an earlier session prepared or submitted that has not ended."""
-
-    id: int
-    model: str
-    tag: str
-    provider_id: str | None
-    """None: the session died between writing the batch and learning its id (it may or may not exist)."""
-    created_at: float
-    """When it was written, before its submission (Unix time)."""
-    requests: tuple[tuple[str, str, int | None, float | None], ...]
-    """(custom_id, cache key, charge, the charge's reserved USD while it is open, else None)."""
 
 
 class RunDirInUse(UserError):

@@ -23,9 +23,10 @@ from rich.table import Column
 from rich.text import Text
 
 from benchmarks.base import DELIVERED
-from runner.batches import BatchCounts
-from runner.budget import SpendCap
-from runner.records import CallRecord, RolloutRecord
+from runner.ladder.batches import BatchCounts
+from runner.ladder.budget import SpendCap
+from runner.ladder.calls import CallRecord
+from runner.store.records import RolloutRecord
 
 TOTAL = "total"
 ETA_AFTER = 10

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from runner.expand import RolloutKey
+from runner.store.records import RolloutKey
 
 COMPLETED, INTERRUPTED, BUDGET = "completed", "interrupted", "budget"
 

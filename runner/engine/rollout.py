@@ -19,11 +19,12 @@ from typing import Any
 from benchmarks import base
 from benchmarks.base import RolloutResult, Strategy, Task
 from errors import UserError
-from providers.errors import AuthError, BudgetExhausted, ContextTooLong, LLMError, ReplayMiss
+from providers.errors import AuthError, LLMError
 from providers.interface import ChatModel, ChatRequest, ChatResponse
-from runner.expand import RolloutKey
-from runner.records import CallRecord, RolloutRecord
-from runner.spec import Sampling
+from runner.engine.spec import Sampling
+from runner.ladder.calls import CallRecord
+from runner.outcomes import kind_of
+from runner.store.records import RolloutKey, RolloutRecord
 
 
 @dataclasses.dataclass(slots=True)
@@ -34,13 +35,6 @@ class _Sink:
 
 _sink: contextvars.ContextVar[_Sink] = contextvars.ContextVar("rollout_calls")
 
-# Exception class -> status, most specific first (LLMError last: everything else the gateway raises).
-_STATUS_OF: tuple[tuple[type[BaseException], str], ...] = (
-    (BudgetExhausted, base.BUDGET_EXHAUSTED),
-    (ContextTooLong, base.TOKEN_LIMIT),
-    (ReplayMiss, base.REPLAY_MISS),
-    (LLMError, base.PROVIDER_ERROR),
-)
 TRACEBACK_LINES = 30
 """How much of a crashed strategy's traceback a rollout keeps."""
 
@@ -129,10 +123,12 @@ async def run_rollout(key: RolloutKey, task: Task, strategy: Strategy, model: Ro
         raise RunAborted(f"{key.model}: the provider rejected the credentials: {exc}") from exc
     except UserError:
         raise  # the run's configuration is wrong (e.g. a model without a price under a cap): every rollout would fail
-    except (LLMError, CallLimitReached) as exc:
+    except LLMError as exc:
         error_type = type(exc).__name__
-        status = next((s for cls, s in _STATUS_OF if isinstance(exc, cls)), base.CALL_LIMIT)
-        result = RolloutResult(status, error=str(exc))
+        result = RolloutResult(kind_of(exc).status, error=str(exc))
+    except CallLimitReached as exc:
+        error_type = type(exc).__name__
+        result = RolloutResult(base.CALL_LIMIT, error=str(exc))
     except Exception as exc:  # a strategy bug: recorded with its traceback, the run goes on
         error_type = type(exc).__name__
         trace = traceback.format_exc().splitlines()[-TRACEBACK_LINES:]

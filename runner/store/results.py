@@ -1,4 +1,4 @@
-"""Reading a run back: `load_run(run_dir) -> RunResults`, the read side of `runner/store.py` (schema there).
+"""Reading a run back: `load_run(run_dir) -> RunResults`, the read side of `runner/store/writer.py` (schema there).
 
 Used by `tripbench status`, the reports and re-scoring. Read-only and synchronous (plain sqlite3, `mode=ro`), so it
 is safe while a run is still writing: WAL readers see the last committed rollout and never block the writer.
@@ -17,9 +17,9 @@ import orjson
 from benchmarks.base import Evaluation, RolloutResult, Task, Verdict
 from errors import UserError
 from providers.interface import Usage
-from runner.expand import RolloutKey
-from runner.records import CallRecord
-from runner.store import CALL_COLUMNS, OPEN_USD, RESULTS_FILE, ROLLOUT_COLUMNS, damaged_message
+from runner.ladder.calls import CallRecord
+from runner.store.records import RolloutKey
+from runner.store.writer import CALL_COLUMNS, OPEN_USD, RESULTS_FILE, ROLLOUT_COLUMNS, damaged_message
 
 
 @dataclass(frozen=True, slots=True)

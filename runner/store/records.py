@@ -1,4 +1,4 @@
-"""What one finished rollout leaves behind: the values the scheduler hands the results store."""
+"""What one finished rollout leaves behind: its key and the values the scheduler hands the results store."""
 
 from __future__ import annotations
 
@@ -6,34 +6,23 @@ from dataclasses import dataclass, field
 
 from benchmarks.base import RolloutResult
 from providers.interface import Usage
-from runner.expand import RolloutKey
+from runner.ladder.calls import CallRecord
 
 
-@dataclass(frozen=True, slots=True)
-class CallRecord:
-    """One LLM call a rollout made through the gateway."""
+@dataclass(frozen=True, slots=True, order=True)
+class RolloutKey:
+    """Identifies one rollout; unique within a run and stable across resumes."""
 
+    benchmark: str
+    split: str
+    task: str
     model: str
-    """Provider model string, e.g. `openai:gpt-4o-mini`."""
-    cache_key: str | None
-    hit: bool
-    usage: Usage
-    cost_usd: float | None
-    """What this call cost (0 for a hit; None when no price is known)."""
-    saved_usd: float | None
-    """What a hit saved (the original call's cost); 0 for a miss."""
-    latency_s: float
-    retries: int
-    error_type: str | None = None
-    error: str | None = None
-    batch_saved_usd: float | None = None
-    """What sending it through the provider's batch API saved against the online price; None: not batched, or
-    unpriced."""
-    batched: bool = False
-    """Sent through the provider's batch API (and priced at its batch rate)."""
-    usage_problem: str | None = None
-    """What was wrong with the usage the provider reported (missing, malformed, impossible): the call was charged,
-    and `usage` holds, its worst case. None: the reported usage was believed (or the call was a hit)."""
+    """The model's label (`ModelSpec.label`)."""
+    strategy: str
+    sample: int
+
+    def __str__(self) -> str:
+        return f"{self.benchmark}/{self.split}/{self.task}/{self.model}/{self.strategy}/{self.sample}"
 
 
 @dataclass(slots=True)

@@ -1,0 +1,34 @@
+"""What the gateway reports of each LLM call it answered (the rollout files it, the store keeps it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from providers.interface import Usage
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One LLM call a rollout made through the gateway."""
+
+    model: str
+    """Provider model string, e.g. `openai:gpt-4o-mini`."""
+    cache_key: str | None
+    hit: bool
+    usage: Usage
+    cost_usd: float | None
+    """What this call cost (0 for a hit; None when no price is known)."""
+    saved_usd: float | None
+    """What a hit saved (the original call's cost); 0 for a miss."""
+    latency_s: float
+    retries: int
+    error_type: str | None = None
+    error: str | None = None
+    batch_saved_usd: float | None = None
+    """What sending it through the provider's batch API saved against the online price; None: not batched, or
+    unpriced."""
+    batched: bool = False
+    """Sent through the provider's batch API (and priced at its batch rate)."""
+    usage_problem: str | None = None
+    """What was wrong with the usage the provider reported (missing, malformed, impossible): the call was charged,
+    and `usage` holds, its worst case. None: the reported usage was believed (or the call was a hit)."""

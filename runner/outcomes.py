@@ -1,0 +1,95 @@
+"""What a failed LLM call means, in one table: error kind -> rollout status -> rerun on resume? -> may it be billed?
+
+Read by the rollout (the status it stores), the store and the run summary (which stored rollouts a resumed run runs
+again, hence the exit code), the gateway and the batcher (whether a failed call's reserved money is released).
+
+A transient provider error (429s, 5xx, dropped connections, timeouts: an outage) is a result (a submission counts it
+as a failure), but a resumed run tries it again; a permanent one (a bad request, a content filter, a refusal) is the
+rollout's outcome and stays, or re-running it would re-draw refusals until one passes. Batch requests lost (expired,
+cancelled) or unreadable through every retry are transient too: no answer came.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sqlite3
+from dataclasses import dataclass
+
+from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, PROVIDER_ERROR, REPLAY_MISS, TOKEN_LIMIT
+from providers.batching import BatchRequestLost, BatchUnreadable
+from providers.errors import (
+    BudgetExhausted,
+    ContextTooLong,
+    LLMError,
+    ProviderError,
+    ProviderTimeout,
+    RateLimited,
+    ReplayMiss,
+    RetryableError,
+    ServerError,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorKind:
+    """One row of the policy."""
+
+    error: type[LLMError]
+    status: str
+    """The status of a rollout this error ended."""
+    rerun: bool
+    """A resumed run runs such a rollout again."""
+    billed: bool
+    """The failed call may have been billed, unless the provider refused it with an HTTP error status."""
+
+
+# Most specific first: a rollout's error takes the first row it is an instance of (LLMError last: the rest). A stored
+# rollout is matched by its error's class name, so a subclass a resume must run again needs its own row.
+POLICY: tuple[ErrorKind, ...] = (
+    ErrorKind(BudgetExhausted, BUDGET_EXHAUSTED, rerun=True, billed=False),
+    ErrorKind(ContextTooLong, TOKEN_LIMIT, rerun=False, billed=True),
+    ErrorKind(ReplayMiss, REPLAY_MISS, rerun=True, billed=False),
+    ErrorKind(BatchRequestLost, PROVIDER_ERROR, rerun=True, billed=False),  # its batch ended without running it
+    ErrorKind(BatchUnreadable, PROVIDER_ERROR, rerun=True, billed=True),  # its batch may have run
+    ErrorKind(RateLimited, PROVIDER_ERROR, rerun=True, billed=True),
+    ErrorKind(ServerError, PROVIDER_ERROR, rerun=True, billed=True),
+    ErrorKind(ProviderTimeout, PROVIDER_ERROR, rerun=True, billed=True),
+    ErrorKind(RetryableError, PROVIDER_ERROR, rerun=True, billed=True),
+    ErrorKind(LLMError, PROVIDER_ERROR, rerun=False, billed=True),
+)
+
+# Statuses every error of which a resume runs again: stopped by the run's circumstances before they had a result,
+# not by the model. No submission counts them.
+RERUN_STATUSES = frozenset(row.status for row in POLICY
+                           if all(other.rerun for other in POLICY if other.status == row.status))
+_TRANSIENT = frozenset(row.error.__name__ for row in POLICY if row.status == PROVIDER_ERROR and row.rerun)
+
+# A `crashed` rollout whose exception came from the machine, not the strategy's logic: SQLite (a damaged or locked
+# cache) or the operating system (a full disk, a file gone). Its stored error keeps the traceback; a resume runs it
+# again, like a transient provider error.
+INFRASTRUCTURE_ERRORS = frozenset(value.__name__ for module in (sqlite3, builtins) for value in vars(module).values()
+                                  if isinstance(value, type) and issubclass(value, (sqlite3.Error, OSError)))
+
+
+def kind_of(error: LLMError) -> ErrorKind:
+    """The policy's row for an error."""
+    return next(row for row in POLICY if isinstance(error, row.error))
+
+
+def runs_again(status: str, error_type: str | None) -> bool:
+    """Whether a resumed run runs a stored rollout again: `RERUN_STATUSES`, transient provider errors and crashes in
+    `INFRASTRUCTURE_ERRORS`.
+
+    Args:
+        status: The stored status.
+        error_type: The exception class that ended the rollout, as stored.
+    """
+    return (status in RERUN_STATUSES or (status == PROVIDER_ERROR and error_type in _TRANSIENT)
+            or (status == CRASHED and error_type in INFRASTRUCTURE_ERRORS))
+
+
+def may_be_billed(error: ProviderError) -> bool:
+    """Whether a failed request may have been billed: not if refused with an error status, nor left unanswered by its
+    batch (expired, cancelled). Any other failure (a timeout, a dropped connection, an answer that did not parse, a
+    batch the provider will not report) may have been."""
+    return not (error.status is not None and error.status >= 400) and kind_of(error).billed
