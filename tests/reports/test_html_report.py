@@ -58,7 +58,8 @@ def test_the_page_renders_sorts_and_keeps_model_output_inert(browser, hostile_re
     assert browser.current_url.split("#")[0] == report_url
 
     # the cost table shows what the priced calls cost
-    cost = browser.find_element(By.ID, "cost").find_element(By.XPATH, "following-sibling::div[@class='scroll'][1]/table")
+    cost = browser.find_element(By.ID, "cost").find_element(By.XPATH,
+                                                            "following-sibling::div[@class='scroll'][1]/table")
     assert "$0." in cost.text
 
     # clicking a numeric header sorts the rows by it, ascending then descending
