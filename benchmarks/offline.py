@@ -136,6 +136,19 @@ def _reply_as(model: str, request: MockRequest) -> str:
     return reply_for(model, prompt)
 
 
+def oracle_or_noisy(parse_noisy: Callable[[str], object]) -> Callable[[str], None]:
+    """A responder's `validate` for the usual pair: `oracle` (no options) and `noisy[?OPTIONS]`, whose options
+    `parse_noisy` checks (raising `UserError`)."""
+    def validate(model: str) -> None:
+        name, _, options = model.partition("?")
+        if name == "noisy":
+            parse_noisy(options)
+        elif name != "oracle" or options:
+            raise UserError(f"unknown offline model {model!r}: expected offline:oracle or "
+                            "offline:noisy[?seed=N&rate=R]")
+    return validate
+
+
 def seed_and_rate(options: str, default_rate: float, benchmark: str) -> tuple[int, float]:
     """Read a noisy model's `seed=3&rate=0.5` (the part of the model string after `?`).
 

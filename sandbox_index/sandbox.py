@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import NamedTuple
 
 from errors import DataError
 from sandbox_index import queries, schema
+from sandbox_index.connections import ThreadConnections
 from sandbox_index.home import travelplanner_index_path
 
 _MMAP_BYTES = 1 << 32  # an upper bound: SQLite maps at most the file's size
@@ -72,10 +72,7 @@ class Sandbox:
     def __init__(self, path: Path, *, synthetic: bool = False) -> None:
         self.path = path
         self.synthetic = synthetic
-        self._uri = f"{path.resolve().as_uri()}?immutable=1"
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
+        self._connections = ThreadConnections(path, _map_pages)
         conn = self._conn()
         # table -> (column names, dtypes), shared by every Frame of that table.
         self._shapes = {
@@ -86,24 +83,11 @@ class Sandbox:
         self._city_states = tuple(queries.city_states(conn))
 
     def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
-            # Read pages through the OS page cache without a copy or a syscall per page: the p99 of
-            # cold-ish random lookups on the 3.8M-row table drops by an order of magnitude (perf/).
-            conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
-            self._local.conn = conn
-            with self._lock:
-                self._connections.append(conn)
-        return conn
+        return self._connections.get()
 
     def close(self) -> None:
         """Close every thread's connection (the sandbox must not be used afterwards)."""
-        with self._lock:
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
-        self._local = threading.local()
+        self._connections.close()
 
     def __enter__(self) -> Sandbox:
         return self
@@ -227,3 +211,9 @@ def open_sandbox(path: str | os.PathLike[str] | None = None, *, synthetic: bool 
         return Sandbox(path, synthetic=synthetic)
     except sqlite3.DatabaseError as exc:
         raise DataError(f"{path}: damaged TravelPlanner index ({exc}): {_REIMPORT}") from exc
+
+
+def _map_pages(conn: sqlite3.Connection) -> None:
+    # Read pages through the OS page cache without a copy or a syscall per page: the p99 of
+    # cold-ish random lookups on the 3.8M-row table drops by an order of magnitude (perf/).
+    conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")

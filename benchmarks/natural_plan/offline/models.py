@@ -30,8 +30,8 @@ from benchmarks.natural_plan import dataset
 from benchmarks.natural_plan.evaluation import calendar, trip
 from benchmarks.natural_plan.evaluation.scored import UNPARSEABLE
 from benchmarks.natural_plan.offline.world import DAYS, trip_plan_text
-from benchmarks.offline import Responder, register_responder, seed_and_rate
-from errors import DataError, UserError
+from benchmarks.offline import Responder, oracle_or_noisy, register_responder, seed_and_rate
+from errors import DataError
 from sandbox_index import default_home
 
 DEFAULT_RATE = 0.6
@@ -146,12 +146,7 @@ def reply_for(model: str, prompt: str) -> str | None:
     return noisy_answer(record, NoisyConfig.parse(options))
 
 
-def validate(model: str) -> None:
-    name, _, options = model.partition("?")
-    if name == "noisy":
-        NoisyConfig.parse(options)
-    elif name != "oracle" or options:
-        raise UserError(f"unknown offline model {model!r}: expected offline:oracle or offline:noisy[?seed=N&rate=R]")
+validate = oracle_or_noisy(NoisyConfig.parse)
 
 
 def register() -> None:

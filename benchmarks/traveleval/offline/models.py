@@ -23,13 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.base import Task
-from benchmarks.offline import Responder, register_responder
+from benchmarks.offline import Responder, oracle_or_noisy, register_responder
 from benchmarks.traveleval import prompts
 from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
-from errors import UserError
 
 NO_PLAN = "I could not find an intercity connection or a hotel for this trip, so I cannot give a plan."
 REFLECTION = "I will check every preference, the opening hours and the costs against the budget before answering."
@@ -106,12 +105,7 @@ def reply_for(model: str, prompt: str) -> str | None:
     return fenced if kind == "direct" else f"{_reasoning(json.loads(text))}\n\n{fenced}"
 
 
-def validate(model: str) -> None:
-    name, _, options = model.partition("?")
-    if name == "noisy":
-        NoisyConfig.parse(options)
-    elif name != "oracle" or options:
-        raise UserError(f"unknown offline model {model!r}: expected offline:oracle or offline:noisy[?seed=N&rate=R]")
+validate = oracle_or_noisy(NoisyConfig.parse)
 
 
 def register() -> None:

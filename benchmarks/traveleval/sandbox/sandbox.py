@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any, TypeVar
 from benchmarks.traveleval.sandbox import cities
 from benchmarks.traveleval.sandbox.build import SCHEMA_VERSION
 from errors import DataError
+from sandbox_index.connections import ThreadConnections
 
 ROOM_TYPES: Mapping[str, str] = {"单人房": "single_room", "大床房": "king_room", "双人房": "double_bed",
                                  "家庭房": "family_room"}
@@ -193,10 +193,7 @@ class Sandbox:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._uri = f"{path.resolve().as_uri()}?immutable=1"
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
+        self._connections = ThreadConnections(path)
         self._lists: dict[tuple[object, ...], tuple[Any, ...]] = {}
         try:
             meta = dict(self._conn().execute("SELECT key, value FROM meta").fetchall())
@@ -223,21 +220,11 @@ class Sandbox:
         return cls(Path(path))
 
     def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
-            self._local.conn = conn
-            with self._lock:
-                self._connections.append(conn)
-        return conn
+        return self._connections.get()
 
     def close(self) -> None:
         """Close every thread's connection (the sandbox must not be used afterwards)."""
-        with self._lock:
-            for conn in self._connections:
-                conn.close()
-            self._connections.clear()
-        self._local = threading.local()
+        self._connections.close()
 
     def __enter__(self) -> Sandbox:
         return self

@@ -1,0 +1,43 @@
+"""One read-only SQLite connection per thread over an immutable index file, all closed together.
+
+The sandboxes are shared by every rollout of a run and read from worker threads; a `sqlite3.Connection` must not be
+used by two threads at once, so each thread opens its own the first time it reads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+
+class ThreadConnections:
+    """The connections of one index file, one per thread, opened `immutable=1` (never written while open)."""
+
+    def __init__(self, path: Path, setup: Callable[[sqlite3.Connection], None] | None = None) -> None:
+        self._uri = f"{path.resolve().as_uri()}?immutable=1"
+        self._setup = setup
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._opened: list[sqlite3.Connection] = []
+
+    def get(self) -> sqlite3.Connection:
+        """This thread's connection, opened (and set up) on its first use."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
+            if self._setup is not None:
+                self._setup(conn)
+            self._local.conn = conn
+            with self._lock:
+                self._opened.append(conn)
+        return conn
+
+    def close(self) -> None:
+        """Close every thread's connection; a later `get` opens a new one."""
+        with self._lock:
+            for conn in self._opened:
+                conn.close()
+            self._opened.clear()
+        self._local = threading.local()
