@@ -3,7 +3,7 @@
 from cache.explain import Explanation, explain, load_request
 from cache.keys import KEY_SCHEME, cache_key, digest, key_fields
 from cache.modes import CacheMode
-from cache.store import CacheEntry, CacheStats, CacheStore, default_cache_dir
+from cache.store import CacheEntry, CacheStats, CacheStore
 
 __all__ = [
     "KEY_SCHEME",
@@ -13,7 +13,6 @@ __all__ = [
     "CacheStore",
     "Explanation",
     "cache_key",
-    "default_cache_dir",
     "digest",
     "explain",
     "key_fields",

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sqlite3
 import threading
 import time
@@ -41,11 +40,6 @@ _META_SAVED = "meta:saved_microusd"  # an integer, so diskcache's atomic `incr` 
 _META_KEYS = (_META_SCHEME, _META_HITS, _META_MISSES, _META_SAVED)
 DB_FILE = "cache.db"
 """diskcache's database file in the directory."""
-
-
-def default_cache_dir(home: str | os.PathLike[str]) -> Path:
-    """Where the cache lives inside a tripbench data home (a `str` or a `Path`): `<home>/cache`."""
-    return Path(home) / "cache"
 
 
 class CorruptEntry(ValueError):

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from datahome import price_table_path
 from errors import DataError
 from providers.interface import Usage
 
@@ -67,8 +68,6 @@ LITELLM_URL = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_pric
 """The maintained upstream of the bundled table: LiteLLM's price list (MIT, Copyright (c) 2023 Berri AI)."""
 BUNDLED = Path(__file__).with_name("model_prices.json")
 """The snapshot shipped with tripbench (`tripbench prices update` writes a fresher one into the data home)."""
-PRICES_FILE = "prices.json"
-"""The refreshed table's name in the data home."""
 _PROVIDERS = ("openai", "anthropic")
 """The providers whose model strings (`openai:NAME`, `anthropic:NAME`) are the table's own keys: a file without
 their prices is not LiteLLM's list."""
@@ -166,8 +165,8 @@ def use_refreshed(home: Path) -> None:
     """Use the table `tripbench prices update` wrote into the data home `home`, if there is one (the CLI calls this
     once at start; a library user may too)."""
     global _table
-    if (home / PRICES_FILE).is_file():
-        _table = read_table(home / PRICES_FILE)
+    if (path := price_table_path(home)).is_file():
+        _table = read_table(path)
 
 
 # A snapshot date at the end of a model id: OpenAI writes `-2024-07-18`, Anthropic `-20250929`.

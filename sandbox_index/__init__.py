@@ -1,8 +1,7 @@
 """Builds and queries SQLite indexes over benchmark databases (TravelPlanner: 3.8M flight rows)."""
 
 from sandbox_index.build import BuildSummary, build_travelplanner_index
-from sandbox_index.home import default_home, travelplanner_index_path
-from sandbox_index.sandbox import DistanceRow, Frame, Sandbox, open_sandbox
+from sandbox_index.sandbox import DistanceRow, Frame, Sandbox, open_sandbox, travelplanner_index_path
 
 __all__ = [
     "BuildSummary",
@@ -10,7 +9,6 @@ __all__ = [
     "Frame",
     "Sandbox",
     "build_travelplanner_index",
-    "default_home",
     "open_sandbox",
     "travelplanner_index_path",
 ]

@@ -14,22 +14,19 @@ only once all three arrived, the database only once unpacked, so a failed fetch 
 
 from __future__ import annotations
 
-import http.client
 import shutil
-import tempfile
-import urllib.error
-import urllib.request
 import uuid
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from datahome import download, staging
 from errors import DataError
 from sandbox_index import schema
 from sandbox_index.build import BuildSummary, build_travelplanner_index
 from sandbox_index.csv_semantics import read_csv
-from sandbox_index.home import travelplanner_index_path
+from sandbox_index.sandbox import travelplanner_index_path
 
 DEFAULT_DATASET_URL = "https://huggingface.co/datasets/osunlp/TravelPlanner/resolve/main/{split}.csv"
 # "Download the database" link of the official README (Google Drive file 1pF1Sw6p…), in its direct form.
@@ -70,49 +67,23 @@ def fetch_travelplanner(
     """
     root = home / "travelplanner"
     queries = root / "queries"
-    home.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".fetch-", suffix=".tmp", dir=home))  # same file system: renames
-    try:
+    with staging(home) as folder:
         for split in SPLITS:
             url = dataset_url.format(split=split)
             progress(f"downloading {split} split from {url}")
-            download(url, staging / f"{split}.csv", timeout, check=_check_split, what=f"the {split} split")
+            download(url, folder / f"{split}.csv", timeout, check=_check_split, what=f"the {split} split")
         queries.mkdir(parents=True, exist_ok=True)
-        fetched = {split: (staging / f"{split}.csv").replace(queries / f"{split}.csv") for split in SPLITS}
+        fetched = {split: (folder / f"{split}.csv").replace(queries / f"{split}.csv") for split in SPLITS}
         progress(f"downloading the database archive from {database_url}")
-        archive = staging / "database.zip"
+        archive = folder / "database.zip"
         try:
             download(database_url, archive, timeout, check=_check_zip, what="the database archive")
             database = _unpack(archive, root / "database")
         except DataError as exc:
             raise DataError(f"{exc}; the query splits are saved in {queries}") from exc
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     progress(f"importing {database}")
     build = build_travelplanner_index(database, travelplanner_index_path(home))
     return FetchSummary(fetched, database, build)
-
-
-def download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str) -> None:
-    """Download `url` to `target` (in the staging folder) and check it; `what` names it in errors."""
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as out:
-            shutil.copyfileobj(response, out, 1 << 20)
-            promised = response.headers.get("Content-Length", "")
-        # http.client ends a body cut short by a dropped connection without an error; the length tells
-        if promised.isdigit() and (got := target.stat().st_size) != int(promised):
-            raise DataError(f"cannot download {what} from {url}: the connection closed after {got:,} of "
-                            f"{int(promised):,} bytes (try again)")
-    except urllib.error.HTTPError as exc:
-        exc.close()  # an HTTPError is also the open error response
-        raise DataError(f"cannot download {what} from {url}: HTTP {exc.code} {exc.reason}") from exc
-    except (TimeoutError, urllib.error.URLError, ConnectionError, http.client.HTTPException) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise DataError(
-            f"cannot download {what} from {url}: {reason} "
-            "(offline? `tripbench data import DIR` imports a local folder)"
-        ) from exc
-    check(target, url)
 
 
 def _check_split(path: Path, url: str) -> None:

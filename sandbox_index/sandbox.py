@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from datahome import in_home
 from errors import DataError
 from sandbox_index import queries, schema
 from sandbox_index.connections import ThreadConnections
-from sandbox_index.home import travelplanner_index_path
 
 _MMAP_BYTES = 1 << 32  # an upper bound: SQLite maps at most the file's size
 _REIMPORT = "run `tripbench data import DIR` (or `tripbench data fetch`) to build it"
@@ -178,6 +178,18 @@ class Sandbox:
     def metadata(self) -> dict[str, str]:
         """The index's metadata: schema version, source sizes and sha256, row counts, build time."""
         return queries.metadata(self._conn())
+
+
+TRAVELPLANNER_INDEX = "travelplanner.sqlite"
+
+
+def travelplanner_index_path(home: str | os.PathLike[str] | None = None) -> Path:
+    """The TravelPlanner index file: `<home>/travelplanner.sqlite`.
+
+    Args:
+        home: The data home (a `str` from a notebook works as well as a `Path`); defaults to `default_home()`.
+    """
+    return in_home(TRAVELPLANNER_INDEX, home)
 
 
 def open_sandbox(path: str | os.PathLike[str] | None = None, *, synthetic: bool = False) -> Sandbox:

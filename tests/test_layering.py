@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 # package -> packages it may import (besides itself and the standard library / third parties).
@@ -123,9 +125,26 @@ def test_checker_catches_an_upward_import(tmp_path: Path) -> None:
     assert _imports(probe) == {"runner.ladder.gateway", "sandbox_index"}
 
 
-def test_errors_is_the_bottom_layer_and_nothing_imports_the_engine_from_below() -> None:
-    assert not {n for path in (REPO / "errors").rglob("*.py") for n in _imports(path)
-                if n.split(".")[0] in OURS - {"errors"}}
+BOTTOM = {"errors": set(), "datahome": {"errors"}}
+"""Below every package, so any may import them: the user-facing errors; the data home, its places and downloader."""
+
+
+def test_errors_and_the_data_home_are_the_bottom_layer_and_nothing_imports_the_engine_from_below() -> None:
+    for package, allowed in BOTTOM.items():
+        ours = (OURS | set(BOTTOM)) - {package} - allowed
+        assert not {n for path in (REPO / package).rglob("*.py") for n in _imports(path) if n.split(".")[0] in ours}
     below = [path for package in ("providers", "cache", "sandbox_index", "benchmarks")
              for path in (REPO / package).rglob("*.py") if any(n.split(".")[0] == "runner" for n in _imports(path))]
     assert below == []
+
+
+NEVER = {
+    "runner/engine": ("sandbox_index",),  # TravelPlanner's database; the engine finds its files through `datahome`
+}
+"""Folder -> packages no module in it imports, whatever the layers above allow."""
+
+
+@pytest.mark.parametrize(("folder", "never"), NEVER.items())
+def test_rooms_never_import_what_is_not_theirs(folder: str, never: tuple[str, ...]) -> None:
+    names = {name for path in (REPO / folder).rglob("*.py") for name in _imports(path)}
+    assert not {name for name in names for other in never if name == other or name.startswith(other + ".")}

@@ -15,8 +15,8 @@ from benchmarks.natural_plan.agents.direct import DirectStrategy
 from benchmarks.natural_plan.evaluation import SCORERS, Scored
 from benchmarks.natural_plan.offline import models as offline
 from benchmarks.reporting import GroupView, RolloutView, RunView, Section
+from datahome import default_home
 from errors import DataError
-from sandbox_index.home import default_home
 
 MODES = ("official",)
 NAME = "natural-plan"

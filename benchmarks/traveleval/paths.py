@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sandbox_index.home import default_home
+from datahome import default_home
 
 QUERY_FILES = ("easy.json", "medium.json", "hard.json", "progressive.json")
 AMAP_CACHE_FILES = ("geo_cache.json", "travel_time_cache.json")

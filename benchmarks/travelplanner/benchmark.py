@@ -42,8 +42,9 @@ from benchmarks.travelplanner.agents.strategies import (
 from benchmarks.travelplanner.dataset import Query, find_split_file, load_queries, query_from_record
 from benchmarks.travelplanner.evaluation import MODES, make_evaluator
 from benchmarks.travelplanner.offline import models as offline
+from datahome import default_home
 from errors import DataError
-from sandbox_index import Sandbox, default_home, open_sandbox, travelplanner_index_path
+from sandbox_index import Sandbox, open_sandbox, travelplanner_index_path
 
 SPLITS = ("train", "validation", "test")
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import click
 import orjson
 
-from cache import CacheStore, Explanation, default_cache_dir, explain, key_fields, load_request
+from cache import CacheStore, Explanation, explain, key_fields, load_request
 from cache.store import DB_FILE, CacheDamaged
+from datahome import default_cache_dir
 from errors import UserError
 from providers.registry import resolve_model
 from runner.ladder.gateway import Target
-from sandbox_index import default_home
 
 VERIFY_LISTED = 20
 """Bad entries `cache verify` lists one by one (all of them with --json)."""
@@ -35,7 +35,7 @@ cache_dir_option = click.option(
 @contextmanager
 def _open(cache_dir: Path | None) -> Iterator[CacheStore]:
     """The cache, as found: a damaged database is reported (with what to do), never moved or rebuilt here."""
-    directory = cache_dir or default_cache_dir(default_home())
+    directory = cache_dir or default_cache_dir()
     if not (directory / DB_FILE).is_file():  # inspecting must not create a cache, in a run folder say
         raise UserError(f"no cache at {directory} (no {DB_FILE}): nothing was cached there yet (or pass --cache-dir)")
     try:
@@ -153,7 +153,7 @@ def verify_command(repair: bool, as_json: bool, cache_dir: Path | None) -> None:
 
     Exits 1 when bad entries are found and not repaired.
     """
-    directory = cache_dir or default_cache_dir(default_home())
+    directory = cache_dir or default_cache_dir()
     try:
         with _open(directory) as store:
             checked, bad = store.verify(repair=repair)

@@ -13,9 +13,9 @@ import click
 
 from benchmarks.base import Commands
 from benchmarks.registry import DEFAULT, available, get_benchmark
+from datahome import default_home, home_option
 from errors import UserError
 from runner.cli.dispatch import run_benchmark_command
-from sandbox_index.home import default_home, home_option
 
 FORWARDED = {"ignore_unknown_options": True, "allow_extra_args": True}
 

@@ -8,18 +8,16 @@ from pathlib import Path
 
 import click
 
+from datahome import default_home, download, home_option, price_table_path
 from errors import DataError, UserError
 from providers.prices import (
     LITELLM_URL,
-    PRICES_FILE,
     PriceTable,
     from_litellm,
     nearest_priced,
     price_table,
     write_table,
 )
-from sandbox_index.fetch import download
-from sandbox_index.home import default_home, home_option
 
 
 @click.group("prices")
@@ -68,8 +66,8 @@ def update_command(url: str, timeout: float, home: Path | None) -> None:
         download(url, Path(folder) / "litellm.json", timeout, convert, "the price list")
     assert table is not None  # download returns only once its check passed
     home.mkdir(parents=True, exist_ok=True)
-    write_table(table, home / PRICES_FILE)
-    click.echo(f"{len(table.models)} models priced, from {url}; written to {home / PRICES_FILE}")
+    write_table(table, price_table_path(home))
+    click.echo(f"{len(table.models)} models priced, from {url}; written to {price_table_path(home)}")
 
 
 def _read_litellm(path: Path, url: str) -> PriceTable:

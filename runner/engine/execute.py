@@ -25,7 +25,8 @@ from rich.console import Console
 from benchmarks.base import Benchmark, ExtraModels, Splits, Strategy, Task
 from benchmarks.registry import get_benchmark
 from cache.modes import CacheMode
-from cache.store import CacheStore, default_cache_dir
+from cache.store import CacheStore
+from datahome import default_cache_dir
 from errors import ConfigError, UserError
 from providers.batching import BatchModel
 from providers.prices import nearest_priced, price_for
@@ -46,7 +47,6 @@ from runner.store.outputs import write_outputs
 from runner.store.records import RolloutKey
 from runner.store.results import load_run
 from runner.store.writer import LOCK_FILE, RESULTS_FILE, ResultsStore
-from sandbox_index import default_home
 
 FAILED = "failed"
 EVALUATE_EVERY_S = 30.0
@@ -125,7 +125,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
                                   f"also calls {extra}, which the bundled price table does not know")
     split: str | Path = spec.split if spec.split is not None else folder / (spec.queries or "")
     tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
-    cache_dir = folder / spec.cache_dir if spec.cache_dir else default_cache_dir(default_home())
+    cache_dir = folder / spec.cache_dir if spec.cache_dir else default_cache_dir()
     check_size(spec, len(tasks), source)
     keys = expand(spec, tasks, benchmark.name)
     return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)

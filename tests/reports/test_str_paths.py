@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.travelplanner.dataset import find_split_file
-from cache import default_cache_dir, load_request
+from cache import load_request
+from datahome import default_cache_dir
 from providers.mock_server import load_config
 from reports import build_report, write_report
 from reports.collect import collect_run

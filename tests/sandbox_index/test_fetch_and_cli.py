@@ -97,7 +97,7 @@ def test_fetch_failures_are_data_errors(
     with pytest.raises(DataError, match=message):
         fetch_travelplanner(home, dataset_url=base + dataset, database_url=base + database, timeout=10)
     assert not travelplanner_index_path(home).exists()
-    assert not [p for p in home.rglob("*.tmp")]
+    assert not [*home.rglob("*.tmp"), *home.rglob(".staging-*")]
 
 
 def test_a_split_that_fails_leaves_no_queries_folder(server: tuple[str, Path], tmp_path: Path) -> None:

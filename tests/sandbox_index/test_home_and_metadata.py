@@ -1,27 +1,19 @@
-"""The data home, the index metadata, and first-row-wins on the distance table's conflicting duplicates."""
+"""The index in the data home, its metadata, and first-row-wins on the distance table's conflicting duplicates."""
 
 from __future__ import annotations
 
 import hashlib
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from sandbox_index import Sandbox, default_home, schema, travelplanner_index_path
+from sandbox_index import Sandbox, schema, travelplanner_index_path
 
 
-def test_home_from_env_then_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_index_lives_in_the_data_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "explicit"))
-    assert default_home() == tmp_path / "explicit"
     assert travelplanner_index_path() == tmp_path / "explicit" / "travelplanner.sqlite"
-    monkeypatch.delenv("TRIPBENCH_HOME")
-    if sys.platform.startswith("linux"):
-        monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-        assert default_home() == tmp_path / "xdg" / "tripbench"
-        monkeypatch.delenv("XDG_DATA_HOME")
-        assert default_home() == Path.home() / ".local" / "share" / "tripbench"
     assert travelplanner_index_path(tmp_path) == tmp_path / "travelplanner.sqlite"
 
 

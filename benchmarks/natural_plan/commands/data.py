@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import click
 
 from benchmarks.natural_plan.dataset import FILE_STEMS, TASKS, find_file, read_records
+from datahome import default_home, download, home_option, staging
 from errors import DataError, UserError
-from sandbox_index.fetch import download
-from sandbox_index.home import default_home, home_option
 
 COMMIT = "ca76db336072ff8931db43bc1ca8d381038cf073"
 DEFAULT_URL = f"https://raw.githubusercontent.com/google-deepmind/natural-plan/{COMMIT}/data/{{stem}}.json"
@@ -38,11 +36,10 @@ def data_dir(home: Path | None) -> Path:
 def fetch_command(home: Path | None, url: str, timeout: float) -> None:
     """Download the three official Natural Plan files into the data home (checked before they replace any)."""
     dest = data_dir(home)
-    dest.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=dest, prefix=".fetch-") as staging:
+    with staging(dest) as folder:
         fetched = {}
         for task, stem in FILE_STEMS.items():
-            target = Path(staging) / f"{stem}.json"
+            target = folder / f"{stem}.json"
             click.echo(f"downloading {url.format(stem=stem)}", err=True)
             download(url.format(stem=stem), target, timeout, lambda path, _: _check(path, task), f"{stem}.json")
             fetched[task] = target

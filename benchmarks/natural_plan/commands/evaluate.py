@@ -25,8 +25,8 @@ from benchmarks.natural_plan.dataset import (
     sorted_groups,
 )
 from benchmarks.natural_plan.evaluation import Scored
+from datahome import home_option
 from errors import DataError
-from sandbox_index.home import home_option
 
 ANSWER_FIELD = "pred_5shot_pro"
 

@@ -31,8 +31,8 @@ from benchmarks.natural_plan.evaluation import calendar, trip
 from benchmarks.natural_plan.evaluation.scored import UNPARSEABLE
 from benchmarks.natural_plan.offline.world import DAYS, trip_plan_text
 from benchmarks.offline import Responder, oracle_or_noisy, register_responder, seed_and_rate
+from datahome import default_home
 from errors import DataError
-from sandbox_index import default_home
 
 DEFAULT_RATE = 0.6
 PROSE = "I could not find a plan that satisfies every constraint, sorry"

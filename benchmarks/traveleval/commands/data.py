@@ -13,11 +13,8 @@ import hashlib
 import json
 import shutil
 import sqlite3
-import tempfile
 import urllib.parse
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +24,8 @@ from benchmarks.traveleval import paths
 from benchmarks.traveleval.commands.manifest import FILES
 from benchmarks.traveleval.dataset import read_queries
 from benchmarks.traveleval.sandbox.build import build_index
+from datahome import download, home_option, staging
 from errors import DataError, UserError
-from sandbox_index.fetch import download
-from sandbox_index.home import home_option
 
 COMMIT = "3638d55590eda4616d460b82f192a01c2557e6a2"
 DEFAULT_URL = f"https://raw.githubusercontent.com/onlycwy11/TravelEval/{COMMIT}/{{path}}"
@@ -53,11 +49,11 @@ def fetch_command(home: Path | None, url: str, timeout: float) -> None:
         raise UserError(f"--url {url!r}: expected a template with {{path}} (a file's path in the repository)")
     dest = paths.data_dir(home)
     click.echo(f"downloading {len(FILES)} files from {url.format(path=ENVIRONMENT + '/...')}", err=True)
-    with _staging(dest) as staging:
+    with staging(dest) as folder:
         with ThreadPoolExecutor(_PARALLEL) as pool:
-            list(pool.map(lambda name: _fetch_checked(url, name, staging, timeout), FILES))
-        caches = _fetch_caches(url, staging, timeout)
-        counts = _install(staging, dest)
+            list(pool.map(lambda name: _fetch_checked(url, name, folder, timeout), FILES))
+        caches = _fetch_caches(url, folder, timeout)
+        counts = _install(folder, dest)
     _report(dest, counts, caches)
 
 
@@ -71,14 +67,14 @@ def import_command(source: Path, home: Path | None) -> None:
         raise UserError(f"{source}: no TravelEval data here (expected data/queries/*.json and database/categories.json"
                         f", or the same under {ENVIRONMENT}/)")
     dest = paths.data_dir(home)
-    with _staging(dest) as staging:
+    with staging(dest) as folder:
         present = [name for name in paths.QUERY_FILES if (paths.queries_dir(found) / name).is_file()]
-        paths.queries_dir(staging).mkdir(parents=True)
+        paths.queries_dir(folder).mkdir(parents=True)
         for name in present:
-            shutil.copy2(paths.queries_dir(found) / name, paths.queries_dir(staging) / name)
-        shutil.copytree(paths.database_dir(found), paths.database_dir(staging))
-        caches = _copy_caches(source, found, staging)
-        counts = _install(staging, dest)
+            shutil.copy2(paths.queries_dir(found) / name, paths.queries_dir(folder) / name)
+        shutil.copytree(paths.database_dir(found), paths.database_dir(folder))
+        caches = _copy_caches(source, found, folder)
+        counts = _install(folder, dest)
     _report(dest, counts, caches)
 
 
@@ -112,14 +108,6 @@ def _official_folder(folder: Path) -> Path | None:
                 and any((paths.queries_dir(candidate) / name).is_file() for name in paths.QUERY_FILES)):
             return candidate
     return None
-
-
-@contextmanager
-def _staging(dest: Path) -> Iterator[Path]:
-    """A fresh folder beside `dest` (same file system, so installing is a rename), removed at the end."""
-    dest.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=dest, prefix=".staging-") as staging:
-        yield Path(staging)
 
 
 def _fetch_checked(url: str, name: str, staging: Path, timeout: float) -> None:

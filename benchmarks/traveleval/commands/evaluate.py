@@ -28,8 +28,8 @@ from benchmarks.traveleval.evaluation import DIMENSIONS, MODES, evaluate_plan
 from benchmarks.traveleval.evaluation.distance import DISTANCE_SETTINGS, open_distances
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
+from datahome import home_option
 from errors import DataError
-from sandbox_index.home import home_option
 
 
 @click.command("evaluate")

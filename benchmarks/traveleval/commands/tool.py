@@ -10,8 +10,8 @@ from benchmarks.traveleval import paths, prompts
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from benchmarks.traveleval.tools import TOOLS_TEXT, run_tool
+from datahome import home_option
 from errors import UserError
-from sandbox_index.home import home_option
 
 
 @click.command("tool")

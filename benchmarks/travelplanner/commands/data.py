@@ -14,9 +14,9 @@ from typing import Any
 import click
 
 from benchmarks.travelplanner.dataset import SPLIT_SIZES, SUFFIXES
-from sandbox_index import BuildSummary, build_travelplanner_index, default_home, open_sandbox
+from datahome import default_home, home_option
+from sandbox_index import BuildSummary, build_travelplanner_index, open_sandbox, travelplanner_index_path
 from sandbox_index.fetch import DEFAULT_DATABASE_URL, DEFAULT_DATASET_URL, fetch_travelplanner
-from sandbox_index.home import home_option, travelplanner_index_path
 
 
 def queries_dir(home: Path) -> Path:

@@ -19,9 +19,9 @@ from benchmarks.travelplanner.evaluation.submission import (
     evaluate_submission,
 )
 from benchmarks.travelplanner.evaluation.verdict import UNCHECKED
+from datahome import default_home, home_option
 from errors import DataError, UserError
-from sandbox_index import default_home, open_sandbox, travelplanner_index_path
-from sandbox_index.home import home_option
+from sandbox_index import open_sandbox, travelplanner_index_path
 
 SPLITS = click.Choice(list(SPLIT_SIZES))
 TABLE3_HEADERS = ("Delivery", "Commonsense Micro", "Commonsense Macro", "Hard Micro", "Hard Macro", "Final Pass Rate")

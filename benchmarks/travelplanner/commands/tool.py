@@ -11,9 +11,9 @@ from benchmarks.travelplanner.agents.planner_tool import format_step
 from benchmarks.travelplanner.reference import entry_for_action
 from benchmarks.travelplanner.render import records
 from benchmarks.travelplanner.tools import execute_action, parse_action
+from datahome import default_home, home_option
 from errors import UserError
-from sandbox_index import Frame, default_home, open_sandbox, travelplanner_index_path
-from sandbox_index.home import home_option
+from sandbox_index import Frame, open_sandbox, travelplanner_index_path
 
 
 @click.command("tool")

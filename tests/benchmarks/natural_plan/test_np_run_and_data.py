@@ -74,7 +74,7 @@ def test_fetch_downloads_checks_and_never_keeps_a_bad_file(natural_plan_data: Pa
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "meeting_planning_example_1: missing field(s) golden_plan, constraints, dist_matrix" in done.stderr
     assert json.loads((home / "natural_plan" / "meeting_planning.json").read_text()).__len__() == 100
-    assert not list((home / "natural_plan").glob(".fetch-*"))
+    assert not list((home / "natural_plan").glob(".staging-*"))
 
 
 def test_import_recognises_a_natural_plan_folder(natural_plan_data: Path, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Where tripbench keeps its data: the data home, the `--home` option naming it, the index files in it."""
+"""The data home and the places in it: the `--home` option naming it, the LLM cache, the refreshed price table."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 HOME_ENV = "TRIPBENCH_HOME"
-TRAVELPLANNER_INDEX = "travelplanner.sqlite"
 
 
 def default_home() -> Path:
@@ -34,10 +33,16 @@ home_option = click.option("--home", type=click.Path(file_okay=False, path_type=
 """The `--home` option of every command that reads or writes the data home (None: `default_home()`)."""
 
 
-def travelplanner_index_path(home: str | os.PathLike[str] | None = None) -> Path:
-    """The TravelPlanner index file: `<home>/travelplanner.sqlite`.
+def in_home(name: str, home: str | os.PathLike[str] | None = None) -> Path:
+    """`<home>/<name>`; `home` (a `str` from a notebook works as well as a `Path`) defaults to `default_home()`."""
+    return (Path(home) if home is not None else default_home()) / name
 
-    Args:
-        home: The data home (a `str` from a notebook works as well as a `Path`); defaults to `default_home()`.
-    """
-    return (Path(home) if home is not None else default_home()) / TRAVELPLANNER_INDEX
+
+def default_cache_dir(home: str | os.PathLike[str] | None = None) -> Path:
+    """Where the LLM cache lives when a spec or a command names no other: `<home>/cache`."""
+    return in_home("cache", home)
+
+
+def price_table_path(home: str | os.PathLike[str] | None = None) -> Path:
+    """The price table `tripbench prices update` writes and every command then reads: `<home>/prices.json`."""
+    return in_home("prices.json", home)

@@ -1,0 +1,16 @@
+"""Where tripbench keeps what it downloads, imports and caches: the data home, the places in it, and the downloader
+that fills it. It imports nothing of ours but `errors`, so every layer may use it."""
+
+from datahome.download import download, staging
+from datahome.home import HOME_ENV, default_cache_dir, default_home, home_option, in_home, price_table_path
+
+__all__ = [
+    "HOME_ENV",
+    "default_cache_dir",
+    "default_home",
+    "download",
+    "home_option",
+    "in_home",
+    "price_table_path",
+    "staging",
+]
