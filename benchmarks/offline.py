@@ -22,9 +22,9 @@ from urllib.parse import parse_qsl
 from benchmarks.reporting import RolloutView, RunView
 from errors import UsageError, UserError
 from providers.interface import ChatRequest, ChatResponse, Usage
-from providers.mock_server.replies import MockRequest, complete
 from providers.prices import register_free_provider
 from providers.registry import register_provider
+from providers.scripted_replies import MockRequest, complete
 
 PREFIX = "offline"
 CHARS_PER_TOKEN = 4

@@ -3,9 +3,10 @@
 from providers.mock_server.app import create_app
 from providers.mock_server.config import Faults, Latency, MockConfig, load_config
 from providers.mock_server.faults import FaultPlan
-from providers.mock_server.replies import MockReply, MockRequest, echo_reply
+from providers.mock_server.replies import echo_reply
 from providers.mock_server.server import RunningServer, serve
 from providers.mock_server.state import MOCK_STATE, ReceivedRequest, Tally
+from providers.scripted_replies import MockReply, MockRequest
 
 __all__ = [
     "MOCK_STATE",

@@ -16,8 +16,9 @@ from providers.mock_server.batch_book import BatchBook
 from providers.mock_server.config import Latency, MockConfig
 from providers.mock_server.faults import FaultPlan
 from providers.mock_server.ratelimits import RateLimits
-from providers.mock_server.replies import Completion, MockRequest, complete, load_reply_function
+from providers.mock_server.replies import load_reply_function
 from providers.mock_server.wire import Wire, WireError
+from providers.scripted_replies import Completion, MockRequest, complete
 from providers.tokens import count_prompt_tokens
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from providers.interface import Message
-from providers.mock_server.replies import Completion, MockRequest
+from providers.scripted_replies import Completion, MockRequest
 
 
 class Wire(Protocol):

@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict
 
 from benchmarks.base import DELIVERED, Evaluation, RolloutResult, Task, Verdict
 from providers.interface import ChatRequest, ChatResponse, Message
-from providers.mock_server.replies import MockRequest, complete, echo_reply
+from providers.mock_server.replies import echo_reply
+from providers.scripted_replies import MockRequest, complete
 from providers.tokens import count_prompt_tokens
 
 SERVED_MODEL = "toy"
