@@ -25,8 +25,8 @@ from pathlib import Path
 
 from benchmarks.natural_plan.offline.world import generate_world as natural_plan_world
 from benchmarks.travelplanner.offline.world import generate_world as travelplanner_world
-from providers.mock_server import MockConfig, RunningServer, serve
 from runner.engine.execute import execute, prepare
+from runner.mock_server import MockConfig, RunningServer, serve
 from runner.store.results import load_run
 from sandbox_index import build_travelplanner_index
 

@@ -34,7 +34,6 @@ import openai
 from cache.modes import CacheMode
 from cache.store import CacheStore
 from providers.interface import ChatRequest, Message
-from providers.mock_server import serve
 from providers.prices import Price
 from providers.registry import resolve_model
 from runner.engine.gc_tuning import tune_for_a_run
@@ -42,6 +41,7 @@ from runner.ladder.budget import SpendCap
 from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway
 from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter
+from runner.mock_server import serve
 
 
 def _requests(model: str, size: int, tag: str) -> list[ChatRequest]:

@@ -1,6 +1,6 @@
 """Client-side limits against a server enforcing the same RPM/TPM: a burst of calls, zero 429s, rate achieved.
 
-The mock server enforces per-key RPM and TPM buckets (providers/mock_server/ratelimits.py) and answers at zero
+The mock server enforces per-key RPM and TPM buckets (runner/mock_server/ratelimits.py) and answers at zero
 latency; the gateway's limiter is given the very same numbers. All calls are launched at once, through the real
 openai SDK over HTTP. Printed: the server's 429 count (the goal is 0), the rate achieved from the first to the
 last request leaving the gateway, as a fraction of the allowed rate (the goal is >= 95 %), and the billed tokens
@@ -18,12 +18,12 @@ import asyncio
 import time
 
 from providers.interface import ChatRequest, ChatResponse, Message
-from providers.mock_server import MockConfig, serve
 from providers.registry import resolve_model
 from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway, Target
 from runner.ladder.ratelimit import Limits, RateLimiter
 from runner.ladder.retry import Retrier, RetryPolicy
+from runner.mock_server import MockConfig, serve
 
 
 class _Stamped:

@@ -25,8 +25,8 @@ import openai
 from aiohttp import web
 
 from providers.interface import ChatRequest, Message
-from providers.mock_server import serve
 from providers.registry import resolve_model
+from runner.mock_server import serve
 
 PROMPT = "Plan day {i} of a trip from Sarasota to Chicago."
 FIXED = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",

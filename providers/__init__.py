@@ -1,4 +1,4 @@
-"""Every LLM behind one async interface, the price table, and a local OpenAI/Anthropic-compatible mock server."""
+"""Every LLM behind one async interface, and the price table."""
 
 from providers.errors import (
     AuthError,

@@ -112,7 +112,7 @@ async def start_mock_llm():
     `fail_next(429, retry_after=1)`, `malformed_next()`, `delay_next(2.0)`, `hang_next()`, `drop_next()`),
     `.received` and `.tally`; all are closed at teardown.
     """
-    from providers.mock_server import serve
+    from runner.mock_server import serve
 
     started = []
 

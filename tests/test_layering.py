@@ -61,6 +61,7 @@ ROOMS = {
     "runner.ladder": {"runner.outcomes"},  # one LLM call; its storage only through interfaces (Ledger, BatchBook)
     "runner.store": {"runner.outcomes", "runner.ladder"},  # a run directory's files
     "runner.engine": {"runner.outcomes", "runner.ladder", "runner.store"},  # running a run
+    "runner.mock_server": set(),  # a development tool the CLI starts (`mock-server`, `demo`); imports providers only
 }
 
 
@@ -140,6 +141,8 @@ def test_errors_and_the_data_home_are_the_bottom_layer_and_nothing_imports_the_e
 
 NEVER = {
     "runner/engine": ("sandbox_index",),  # TravelPlanner's database; the engine finds its files through `datahome`
+    "benchmarks": ("runner.mock_server",),  # offline models shape replies with `providers.scripted_replies`
+    "providers": ("runner.mock_server",),  # the providers talk to it over HTTP, as to the APIs it imitates
 }
 """Folder -> packages no module in it imports, whatever the layers above allow."""
 

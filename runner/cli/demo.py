@@ -27,10 +27,10 @@ from rich.console import Console
 from benchmarks.base import Demo
 from benchmarks.registry import DEFAULT, available, get_benchmark
 from benchmarks.reporting import Table
-from providers.mock_server import MockConfig, RunningServer, serve
 from reports import build_report, write_report
 from reports.terminal import terminal_table
 from runner.engine.execute import execute, prepare
+from runner.mock_server import MockConfig, RunningServer, serve
 
 MOCK_REPLY = "benchmarks.offline:mock_reply"
 MOCK_PORT_FILE = "mock-server.port"

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from errors import UserError
-from providers.mock_server import MockConfig, load_config, serve
+from runner.mock_server import MockConfig, load_config, serve
 
 REPLIES = {"echo": None, "oracle": "benchmarks.offline:oracle_reply", "noisy": "benchmarks.offline:noisy_reply"}
 """`--reply` choices -> the reply function (`module:function`; None: the server's echo)."""
@@ -28,7 +28,7 @@ a benchmark's answers live in its records, those of the data home).""")
                    "function, else echo.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="TOML or JSON file of knobs: latency, faults, rpm/tpm, reply function (see "
-                   "providers/mock_server/config.py).")
+                   "runner/mock_server/config.py).")
 def mock_server_command(host: str, port: int, reply: str | None, config_path: Path | None) -> None:
     """Serve a local OpenAI/Anthropic-compatible mock LLM until Ctrl-C."""
     config = load_config(config_path) if config_path is not None else MockConfig()

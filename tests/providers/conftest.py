@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from providers.interface import ChatModel
-from providers.mock_server import RunningServer
 from providers.registry import resolve_model
 from providers.transport import TRANSPORTS
+from runner.mock_server import RunningServer
 from tests.providers.providers_support import MODELS, SECRET_KEY
 
 

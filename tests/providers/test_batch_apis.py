@@ -10,8 +10,8 @@ import pytest
 from providers.anthropic_messages import AnthropicMessages
 from providers.batching import CLOCK_SKEW_S, BatchModel, BatchRequestLost
 from providers.errors import ServerError
-from providers.mock_server import MockConfig, RunningServer
 from providers.openai_chat import OpenAIChat
+from runner.mock_server import MockConfig, RunningServer
 from tests.providers.providers_support import SECRET_KEY, chat
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 
 from providers.errors import LLMError, ProviderTimeout, RateLimited, ServerError
 from providers.interface import ChatResponse, Usage
-from providers.mock_server import Faults, MockConfig
+from runner.mock_server import Faults, MockConfig
 from tests.providers.providers_support import chat
 
 

@@ -17,9 +17,9 @@ from providers.errors import (
     RateLimited,
     ServerError,
 )
-from providers.mock_server import MockConfig
 from providers.registry import resolve_model
 from providers.transport import TRANSPORTS
+from runner.mock_server import MockConfig
 from tests.providers.providers_support import MODELS, SECRET_KEY, chat
 
 APIS = ["openai", "anthropic"]

@@ -13,9 +13,9 @@ from providers.anthropic_messages import AnthropicMessages
 from providers.errors import AuthError, MissingAPIKey
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Message
 from providers.keys import key_digest
-from providers.mock_server import MockConfig
 from providers.openai_chat import OpenAIChat
 from providers.registry import ProviderRegistry, resolve_model
+from runner.mock_server import MockConfig
 from tests.providers.providers_support import SECRET_KEY
 
 

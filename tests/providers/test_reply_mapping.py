@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from providers.errors import BadRequest
-from providers.mock_server import MockConfig, MockReply, MockRequest
 from providers.tokens import count_prompt_tokens
+from runner.mock_server import MockConfig, MockReply, MockRequest
 from tests.providers.providers_support import chat
 
 PROMPT = count_prompt_tokens([("system", "You are a travel agent."), ("user", "Plan a trip to Rome")])

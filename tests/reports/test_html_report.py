@@ -7,9 +7,9 @@ from pathlib import Path
 import matplotlib.image
 import pytest
 
-from providers.mock_server import MockConfig
 from reports import build_report, write_report
 from runner.engine.execute import execute, prepare
+from runner.mock_server import MockConfig
 from tests.reports.hostile_replies import PAYLOAD
 from tests.reports.report_runs import write_spec
 

@@ -12,9 +12,9 @@ import pytest
 from benchmarks.travelplanner.dataset import find_split_file
 from cache import load_request
 from datahome import default_cache_dir
-from providers.mock_server import load_config
 from reports import build_report, write_report
 from reports.collect import collect_run
+from runner.mock_server import load_config
 from sandbox_index import BuildSummary, Sandbox, build_travelplanner_index, open_sandbox, travelplanner_index_path
 
 

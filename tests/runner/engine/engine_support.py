@@ -11,7 +11,7 @@ from pathlib import Path
 
 from benchmarks.base import DELIVERED
 from errors import UserError
-from providers.mock_server import RunningServer
+from runner.mock_server import RunningServer
 from runner.store.results import load_run
 from tests.runner.engine.toy_benchmark import ToyBenchmark, ToyOptions, reference_result
 

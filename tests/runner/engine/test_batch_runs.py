@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from errors import UserError
-from providers.mock_server import MockConfig, RunningServer
 from reports.build import build_report
 from runner.engine.dryrun import estimate
 from runner.engine.execute import RunReport, execute, prepare
 from runner.engine.scheduler import BUDGET, COMPLETED
+from runner.mock_server import MockConfig, RunningServer
 from runner.store.results import load_run
 from tests.runner.engine.engine_support import PRICE, billed_usd, reference, run_cli, start_run, stored
 from tests.runner.engine.toy_benchmark import ToyOptions

@@ -12,10 +12,10 @@ import pytest
 from benchmarks.base import BUDGET_EXHAUSTED, CALL_LIMIT, CRASHED, DELIVERED
 from cache import CacheStore
 from errors import UserError
-from providers.mock_server import MockConfig
 from runner.engine.dryrun import estimate
 from runner.engine.execute import execute, prepare
 from runner.engine.scheduler import BUDGET, COMPLETED
+from runner.mock_server import MockConfig
 from runner.store.results import load_run
 from tests.runner.engine.engine_support import PRICE, billed_usd, reference, stored
 from tests.runner.engine.toy_benchmark import ToyOptions

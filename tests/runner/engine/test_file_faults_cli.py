@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from providers.mock_server import MockConfig
+from runner.mock_server import MockConfig
 from runner.store.results import load_run
 from tests.runner.engine.engine_support import CLI, PROJECT_ROOT, run_cli, start_run, until_rollouts_stored
 from tests.runner.engine.toy_benchmark import calls_for

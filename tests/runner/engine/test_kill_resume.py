@@ -9,7 +9,7 @@ import re
 import signal
 from pathlib import Path
 
-from providers.mock_server import MockConfig
+from runner.mock_server import MockConfig
 from runner.store.results import load_run
 from runner.store.summary import session_state
 from tests.runner.engine.engine_support import reference, start_run, stored, until_rollouts_stored

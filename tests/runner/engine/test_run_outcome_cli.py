@@ -7,8 +7,8 @@ import json
 import re
 from pathlib import Path
 
-from providers.mock_server import MockConfig
 from runner.cli.run import EXIT_NO_RESULT
+from runner.mock_server import MockConfig
 from tests.runner.engine.engine_support import run_cli, start_run
 
 

@@ -13,7 +13,7 @@ import re
 import signal
 from pathlib import Path
 
-from providers.mock_server import MockConfig
+from runner.mock_server import MockConfig
 from runner.store.results import load_run
 from tests.runner.engine.engine_support import PRICE, billed_usd, run_cli, start_run, until_rollouts_stored
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.base import BUDGET_EXHAUSTED
-from providers.mock_server import MockConfig, RunningServer
+from runner.mock_server import MockConfig, RunningServer
 from runner.store.results import load_run
 from tests.runner.engine.engine_support import PRICE, billed_usd, run_cli
 

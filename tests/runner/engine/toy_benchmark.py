@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict
 
 from benchmarks.base import DELIVERED, Evaluation, RolloutResult, Task, Verdict
 from providers.interface import ChatRequest, ChatResponse, Message
-from providers.mock_server.replies import echo_reply
 from providers.scripted_replies import MockRequest, complete
 from providers.tokens import count_prompt_tokens
+from runner.mock_server.replies import echo_reply
 
 SERVED_MODEL = "toy"
 """The model name the toy spec's `openai-compatible:toy@URL` sends, which the echo reply repeats."""

@@ -15,7 +15,6 @@ from cache.modes import CacheMode
 from cache.store import CacheStore
 from providers.errors import LLMError, ServerError
 from providers.interface import ChatRequest, ChatResponse, Message
-from providers.mock_server import Faults, MockConfig
 from providers.openai_chat import OpenAIChat
 from providers.prices import cost_usd
 from providers.registry import resolve_model
@@ -23,6 +22,7 @@ from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway, Target
 from runner.ladder.ratelimit import Limits, RateLimiter
 from runner.ladder.retry import Retrier, RetryPolicy
+from runner.mock_server import Faults, MockConfig
 
 
 def model_of(server) -> str:  # type: ignore[no-untyped-def]

@@ -17,8 +17,8 @@ from benchmarks.traveleval.benchmark import TravelEvalBenchmark, TravelEvalOptio
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from providers.anthropic_messages import AnthropicMessages
 from providers.interface import ChatModel, ChatRequest, ChatResponse
-from providers.mock_server import MockConfig
 from providers.openai_chat import OpenAIChat
+from runner.mock_server import MockConfig
 
 STRATEGIES = TravelEvalBenchmark().strategies(TravelEvalOptions())
 

@@ -20,8 +20,8 @@ from benchmarks.travelplanner.agents.parsing import render_plan
 from benchmarks.travelplanner.agents.strategies import TwoStageStrategy
 from benchmarks.travelplanner.dataset import load_queries
 from providers.anthropic_messages import AnthropicMessages
-from providers.mock_server import MockConfig, MockRequest
 from providers.openai_chat import OpenAIChat
+from runner.mock_server import MockConfig, MockRequest
 
 SCRIPT = [
     ("I need flights there.", "FlightSearch[St. Petersburg, Rockford, 2022-03-16]"),

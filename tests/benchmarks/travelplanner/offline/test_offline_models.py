@@ -20,8 +20,8 @@ from benchmarks.travelplanner.offline.models import FAULT_KINDS, NoisyConfig, in
 from benchmarks.travelplanner.offline.oracle import oracle_reply
 from benchmarks.travelplanner.prompts import extraction_prompt
 from errors import UserError
-from providers.mock_server import MockConfig
 from providers.registry import resolve_model
+from runner.mock_server import MockConfig
 from sandbox_index import open_sandbox
 
 

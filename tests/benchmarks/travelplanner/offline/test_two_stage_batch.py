@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from providers.mock_server import MockConfig
 from runner.cli.demo import MOCK_REPLY
 from runner.engine.execute import execute, prepare
+from runner.mock_server import MockConfig
 from runner.store.results import load_run
 from tests.benchmarks.travelplanner.offline.conftest import DemoWorld
 

@@ -6,8 +6,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from providers.mock_server.wire import WireError, bearer_token, messages_of, model_of
 from providers.scripted_replies import Completion, MockRequest
+from runner.mock_server.wire import WireError, bearer_token, messages_of, model_of
 
 _ERROR_TYPES = {401: "invalid_request_error", 403: "permission_denied", 404: "invalid_request_error",
                 429: "rate_limit_exceeded"}

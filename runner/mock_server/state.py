@@ -12,14 +12,14 @@ from typing import Any
 
 from aiohttp import web
 
-from providers.mock_server.batch_book import BatchBook
-from providers.mock_server.config import Latency, MockConfig
-from providers.mock_server.faults import FaultPlan
-from providers.mock_server.ratelimits import RateLimits
-from providers.mock_server.replies import load_reply_function
-from providers.mock_server.wire import Wire, WireError
 from providers.scripted_replies import Completion, MockRequest, complete
 from providers.tokens import count_prompt_tokens
+from runner.mock_server.batch_book import BatchBook
+from runner.mock_server.config import Latency, MockConfig
+from runner.mock_server.faults import FaultPlan
+from runner.mock_server.ratelimits import RateLimits
+from runner.mock_server.replies import load_reply_function
+from runner.mock_server.wire import Wire, WireError
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from providers.interface import Message
-from providers.mock_server.wire import WireError, bearer_token, messages_of, model_of, text_of
 from providers.scripted_replies import Completion, MockRequest
+from runner.mock_server.wire import WireError, bearer_token, messages_of, model_of, text_of
 
 _ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
                 403: "permission_error", 404: "not_found_error", 413: "request_too_large",

@@ -17,14 +17,14 @@ from typing import Any
 from aiohttp import web
 
 from providers.keys import key_digest
-from providers.mock_server.anthropic_messages import AnthropicMessagesWire
-from providers.mock_server.batches import add_batch_routes
-from providers.mock_server.config import MockConfig
-from providers.mock_server.faults import Fault
-from providers.mock_server.openai_chat import OpenAIChatWire
-from providers.mock_server.state import MOCK_STATE, MockState, ReceivedRequest, Refused, drop_connection
-from providers.mock_server.usage_lies import tell
-from providers.mock_server.wire import Wire
+from runner.mock_server.anthropic_messages import AnthropicMessagesWire
+from runner.mock_server.batches import add_batch_routes
+from runner.mock_server.config import MockConfig
+from runner.mock_server.faults import Fault
+from runner.mock_server.openai_chat import OpenAIChatWire
+from runner.mock_server.state import MOCK_STATE, MockState, ReceivedRequest, Refused, drop_connection
+from runner.mock_server.usage_lies import tell
+from runner.mock_server.wire import Wire
 
 MAX_BODY_BYTES = 256 * 1024 * 1024
 """The largest request body accepted: a batch of Anthropic's largest size (OpenAI's batch files: 200 MB)."""

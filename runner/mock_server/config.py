@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from errors import ConfigError
 from errors.validation import config_error
-from providers.mock_server.usage_lies import UsageLie
+from runner.mock_server.usage_lies import UsageLie
 
 
 class _Strict(BaseModel):

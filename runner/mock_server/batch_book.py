@@ -7,7 +7,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from providers.mock_server.config import Batches
+from runner.mock_server.config import Batches
 
 Outcome = Literal["succeeded", "errored", "expired", "canceled"]
 

@@ -7,10 +7,10 @@ from types import TracebackType
 
 from aiohttp import web
 
-from providers.mock_server.app import create_app
-from providers.mock_server.config import MockConfig
-from providers.mock_server.faults import FaultPlan
-from providers.mock_server.state import MOCK_STATE, ReceivedRequest, Tally
+from runner.mock_server.app import create_app
+from runner.mock_server.config import MockConfig
+from runner.mock_server.faults import FaultPlan
+from runner.mock_server.state import MOCK_STATE, ReceivedRequest, Tally
 
 
 class RunningServer:

@@ -7,7 +7,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Literal
 
-from providers.mock_server.config import Faults
+from runner.mock_server.config import Faults
 
 FaultKind = Literal["status", "malformed", "hang", "dropped", "delay", "drip"]
 

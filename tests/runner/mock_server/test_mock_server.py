@@ -12,11 +12,11 @@ import aiohttp
 import pytest
 
 from errors import ConfigError
-from providers.mock_server import MockConfig, MockRequest, create_app
-from providers.mock_server.config import Faults, Latency, load_config
-from providers.mock_server.faults import FaultPlan
-from providers.mock_server.ratelimits import RateLimits
-from providers.mock_server.state import MOCK_STATE
+from runner.mock_server import MockConfig, MockRequest, create_app
+from runner.mock_server.config import Faults, Latency, load_config
+from runner.mock_server.faults import FaultPlan
+from runner.mock_server.ratelimits import RateLimits
+from runner.mock_server.state import MOCK_STATE
 
 OPENAI_BODY = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hello"}]}
 ANTHROPIC_BODY = {"model": "claude-haiku-4-5", "max_tokens": 20, "messages": [{"role": "user", "content": "hello"}]}

@@ -24,12 +24,12 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from providers.mock_server.anthropic_messages import AnthropicMessagesWire
-from providers.mock_server.batch_book import MockBatch, Outcome, RequestResult
-from providers.mock_server.openai_chat import OpenAIChatWire
-from providers.mock_server.state import MOCK_STATE, MockState, Refused, drop_connection
-from providers.mock_server.usage_lies import tell
-from providers.mock_server.wire import Wire
+from runner.mock_server.anthropic_messages import AnthropicMessagesWire
+from runner.mock_server.batch_book import MockBatch, Outcome, RequestResult
+from runner.mock_server.openai_chat import OpenAIChatWire
+from runner.mock_server.state import MOCK_STATE, MockState, Refused, drop_connection
+from runner.mock_server.usage_lies import tell
+from runner.mock_server.wire import Wire
 
 _OPENAI, _ANTHROPIC = OpenAIChatWire(), AnthropicMessagesWire()
 _CHAT_URL = "/v1/chat/completions"
