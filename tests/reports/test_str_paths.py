@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.travelplanner.dataset import find_split_file
 from cache import load_request
-from datahome import default_cache_dir
+from datahome import default_cache_dir, price_table_path
 from reports import build_report, write_report
 from reports.collect import collect_run
 from runner.mock_server import load_config
@@ -50,6 +50,7 @@ CASES: dict[str, Callable[[Inputs, Convert], object]] = {
                                                                                  p(i.tmp / "index.sqlite"))),
     "travelplanner_index_path": lambda i, p: travelplanner_index_path(p(i.tmp)),
     "default_cache_dir": lambda i, p: default_cache_dir(p(i.tmp)),
+    "price_table_path": lambda i, p: price_table_path(p(i.tmp)),
     "load_request": lambda i, p: load_request(p(i.tmp / "request.json")),
     "load_config": lambda i, p: load_config(p(i.tmp / "mock.toml")),
 }
