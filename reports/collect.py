@@ -17,9 +17,8 @@ from typing import Any
 from benchmarks.base import Benchmark, Evaluation, Task
 from benchmarks.registry import get_benchmark
 from errors import UserError
-from runner.ladder.calls import CallRecord
 from runner.store.outputs import output_folders
-from runner.store.results import StoredRollout, load_run
+from runner.store.results import CallRecord, StoredRollout, load_run
 from runner.store.summary import session_state
 
 

@@ -17,7 +17,7 @@ import orjson
 from benchmarks.base import Evaluation, RolloutResult, Task, Verdict
 from errors import UserError
 from providers.interface import Usage
-from runner.ladder.calls import CallRecord
+from runner.ladder.calls import CallRecord as CallRecord  # re-exported: a stored call, as reports read it
 from runner.store.records import RolloutKey
 from runner.store.writer import CALL_COLUMNS, OPEN_USD, RESULTS_FILE, ROLLOUT_COLUMNS, damaged_message
 
