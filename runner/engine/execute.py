@@ -29,12 +29,20 @@ from cache.store import CacheStore, default_cache_dir
 from errors import ConfigError, UserError
 from providers.batching import BatchModel
 from providers.prices import nearest_priced, price_for
-from providers.registry import check_model, resolve_model
+from providers.registry import can_batch, check_model, resolve_model
 from runner.engine.expand import check_size, expand, select_tasks, split_name
 from runner.engine.progress import LiveProgress, RunStats
 from runner.engine.rollout import RolloutModel, record_call, run_rollout
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
-from runner.engine.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
+from runner.engine.spec import (
+    ModelSpec,
+    RunSpec,
+    batch_models,
+    changed_fields,
+    load_spec,
+    parse_options,
+    require_agreement,
+)
 from runner.ladder.batches import Batcher
 from runner.ladder.budget import SpendCap
 from runner.ladder.calls import CallRecord
@@ -65,6 +73,8 @@ class Prepared:
     strategies: dict[str, Strategy]
     keys: list[RolloutKey]
     cache_dir: Path
+    batched: frozenset[str]
+    """The model strings whose calls go through their provider's batch API (checked able to: `batch_models`)."""
 
     @property
     def split(self) -> str:
@@ -106,6 +116,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
         raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
     for model in spec.models:  # a misspelt provider or offline model fails before the run directory is touched
         check_model(model.model)
+    batched = batch_models(spec, source)
     offered = {strategy.name: strategy for strategy in benchmark.strategies(options)}
     for position, name in enumerate(spec.strategies):
         if name not in offered:
@@ -128,7 +139,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
     cache_dir = folder / spec.cache_dir if spec.cache_dir else default_cache_dir(default_home())
     check_size(spec, len(tasks), source)
     keys = expand(spec, tasks, benchmark.name)
-    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)
+    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir, batched)
 
 
 def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
@@ -167,9 +178,8 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     policy = spec.retry.policy()
     batcher = None
     if store is not None and session is not None and (capable := _batch_providers(prepared, targets)):
-        batched = {model.model for model in spec.models if spec.batched(model)}
-        batcher = Batcher(store, session, capable, batched, size=spec.batch_size, flush_s=spec.batch_flush_s,
-                          poll_s=spec.batch_poll_s)
+        batcher = Batcher(store, session, capable, prepared.batched, size=spec.batch_size,
+                          flush_s=spec.batch_flush_s, poll_s=spec.batch_poll_s)
     cache = CacheStore(prepared.cache_dir) if mode is not CacheMode.OFF else None
     gateway = Gateway(
         resolve=lambda model: targets[model].model, cache=cache, mode=mode, spend_cap=spend_cap,
@@ -182,21 +192,9 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
 
 def _batch_providers(prepared: Prepared, targets: dict[str, Target]) -> dict[str, BatchModel]:
     """The provider of each model string of the spec whose provider has a batch API (batched now or not: an earlier
-    session may have left a batch of it live).
-
-    Raises:
-        ConfigError: a batch model whose provider has no batch API (only `openai:` and `anthropic:` have one).
-    """
-    found: dict[str, BatchModel] = {}
-    for position, model in enumerate(prepared.spec.models):
-        provider = targets[model.model].model
-        if isinstance(provider, BatchModel):
-            found[model.model] = provider
-        elif prepared.spec.batched(model):
-            raise ConfigError(str(prepared.spec_path), f"models[{position}].batch",
-                              "false for a model without a batch API (only openai: and anthropic: models have one)",
-                              True)
-    return found
+    session may have left a batch of it live)."""
+    return {model.model: provider for model in prepared.spec.models
+            if can_batch(model.model) and isinstance(provider := targets[model.model].model, BatchModel)}
 
 
 def extra_models(prepared: Prepared) -> list[str]:

@@ -284,3 +284,25 @@ async def test_a_dry_run_prices_a_batch_model_at_its_batch_rate(start_mock_llm, 
         costs[batch] = toy.cost_usd
     assert server.tally.batches == server.tally.served == 0
     assert costs[False] is not None and costs[True] == pytest.approx(costs[False] * 0.5)
+
+
+LOCAL = "openai-compatible:llama@http://127.0.0.1:9/v1"
+"""A model whose server has no batch API (nothing listens there: a spec that passed would fail its calls)."""
+
+
+@pytest.mark.parametrize(("models", "fields", "field"), [
+    ([{"model": LOCAL, "batch": True}], {}, "models[0].batch"),
+    # the run's default reaches every model that does not say: one that cannot batch is an error, not sent online
+    ([{"model": "openai:toy", "base_url": "http://127.0.0.1:9/v1", "api_key_env": KEY_ENV}, {"model": LOCAL}],
+     {"batch": True}, "batch"),
+], ids=["its-own-batch", "the-run-default"])
+def test_a_model_whose_provider_has_no_batch_api_is_refused_by_dry_run_and_run_alike(
+        write_spec, tmp_path: Path, models: list[dict[str, object]], fields: dict[str, object], field: str) -> None:
+    spec = write_spec("http://127.0.0.1:9", models=[{**model, "prices": BATCH_PRICE} for model in models],
+                      options={"tasks": 2, "max_calls": 2}, retry={"max_attempts": 1}, **fields)
+    dry = run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"), "--dry-run")
+    run = run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"))
+    assert (dry.returncode, run.returncode) == (2, 2), dry.stderr + run.stderr
+    assert dry.stderr == run.stderr  # one check, one message
+    assert f"run.toml: {field}: expected" in run.stderr and LOCAL in run.stderr and "no batch API" in run.stderr
+    assert "Traceback" not in run.stderr and not (tmp_path / "run").exists()  # nothing started
