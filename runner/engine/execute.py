@@ -43,7 +43,7 @@ from runner.engine.spec import (
     parse_options,
     require_agreement,
 )
-from runner.ladder.batches import Batcher
+from runner.ladder.batches import BatchTransport
 from runner.ladder.budget import SpendCap
 from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway, Target
@@ -176,16 +176,16 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
                                            if display[model.model] in adaptive else None)  # how far it may grow
               for model in spec.models}
     policy = spec.retry.policy()
-    batcher = None
+    batches = None
     if store is not None and session is not None and (capable := _batch_providers(prepared, targets)):
-        batcher = Batcher(store, session, capable, prepared.batched, size=spec.batch_size,
-                          flush_s=spec.batch_flush_s, poll_s=spec.batch_poll_s)
+        batches = BatchTransport(store, session, capable, prepared.batched, size=spec.batch_size,
+                                 flush_s=spec.batch_flush_s, poll_s=spec.batch_poll_s)
     cache = CacheStore(prepared.cache_dir) if mode is not CacheMode.OFF else None
     gateway = Gateway(
         resolve=lambda model: targets[model].model, cache=cache, mode=mode, spend_cap=spend_cap,
         # a 429's pause of a model's other calls ends when the retry policy would have given up waiting for it
         limiter=RateLimiter(limits, max_pause_s=policy.max_retry_after_s), retrier=Retrier(policy),
-        prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call, batcher=batcher,
+        prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call, batches=batches,
     )
     return gateway, cache
 
@@ -294,8 +294,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         if cache is not None:
             opened.callback(cache.close)
         opened.push_async_callback(gateway.aclose)  # before the cache closes: it writes the entries still queued
-        if gateway.batcher is not None:  # batches a killed session submitted: waited for, never sent again
-            await gateway.batcher.resume(spend_cap.settle_booked, gateway.batch_cost, gateway.cached)
+        await gateway.resume_batches()  # batches a killed session submitted: waited for, never sent again
         tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
         if (close := getattr(tools, "close", None)) is not None:
             opened.callback(close)
@@ -303,7 +302,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         outcome = await _run_pending(prepared, pending, finished, store, session, gateway, spend_cap, tools,
                                      report, progress_console, show_progress, log_every_s, grace_s)
         report.notes += await _evaluate(prepared, store, run_dir)
-        if gateway.batcher is not None and (twice := gateway.batcher.counts.maybe_twice):
+        if (batches := gateway.batch_counts) is not None and (twice := batches.maybe_twice):
             report.notes.append(f"{twice} batch requests were sent again after their batch's submission got no "
                                 "answer and the batch was not found among the provider's (a Message Batch keeps no "
                                 "tag; a running one is told apart only by its size): they may be billed twice")
@@ -324,7 +323,7 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
     scheduler = Scheduler(spec.concurrency, {m.label: m.rollout_bound for m in spec.models},
                           admit=lambda: not spend_cap.exhausted, grace_s=grace_s)
-    stats = RunStats(spend_cap, batches=gateway.batcher.counts if gateway.batcher and gateway.batcher.active else None,
+    stats = RunStats(spend_cap, batches=gateway.batch_counts,
                      spent_before=await asyncio.to_thread(_spent_by_model, store.path.parent))
     totals = {m.label: 0 for m in spec.models}
     done_before = dict.fromkeys(totals, 0)

@@ -259,6 +259,34 @@ async def test_a_model_no_longer_batched_still_takes_its_live_batch_over(start_m
         assert results.reserved_usd == 0 and results.spent_usd == pytest.approx(billed_usd(server))
 
 
+def _booked(run_dir: Path) -> bool:
+    """Whether the run has booked a call against its spend cap (the charge is written before the call is sent)."""
+    if not (run_dir / "results.sqlite").exists():
+        return False
+    with contextlib.suppress(UserError), load_run(run_dir) as results:  # UserError: the store is being created
+        return results.reserved_usd > 0
+    return False
+
+
+async def test_calls_stopped_in_their_open_batch_were_never_sent_and_cost_nothing(start_mock_llm, write_spec,
+                                                                                  tmp_path: Path, toy_on_path) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.05}))
+    spec = write_spec(server.base_url, concurrency=10, max_cost=5.0, models=[batch_model(server)],
+                      options={"tasks": 10, "max_calls": 2}, batch_size=100, batch_flush_s=600, batch_poll_s=0.05)
+    run_dir = tmp_path / "run"
+    process = await start_run(spec, run_dir)
+    while not _booked(run_dir) and process.returncode is None:
+        await asyncio.sleep(0.05)
+    process.send_signal(signal.SIGINT)  # the first stops admission; the calls wait in their open batch for 600 s
+    await asyncio.sleep(0.5)
+    process.send_signal(signal.SIGINT)  # the second cancels them there
+    output, _ = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 130, output.decode()
+    assert server.tally.batches == 0
+    with load_run(run_dir) as results:  # withdrawn before their batch left: released, not kept at their worst case
+        assert results.reserved_usd == 0 and results.spent_usd == 0
+
+
 async def test_the_spend_cap_holds_for_batch_requests(start_mock_llm, write_spec, tmp_path: Path) -> None:
     server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02}))
     cap = 1.5
