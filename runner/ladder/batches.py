@@ -77,7 +77,8 @@ class StoredBatch:
 
 
 class BatchBook(Protocol):
-    """Where the batcher records its batches durably (the run's results store), so a later session adopts them."""
+    """Where the batch transport records its batches durably (the run's results store), so a later session adopts
+    them."""
 
     async def prepare_batch(self, session: int, model: str, tag: str,
                             requests: Sequence[tuple[str, str, int | None]]) -> int:
