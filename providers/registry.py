@@ -115,6 +115,16 @@ _BUILTINS: dict[str, Callable[[str, ProviderOptions], ChatModel]] = {
     "openai-compatible": _openai_compatible,
 }
 
+BATCH_PROVIDERS = ("openai", "anthropic")
+"""The providers with a batch API (OpenAI Batch, Anthropic Message Batches; their models implement
+`providers.batching.BatchModel`). Declared here, by prefix, so a spec is checked before any client is built (no key,
+no server asked); an `openai-compatible:` server has none, though it speaks OpenAI's protocol, as have plugins."""
+
+
+def can_batch(model: str) -> bool:
+    """Whether a model string's provider has a batch API (`BATCH_PROVIDERS`)."""
+    return model.partition(":")[0] in BATCH_PROVIDERS
+
 
 class ProviderRegistry:
     """Prefix -> provider factory: the built-ins plus whatever plugins register."""

@@ -1,7 +1,7 @@
 """What a failed LLM call means, in one table: error kind -> rollout status -> rerun on resume? -> may it be billed?
 
 Read by the rollout (the status it stores), the store and the run summary (which stored rollouts a resumed run runs
-again, hence the exit code), the gateway and the batcher (whether a failed call's reserved money is released).
+again, hence the exit code), the gateway and the batch transport (whether a failed call's reserved money is released).
 
 A transient provider error (429s, 5xx, dropped connections, timeouts: an outage) is a result (a submission counts it
 as a failure), but a resumed run tries it again; a permanent one (a bad request, a content filter, a refusal) is the

@@ -88,6 +88,16 @@ def test_runner_rooms_import_downward_and_only_the_cli_imports_reports() -> None
     assert _room_violations() == []
 
 
+def test_the_gateway_is_the_ladders_top_rung_and_its_transports_the_bottom() -> None:
+    """No rung of the call ladder imports the gateway that calls it, and the online transports never the batch one
+    (which implements their `Transport`): batching stays a transport under the gateway's rungs, not beside them."""
+    ladder = {path.stem: _imports(path) for path in sorted((REPO / "runner/ladder").glob("*.py"))}
+    bad = [f"runner/ladder/{stem}.py imports {name}" for stem, names in ladder.items() for name in sorted(names)
+           if (stem != "gateway" and name.startswith("runner.ladder.gateway"))
+           or (stem == "transports" and name.startswith("runner.ladder.batches"))]
+    assert bad == []
+
+
 def test_reports_read_runs_never_the_engine_or_the_cli() -> None:
     names = {name for path in (REPO / "reports").rglob("*.py") for name in _imports(path)}
     assert not {name for name in names if _room_of(name) in ("runner.engine", "runner.cli")}

@@ -180,7 +180,7 @@ def _add(estimate: ModelEstimate, prepared: Prepared, key: RolloutKey, probe: _P
     model = prepared.model(key.model)
     overrides = {model.model: model.prices} if model.prices is not None else None
     cost = cost_usd(Usage(input_tokens=round(calls * prompt), output_tokens=round(calls * output)), model.model,
-                    overrides=overrides, batch=prepared.spec.batched(model))  # a batch model at its batch rate
+                    overrides=overrides, batch=model.model in prepared.batched)  # a batch model at its batch rate
     estimate.cost_usd = None if cost is None or estimate.cost_usd is None else estimate.cost_usd + cost
 
 

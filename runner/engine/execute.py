@@ -30,13 +30,21 @@ from datahome import default_cache_dir
 from errors import ConfigError, UserError
 from providers.batching import BatchModel
 from providers.prices import nearest_priced, price_for
-from providers.registry import check_model, resolve_model
+from providers.registry import can_batch, check_model, resolve_model
 from runner.engine.expand import check_size, expand, select_tasks, split_name
 from runner.engine.progress import LiveProgress, RunStats
 from runner.engine.rollout import RolloutModel, record_call, run_rollout
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
-from runner.engine.spec import ModelSpec, RunSpec, changed_fields, load_spec, parse_options, require_agreement
-from runner.ladder.batches import Batcher
+from runner.engine.spec import (
+    ModelSpec,
+    RunSpec,
+    batch_models,
+    changed_fields,
+    load_spec,
+    parse_options,
+    require_agreement,
+)
+from runner.ladder.batches import BatchTransport
 from runner.ladder.budget import SpendCap
 from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway, Target
@@ -65,6 +73,8 @@ class Prepared:
     strategies: dict[str, Strategy]
     keys: list[RolloutKey]
     cache_dir: Path
+    batched: frozenset[str]
+    """The model strings whose calls go through their provider's batch API (checked able to: `batch_models`)."""
 
     @property
     def split(self) -> str:
@@ -106,6 +116,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
         raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
     for model in spec.models:  # a misspelt provider or offline model fails before the run directory is touched
         check_model(model.model)
+    batched = batch_models(spec, source)
     offered = {strategy.name: strategy for strategy in benchmark.strategies(options)}
     for position, name in enumerate(spec.strategies):
         if name not in offered:
@@ -128,7 +139,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
     cache_dir = folder / spec.cache_dir if spec.cache_dir else default_cache_dir()
     check_size(spec, len(tasks), source)
     keys = expand(spec, tasks, benchmark.name)
-    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir)
+    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir, batched)
 
 
 def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
@@ -165,38 +176,25 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
                                            if display[model.model] in adaptive else None)  # how far it may grow
               for model in spec.models}
     policy = spec.retry.policy()
-    batcher = None
+    batches = None
     if store is not None and session is not None and (capable := _batch_providers(prepared, targets)):
-        batched = {model.model for model in spec.models if spec.batched(model)}
-        batcher = Batcher(store, session, capable, batched, size=spec.batch_size, flush_s=spec.batch_flush_s,
-                          poll_s=spec.batch_poll_s)
+        batches = BatchTransport(store, session, capable, prepared.batched, size=spec.batch_size,
+                                 flush_s=spec.batch_flush_s, poll_s=spec.batch_poll_s)
     cache = CacheStore(prepared.cache_dir) if mode is not CacheMode.OFF else None
     gateway = Gateway(
         resolve=lambda model: targets[model].model, cache=cache, mode=mode, spend_cap=spend_cap,
         # a 429's pause of a model's other calls ends when the retry policy would have given up waiting for it
         limiter=RateLimiter(limits, max_pause_s=policy.max_retry_after_s), retrier=Retrier(policy),
-        prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call, batcher=batcher,
+        prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call, batches=batches,
     )
     return gateway, cache
 
 
 def _batch_providers(prepared: Prepared, targets: dict[str, Target]) -> dict[str, BatchModel]:
     """The provider of each model string of the spec whose provider has a batch API (batched now or not: an earlier
-    session may have left a batch of it live).
-
-    Raises:
-        ConfigError: a batch model whose provider has no batch API (only `openai:` and `anthropic:` have one).
-    """
-    found: dict[str, BatchModel] = {}
-    for position, model in enumerate(prepared.spec.models):
-        provider = targets[model.model].model
-        if isinstance(provider, BatchModel):
-            found[model.model] = provider
-        elif prepared.spec.batched(model):
-            raise ConfigError(str(prepared.spec_path), f"models[{position}].batch",
-                              "false for a model without a batch API (only openai: and anthropic: models have one)",
-                              True)
-    return found
+    session may have left a batch of it live)."""
+    return {model.model: provider for model in prepared.spec.models
+            if can_batch(model.model) and isinstance(provider := targets[model.model].model, BatchModel)}
 
 
 def extra_models(prepared: Prepared) -> list[str]:
@@ -296,8 +294,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         if cache is not None:
             opened.callback(cache.close)
         opened.push_async_callback(gateway.aclose)  # before the cache closes: it writes the entries still queued
-        if gateway.batcher is not None:  # batches a killed session submitted: waited for, never sent again
-            await gateway.batcher.resume(spend_cap.settle_booked, gateway.batch_cost, gateway.cached)
+        await gateway.resume_batches()  # batches a killed session submitted: waited for, never sent again
         tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
         if (close := getattr(tools, "close", None)) is not None:
             opened.callback(close)
@@ -305,7 +302,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         outcome = await _run_pending(prepared, pending, finished, store, session, gateway, spend_cap, tools,
                                      report, progress_console, show_progress, log_every_s, grace_s)
         report.notes += await _evaluate(prepared, store, run_dir)
-        if gateway.batcher is not None and (twice := gateway.batcher.counts.maybe_twice):
+        if (batches := gateway.batch_counts) is not None and (twice := batches.maybe_twice):
             report.notes.append(f"{twice} batch requests were sent again after their batch's submission got no "
                                 "answer and the batch was not found among the provider's (a Message Batch keeps no "
                                 "tag; a running one is told apart only by its size): they may be billed twice")
@@ -326,7 +323,7 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
     scheduler = Scheduler(spec.concurrency, {m.label: m.rollout_bound for m in spec.models},
                           admit=lambda: not spend_cap.exhausted, grace_s=grace_s)
-    stats = RunStats(spend_cap, batches=gateway.batcher.counts if gateway.batcher and gateway.batcher.active else None,
+    stats = RunStats(spend_cap, batches=gateway.batch_counts,
                      spent_before=await asyncio.to_thread(_spent_by_model, store.path.parent))
     totals = {m.label: 0 for m in spec.models}
     done_before = dict.fromkeys(totals, 0)

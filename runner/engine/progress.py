@@ -65,7 +65,7 @@ class RunStats:
     Args:
         spend_cap: The run's cap (its `spent_usd` includes earlier sessions).
         clock: Seconds, for rates.
-        batches: The batcher's counts, when some model goes through a batch API.
+        batches: The batch transport's counts, when some model goes through a batch API.
         spent_before: Per model label, what its stored rollouts of earlier sessions cost.
     """
 

@@ -43,6 +43,7 @@ from errors import ConfigError
 from errors.validation import config_error
 from providers.interface import DEFAULT_TIMEOUT_S
 from providers.prices import Price, nearest_priced, price_table
+from providers.registry import BATCH_PROVIDERS, can_batch
 from providers.urls import public_model, public_url
 from runner.ladder.retry import RetryPolicy
 
@@ -217,7 +218,8 @@ class RunSpec(BaseModel):
     max_cost: float | None = Field(default=None, gt=0)
     """Spend cap in USD for the whole run, resumes included."""
     batch: bool = False
-    """Whether models that do not say (`models[].batch`) go through their provider's batch API."""
+    """Whether models that do not say (`models[].batch`) go through their provider's batch API; each must have one
+    (a model whose provider has none says `batch = false`: see `batch_models`)."""
     batch_size: int = Field(default=1000, ge=1)
     """A batch model's open batch is submitted once it holds this many requests (at most the provider's limit)..."""
     batch_flush_s: float = Field(default=60.0, gt=0, allow_inf_nan=False)
@@ -252,10 +254,6 @@ class RunSpec(BaseModel):
             raise ValueError(f"distinct task ids ({twice!r} is given twice)")
         return tasks
 
-    def batched(self, model: ModelSpec) -> bool:
-        """Whether `model`'s calls go through its provider's batch API."""
-        return self.batch if model.batch is None else model.batch
-
     def result_fields(self) -> dict[str, Any]:
         """What a resumed run must keep equal: everything that changes a rollout's result.
 
@@ -281,6 +279,28 @@ class RunSpec(BaseModel):
             if model.get("base_url"):
                 model["base_url"] = public_url(model["base_url"])
         return dumped
+
+
+def batch_models(spec: RunSpec, source: str) -> frozenset[str]:
+    """The model strings whose calls go through their provider's batch API (a model's `batch`, else the run's): what
+    the run batches and the dry run prices at the batch rate.
+
+    Raises:
+        ConfigError: a model to batch whose provider has no batch API (`providers.registry.can_batch`), naming it; the
+            run's `batch = true` too, for every model that does not say (such a model says `batch = false`).
+    """
+    batched = set()
+    for position, model in enumerate(spec.models):
+        if not (spec.batch if model.batch is None else model.batch):
+            continue
+        if not can_batch(model.model):
+            why = (f"for {public_model(model.model)}, whose provider has no batch API (only "
+                   f"{' and '.join(f'{prefix}:' for prefix in BATCH_PROVIDERS)} models have one)")
+            if model.batch:
+                raise ConfigError(source, f"models[{position}].batch", f"false {why}", True)
+            raise ConfigError(source, "batch", f"false, or batch = false on models[{position}] {why}", True)
+        batched.add(model.model)
+    return frozenset(batched)
 
 
 def changed_fields(before: Any, after: Any, path: str = "") -> list[str]:

@@ -1,9 +1,11 @@
 """Calls of batch models, gathered into provider batches (OpenAI Batch, Anthropic Message Batches).
 
-The gateway hands each call of a batch model to `Batcher.enqueue` after the spend cap reserved it (at the batch
-price). A model's open batch is submitted when it holds `size` requests or `flush_s` after its first request joined;
-the rollout waits on its ticket meanwhile. A submitted batch is polled every `poll_s` until it ends; each request's
-result (a response, or the error a direct call would have raised) goes to the call waiting for it.
+`BatchTransport` is the bottom rung of the gateway's ladder for batch models (`runner.ladder.transports`): the gateway
+hands it each attempt of a batch model's call after the spend cap booked it (at the batch price), as it hands an
+online model's to `Online`. A model's open batch is submitted when it holds `size` requests or `flush_s` after its
+first request joined; the attempt waits on its ticket meanwhile. A submitted batch is polled every `poll_s` until it
+ends; each request's result (a response, or the error a direct call would have raised) goes to the attempt waiting
+for it.
 
 Crash safety, in the order things happen:
 1. The batch and its requests (custom_id -> cache key, and the spend cap's charge of each) are committed to the
@@ -11,12 +13,13 @@ Crash safety, in the order things happen:
 2. The provider's batch id is committed as soon as the submission returns.
 3. A batch is marked ended only once its results were handed over: a session killed before leaves it live.
 4. A resumed run (`resume`) polls every batch an earlier session left live instead of submitting its requests
-   again: the rerun rollouts' calls with those cache keys wait for that batch (`adopt`). When it ends, each charge
-   the dead session left open is settled at the request's real cost (its worst case where the result cannot tell),
-   and the batch stays live until every result was taken by a call. A batch whose id was never stored is looked up
-   by its tag where the API keeps one (OpenAI); not found, its requests were never sent and their charges close at 0.
-   Where the API keeps no tag (Anthropic) it is looked up by its requests (`find_batch`); not found, which there
-   cannot prove it was never made, the charges stay open at their worst case, the money-safe reading.
+   again: the rerun rollouts' calls with those cache keys wait for that batch (`earlier`), booking nothing of their
+   own. When it ends, each charge the dead session left open is settled at the request's real cost (its worst case
+   where the result cannot tell), and the batch stays live until every result was taken by a call. A batch whose id
+   was never stored is looked up by its tag where the API keeps one (OpenAI); not found, its requests were never
+   sent and their charges close at 0. Where the API keeps no tag (Anthropic) it is looked up by its requests
+   (`find_batch`); not found, which there cannot prove it was never made, the charges stay open at their worst
+   case, the money-safe reading.
 5. A submission that got no answer (a timeout, a dropped connection, a 5xx) may still have made its batch: it is
    looked up the same way and polled if found; otherwise its calls fail with charges open, and their retries join a
    new batch (where the lookup could not prove the batch was never made, they may be billed twice: counted in
@@ -33,7 +36,7 @@ import itertools
 import logging
 import secrets
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence, Set
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -41,6 +44,7 @@ from providers.batching import BatchModel, BatchResult, BatchUnreadable
 from providers.errors import BadRequest, ContextTooLong, PermanentError, ProviderError, ServerError
 from providers.interface import ChatRequest, ChatResponse
 from runner.ladder.budget import impossible
+from runner.ladder.transports import Attempt
 from runner.outcomes import may_be_billed
 
 log = logging.getLogger(__name__)
@@ -73,7 +77,8 @@ class StoredBatch:
 
 
 class BatchBook(Protocol):
-    """Where the batcher records its batches durably (the run's results store), so a later session adopts them."""
+    """Where the batch transport records its batches durably (the run's results store), so a later session adopts
+    them."""
 
     async def prepare_batch(self, session: int, model: str, tag: str,
                             requests: Sequence[tuple[str, str, int | None]]) -> int:
@@ -134,26 +139,30 @@ def custom_id(key: str) -> str:
     return key.rpartition(":")[2]
 
 
-class Batcher:
-    """The run's open batches, one per batch model, and the polling of every submitted one.
+class BatchTransport:
+    """The run's open batches, one per batch model, and the polling of every submitted one: the transport of every
+    batch model's attempts (`runner.ladder.transports.Transport`), and of the requests earlier sessions left in live
+    batches (`earlier`).
 
     Args:
         store: The run's results store (batches are recorded there before submission).
         session: The session submitting.
         providers: Provider of each model string whose provider has a batch API: an earlier session's live batch of
             any of them is taken over, even if the model is no longer batched.
-        batched: The model strings whose calls go through a batch now.
+        batch_models: The model strings whose calls go through a batch now.
         size: Requests per batch at most (also capped by each provider's limit).
         flush_s: Seconds after its first request that a batch is submitted however small.
         poll_s: Seconds between two polls of a submitted batch.
     """
 
-    def __init__(self, store: BatchBook, session: int, providers: Mapping[str, BatchModel], batched: Set[str], *,
-                 size: int, flush_s: float, poll_s: float) -> None:
+    batched = True
+
+    def __init__(self, store: BatchBook, session: int, providers: Mapping[str, BatchModel], batch_models: Set[str],
+                 *, size: int, flush_s: float, poll_s: float) -> None:
         self._store = store
         self._session = session
         self._providers = dict(providers)
-        self._batched = frozenset(batched)
+        self._batched = frozenset(batch_models)
         self._size = size
         self._flush_s = flush_s
         self._poll_s = poll_s
@@ -180,20 +189,44 @@ class Batcher:
         return bool(self._batched) or self.counts.submitted > 0
 
     # -- the gateway's side --------------------------------------------------------------------------------------
-    def adopt(self, key: str) -> asyncio.Future[BatchResult] | None:
-        """The result of the request with this cache key that an earlier session submitted, if its batch is live
-        (taken once: a retry of a lost request joins a new batch)."""
+    async def complete(self, attempt: Attempt) -> ChatResponse:
+        """The attempt's answer through its model's open batch (see `Transport.complete`). It is unsent if it gave up
+        while still queued, or if its batch could not be recorded (such a batch is not sent)."""
+        ticket = self._enqueue(attempt)
+        try:
+            return await self._answer(attempt.request, ticket.answer)
+        except ProviderError:
+            attempt.unsent = not ticket.submitted
+            raise
+        except BaseException:
+            attempt.unsent = self._withdraw(ticket)
+            raise
+
+    def earlier(self, key: str, request: ChatRequest) -> Awaitable[ChatResponse] | None:
+        """The answer to the request with this cache key that an earlier session submitted, if its batch is live
+        (taken once: a retry of a lost request joins a new batch). Its booking is that session's: `resume` settles
+        it when the batch ends."""
         if (adopted := self._adopted.pop(key, None)) is None:
             return None
         row, future = adopted
         self._untaken[row].discard(key)
         if not self._untaken[row] and row in self._answered:
             self._spawn(self._store.batch_ended(row, "ended"))
-        return future
+        return self._answer(request, future)
 
-    def enqueue(self, model: str, key: str, request: ChatRequest, charge: int | None) -> Ticket:
-        """Adds a call to `model`'s open batch; await `ticket.answer` for its result."""
-        ticket = Ticket(model, custom_id(key), key, request, charge, asyncio.get_running_loop().create_future())
+    async def _answer(self, request: ChatRequest, answer: asyncio.Future[BatchResult]) -> ChatResponse:
+        """A request's batch result as `complete` would have returned it; an error result is raised."""
+        result = await answer
+        if result.error is not None:
+            raise result.error
+        assert result.response is not None
+        return self._providers[request.model].finish(result.response, request)
+
+    def _enqueue(self, attempt: Attempt) -> Ticket:
+        """Adds an attempt to its model's open batch; await `ticket.answer` for its result."""
+        model, key = attempt.request.model, attempt.key
+        ticket = Ticket(model, custom_id(key), key, attempt.request, attempt.charge,
+                        asyncio.get_running_loop().create_future())
         queue = self._open.setdefault(model, [])
         queue.append(ticket)
         if len(queue) >= min(self._size, self._providers[model].max_batch_requests):
@@ -202,16 +235,13 @@ class Batcher:
             self._timers[model] = asyncio.get_running_loop().call_later(self._flush_s, self._flush, model)
         return ticket
 
-    def withdraw(self, ticket: Ticket) -> bool:
+    def _withdraw(self, ticket: Ticket) -> bool:
         """Takes a call that gave up out of its open batch; False when it had already left it for submission."""
         queue = self._open.get(ticket.model, [])
         if ticket in queue:
             queue.remove(ticket)
             return True
         return False
-
-    def finish(self, model: str, response: ChatResponse, request: ChatRequest) -> ChatResponse:
-        return self._providers[model].finish(response, request)
 
     async def aclose(self) -> None:
         """Stops polling. Submitted batches stay live at their providers; a resumed run takes them over."""

@@ -7,11 +7,12 @@ sees a cache, a limiter or a provider. It is built as httpx's send ladder, one c
     _from_cache       key, hit / replay miss, coalescing of identical in-flight calls, storing the response
     _paid             bounded retries with backoff (runner.ladder.retry)
     _within_budget    reserve the attempt's worst-case cost against the spend cap (waiting while other
-                      reservations may free enough; booked durably before sending), settle with the real cost
-    _rate_limited     concurrency slot, RPM and TPM buckets, reconciliation, 429 feedback (runner.ladder.ratelimit)
-    provider.complete
-      or, for a batch model, the call joins the model's open batch (runner.ladder.batches) and waits for its result,
-      reserved and priced at the batch rate; a request an earlier session submitted is waited for, not sent again
+                      reservations may free enough; booked durably before sending), settle with the real cost;
+                      a request an earlier session left in a live batch is waited for instead, not sent again
+    transport         the model's (runner.ladder.transports): `Online` takes a concurrency slot and the RPM and
+                      TPM buckets (runner.ladder.ratelimit), then calls the provider; a batch model's
+                      `BatchTransport` (runner.ladder.batches) queues the attempt into the model's open batch and
+                      waits for its result, reserved and priced at the batch rate
 
 The spend cap and rate limiting sit inside the retry loop, not around it: every attempt is a request the server
 counts and may bill, so every attempt reserves its worst case and takes a request and its tokens from the buckets,
@@ -31,18 +32,18 @@ from typing import Any
 
 from cache import CacheEntry, CacheMode, CacheStore, digest, key_fields
 from errors import ConfigError
-from providers.batching import BatchResult
-from providers.errors import BudgetExhausted, LLMError, ProviderError, RateLimited, ReplayMiss
+from providers.errors import BudgetExhausted, LLMError, ProviderError, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import Price, cost_at, price_for
 from providers.registry import resolve_model
 from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
-from runner.ladder.batches import Batcher, Ticket
-from runner.ladder.budget import IMPOSSIBLE_MULTIPLE, SpendCap, impossible
+from runner.ladder.batches import BatchCounts, BatchTransport
+from runner.ladder.budget import SpendCap, impossible
 from runner.ladder.calls import CallRecord
 from runner.ladder.ratelimit import LimitKey, RateLimiter
 from runner.ladder.retry import Retrier
+from runner.ladder.transports import Attempt, Online, Transport
 from runner.outcomes import may_be_billed
 
 log = logging.getLogger(__name__)
@@ -126,7 +127,8 @@ class Gateway:
         retrier: Retry policy and backoff; default: `RetryPolicy()`.
         prices: Price overrides by model string (the run spec's), over the bundled table.
         on_call: Receives one `CallRecord` per call, in the caller's task (so a contextvar can name the rollout).
-        batcher: Gathers the calls of batch models into provider batches; None: every call is sent online.
+        batches: The transport of batch models' calls, and of requests earlier sessions left in live batches
+            (`resume_batches`); None: every call is sent online.
         clock: Seconds, for latencies.
     """
 
@@ -134,7 +136,7 @@ class Gateway:
                  mode: CacheMode | None = None, spend_cap: SpendCap | None = None,
                  limiter: RateLimiter | None = None, retrier: Retrier | None = None,
                  prices: Mapping[str, Price] | None = None, on_call: Callable[[CallRecord], None] | None = None,
-                 batcher: Batcher | None = None, clock: Callable[[], float] = time.perf_counter) -> None:
+                 batches: BatchTransport | None = None, clock: Callable[[], float] = time.perf_counter) -> None:
         if cache is None and mode not in (None, CacheMode.OFF):
             raise ValueError(f"cache mode {mode} needs a cache")  # replay must never fall through to a provider
         self._resolve = resolve
@@ -146,10 +148,10 @@ class Gateway:
         self._prices = dict(prices or {})
         self._price_by_model: dict[str, Price | None] = {}
         self._on_call = on_call
-        self.batcher = batcher
-        """Gathers batch models' calls into provider batches (None: every call goes online)."""
+        self._batches = batches
         self._clock = clock
         self._targets: dict[str, Target] = {}
+        self._transports: dict[str, Transport] = {}
         self._in_flight: dict[str, asyncio.Future[tuple[ChatResponse, float | None, int]]] = {}
         self._unwritten: dict[str, CacheEntry] = {}
         self._writer: asyncio.Task[None] | None = None
@@ -165,8 +167,8 @@ class Gateway:
     async def aclose(self) -> None:
         """End the provider calls still in flight (their callers are gone: a run stopped), write the entries still
         queued, close the providers this gateway resolved (their HTTP pools)."""
-        if self.batcher is not None:
-            await self.batcher.aclose()  # submitted batches stay live: a resumed run takes them over
+        if self._batches is not None:
+            await self._batches.aclose()  # submitted batches stay live: a resumed run takes them over
         calls = list(self._in_flight.values())
         for call in calls:
             call.cancel()
@@ -309,41 +311,38 @@ class Gateway:
 
         Every attempt is a request the provider may bill, so each has its own reservation. An attempt that ended
         without an error status (a timeout, a dropped connection, a cut body, a cancellation) may have been billed:
-        it stays charged at its worst case.
+        it stays charged at its worst case, unless its transport says it was never sent.
         """
-        request = call.request
-        if self.batcher is not None and call.key is not None and (earlier := self.batcher.adopt(call.key)) is not None:
+        request, key = call.request, call.key
+        assert key is not None  # `_from_cache` keyed it
+        if self._batches is not None and (earlier := self._batches.earlier(key, request)) is not None:
             call.batched = True  # an earlier session's batch holds this request (batched then, if not now)
             call.attempts += 1
             # its charge, an earlier session's, settles on its own (`runner.ladder.batches`)
-            return self._believed(call, *self._batch_answer(call, await earlier))
-        batcher = self.batcher if self.batcher is not None and self.batcher.batches(request.model) else None
-        call.batched = batcher is not None
+            response = await earlier
+            return self._believed(call, response, self._cost(response.usage, request.model, batch=True))
+        transport = self._transport(call)
+        call.batched = transport.batched
         worst = self._cost(self._worst_usage(call), request.model, batch=call.batched)
         name = call.target.name
         if worst is None and self.spend_cap.cap_usd is not None:
             raise ConfigError("run spec", f"models[{name!r}].prices",
                               "a price: a spend cap is set and the bundled price table does not know this model")
-        reservation = await self.spend_cap.reserve(worst or 0.0, model=name, cache_key=call.key,
+        reservation = await self.spend_cap.reserve(worst or 0.0, model=name, cache_key=key,
                                                    what=f"a call to {name}")
-        ticket: Ticket | None = None
+        attempt = Attempt(request, key, reservation.charge, call.prompt_tokens + call.output_allowance)
+        call.attempts += 1
         try:
-            if batcher is not None:
-                assert call.key is not None
-                call.attempts += 1
-                ticket = batcher.enqueue(request.model, call.key, request, reservation.charge)
-                response, cost = self._batch_answer(call, await ticket.answer)
-            else:
-                response = await self._rate_limited(call)
-                cost = self._cost(response.usage, request.model)
+            response = await transport.complete(attempt)
+            cost = self._cost(response.usage, request.model, batch=call.batched)
         except ProviderError as exc:
-            if not may_be_billed(exc) or (ticket is not None and not ticket.submitted):
+            if not may_be_billed(exc) or attempt.unsent:
                 self.spend_cap.settle(reservation, 0.0)  # an error answer, or a request never sent or run: unbilled
             else:
                 self.spend_cap.settle_unknown(reservation)
             raise
         except BaseException:
-            if batcher is not None and ticket is not None and batcher.withdraw(ticket):
+            if attempt.unsent:
                 self.spend_cap.settle(reservation, 0.0)  # left its batch before the batch was sent
             else:
                 self.spend_cap.settle_unknown(reservation)
@@ -351,6 +350,15 @@ class Gateway:
         response, cost = self._believed(call, response, cost)
         self.spend_cap.settle(reservation, cost or 0.0)
         return response, cost
+
+    def _transport(self, call: _Call) -> Transport:
+        """How the attempts of the call's model are sent: through its batch for a batch model, else online."""
+        model, target = call.request.model, call.target
+        if model not in self._transports:
+            batches = self._batches
+            self._transports[model] = (batches if batches is not None and batches.batches(model) else
+                                       Online(target.model, target.limit_key, self._limiter))
+        return self._transports[model]
 
     def _worst_usage(self, call: _Call) -> Usage:
         """What an attempt may use at most: the prompt estimate with its margin, and the output allowance."""
@@ -374,41 +382,29 @@ class Gateway:
                         call.target.name, problem)
         return dataclasses.replace(response, usage=worst_usage, usage_problem=problem), worst
 
-    def _batch_answer(self, call: _Call, result: BatchResult) -> tuple[ChatResponse, float | None]:
-        """A batch result as a call's answer and its cost at the batch price; an error result is raised."""
-        assert self.batcher is not None
-        if result.error is not None:
-            raise result.error
-        assert result.response is not None
-        response = self.batcher.finish(call.request.model, result.response, call.request)
-        return response, self._cost(response.usage, call.request.model, batch=True)
-
-    async def _rate_limited(self, call: _Call) -> ChatResponse:
-        """One attempt: wait for room under the limits, send, reconcile tokens; a 429 slows the key down."""
-        call.attempts += 1
-        key = call.target.limit_key
-        async with self._limiter.admit(key, call.prompt_tokens + call.output_allowance) as lease:
-            try:
-                response = await call.target.model.complete(call.request)
-            except RateLimited as exc:
-                self._limiter.rate_limited(key, exc.retry_after)
-                raise
-            if response.usage_problem is None:  # else the estimate stays: the reply's count is no count
-                used = response.usage.input_tokens + response.usage.output_tokens
-                lease.reconcile(min(used, math.ceil(lease.reserved_tokens * IMPOSSIBLE_MULTIPLE)))
-        return response
-
     def _cost(self, usage: Usage, model: str, *, batch: bool = False) -> float | None:
         if model not in self._price_by_model:
             self._price_by_model[model] = price_for(model, self._prices)
         price = self._price_by_model[model]
         return None if price is None else cost_at(usage, price, batch=batch)
 
-    def cached(self, key: str) -> bool:
+    async def resume_batches(self) -> None:
+        """Takes over the batches earlier sessions left live (`runner.ladder.batches`): their requests are waited for
+        by the calls that make them again, never sent again, and the charges those sessions left open are settled
+        at their real cost (at the batch price) when the batches end."""
+        if self._batches is not None:
+            await self._batches.resume(self.spend_cap.settle_booked, self._batch_cost, self._cached)
+
+    @property
+    def batch_counts(self) -> BatchCounts | None:
+        """The run's batches so far; None when this session batches nothing and took no batch over."""
+        return self._batches.counts if self._batches is not None and self._batches.active else None
+
+    def _cached(self, key: str) -> bool:
         """Whether the cache holds an answer under `key` (never, in cache mode off)."""
         return self._cache is not None and self._cache.peek(key) is not None
 
-    def batch_cost(self, model: str, response: ChatResponse) -> float | None:
+    def _batch_cost(self, model: str, response: ChatResponse) -> float | None:
         """What `response` cost through `model`'s batch API (None: unknown, or its usage cannot be believed)."""
         return None if response.usage_problem else self._cost(response.usage, model, batch=True)
 

@@ -259,6 +259,34 @@ async def test_a_model_no_longer_batched_still_takes_its_live_batch_over(start_m
         assert results.reserved_usd == 0 and results.spent_usd == pytest.approx(billed_usd(server))
 
 
+def _booked(run_dir: Path) -> bool:
+    """Whether the run has booked a call against its spend cap (the charge is written before the call is sent)."""
+    if not (run_dir / "results.sqlite").exists():
+        return False
+    with contextlib.suppress(UserError), load_run(run_dir) as results:  # UserError: the store is being created
+        return results.reserved_usd > 0
+    return False
+
+
+async def test_calls_stopped_in_their_open_batch_were_never_sent_and_cost_nothing(start_mock_llm, write_spec,
+                                                                                  tmp_path: Path, toy_on_path) -> None:
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.05}))
+    spec = write_spec(server.base_url, concurrency=10, max_cost=5.0, models=[batch_model(server)],
+                      options={"tasks": 10, "max_calls": 2}, batch_size=100, batch_flush_s=600, batch_poll_s=0.05)
+    run_dir = tmp_path / "run"
+    process = await start_run(spec, run_dir)
+    while not _booked(run_dir) and process.returncode is None:
+        await asyncio.sleep(0.05)
+    process.send_signal(signal.SIGINT)  # the first stops admission; the calls wait in their open batch for 600 s
+    await asyncio.sleep(0.5)
+    process.send_signal(signal.SIGINT)  # the second cancels them there
+    output, _ = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 130, output.decode()
+    assert server.tally.batches == 0
+    with load_run(run_dir) as results:  # withdrawn before their batch left: released, not kept at their worst case
+        assert results.reserved_usd == 0 and results.spent_usd == 0
+
+
 async def test_the_spend_cap_holds_for_batch_requests(start_mock_llm, write_spec, tmp_path: Path) -> None:
     server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02}))
     cap = 1.5
@@ -284,3 +312,25 @@ async def test_a_dry_run_prices_a_batch_model_at_its_batch_rate(start_mock_llm, 
         costs[batch] = toy.cost_usd
     assert server.tally.batches == server.tally.served == 0
     assert costs[False] is not None and costs[True] == pytest.approx(costs[False] * 0.5)
+
+
+LOCAL = "openai-compatible:llama@http://127.0.0.1:9/v1"
+"""A model whose server has no batch API (nothing listens there: a spec that passed would fail its calls)."""
+
+
+@pytest.mark.parametrize(("models", "fields", "field"), [
+    ([{"model": LOCAL, "batch": True}], {}, "models[0].batch"),
+    # the run's default reaches every model that does not say: one that cannot batch is an error, not sent online
+    ([{"model": "openai:toy", "base_url": "http://127.0.0.1:9/v1", "api_key_env": KEY_ENV}, {"model": LOCAL}],
+     {"batch": True}, "batch"),
+], ids=["its-own-batch", "the-run-default"])
+def test_a_model_whose_provider_has_no_batch_api_is_refused_by_dry_run_and_run_alike(
+        write_spec, tmp_path: Path, models: list[dict[str, object]], fields: dict[str, object], field: str) -> None:
+    spec = write_spec("http://127.0.0.1:9", models=[{**model, "prices": BATCH_PRICE} for model in models],
+                      options={"tasks": 2, "max_calls": 2}, retry={"max_attempts": 1}, **fields)
+    dry = run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"), "--dry-run")
+    run = run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"))
+    assert (dry.returncode, run.returncode) == (2, 2), dry.stderr + run.stderr
+    assert dry.stderr == run.stderr  # one check, one message
+    assert f"run.toml: {field}: expected" in run.stderr and LOCAL in run.stderr and "no batch API" in run.stderr
+    assert "Traceback" not in run.stderr and not (tmp_path / "run").exists()  # nothing started
