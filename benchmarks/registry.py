@@ -3,15 +3,16 @@
 A name is either a built-in (`travelplanner`), a benchmark an installed package declares in the
 `tripbench.benchmarks` entry-point group, or a `module:attribute` import path (`mypkg.bench:MyBenchmark`), which
 is how a project or a test plugs in its own benchmark without installing anything. The attribute may be a
-`Benchmark` instance or a class that builds one with no arguments.
+`Benchmark` instance or a class that builds one with no arguments; a subclass of `Benchmark` keeps its parts unloaded
+until they are asked for.
 """
 
 from __future__ import annotations
 
-import importlib
 from importlib.metadata import entry_points
+from typing import cast
 
-from benchmarks.base import Benchmark
+from benchmarks.base import Benchmark, import_target
 from errors import UsageError, UserError
 
 BUILTIN: dict[str, str] = {
@@ -49,16 +50,11 @@ def get_benchmark(name: str) -> Benchmark:
     Raises:
         errors.UserError: no such benchmark, or its module cannot be imported.
     """
-    module_name, _, attribute = _target(name).partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UserError(f"benchmark {name!r}: cannot import {module_name}: {exc}") from exc
-    try:
-        found = getattr(module, attribute)
-    except AttributeError:
-        raise UserError(f"benchmark {name!r}: {module_name} has no attribute {attribute!r}") from None
-    benchmark = found() if isinstance(found, type) else found
-    if not isinstance(benchmark, Benchmark):
-        raise UserError(f"benchmark {name!r}: {module_name}:{attribute} does not provide the Benchmark interface")
-    return benchmark
+    target = _target(name)
+    found = import_target(target, f"benchmark {name!r}")
+    benchmark: object = found() if isinstance(found, type) else found
+    # a subclass is one by declaration; the structural check reads every member (loading parts), so others only
+    if Benchmark in type(benchmark).__mro__ or isinstance(benchmark, Benchmark):
+        return cast(Benchmark, benchmark)
+    raise UserError(f"benchmark {name!r}: {target} does not provide the Benchmark interface (subclass "
+                    "benchmarks.base.Benchmark for the defaults of its optional parts)")

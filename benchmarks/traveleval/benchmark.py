@@ -14,11 +14,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import click
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmarks.base import DemoRun, Evaluation, RolloutResult, Strategy, Task, Verdict
-from benchmarks.reporting import GroupView, RolloutView, RunView, Section
+from benchmarks.base import Benchmark, Commands, Demo, Evaluation, Part, RolloutResult, Strategy, Task, Verdict
+from benchmarks.reporting import ReportSections
 from benchmarks.traveleval import dataset, paths
 from benchmarks.traveleval.agents.direct import COT, DIRECT
 from benchmarks.traveleval.agents.react import ReactLimits, react, reflexion
@@ -55,7 +54,7 @@ class TravelEvalOptions(BaseModel):
     """reflexion: new attempts after failed ones, each after a reflection."""
 
 
-class TravelEvalBenchmark:
+class TravelEvalBenchmark(Benchmark):
     """The `traveleval` benchmark (onlycwy11/TravelEval): six-dimension quality of plans for ten Chinese cities."""
 
     name = NAME
@@ -64,6 +63,12 @@ class TravelEvalBenchmark:
     """`official` (the official numbers, quirks included) and `corrected` (`evaluation.modes`)."""
     options_model = TravelEvalOptions
     statuses: Mapping[str, str] = STATUSES
+    commands = Part[Commands]("benchmarks.traveleval.commands")
+    """`evaluate`, `tool`, `fetch`, `import`."""
+    demo = Part[Demo]("benchmarks.traveleval.offline.demo")
+    report = Part[ReportSections]("benchmarks.traveleval.report")
+    """The paper's views: six dimensions by model and strategy, tier, progressive step; radar charts; budget
+    satisfaction and cost composition."""
 
     def __init__(self) -> None:
         # `evaluate` gets no options: it scores with those of the last `load_tasks` / `open_tools` call.
@@ -114,56 +119,6 @@ class TravelEvalBenchmark:
             finally:
                 if (close := getattr(distances, "close", None)) is not None:
                     close()  # the Gaode client and its answer cache
-
-    def commands(self) -> dict[str, click.Command]:
-        """`evaluate`, `tool`, `fetch`, `import` (`base.Commands`)."""
-        from benchmarks.traveleval.commands import data, evaluate, tool
-
-        return {"evaluate": evaluate.evaluate_command, "tool": tool.tool_command, "fetch": data.fetch_command,
-                "import": data.import_command}
-
-    def holds_data(self, folder: Path) -> bool:
-        """A folder in the official layout (`base.Commands`)."""
-        from benchmarks.traveleval.commands import data
-
-        return data.holds_data(folder)
-
-    def data_info(self, home: Path) -> dict[str, Any]:
-        """The query files, database and index in the data home (`base.Commands`)."""
-        from benchmarks.traveleval.commands import data
-
-        return data.data_info(home)
-
-    def demo_runs(self, out: Path, mock_url: str, *, seed: int) -> list[DemoRun]:
-        """A generated world and the demo's runs over it (`base.Demo`)."""
-        from benchmarks.traveleval.offline import demo
-
-        return demo.demo_runs(out, mock_url, seed=seed)
-
-    def demo_checks(self, run: RunView) -> list[str]:
-        """Each mistake of the noisy model found again by the metric it should move (`base.Demo`)."""
-        from benchmarks.traveleval.offline import demo
-
-        return demo.demo_checks(run)
-
-    def report_sections(self, runs: Sequence[RunView], mode: str, *, with_run: bool) -> list[Section]:
-        """The paper's views: six dimensions by model and strategy, tier, progressive step; radar charts; budget
-        satisfaction and cost composition (`reporting.ReportSections`)."""
-        from benchmarks.traveleval import report
-
-        return report.report_sections(runs, mode, with_run=with_run)
-
-    def group_rates(self, run: RunView, groups: Sequence[GroupView | None]) -> list[Mapping[str, float | None] | None]:
-        """The headline rates of each group (`reporting.ReportSections`)."""
-        from benchmarks.traveleval import report
-
-        return report.group_rates(run, groups)
-
-    def rollout_category(self, view: RolloutView) -> str:
-        """How one rollout ended (`reporting.ReportSections`)."""
-        from benchmarks.traveleval import report
-
-        return report.rollout_category(view)
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """The delivered plans, one `FinalTravelPlan` per line in task order (what `tripbench evaluate --benchmark

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from benchmarks.base import DELIVERED, Evaluation, RolloutResult, Task, Verdict
+from benchmarks.base import DELIVERED, Benchmark, Evaluation, RolloutResult, Task, Verdict
 from providers.interface import ChatRequest, ChatResponse, Message
 from providers.mock_server.replies import MockRequest, complete, echo_reply
 from providers.tokens import count_prompt_tokens
@@ -72,7 +72,7 @@ class SilentStrategy:
         return RolloutResult(DELIVERED, answer="", plan=None)
 
 
-class ToyBenchmark:
+class ToyBenchmark(Benchmark):
     name = "toy"
     options_model = ToyOptions
     statuses: Mapping[str, str] = {}
