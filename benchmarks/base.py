@@ -20,7 +20,7 @@ statuses other than the generic ones below are opaque strings the benchmark docu
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, overload, runtime_checkable
@@ -142,9 +142,10 @@ class Benchmark(Protocol):
     `benchmarks.registry.get_benchmark`.
 
     A plugin subclasses this protocol (`class MyBenchmark(Benchmark): ...`) and so inherits the defaults of the
-    optional parts (no splits named, `official` mode only, no commands, demo, report sections, extra models or model
-    settings). Its commands, demo and report sections are `Part`s: named by import path and imported
-    on first use, so a run never loads the report or data code of its benchmark, nor anything of another.
+    optional parts (no splits named, `official` mode only, no commands, demo, report sections, offline models, extra
+    models or model settings). Its commands, demo, report sections and offline answers are `Part`s: named by import
+    path and imported on first use, so a run never loads the report or data code of its benchmark, nor anything of
+    another.
     """
 
     name: str
@@ -164,6 +165,8 @@ class Benchmark(Protocol):
     report: ReportSections | None = None
     """Its own report sections (`benchmarks.reporting.ReportSections`); without them a report shows the generic
     status table for its runs."""
+    offline: Responder | None = None
+    """Its answers for the offline models `offline:oracle` and `offline:noisy` (`benchmarks.offline`)."""
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """Returns the tasks of a split name (`train`, `validation`, `test`) or of a query file (a `Path`).
@@ -268,6 +271,18 @@ class Demo(Protocol):
     def demo_checks(self, run: RunView) -> list[str]:
         """Lines the demo prints after a run of this benchmark (e.g. the noisy model's mistakes found again)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Responder:
+    """An optional part of a `Benchmark`: its answers for the offline models (`benchmarks.offline`)."""
+
+    validate: Callable[[str], None]
+    """Raises `UserError` for a model name (`noisy?seed=2`) this benchmark's offline models cannot take."""
+    reply: Callable[[str, str], str | None]
+    """(model name, prompt) -> the reply, or None when the prompt is not this benchmark's."""
+    fallback: bool = False
+    """Answers any prompt: asked after every other benchmark's."""
 
 
 P = TypeVar("P")

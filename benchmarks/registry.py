@@ -5,6 +5,9 @@ A name is either a built-in (`travelplanner`), a benchmark an installed package 
 is how a project or a test plugs in its own benchmark without installing anything. The attribute may be a
 `Benchmark` instance or a class that builds one with no arguments; a subclass of `Benchmark` keeps its parts unloaded
 until they are asked for.
+
+Loading a benchmark also serves the offline models (`offline:oracle`, `offline:noisy`, `benchmarks.offline`), which
+answer as the `offline` parts of the benchmarks loaded so far: those of a run's benchmark, never another's.
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ from typing import cast
 
 from benchmarks.base import Benchmark, import_target
 from errors import UsageError, UserError
+from providers.interface import ChatModel
+from providers.prices import register_free_provider
+from providers.registry import register_provider
 
 BUILTIN: dict[str, str] = {
     "travelplanner": "benchmarks.travelplanner.benchmark:TravelPlannerBenchmark",
@@ -23,6 +29,10 @@ BUILTIN: dict[str, str] = {
 DEFAULT = "travelplanner"
 """The benchmark commands use when `--benchmark` is not given."""
 ENTRY_POINT_GROUP = "tripbench.benchmarks"
+OFFLINE = "offline"
+"""The provider prefix of the offline models."""
+
+_loaded: dict[str, Benchmark] = {}
 
 
 def available() -> list[str]:
@@ -54,7 +64,22 @@ def get_benchmark(name: str) -> Benchmark:
     found = import_target(target, f"benchmark {name!r}")
     benchmark: object = found() if isinstance(found, type) else found
     # a subclass is one by declaration; the structural check reads every member (loading parts), so others only
-    if Benchmark in type(benchmark).__mro__ or isinstance(benchmark, Benchmark):
-        return cast(Benchmark, benchmark)
-    raise UserError(f"benchmark {name!r}: {target} does not provide the Benchmark interface (subclass "
-                    "benchmarks.base.Benchmark for the defaults of its optional parts)")
+    if Benchmark not in type(benchmark).__mro__ and not isinstance(benchmark, Benchmark):
+        raise UserError(f"benchmark {name!r}: {target} does not provide the Benchmark interface (subclass "
+                        "benchmarks.base.Benchmark for the defaults of its optional parts)")
+    loaded = cast(Benchmark, benchmark)
+    _loaded.setdefault(loaded.name, loaded)
+    register_provider(OFFLINE, _offline_model)
+    register_free_provider(OFFLINE)
+    return loaded
+
+
+def loaded_benchmarks() -> list[Benchmark]:
+    """The benchmarks `get_benchmark` loaded in this process, in the order they were first loaded."""
+    return list(_loaded.values())
+
+
+def _offline_model(name: str) -> ChatModel:
+    from benchmarks.offline import OfflineModel  # with the mock server's reply code: only once an offline model is used
+
+    return OfflineModel(name)

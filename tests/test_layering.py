@@ -143,6 +143,16 @@ def test_a_benchmark_class_leaves_its_parts_unloaded() -> None:
         assert parts, path
         assert not [name for name in _modules(path) for part in parts if name == part or name.startswith(part + ".")]
 
+
+def test_importing_a_module_registers_nothing() -> None:
+    """No call stands alone at a module's top level: plugins (a benchmark's offline answers, the `offline:` provider)
+    are registered by the registry that loads them, never as a side effect of an import."""
+    bad = [f"{path.relative_to(REPO)}:{node.lineno}" for package in OURS | {"errors"}
+           for path in sorted((REPO / package).rglob("*.py"))
+           for node in ast.parse(path.read_text(encoding="utf-8")).body
+           if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)]
+    assert bad == []
+
 def test_travelplanner_tools_and_evaluation_do_not_import_each_other_back() -> None:
     tools = {name for path in (REPO / "benchmarks/travelplanner/tools").rglob("*.py") for name in _imports(path)}
     assert not any(name.startswith("benchmarks.travelplanner.evaluation") for name in tools)

@@ -8,11 +8,22 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from benchmarks.base import Benchmark, Commands, Demo, Evaluation, Part, RolloutResult, Strategy, Task, Verdict
+from benchmarks.base import (
+    Benchmark,
+    Commands,
+    Demo,
+    Evaluation,
+    Part,
+    Responder,
+    RolloutResult,
+    Strategy,
+    Task,
+    Verdict,
+)
 from benchmarks.natural_plan import dataset
 from benchmarks.natural_plan.agents.direct import DirectStrategy
 from benchmarks.natural_plan.evaluation import SCORERS, Scored
-from benchmarks.natural_plan.offline import models as offline
+from benchmarks.natural_plan.offline import known
 from benchmarks.reporting import ReportSections
 from errors import DataError
 from sandbox_index.home import default_home
@@ -45,6 +56,7 @@ class NaturalPlanBenchmark(Benchmark):
     demo = Part[Demo]("benchmarks.natural_plan.offline.demo")
     report = Part[ReportSections]("benchmarks.natural_plan.report")
     """Accuracy per task, by complexity, and the error breakdown."""
+    offline = Part[Responder]("benchmarks.natural_plan.offline.models:RESPONDER")
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """The tasks of a task name (`trip`, `meeting`, `calendar`), `all`, or an official-format records file."""
@@ -53,7 +65,7 @@ class NaturalPlanBenchmark(Benchmark):
             tasks = dataset.tasks_of(dataset.read_records(split))
         else:
             tasks = dataset.load_tasks(opts.data_dir or default_home() / "natural_plan", split)
-        offline.remember(tasks)
+        known.remember(tasks)  # the offline models answer their prompts
         return tasks
 
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:

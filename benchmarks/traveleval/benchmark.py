@@ -16,14 +16,25 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmarks.base import Benchmark, Commands, Demo, Evaluation, Part, RolloutResult, Strategy, Task, Verdict
+from benchmarks.base import (
+    Benchmark,
+    Commands,
+    Demo,
+    Evaluation,
+    Part,
+    Responder,
+    RolloutResult,
+    Strategy,
+    Task,
+    Verdict,
+)
 from benchmarks.reporting import ReportSections
 from benchmarks.traveleval import dataset, paths
 from benchmarks.traveleval.agents.direct import COT, DIRECT
 from benchmarks.traveleval.agents.react import ReactLimits, react, reflexion
 from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, evaluate_plan, make_distances
-from benchmarks.traveleval.offline import models as offline
+from benchmarks.traveleval.offline import known
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from errors import DataError
@@ -69,11 +80,11 @@ class TravelEvalBenchmark(Benchmark):
     report = Part[ReportSections]("benchmarks.traveleval.report")
     """The paper's views: six dimensions by model and strategy, tier, progressive step; radar charts; budget
     satisfaction and cost composition."""
+    offline = Part[Responder]("benchmarks.traveleval.offline.models:RESPONDER")
 
     def __init__(self) -> None:
         # `evaluate` gets no options: it scores with those of the last `load_tasks` / `open_tools` call.
         self._options = TravelEvalOptions()
-        offline.register()  # a run spec naming `offline:oracle` resolves once the benchmark is loaded
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """The tasks of a split (`easy`, `medium`, `hard`, `all`, `progressive`) or of an official query file.
@@ -84,7 +95,7 @@ class TravelEvalBenchmark(Benchmark):
         self._options = _options(options)
         data_dir = _data_dir(self._options)
         tasks = dataset.read_queries(split) if isinstance(split, Path) else dataset.load_tasks(data_dir, split)
-        offline.remember(tasks, data_dir)
+        known.remember(tasks, data_dir)  # the offline models answer their prompts
         return tasks
 
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:

@@ -26,7 +26,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmarks.base import Benchmark, Commands, Demo, Evaluation, Part, RolloutResult, Strategy, Task, Verdict
+from benchmarks.base import (
+    Benchmark,
+    Commands,
+    Demo,
+    Evaluation,
+    Part,
+    Responder,
+    RolloutResult,
+    Strategy,
+    Task,
+    Verdict,
+)
 from benchmarks.reporting import ReportSections
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.agents.react import ReactLimits
@@ -40,15 +51,10 @@ from benchmarks.travelplanner.agents.strategies import (
 )
 from benchmarks.travelplanner.dataset import Query, find_split_file, load_queries, query_from_record
 from benchmarks.travelplanner.evaluation import MODES, make_evaluator
-from benchmarks.travelplanner.offline import models as offline
 from errors import DataError
 from sandbox_index import Sandbox, default_home, open_sandbox, travelplanner_index_path
 
 SPLITS = ("train", "validation", "test")
-
-# A run spec naming `offline:oracle` (the demo; a greedy run, which needs some model and no key) resolves as soon as
-# the benchmark is loaded (idempotent: importing `offline` registered it already).
-offline.register()
 
 
 class TravelPlannerOptions(BaseModel):
@@ -92,6 +98,8 @@ class TravelPlannerBenchmark(Benchmark):
     demo = Part[Demo]("benchmarks.travelplanner.offline.demo")
     report = Part[ReportSections]("benchmarks.travelplanner.report")
     """Paper Tables 3-5 and Figure 2."""
+    offline = Part[Responder]("benchmarks.travelplanner.offline.models:RESPONDER")
+    """The oracle and noisy agents (the demo; a greedy run, which needs some model and no key)."""
 
     def __init__(self) -> None:
         # `evaluate` gets no options: it scores with the sandbox of the last `open_tools`/`load_tasks` call.
