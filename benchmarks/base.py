@@ -184,13 +184,16 @@ class Benchmark(Protocol):
         """Returns the tools all strategies share for a run; the runner calls its `close()` at the end if any."""
         ...
 
-    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
+                 options: BaseModel) -> list[Evaluation | None]:
         """Scores results (pure, no LLM call); item i scores `results[i]` on `tasks[i]`.
 
         Args:
             tasks: The tasks, aligned with `results`.
             results: Stored rollout results, possibly re-loaded from a finished run.
             mode: Evaluator mode, e.g. `official` or `strict`.
+            options: The run's options (where the sandbox is, which distances to use, ...): all the evaluation reads
+                besides its arguments, never what an earlier call left.
 
         Returns:
             One evaluation per result; None where the task hides its constraints (a test split).

@@ -76,8 +76,9 @@ class NaturalPlanBenchmark(Benchmark):
         """No tools: every task is one prompt."""
         return None
 
-    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
-        """Scores each answer by the official rules of its task."""
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
+                 options: BaseModel) -> list[Evaluation | None]:
+        """Scores each answer by the official rules of its task (the gold plan is in the task: no option matters)."""
         if mode not in MODES:
             raise DataError(f"unknown Natural Plan evaluation mode {mode!r} (expected official)")
         return [evaluation(score_answer(task.input, result.answer))

@@ -82,18 +82,13 @@ class TravelEvalBenchmark(Benchmark):
     satisfaction and cost composition."""
     offline = Part[Responder]("benchmarks.traveleval.offline.models:RESPONDER")
 
-    def __init__(self) -> None:
-        # `evaluate` gets no options: it scores with those of the last `load_tasks` / `open_tools` call.
-        self._options = TravelEvalOptions()
-
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """The tasks of a split (`easy`, `medium`, `hard`, `all`, `progressive`) or of an official query file.
 
         Raises:
             DataError: unknown split, missing or malformed query file.
         """
-        self._options = _options(options)
-        data_dir = _data_dir(self._options)
+        data_dir = _data_dir(_options(options))
         tasks = dataset.read_queries(split) if isinstance(split, Path) else dataset.load_tasks(data_dir, split)
         known.remember(tasks, data_dir)  # the offline models answer their prompts
         return tasks
@@ -107,20 +102,22 @@ class TravelEvalBenchmark(Benchmark):
 
     def open_tools(self, options: BaseModel) -> Sandbox:
         """The sandbox every rollout of the run shares (built first if missing or stale; safe across threads)."""
-        self._options = _options(options)
-        return Sandbox.open(ensure_index(_data_dir(self._options)))
+        return Sandbox.open(ensure_index(_data_dir(_options(options))))
 
-    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
-        """Scores every result with the six metric groups (pure: no LLM call).
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
+                 options: BaseModel) -> list[Evaluation | None]:
+        """Scores every result with the six metric groups over the options' sandbox and distances (pure: no LLM
+        call).
 
         A delivered plan gets the evaluator's result as details and one verdict per constraint metric; a rollout
         without a plan gets every constraint verdict failed, and details saying why, so rates count it.
         """
         if mode not in MODES:
             raise DataError(f"unknown TravelEval evaluation mode {mode!r} (expected one of {', '.join(MODES)})")
-        data_dir = _data_dir(self._options)
+        opts = _options(options)
+        data_dir = _data_dir(opts)
         with Sandbox.open(ensure_index(data_dir)) as sandbox:
-            distances = make_distances(self._options.distance, sandbox, data_dir)
+            distances = make_distances(opts.distance, sandbox, data_dir)
             try:
                 return [evaluation(evaluate_plan(result.plan, task.input, sandbox, mode=mode, distances=distances)
                                    if result.plan is not None else

@@ -101,10 +101,6 @@ class TravelPlannerBenchmark(Benchmark):
     offline = Part[Responder]("benchmarks.travelplanner.offline.models:RESPONDER")
     """The oracle and noisy agents (the demo; a greedy run, which needs some model and no key)."""
 
-    def __init__(self) -> None:
-        # `evaluate` gets no options: it scores with the sandbox of the last `open_tools`/`load_tasks` call.
-        self._index: Path | None = None
-
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """Tasks of a split name or a query file; see the module docstring.
 
@@ -112,7 +108,6 @@ class TravelPlannerBenchmark(Benchmark):
             DataError: missing or malformed query file.
         """
         opts = _options(options)
-        self._index = _index_path(opts)
         if isinstance(split, str) and split not in SPLITS:  # a query file comes as a Path (the spec's `queries`)
             raise DataError(f"unknown split {split!r} ({', '.join(SPLITS)}); a query file is `queries = FILE`")
         if isinstance(split, Path):
@@ -158,17 +153,18 @@ class TravelPlannerBenchmark(Benchmark):
     def open_tools(self, options: BaseModel) -> Sandbox:
         """The read-only sandbox every rollout of the run shares (safe across threads)."""
         opts = _options(options)
-        self._index = _index_path(opts)
-        return open_sandbox(self._index, synthetic=opts.synthetic_flights)
+        return open_sandbox(_index_path(opts), synthetic=opts.synthetic_flights)
 
-    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
-        """Scores each result with the `official` (default) or `strict` evaluator; None where labels are hidden."""
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
+                 options: BaseModel) -> list[Evaluation | None]:
+        """Scores each result with the `official` (default) or `strict` evaluator over the options' sandbox; None
+        where labels are hidden."""
         if mode not in MODES:
             raise DataError(f"unknown TravelPlanner evaluation mode {mode!r} (expected one of {', '.join(MODES)})")
         queries = [query_from_record(task.input, f"task {task.id}") for task in tasks]
         if not any(query.has_labels for query in queries):
             return [None] * len(queries)
-        with open_sandbox(self._index or travelplanner_index_path()) as sandbox:
+        with open_sandbox(_index_path(_options(options))) as sandbox:
             evaluator = make_evaluator(sandbox, mode)
             return [_evaluation(evaluator.evaluate(query, result.plan)) if query.has_labels else None
                     for query, result in zip(queries, results, strict=True)]

@@ -400,7 +400,7 @@ async def _evaluate(prepared: Prepared, store: ResultsStore, run_dir: Path) -> l
             stored = [results.result(r) for r in todo]
             try:
                 evaluations = await asyncio.to_thread(
-                    prepared.benchmark.evaluate, [tasks[r.key.task] for r in todo], stored, mode)
+                    prepared.benchmark.evaluate, [tasks[r.key.task] for r in todo], stored, mode, prepared.options)
             except UserError as exc:
                 notes.append(f"evaluation {mode!r} skipped: {exc}")
                 continue

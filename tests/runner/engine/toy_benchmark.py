@@ -89,7 +89,8 @@ class ToyBenchmark(Benchmark):
     def open_tools(self, options: BaseModel) -> None:
         return None
 
-    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
+                 options: BaseModel) -> list[Evaluation | None]:
         return [Evaluation((Verdict("toy", "all_calls_made", (r.plan or {}).get("calls") == t.input["calls"]),),
                            {"mode": mode}) for t, r in zip(tasks, results, strict=True)]
 
