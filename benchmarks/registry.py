@@ -7,7 +7,7 @@ is how a project or a test plugs in its own benchmark without installing anythin
 until they are asked for.
 
 Loading a benchmark also serves the offline models (`offline:oracle`, `offline:noisy`, `benchmarks.offline`), which
-answer as the `offline` parts of the benchmarks loaded so far: those of a run's benchmark, never another's.
+answer as the `offline` parts of the benchmarks loaded so far: in a run, its own benchmark's only.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def _target(name: str) -> str:
 
 
 def get_benchmark(name: str) -> Benchmark:
-    """Returns the benchmark called `name`, importing its module now.
+    """Returns the benchmark called `name`, importing its module now (not its parts), and serves the offline models
+with its `offline` part too.
 
     Args:
         name: A built-in or entry-point name, or a `module:attribute` import path.
