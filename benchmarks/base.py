@@ -19,15 +19,20 @@ statuses other than the generic ones below are opaque strings the benchmark docu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import importlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, overload, runtime_checkable
 
 import click
 from pydantic import BaseModel
 
+from errors import UserError
 from providers.interface import ChatModel
+
+if TYPE_CHECKING:  # reporting's views are built on this module's values
+    from benchmarks.reporting import ReportSections, RunView
 
 # Generic terminal statuses, set by strategies (DELIVERED) or by the runner (the rest).
 DELIVERED = "delivered"
@@ -133,7 +138,15 @@ class Strategy(Protocol):
 
 @runtime_checkable
 class Benchmark(Protocol):
-    """A benchmark as the runner sees it. Found by name through `benchmarks.registry.get_benchmark`."""
+    """A benchmark as the runner sees it, every part of the contract in one place. Found by name through
+    `benchmarks.registry.get_benchmark`.
+
+    A plugin subclasses this protocol (`class MyBenchmark(Benchmark): ...`) and so inherits the defaults of the
+    optional parts (no splits named, `official` mode only, no commands, demo, report sections, offline models, extra
+    models or model settings). Its commands, demo, report sections and offline answers are `Part`s: named by import
+    path and imported on first use, so a run never loads the report or data code of its benchmark, nor anything of
+    another.
+    """
 
     name: str
     """Registry name, e.g. `travelplanner`; the first element of every rollout key."""
@@ -141,6 +154,19 @@ class Benchmark(Protocol):
     """Pydantic model of the run spec's `[options]` table (data paths, step limits, ...); `extra="forbid"`."""
     statuses: Mapping[str, str]
     """Benchmark-specific terminal statuses -> one-line description (reports list them beside the generic ones)."""
+    splits: Sequence[str] = ()
+    """The split names it offers (a spec naming another is refused up front); empty: any name `load_tasks` takes."""
+    modes: Sequence[str] = ("official",)
+    """Its evaluator modes, the first the default."""
+    commands: Commands | None = None
+    """Its own command-line commands and data home."""
+    demo: Demo | None = None
+    """Its share of `tripbench demo`."""
+    report: ReportSections | None = None
+    """Its own report sections (`benchmarks.reporting.ReportSections`); without them a report shows the generic
+    status table for its runs."""
+    offline: Responder | None = None
+    """Its answers for the offline models `offline:oracle` and `offline:noisy` (`benchmarks.offline`)."""
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """Returns the tasks of a split name (`train`, `validation`, `test`) or of a query file (a `Path`).
@@ -158,13 +184,16 @@ class Benchmark(Protocol):
         """Returns the tools all strategies share for a run; the runner calls its `close()` at the end if any."""
         ...
 
-    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
+                 options: BaseModel) -> list[Evaluation | None]:
         """Scores results (pure, no LLM call); item i scores `results[i]` on `tasks[i]`.
 
         Args:
             tasks: The tasks, aligned with `results`.
             results: Stored rollout results, possibly re-loaded from a finished run.
             mode: Evaluator mode, e.g. `official` or `strict`.
+            options: The run's options (where the sandbox is, which distances to use, ...): all the evaluation reads
+                besides its arguments, never what an earlier call left.
 
         Returns:
             One evaluation per result; None where the task hides its constraints (a test split).
@@ -175,19 +204,15 @@ class Benchmark(Protocol):
         """Formats results as the benchmark's official submission file, one JSON object per line, in task order."""
         ...
 
+    def extra_models(self, options: BaseModel) -> Sequence[str]:
+        """Models its strategies call besides the one under test (a plan parser's), which the run's gateway must
+        serve too (resolved, priced and cached like the spec's models)."""
+        return ()
 
-@runtime_checkable
-class Splits(Protocol):
-    """An optional part of a `Benchmark`: the split names it offers (a spec naming another is refused up front)."""
-
-    splits: Sequence[str]
-
-
-@runtime_checkable
-class Modes(Protocol):
-    """An optional part of a `Benchmark`: its evaluator modes, the first the default (without it: `official` only)."""
-
-    modes: Sequence[str]
+    def model_settings(self, options: BaseModel, model: str) -> Mapping[str, str]:
+        """Strategy name -> what it sends and stops at for `model`, where its strategies choose settings by model as
+        official code does (shown by `tripbench run --dry-run`)."""
+        return {}
 
 
 @runtime_checkable
@@ -201,25 +226,6 @@ class ExpectedCalls(Protocol):
         ...
 
 
-@runtime_checkable
-class ModelSettings(Protocol):
-    """An optional part of a `Benchmark`: settings its strategies choose by model, as official code does."""
-
-    def model_settings(self, options: BaseModel, model: str) -> Mapping[str, str]:
-        """Strategy name -> what it sends and stops at for `model` (shown by `tripbench run --dry-run`)."""
-        ...
-
-
-@runtime_checkable
-class ExtraModels(Protocol):
-    """An optional part of a `Benchmark`: models its strategies call besides the one under test (a plan parser's)."""
-
-    def extra_models(self, options: BaseModel) -> Sequence[str]:
-        """Model strings the run's gateway must serve too (resolved, priced and cached like the spec's models)."""
-        ...
-
-
-@runtime_checkable
 class Commands(Protocol):
     """An optional part of a `Benchmark`: its own command-line commands and data home.
 
@@ -227,7 +233,7 @@ class Commands(Protocol):
     ARGS; `tripbench data fetch|import` its `fetch` / `import` command; `tripbench data info` asks `data_info`.
     """
 
-    def commands(self) -> Mapping[str, click.Command]:
+    def by_name(self) -> Mapping[str, click.Command]:
         """Command name (`evaluate`, `check-submission`, `tool`, `fetch`, `import`) -> its click command."""
         ...
 
@@ -251,7 +257,6 @@ class DemoRun:
     """The name of the report table the demo prints for this benchmark."""
 
 
-@runtime_checkable
 class Demo(Protocol):
     """An optional part of a `Benchmark`: its share of `tripbench demo` (no download, no API key)."""
 
@@ -266,8 +271,69 @@ class Demo(Protocol):
         """
         ...
 
-    def demo_checks(self, run: Any) -> list[str]:
-        """Lines the demo prints after a run of this benchmark (e.g. the noisy model's mistakes found again); `run`
-        is a `reporting.RunView`."""
+    def demo_checks(self, run: RunView) -> list[str]:
+        """Lines the demo prints after a run of this benchmark (e.g. the noisy model's mistakes found again)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Responder:
+    """An optional part of a `Benchmark`: its answers for the offline models (`benchmarks.offline`)."""
+
+    validate: Callable[[str], None]
+    """Raises `UserError` for a model name (`noisy?seed=2`) this benchmark's offline models cannot take."""
+    reply: Callable[[str, str], str | None]
+    """(model name, prompt) -> the reply, or None when the prompt is not this benchmark's."""
+    fallback: bool = False
+    """Answers any prompt: asked after every other benchmark's."""
+
+
+P = TypeVar("P")
+
+
+class Part(Generic[P]):
+    """An optional part of a `Benchmark`, named by import path (`module`, or `module:attribute`) and imported the
+    first time it is asked for; the class's declaration costs no import:
+
+        class MyBenchmark(Benchmark):
+            report = Part[ReportSections]("mypkg.report")  # a module whose functions implement the protocol
+    """
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self._what = f"part {target!r}"
+        self._loaded: P | None = None
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self._what = f"{owner.__name__}.{name}"
+
+    @overload
+    def __get__(self, instance: None, owner: type[Any]) -> Part[P]: ...
+    @overload
+    def __get__(self, instance: object, owner: type[Any]) -> P: ...
+    def __get__(self, instance: object | None, owner: type[Any]) -> Part[P] | P:
+        if instance is None:
+            return self
+        if self._loaded is None:
+            self._loaded = cast(P, import_target(self.target, self._what))
+        return self._loaded
+
+
+def import_target(target: str, what: str) -> Any:
+    """The object at `module:attribute`, or the module itself when `target` names no attribute.
+
+    Raises:
+        UserError: the module cannot be imported or lacks the attribute (the message starts with `what`).
+    """
+    module_name, _, attribute = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UserError(f"{what}: cannot import {module_name}: {exc}") from exc
+    if not attribute:
+        return module
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise UserError(f"{what}: {module_name} has no attribute {attribute!r}") from None
 

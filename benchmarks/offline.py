@@ -1,9 +1,10 @@
 """Offline, deterministic models every benchmark answers: `offline:oracle` and `offline:noisy[?OPTIONS]`.
 
-No network and no key: a benchmark registers a `Responder` that recognises its own prompts and answers them as
-its oracle would (or with the mistakes `noisy` injects). A model string resolves through
-`providers.registry.resolve_model` once any benchmark module registered its responder (loading a benchmark does).
-Responders are asked in registration order; a `fallback` responder (one that answers any prompt) is asked last.
+No network and no key: a benchmark's `offline` part (a `base.Responder`) recognises its own prompts and answers them
+as its oracle would (or with the mistakes `noisy` injects). The registry serves `offline:` model strings through
+`providers.registry.resolve_model` and asks the offline parts of the benchmarks it loaded (a run's; every benchmark in
+a process that loaded none, like `tripbench mock-server`), in load order; a `fallback` part (one that answers any
+prompt) is asked last.
 
 Both models apply stop sequences and `max_tokens` exactly as the mock server does (one shared function), so a
 direct call and a call through the mock server and the openai SDK return the same text. `mock_reply` is the mock
@@ -15,18 +16,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from time import perf_counter
 from urllib.parse import parse_qsl
 
+from benchmarks.base import Responder
+from benchmarks.registry import OFFLINE, available, get_benchmark, loaded_benchmarks
 from benchmarks.reporting import RolloutView, RunView
 from errors import UsageError, UserError
 from providers.interface import ChatRequest, ChatResponse, Usage
-from providers.prices import register_free_provider
-from providers.registry import register_provider
 from providers.scripted_replies import MockRequest, complete
 
-PREFIX = "offline"
 CHARS_PER_TOKEN = 4
 MODELS = {
     "offline:oracle": "the reference answer to every benchmark prompt (all pass)",
@@ -35,31 +34,10 @@ MODELS = {
 """The models that need no key and no network, and what each does (`tripbench list`, `tripbench run --help`)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Responder:
-    """One benchmark's offline answers."""
-
-    benchmark: str
-    validate: Callable[[str], None]
-    """Raises `UserError` for a model name (`noisy?seed=2`) this benchmark's offline models cannot take."""
-    reply: Callable[[str, str], str | None]
-    """(model name, prompt) -> the reply, or None when the prompt is not this benchmark's."""
-    fallback: bool = False
-    """Answers any prompt: asked after every other responder."""
-
-
-_responders: dict[str, Responder] = {}
-
-
-def register_responder(responder: Responder) -> None:
-    """Adds (or replaces) a benchmark's responder and serves `offline:` model strings (idempotent)."""
-    _responders[responder.benchmark] = responder
-    register_provider(PREFIX, OfflineModel)
-    register_free_provider(PREFIX)
-
-
 def _ordered() -> list[Responder]:
-    return sorted(_responders.values(), key=lambda responder: responder.fallback)
+    """The offline parts of the loaded benchmarks, in load order, fallbacks last (each imported at its first use)."""
+    found = [part for benchmark in loaded_benchmarks() if (part := benchmark.offline) is not None]
+    return sorted(found, key=lambda responder: responder.fallback)
 
 
 def reply_for(model: str, prompt: str) -> str:
@@ -75,7 +53,7 @@ def reply_for(model: str, prompt: str) -> str:
 
 
 def validate(model: str) -> None:
-    """Raises `UsageError` unless some registered benchmark takes the offline model name `model`."""
+    """Raises `UsageError` unless some loaded benchmark's offline part takes the offline model name `model`."""
     problems: list[str] = []
     for responder in _ordered():
         try:
@@ -83,7 +61,9 @@ def validate(model: str) -> None:
             return
         except UserError as exc:
             problems.append(str(exc))
-    raise UsageError("; ".join(problems) or f"offline:{model}: no benchmark with offline models is loaded")
+    loaded = ", ".join(benchmark.name for benchmark in loaded_benchmarks()) or "none"
+    raise UsageError("; ".join(problems) or f"offline:{model}: no offline models here (benchmarks loaded: {loaded}; "
+                     "a benchmark's `offline` part gives them)")
 
 
 class OfflineModel:
@@ -92,7 +72,7 @@ class OfflineModel:
     def __init__(self, name: str) -> None:
         validate(name)  # the name and its options are checked now, not at the first call
         self.name = name
-        self.provider = PREFIX
+        self.provider = OFFLINE
         self.model = name
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
@@ -112,7 +92,7 @@ class OfflineModel:
 def mock_reply(request: MockRequest) -> str:
     """The mock server's reply function: the offline model named by the request's model field, with every built-in
     and installed benchmark's responder loaded."""
-    return _reply_as(request.model.removeprefix(f"{PREFIX}:"), request)
+    return _reply_as(request.model.removeprefix(f"{OFFLINE}:"), request)
 
 
 def oracle_reply(request: MockRequest) -> str:
@@ -127,9 +107,7 @@ def noisy_reply(request: MockRequest) -> str:
 
 
 def _reply_as(model: str, request: MockRequest) -> str:
-    from benchmarks.registry import available, get_benchmark
-
-    if not _responders:
+    if not loaded_benchmarks():  # a mock server in a process of its own
         for name in available():
             get_benchmark(name)
     prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")

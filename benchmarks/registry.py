@@ -3,16 +3,23 @@
 A name is either a built-in (`travelplanner`), a benchmark an installed package declares in the
 `tripbench.benchmarks` entry-point group, or a `module:attribute` import path (`mypkg.bench:MyBenchmark`), which
 is how a project or a test plugs in its own benchmark without installing anything. The attribute may be a
-`Benchmark` instance or a class that builds one with no arguments.
+`Benchmark` instance or a class that builds one with no arguments; a subclass of `Benchmark` keeps its parts unloaded
+until they are asked for.
+
+Loading a benchmark also serves the offline models (`offline:oracle`, `offline:noisy`, `benchmarks.offline`), which
+answer as the `offline` parts of the benchmarks loaded so far: in a run, its own benchmark's only.
 """
 
 from __future__ import annotations
 
-import importlib
 from importlib.metadata import entry_points
+from typing import cast
 
-from benchmarks.base import Benchmark
+from benchmarks.base import Benchmark, import_target
 from errors import UsageError, UserError
+from providers.interface import ChatModel
+from providers.prices import register_free_provider
+from providers.registry import register_provider
 
 BUILTIN: dict[str, str] = {
     "travelplanner": "benchmarks.travelplanner.benchmark:TravelPlannerBenchmark",
@@ -22,6 +29,10 @@ BUILTIN: dict[str, str] = {
 DEFAULT = "travelplanner"
 """The benchmark commands use when `--benchmark` is not given."""
 ENTRY_POINT_GROUP = "tripbench.benchmarks"
+OFFLINE = "offline"
+"""The provider prefix of the offline models."""
+
+_loaded: dict[str, Benchmark] = {}
 
 
 def available() -> list[str]:
@@ -41,7 +52,8 @@ def _target(name: str) -> str:
 
 
 def get_benchmark(name: str) -> Benchmark:
-    """Returns the benchmark called `name`, importing its module now.
+    """Returns the benchmark called `name`, importing its module now (not its parts), and serves the offline models
+with its `offline` part too.
 
     Args:
         name: A built-in or entry-point name, or a `module:attribute` import path.
@@ -49,16 +61,26 @@ def get_benchmark(name: str) -> Benchmark:
     Raises:
         errors.UserError: no such benchmark, or its module cannot be imported.
     """
-    module_name, _, attribute = _target(name).partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UserError(f"benchmark {name!r}: cannot import {module_name}: {exc}") from exc
-    try:
-        found = getattr(module, attribute)
-    except AttributeError:
-        raise UserError(f"benchmark {name!r}: {module_name} has no attribute {attribute!r}") from None
-    benchmark = found() if isinstance(found, type) else found
-    if not isinstance(benchmark, Benchmark):
-        raise UserError(f"benchmark {name!r}: {module_name}:{attribute} does not provide the Benchmark interface")
-    return benchmark
+    target = _target(name)
+    found = import_target(target, f"benchmark {name!r}")
+    benchmark: object = found() if isinstance(found, type) else found
+    # a subclass is one by declaration; the structural check reads every member (loading parts), so others only
+    if Benchmark not in type(benchmark).__mro__ and not isinstance(benchmark, Benchmark):
+        raise UserError(f"benchmark {name!r}: {target} does not provide the Benchmark interface (subclass "
+                        "benchmarks.base.Benchmark for the defaults of its optional parts)")
+    loaded = cast(Benchmark, benchmark)
+    _loaded.setdefault(loaded.name, loaded)
+    register_provider(OFFLINE, _offline_model)
+    register_free_provider(OFFLINE)
+    return loaded
+
+
+def loaded_benchmarks() -> list[Benchmark]:
+    """The benchmarks `get_benchmark` loaded in this process, in the order they were first loaded."""
+    return list(_loaded.values())
+
+
+def _offline_model(name: str) -> ChatModel:
+    from benchmarks.offline import OfflineModel  # with the mock server's reply code: only once an offline model is used
+
+    return OfflineModel(name)

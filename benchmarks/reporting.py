@@ -1,9 +1,10 @@
 """What a benchmark's report sections are made of, and what they read: the contract between a benchmark and
 `reports/`.
 
-A benchmark with its own tables implements `base.ReportSections`: given the runs of a report (read-only views of
-what the runs stored), it returns `Section`s of `Table`s and `Chart`s, plain values that the generic renderers in
-`reports/` draw as Markdown, CSV, PNG and HTML. A benchmark never renders, and `reports/` never names a benchmark.
+A benchmark with its own tables declares a `report` part implementing `ReportSections`: given the runs of a report
+(read-only views of what the runs stored), it returns `Section`s of `Table`s and `Chart`s, plain values that the
+generic renderers in `reports/` draw as Markdown, CSV, PNG and HTML. A benchmark never renders, and `reports/` never
+names a benchmark.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 from benchmarks.base import Evaluation, Task
 
@@ -211,10 +212,9 @@ def outcome_table(name: str, title: str, column: str, counted: Sequence[tuple[Gr
     return table
 
 
-@runtime_checkable
 class ReportSections(Protocol):
-    """An optional part of a `Benchmark`: its own report sections. Without it a report shows the generic status
-    table for the benchmark's runs."""
+    """An optional part of a `Benchmark` (its `report`): its own report sections. Without it a report shows the
+    generic status table for the benchmark's runs."""
 
     def report_sections(self, runs: Sequence[RunView], mode: str, *, with_run: bool) -> list[Section]:
         """The benchmark's sections over its runs (every group of `runs` is this benchmark's).

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from benchmarks import base
-from benchmarks.reporting import ReportSections
 from benchmarks.reporting import Section as BenchmarkSection
 from errors import UserError
 from reports import plots
@@ -67,12 +66,12 @@ def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[s
     sections = [_summary(reported)]
     for name, reference in benchmarks_of(reported).items():
         benchmark = load_benchmark(reference)
-        modes = benchmark.modes if isinstance(benchmark, base.Modes) else ("official",)
+        modes = benchmark.modes
         if mode not in modes:
             raise UserError(f"benchmark {name} has no evaluator mode {mode!r} (expected {', '.join(modes)})")
         runs = [run for run in reported if any(g.benchmark == name for g in run.groups)]
-        if isinstance(benchmark, ReportSections):
-            sections += [_drawn(section) for section in benchmark.report_sections(runs, mode, with_run=with_run)]
+        if benchmark.report is not None:
+            sections += [_drawn(section) for section in benchmark.report.report_sections(runs, mode, with_run=with_run)]
         else:
             sections.append(Section(f"Statuses: {name}", [status_table(
                 [g for run in runs for g in run.groups], {**base.GENERIC_STATUSES, **benchmark.statuses},

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from benchmarks.reporting import ReportSections
 from reports.collect import Group, RunData, benchmarks_of, load_benchmark
 from reports.table import Column, Kind, Table
 from reports.usage import usage_of
@@ -83,11 +82,11 @@ def _rates(runs: Sequence[RunData], by_run: Sequence[Mapping[GroupKey, Group]],
         rates: list[Mapping[str, float | None] | None] = [None] * len(shared)
         references = benchmarks_of([run])
         for name in dict.fromkeys(key[0] for key in shared):
-            benchmark = load_benchmark(references.get(name, name))
-            if not isinstance(benchmark, ReportSections):
+            report = load_benchmark(references.get(name, name)).report
+            if report is None:
                 continue
             positions = [n for n, key in enumerate(shared) if key[0] == name]
-            for n, value in zip(positions, benchmark.group_rates(run, [groups.get(shared[n]) for n in positions])):
+            for n, value in zip(positions, report.group_rates(run, [groups.get(shared[n]) for n in positions])):
                 rates[n] = value
         found.append(rates)
     return found

@@ -19,7 +19,6 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from benchmarks.base import DELIVERED, Benchmark
-from benchmarks.reporting import ReportSections
 from reports.build import Report
 from reports.collect import Group, RolloutView, benchmarks_of, load_benchmark
 from reports.plots import Plot
@@ -180,8 +179,8 @@ def rollout_path(run: int, view: RolloutView) -> str:
 
 def _outcome(view: RolloutView, benchmark: Benchmark) -> tuple[str, str]:
     """The rollout's mark (✓ / ✗, as HTML) and how it ended in its benchmark's own terms
-    (`ReportSections.rollout_category`; else its status)."""
-    category = benchmark.rollout_category(view) if isinstance(benchmark, ReportSections) else view.stored.status
+    (its report part's `rollout_category`; else its status)."""
+    category = benchmark.report.rollout_category(view) if benchmark.report is not None else view.stored.status
     failed = view.evaluation is not None and any(v.passed is False for v in view.evaluation.verdicts)
     delivered = view.stored.status == DELIVERED
     mark = '<span class="failed">✗</span>' if failed or not delivered else '<span class="ok">✓</span>'

@@ -4,6 +4,7 @@ the engine never names a benchmark."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -124,6 +125,46 @@ def test_a_benchmark_never_imports_another() -> None:
         imported = {name for path in package.rglob("*.py") for name in _imports(path)}
         assert not {name for name in imported for other in others if name.startswith(other)}, package.name
 
+
+
+def _modules(path: Path) -> set[str]:
+    """`_imports`, with `from package import module` counted as `package.module` too."""
+    found = _imports(path)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+CONTRACT = ("benchmarks.base", "benchmarks.reporting", "benchmarks.registry", "benchmarks.offline")
+"""The modules of `benchmarks` that the engine, the CLI and the reports may import: the plugin contract."""
+
+
+def test_runner_and_reports_see_benchmarks_only_through_the_contract() -> None:
+    """A benchmark is found by the registry and driven through `base.Benchmark` and its parts, never imported."""
+    bad = [f"{path.relative_to(REPO)} imports {name}" for package in ("runner", "reports")
+           for path in sorted((REPO / package).rglob("*.py")) for name in _modules(path)
+           if name.startswith("benchmarks.") and not name.startswith(CONTRACT)]
+    assert bad == []
+
+
+def test_a_benchmark_class_leaves_its_parts_unloaded() -> None:
+    """The module declaring a benchmark imports none of its `Part`s (report, commands, demo): a run loads them only
+    if it asks for them."""
+    for path in sorted((REPO / "benchmarks").glob("*/benchmark.py")):
+        parts = [target.partition(":")[0] for target in re.findall(r'Part\[\w+\]\("([\w.:]+)"\)', path.read_text())]
+        assert parts, path
+        assert not [name for name in _modules(path) for part in parts if name == part or name.startswith(part + ".")]
+
+
+def test_importing_a_module_registers_nothing() -> None:
+    """No call stands alone at a module's top level: plugins (a benchmark's offline answers, the `offline:` provider)
+    are registered by the registry that loads them, never as a side effect of an import."""
+    bad = [f"{path.relative_to(REPO)}:{node.lineno}" for package in OURS | {"errors"}
+           for path in sorted((REPO / package).rglob("*.py"))
+           for node in ast.parse(path.read_text(encoding="utf-8")).body
+           if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)]
+    assert bad == []
 
 def test_travelplanner_tools_and_evaluation_do_not_import_each_other_back() -> None:
     tools = {name for path in (REPO / "benchmarks/travelplanner/tools").rglob("*.py") for name in _imports(path)}

@@ -6,15 +6,25 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import click
 from pydantic import BaseModel, ConfigDict
 
-from benchmarks.base import DemoRun, Evaluation, RolloutResult, Strategy, Task, Verdict
-from benchmarks.natural_plan import dataset, report
+from benchmarks.base import (
+    Benchmark,
+    Commands,
+    Demo,
+    Evaluation,
+    Part,
+    Responder,
+    RolloutResult,
+    Strategy,
+    Task,
+    Verdict,
+)
+from benchmarks.natural_plan import dataset
 from benchmarks.natural_plan.agents.direct import DirectStrategy
 from benchmarks.natural_plan.evaluation import SCORERS, Scored
-from benchmarks.natural_plan.offline import models as offline
-from benchmarks.reporting import GroupView, RolloutView, RunView, Section
+from benchmarks.natural_plan.offline import known
+from benchmarks.reporting import ReportSections
 from datahome import default_home
 from errors import DataError
 
@@ -33,7 +43,7 @@ class NaturalPlanOptions(BaseModel):
     """The prompt sent: the records' `prompt_5shot` (the paper's setting) or `prompt_0shot`."""
 
 
-class NaturalPlanBenchmark:
+class NaturalPlanBenchmark(Benchmark):
     """The `natural-plan` benchmark: Trip Planning, Meeting Planning and Calendar Scheduling."""
 
     name = NAME
@@ -41,6 +51,12 @@ class NaturalPlanBenchmark:
     modes = MODES
     options_model = NaturalPlanOptions
     statuses: Mapping[str, str] = {}
+    commands = Part[Commands]("benchmarks.natural_plan.commands")
+    """`evaluate`, `fetch`, `import`."""
+    demo = Part[Demo]("benchmarks.natural_plan.offline.demo")
+    report = Part[ReportSections]("benchmarks.natural_plan.report")
+    """Accuracy per task, by complexity, and the error breakdown."""
+    offline = Part[Responder]("benchmarks.natural_plan.offline.models:RESPONDER")
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """The tasks of a task name (`trip`, `meeting`, `calendar`), `all`, or an official-format records file."""
@@ -49,7 +65,7 @@ class NaturalPlanBenchmark:
             tasks = dataset.tasks_of(dataset.read_records(split))
         else:
             tasks = dataset.load_tasks(opts.data_dir or default_home() / "natural_plan", split)
-        offline.remember(tasks)
+        known.remember(tasks)  # the offline models answer their prompts
         return tasks
 
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:
@@ -60,54 +76,13 @@ class NaturalPlanBenchmark:
         """No tools: every task is one prompt."""
         return None
 
-    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
-        """Scores each answer by the official rules of its task."""
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
+                 options: BaseModel) -> list[Evaluation | None]:
+        """Scores each answer by the official rules of its task (the gold plan is in the task: no option matters)."""
         if mode not in MODES:
             raise DataError(f"unknown Natural Plan evaluation mode {mode!r} (expected official)")
         return [evaluation(score_answer(task.input, result.answer))
                 for task, result in zip(tasks, results, strict=True)]
-
-    def commands(self) -> dict[str, click.Command]:
-        """`evaluate`, `fetch`, `import` (`base.Commands`)."""
-        from benchmarks.natural_plan.commands import data, evaluate
-
-        return {"evaluate": evaluate.evaluate_command, "fetch": data.fetch_command, "import": data.import_command}
-
-    def holds_data(self, folder: Path) -> bool:
-        """A folder holding one of the official files (`base.Commands`)."""
-        from benchmarks.natural_plan.commands import data
-
-        return data.holds_data(folder)
-
-    def data_info(self, home: Path) -> dict[str, Any]:
-        """The official files in the data home (`base.Commands`)."""
-        from benchmarks.natural_plan.commands import data
-
-        return data.data_info(home)
-
-    def demo_runs(self, out: Path, mock_url: str, *, seed: int) -> list[DemoRun]:
-        """A generated world and the demo's runs over it (`base.Demo`)."""
-        from benchmarks.natural_plan.offline import demo
-
-        return demo.demo_runs(out, mock_url, seed=seed)
-
-    def demo_checks(self, run: RunView) -> list[str]:
-        """The noisy model's failures against what it injected (`base.Demo`)."""
-        from benchmarks.natural_plan.offline import demo
-
-        return demo.demo_checks(run)
-
-    def report_sections(self, runs: Sequence[RunView], mode: str, *, with_run: bool) -> list[Section]:
-        """Accuracy per task, by complexity, and the error breakdown (`reporting.ReportSections`)."""
-        return report.report_sections(runs, mode, with_run=with_run)
-
-    def group_rates(self, run: RunView, groups: Sequence[GroupView | None]) -> list[Mapping[str, float | None] | None]:
-        """Accuracy per task and overall (`reporting.ReportSections`)."""
-        return report.group_rates(run, groups)
-
-    def rollout_category(self, view: RolloutView) -> str:
-        """How one rollout ended (`reporting.ReportSections`)."""
-        return report.error_kind(view) or ("solved" if view.evaluation is not None else view.status)
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """One line per task: `{"id", "task", "answer"}` (`tripbench evaluate --benchmark natural-plan` reads it)."""

@@ -138,3 +138,8 @@ def group_rates(run: RunView, groups: Sequence[GroupView | None]) -> list[Mappin
         rates.append({**{f"{task} accuracy": s / n if n else None for task, (n, s) in found.items()},
                       "accuracy": solved / total if total else None})
     return rates
+
+
+def rollout_category(view: RolloutView) -> str:
+    """How one rollout ended: why it is not solved, else `solved` (or its status when not evaluated)."""
+    return error_kind(view) or ("solved" if view.evaluation is not None else view.status)

@@ -14,17 +14,27 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import click
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmarks.base import DemoRun, Evaluation, RolloutResult, Strategy, Task, Verdict
-from benchmarks.reporting import GroupView, RolloutView, RunView, Section
+from benchmarks.base import (
+    Benchmark,
+    Commands,
+    Demo,
+    Evaluation,
+    Part,
+    Responder,
+    RolloutResult,
+    Strategy,
+    Task,
+    Verdict,
+)
+from benchmarks.reporting import ReportSections
 from benchmarks.traveleval import dataset, paths
 from benchmarks.traveleval.agents.direct import COT, DIRECT
 from benchmarks.traveleval.agents.react import ReactLimits, react, reflexion
 from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, evaluate_plan, make_distances
-from benchmarks.traveleval.offline import models as offline
+from benchmarks.traveleval.offline import known
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from errors import DataError
@@ -55,7 +65,7 @@ class TravelEvalOptions(BaseModel):
     """reflexion: new attempts after failed ones, each after a reflection."""
 
 
-class TravelEvalBenchmark:
+class TravelEvalBenchmark(Benchmark):
     """The `traveleval` benchmark (onlycwy11/TravelEval): six-dimension quality of plans for ten Chinese cities."""
 
     name = NAME
@@ -64,11 +74,13 @@ class TravelEvalBenchmark:
     """`official` (the official numbers, quirks included) and `corrected` (`evaluation.modes`)."""
     options_model = TravelEvalOptions
     statuses: Mapping[str, str] = STATUSES
-
-    def __init__(self) -> None:
-        # `evaluate` gets no options: it scores with those of the last `load_tasks` / `open_tools` call.
-        self._options = TravelEvalOptions()
-        offline.register()  # a run spec naming `offline:oracle` resolves once the benchmark is loaded
+    commands = Part[Commands]("benchmarks.traveleval.commands")
+    """`evaluate`, `tool`, `fetch`, `import`."""
+    demo = Part[Demo]("benchmarks.traveleval.offline.demo")
+    report = Part[ReportSections]("benchmarks.traveleval.report")
+    """The paper's views: six dimensions by model and strategy, tier, progressive step; radar charts; budget
+    satisfaction and cost composition."""
+    offline = Part[Responder]("benchmarks.traveleval.offline.models:RESPONDER")
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """The tasks of a split (`easy`, `medium`, `hard`, `all`, `progressive`) or of an official query file.
@@ -76,10 +88,9 @@ class TravelEvalBenchmark:
         Raises:
             DataError: unknown split, missing or malformed query file.
         """
-        self._options = _options(options)
-        data_dir = _data_dir(self._options)
+        data_dir = _data_dir(_options(options))
         tasks = dataset.read_queries(split) if isinstance(split, Path) else dataset.load_tasks(data_dir, split)
-        offline.remember(tasks, data_dir)
+        known.remember(tasks, data_dir)  # the offline models answer their prompts
         return tasks
 
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:
@@ -91,20 +102,22 @@ class TravelEvalBenchmark:
 
     def open_tools(self, options: BaseModel) -> Sandbox:
         """The sandbox every rollout of the run shares (built first if missing or stale; safe across threads)."""
-        self._options = _options(options)
-        return Sandbox.open(ensure_index(_data_dir(self._options)))
+        return Sandbox.open(ensure_index(_data_dir(_options(options))))
 
-    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
-        """Scores every result with the six metric groups (pure: no LLM call).
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
+                 options: BaseModel) -> list[Evaluation | None]:
+        """Scores every result with the six metric groups over the options' sandbox and distances (pure: no LLM
+        call).
 
         A delivered plan gets the evaluator's result as details and one verdict per constraint metric; a rollout
         without a plan gets every constraint verdict failed, and details saying why, so rates count it.
         """
         if mode not in MODES:
             raise DataError(f"unknown TravelEval evaluation mode {mode!r} (expected one of {', '.join(MODES)})")
-        data_dir = _data_dir(self._options)
+        opts = _options(options)
+        data_dir = _data_dir(opts)
         with Sandbox.open(ensure_index(data_dir)) as sandbox:
-            distances = make_distances(self._options.distance, sandbox, data_dir)
+            distances = make_distances(opts.distance, sandbox, data_dir)
             try:
                 return [evaluation(evaluate_plan(result.plan, task.input, sandbox, mode=mode, distances=distances)
                                    if result.plan is not None else
@@ -114,56 +127,6 @@ class TravelEvalBenchmark:
             finally:
                 if (close := getattr(distances, "close", None)) is not None:
                     close()  # the Gaode client and its answer cache
-
-    def commands(self) -> dict[str, click.Command]:
-        """`evaluate`, `tool`, `fetch`, `import` (`base.Commands`)."""
-        from benchmarks.traveleval.commands import data, evaluate, tool
-
-        return {"evaluate": evaluate.evaluate_command, "tool": tool.tool_command, "fetch": data.fetch_command,
-                "import": data.import_command}
-
-    def holds_data(self, folder: Path) -> bool:
-        """A folder in the official layout (`base.Commands`)."""
-        from benchmarks.traveleval.commands import data
-
-        return data.holds_data(folder)
-
-    def data_info(self, home: Path) -> dict[str, Any]:
-        """The query files, database and index in the data home (`base.Commands`)."""
-        from benchmarks.traveleval.commands import data
-
-        return data.data_info(home)
-
-    def demo_runs(self, out: Path, mock_url: str, *, seed: int) -> list[DemoRun]:
-        """A generated world and the demo's runs over it (`base.Demo`)."""
-        from benchmarks.traveleval.offline import demo
-
-        return demo.demo_runs(out, mock_url, seed=seed)
-
-    def demo_checks(self, run: RunView) -> list[str]:
-        """Each mistake of the noisy model found again by the metric it should move (`base.Demo`)."""
-        from benchmarks.traveleval.offline import demo
-
-        return demo.demo_checks(run)
-
-    def report_sections(self, runs: Sequence[RunView], mode: str, *, with_run: bool) -> list[Section]:
-        """The paper's views: six dimensions by model and strategy, tier, progressive step; radar charts; budget
-        satisfaction and cost composition (`reporting.ReportSections`)."""
-        from benchmarks.traveleval import report
-
-        return report.report_sections(runs, mode, with_run=with_run)
-
-    def group_rates(self, run: RunView, groups: Sequence[GroupView | None]) -> list[Mapping[str, float | None] | None]:
-        """The headline rates of each group (`reporting.ReportSections`)."""
-        from benchmarks.traveleval import report
-
-        return report.group_rates(run, groups)
-
-    def rollout_category(self, view: RolloutView) -> str:
-        """How one rollout ended (`reporting.ReportSections`)."""
-        from benchmarks.traveleval import report
-
-        return report.rollout_category(view)
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """The delivered plans, one `FinalTravelPlan` per line in task order (what `tripbench evaluate --benchmark

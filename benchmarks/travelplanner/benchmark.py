@@ -24,11 +24,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import click
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmarks.base import DemoRun, Evaluation, RolloutResult, Strategy, Task, Verdict
-from benchmarks.reporting import GroupView, RolloutView, RunView, Section
+from benchmarks.base import (
+    Benchmark,
+    Commands,
+    Demo,
+    Evaluation,
+    Part,
+    Responder,
+    RolloutResult,
+    Strategy,
+    Task,
+    Verdict,
+)
+from benchmarks.reporting import ReportSections
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.agents.react import ReactLimits
 from benchmarks.travelplanner.agents.sole_planning import ReactPlannerLimits
@@ -41,16 +51,11 @@ from benchmarks.travelplanner.agents.strategies import (
 )
 from benchmarks.travelplanner.dataset import Query, find_split_file, load_queries, query_from_record
 from benchmarks.travelplanner.evaluation import MODES, make_evaluator
-from benchmarks.travelplanner.offline import models as offline
 from datahome import default_home
 from errors import DataError
 from sandbox_index import Sandbox, open_sandbox, travelplanner_index_path
 
 SPLITS = ("train", "validation", "test")
-
-# A run spec naming `offline:oracle` (the demo; a greedy run, which needs some model and no key) resolves as soon as
-# the benchmark is loaded (idempotent: importing `offline` registered it already).
-offline.register()
 
 
 class TravelPlannerOptions(BaseModel):
@@ -81,7 +86,7 @@ class TravelPlannerOptions(BaseModel):
     greedy_seed: int = 0
 
 
-class TravelPlannerBenchmark:
+class TravelPlannerBenchmark(Benchmark):
     """The `travelplanner` benchmark (Xie et al., ICML 2024)."""
 
     name = "travelplanner"
@@ -89,10 +94,13 @@ class TravelPlannerBenchmark:
     modes = tuple(MODES)
     options_model = TravelPlannerOptions
     statuses: Mapping[str, str] = taxonomy.STATUSES
-
-    def __init__(self) -> None:
-        # `evaluate` gets no options: it scores with the sandbox of the last `open_tools`/`load_tasks` call.
-        self._index: Path | None = None
+    commands = Part[Commands]("benchmarks.travelplanner.commands")
+    """`evaluate`, `check-submission`, `tool`, `fetch`, `import`."""
+    demo = Part[Demo]("benchmarks.travelplanner.offline.demo")
+    report = Part[ReportSections]("benchmarks.travelplanner.report")
+    """Paper Tables 3-5 and Figure 2."""
+    offline = Part[Responder]("benchmarks.travelplanner.offline.models:RESPONDER")
+    """The oracle and noisy agents (the demo; a greedy run, which needs some model and no key)."""
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """Tasks of a split name or a query file; see the module docstring.
@@ -101,7 +109,6 @@ class TravelPlannerBenchmark:
             DataError: missing or malformed query file.
         """
         opts = _options(options)
-        self._index = _index_path(opts)
         if isinstance(split, str) and split not in SPLITS:  # a query file comes as a Path (the spec's `queries`)
             raise DataError(f"unknown split {split!r} ({', '.join(SPLITS)}); a query file is `queries = FILE`")
         if isinstance(split, Path):
@@ -130,13 +137,13 @@ class TravelPlannerBenchmark:
                 GreedyStrategy(seed=opts.greedy_seed)]
 
     def extra_models(self, options: BaseModel) -> list[str]:
-        """Models the strategies call besides the one under test (`base.ExtraModels`): the `llm:` parser's."""
+        """The `llm:` parser's model."""
         parser = _options(options).parser
         return [parser.removeprefix(LLM_PREFIX)] if parser.startswith(LLM_PREFIX) else []
 
     def model_settings(self, options: BaseModel, model: str) -> dict[str, str]:
-        """The two-stage agent's settings for `model` (`base.ModelSettings`): the official values by model name
-        (spec §4.2) unless the options set them."""
+        """The two-stage agent's settings for `model`: the official values by model name (spec §4.2) unless the
+        options set them."""
         opts = _options(options)
         limits = ReactLimits(max_prompt_tokens=opts.react_max_prompt_tokens,
                              temperature=opts.react_temperature).for_model(model)
@@ -147,67 +154,21 @@ class TravelPlannerBenchmark:
     def open_tools(self, options: BaseModel) -> Sandbox:
         """The read-only sandbox every rollout of the run shares (safe across threads)."""
         opts = _options(options)
-        self._index = _index_path(opts)
-        return open_sandbox(self._index, synthetic=opts.synthetic_flights)
+        return open_sandbox(_index_path(opts), synthetic=opts.synthetic_flights)
 
-    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
-        """Scores each result with the `official` (default) or `strict` evaluator; None where labels are hidden."""
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
+                 options: BaseModel) -> list[Evaluation | None]:
+        """Scores each result with the `official` (default) or `strict` evaluator over the options' sandbox; None
+        where labels are hidden."""
         if mode not in MODES:
             raise DataError(f"unknown TravelPlanner evaluation mode {mode!r} (expected one of {', '.join(MODES)})")
         queries = [query_from_record(task.input, f"task {task.id}") for task in tasks]
         if not any(query.has_labels for query in queries):
             return [None] * len(queries)
-        with open_sandbox(self._index or travelplanner_index_path()) as sandbox:
+        with open_sandbox(_index_path(_options(options))) as sandbox:
             evaluator = make_evaluator(sandbox, mode)
             return [_evaluation(evaluator.evaluate(query, result.plan)) if query.has_labels else None
                     for query, result in zip(queries, results, strict=True)]
-
-    def commands(self) -> dict[str, click.Command]:
-        """`evaluate`, `check-submission`, `tool`, `fetch`, `import` (`base.Commands`)."""
-        from benchmarks.travelplanner.commands import data, evaluate, tool
-
-        return {"evaluate": evaluate.evaluate_command, "check-submission": evaluate.check_submission_command,
-                "tool": tool.tool_command, "fetch": data.fetch_command, "import": data.import_command}
-
-    def holds_data(self, folder: Path) -> bool:
-        """A database folder, or a dataset folder holding one as `database/` (`base.Commands`)."""
-        from benchmarks.travelplanner.commands import data
-
-        return data.holds_data(folder)
-
-    def data_info(self, home: Path) -> dict[str, Any]:
-        """The index and the staged splits in the data home (`base.Commands`)."""
-        from benchmarks.travelplanner.commands import data
-
-        return data.data_info(home)
-
-    def demo_runs(self, out: Path, mock_url: str, *, seed: int) -> list[DemoRun]:
-        """A generated world and the demo's runs over it (`base.Demo`)."""
-        from benchmarks.travelplanner.offline import demo
-
-        return demo.demo_runs(out, mock_url, seed=seed)
-
-    def demo_checks(self, run: RunView) -> list[str]:
-        """The noisy model's failures against what it injected (`base.Demo`)."""
-        from benchmarks.travelplanner.offline import demo
-
-        return demo.demo_checks(run)
-
-    def report_sections(self, runs: Sequence[RunView], mode: str, *, with_run: bool) -> list[Section]:
-        """Paper Tables 3-5 and Figure 2 (`reporting.ReportSections`)."""
-        from benchmarks.travelplanner import report
-
-        return report.report_sections(runs, mode, with_run=with_run)
-
-    def group_rates(self, run: RunView, groups: Sequence[GroupView | None]) -> list[Mapping[str, float | None] | None]:
-        """The six Table 3 rates per group (`reporting.ReportSections`)."""
-        from benchmarks.travelplanner import report
-
-        return report.group_rates(run, groups)
-
-    def rollout_category(self, view: RolloutView) -> str:
-        """How one rollout ended (`reporting.ReportSections`)."""
-        return taxonomy.classify(view.status, view.steps).category
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """The official submission lines (spec §6.3): `{"idx", "query", "plan"}` in task order, null plan if none."""

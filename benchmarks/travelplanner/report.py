@@ -308,6 +308,11 @@ def group_rates(run: RunView, groups: Sequence[GroupView | None]) -> list[Mappin
     return rates
 
 
+
+def rollout_category(view: RolloutView) -> str:
+    """How one rollout ended: its error taxonomy category (its page's headline)."""
+    return taxonomy.classify(view.status, view.steps).category
+
 def _rate(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 

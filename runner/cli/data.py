@@ -11,7 +11,6 @@ from pathlib import Path
 
 import click
 
-from benchmarks.base import Commands
 from benchmarks.registry import DEFAULT, available, get_benchmark
 from datahome import default_home, home_option
 from errors import UserError
@@ -42,7 +41,7 @@ def import_command(benchmark: str | None, args: tuple[str, ...]) -> None:
     folder = next((Path(arg) for arg in args if not arg.startswith("-") and Path(arg).is_dir()), None)
     if benchmark is None and folder is not None:
         matching = [name for name in available()
-                    if isinstance(found := get_benchmark(name), Commands) and found.holds_data(folder)]
+                    if (found := get_benchmark(name).commands) is not None and found.holds_data(folder)]
         if len(matching) > 1:
             raise UserError(f"{folder} holds data of {', '.join(matching)}: choose one with --benchmark")
         if not matching:
@@ -59,7 +58,7 @@ def info_command(home: Path | None, as_json: bool) -> None:
     """Show what the data home holds for each benchmark (creates nothing)."""
     home = home or default_home()
     benchmarks = {name: dict(found.data_info(home)) for name in available()
-                  if isinstance(found := get_benchmark(name), Commands)}
+                  if (found := get_benchmark(name).commands) is not None}
     if as_json:
         click.echo(json.dumps({"home": str(home), "benchmarks": benchmarks}, ensure_ascii=False))
         return

@@ -69,25 +69,25 @@ async def run_demo(out: Path, *, seed: int = 0, console: Console | None = None) 
     headlines: list[str] = []
     ran: list[Demo] = []
     names = sorted(available(), key=lambda name: name != DEFAULT)  # the default benchmark first
-    demos = [(name, benchmark) for name in names if isinstance(benchmark := get_benchmark(name), Demo)]
+    demos = [(name, demo) for name in names if (demo := get_benchmark(name).demo) is not None]
     try:
-        for name, benchmark in demos:
-            for run in await asyncio.to_thread(benchmark.demo_runs, out, server.openai_base_url, seed=seed):
+        for name, demo in demos:
+            for run in await asyncio.to_thread(demo.demo_runs, out, server.openai_base_url, seed=seed):
                 run_dir = out / "runs" / run.name
                 # A demo run starts afresh: on a second demo every call is answered by the cache, for free.
                 await asyncio.to_thread(shutil.rmtree, run_dir, ignore_errors=True)
                 await execute(await asyncio.to_thread(prepare, run.spec), run_dir, show_progress=False)
                 report.runs.append(run_dir)
                 report.specs.append(run.spec)
-                ran.append(benchmark)
+                ran.append(demo)
                 headlines += [run.headline] if run.headline not in headlines else []
                 if console is not None:
                     console.print(f"{name} run {run.name}: done")
     finally:
         await server.close()
     built = await asyncio.to_thread(build_report, report.runs)
-    report.checks = [line for benchmark, run in zip(ran, built.runs, strict=True)
-                     for line in benchmark.demo_checks(run)]  # the runs as the report read them, read once
+    report.checks = [line for demo, run in zip(ran, built.runs, strict=True)
+                     for line in demo.demo_checks(run)]  # the runs as the report read them, read once
     report.report = (await asyncio.to_thread(write_report, built, out / "report"))["html"]
     report.headlines = [table for name in headlines for table in built.tables() if table.name == name]
     return report

@@ -1,11 +1,11 @@
 """Commands whose options belong to a benchmark: `tripbench evaluate [--benchmark NAME] ARGS...` runs benchmark
-NAME's own `evaluate` command (`benchmarks.base.Commands`) with ARGS, so the CLI never names a benchmark."""
+NAME's own `evaluate` command (its `commands` part, `benchmarks.base.Commands`) with ARGS, so the CLI never names a
+benchmark."""
 
 from __future__ import annotations
 
 import click
 
-from benchmarks.base import Commands
 from benchmarks.registry import DEFAULT, available, get_benchmark
 from errors import UserError
 
@@ -17,10 +17,10 @@ def benchmark_command(benchmark: str, name: str) -> click.Command:
         UserError: no such benchmark, or it has no such command (names those that do).
     """
     found = get_benchmark(benchmark)
-    commands = found.commands() if isinstance(found, Commands) else {}
+    commands = found.commands.by_name() if found.commands is not None else {}
     if name not in commands:
         having = [other for other in available() if other != benchmark
-                  and isinstance(candidate := get_benchmark(other), Commands) and name in candidate.commands()]
+                  and (candidate := get_benchmark(other).commands) is not None and name in candidate.by_name()]
         also = f" ({', '.join(having)} has one)" if having else ""
         raise UserError(f"benchmark {benchmark} has no `{name}` command{also}")
     return commands[name]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from benchmarks.base import Modes, Splits
 from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import available, get_benchmark
 from providers.prices import price_table
@@ -16,8 +15,7 @@ def list_command() -> None:
     for name in available():
         benchmark = get_benchmark(name)
         strategies = benchmark.strategies(benchmark.options_model())
-        known = (("splits", benchmark.splits if isinstance(benchmark, Splits) else ()),
-                 ("evaluator modes", benchmark.modes if isinstance(benchmark, Modes) else ()))
+        known = (("splits", benchmark.splits), ("evaluator modes", benchmark.modes))
         facts = [f"{what}: {', '.join(values)}" for what, values in known if values]
         click.echo(f"benchmark {name}")
         for fact in facts:
@@ -25,7 +23,7 @@ def list_command() -> None:
         click.echo("  strategies:")
         width = max(len(strategy.name) for strategy in strategies)
         for strategy in strategies:
-            click.echo(f"    {strategy.name:<{width}}  {getattr(strategy, 'description', '')}")
+            click.echo(f"    {strategy.name:<{width}}  {strategy.description}")
     click.echo("models that need no key (free; `tripbench mock-server --reply` serves them):")
     width = max(map(len, KEYLESS))
     for model, does in KEYLESS.items():

@@ -23,7 +23,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.base import ExpectedCalls, ModelSettings
+from benchmarks.base import ExpectedCalls
 from cache.modes import CacheMode
 from providers.errors import ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
@@ -226,9 +226,8 @@ def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Co
 
 
 def render_settings(prepared: Prepared, console: Console) -> None:
-    """What each planned (model, strategy) sends, where the benchmark chooses settings by model (`ModelSettings`)."""
-    if not isinstance(prepared.benchmark, ModelSettings):
-        return
+    """What each planned (model, strategy) sends, where the benchmark chooses settings by model
+    (`Benchmark.model_settings`)."""
     settings = prepared.benchmark.model_settings
     for model in prepared.spec.models:
         temperature = model.over(prepared.spec.sampling).temperature

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
-from benchmarks.base import Benchmark, ExtraModels, Splits, Strategy, Task
+from benchmarks.base import Benchmark, Strategy, Task
 from benchmarks.registry import get_benchmark
 from cache.modes import CacheMode
 from cache.store import CacheStore
@@ -111,7 +111,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
     folder = spec_path.absolute().parent  # relative paths in a spec are relative to its file, printed resolved
     benchmark = get_benchmark(spec.benchmark)
     options = parse_options(benchmark.options_model, spec.options, source, relative_to=folder)
-    splits = benchmark.splits if isinstance(benchmark, Splits) else None  # checked here, once for all benchmarks
+    splits = benchmark.splits  # checked here, once for all benchmarks
     if spec.split is not None and splits and spec.split not in splits:
         raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
     for model in spec.models:  # a misspelt provider or offline model fails before the run directory is touched
@@ -130,7 +130,7 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
                                   f"the price table does not know {model.model}"
                                   + (f" (did you mean {near}?)" if near else ""))
         prices = {model.model: model.prices for model in spec.models if model.prices}
-        for extra in benchmark.extra_models(options) if isinstance(benchmark, ExtraModels) else ():
+        for extra in benchmark.extra_models(options):
             if price_for(extra, prices) is None:
                 raise ConfigError(source, "options", f"a model with a known price: max_cost is set and the benchmark "
                                   f"also calls {extra}, which the bundled price table does not know")
@@ -198,9 +198,8 @@ def _batch_providers(prepared: Prepared, targets: dict[str, Target]) -> dict[str
 
 
 def extra_models(prepared: Prepared) -> list[str]:
-    """Models the benchmark's strategies call besides those under test (`benchmarks.base.ExtraModels`)."""
-    benchmark = prepared.benchmark
-    return list(benchmark.extra_models(prepared.options)) if isinstance(benchmark, ExtraModels) else []
+    """Models the benchmark's strategies call besides those under test (`Benchmark.extra_models`)."""
+    return list(prepared.benchmark.extra_models(prepared.options))
 
 
 def _pool_size(spec: RunSpec, model: str) -> int:
@@ -398,7 +397,7 @@ async def _evaluate(prepared: Prepared, store: ResultsStore, run_dir: Path) -> l
             stored = [results.result(r) for r in todo]
             try:
                 evaluations = await asyncio.to_thread(
-                    prepared.benchmark.evaluate, [tasks[r.key.task] for r in todo], stored, mode)
+                    prepared.benchmark.evaluate, [tasks[r.key.task] for r in todo], stored, mode, prepared.options)
             except UserError as exc:
                 notes.append(f"evaluation {mode!r} skipped: {exc}")
                 continue

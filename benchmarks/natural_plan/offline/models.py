@@ -1,9 +1,8 @@
 """Natural Plan's answers for the offline models: `offline:oracle` gives the gold plan in the 5-shot answer format,
 `offline:noisy[?seed=N&rate=R]` the gold plan with one known mistake in a share `rate` of the tasks.
 
-The gold plan is in the record, not in the prompt: loading tasks (`remember`) tells this module the records behind
-their prompts, so the oracle answers the prompts of the tasks this process loaded (a run's, the demo's), and, in a
-process that loaded none (`tripbench mock-server --reply oracle`), those of the data home's files.
+The gold plan is in the record, not in the prompt: the models answer the prompts of the tasks this process loaded
+(`known`). `RESPONDER` is the benchmark's `offline` part.
 
 The mistakes and the error kind the scoring must report for each (`MISTAKES`; which one a task gets is a pure
 function of the seed and the prompt, `injected_mistake`):
@@ -18,21 +17,17 @@ function of the seed and the prompt, `injected_mistake`):
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.base import Task
-from benchmarks.natural_plan import dataset
+from benchmarks.base import Responder
 from benchmarks.natural_plan.evaluation import calendar, trip
 from benchmarks.natural_plan.evaluation.scored import UNPARSEABLE
+from benchmarks.natural_plan.offline.known import record_for
 from benchmarks.natural_plan.offline.world import DAYS, trip_plan_text
-from benchmarks.offline import Responder, oracle_or_noisy, register_responder, seed_and_rate
-from datahome import default_home
-from errors import DataError
+from benchmarks.offline import oracle_or_noisy, seed_and_rate
 
 DEFAULT_RATE = 0.6
 PROSE = "I could not find a plan that satisfies every constraint, sorry"
@@ -42,8 +37,6 @@ MISTAKES: Mapping[str, tuple[str, ...]] = {
     "meeting": ("fewer meetings", "invalid meeting step: wait goes backward", "invalid meeting step: unknown step"),
 }
 """Task -> the mistakes `offline:noisy` makes, named by the error kind scoring reports for each."""
-
-_records: dict[bytes, Mapping[str, Any]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,25 +48,6 @@ class NoisyConfig:
     def parse(cls, options: str) -> NoisyConfig:
         """Read `seed=3&rate=0.5` (the part of the model string after `?`)."""
         return cls(*seed_and_rate(options, DEFAULT_RATE, "Natural Plan"))
-
-
-def _digest(prompt: str) -> bytes:
-    return hashlib.blake2b(prompt.encode(), digest_size=16).digest()
-
-
-def remember(tasks: Iterable[Task]) -> None:
-    """Lets the offline models answer the prompts (0- and 5-shot) of these tasks."""
-    for task in tasks:
-        for shots in ("prompt_0shot", "prompt_5shot"):
-            if isinstance(prompt := task.input.get(shots), str):
-                _records[_digest(prompt)] = task.input
-
-
-def _remember_data_home() -> None:
-    """Remembers the tasks of every Natural Plan file the data home holds (none there: nothing)."""
-    for task in dataset.TASKS:
-        with contextlib.suppress(DataError):
-            remember(dataset.load_tasks(default_home() / "natural_plan", task))
 
 
 def oracle_answer(record: Mapping[str, Any]) -> str:
@@ -134,10 +108,7 @@ def _moved_slot(gold: str, kind: str) -> str:
 
 def reply_for(model: str, prompt: str) -> str | None:
     """The offline model's answer to a Natural Plan prompt it knows (None: not one of the remembered prompts)."""
-    record = _records.get(_digest(prompt))
-    if record is None and not _records:
-        _remember_data_home()
-        record = _records.get(_digest(prompt))
+    record = record_for(prompt)
     if record is None:
         return None
     name, _, options = model.partition("?")
@@ -146,12 +117,5 @@ def reply_for(model: str, prompt: str) -> str | None:
     return noisy_answer(record, NoisyConfig.parse(options))
 
 
-validate = oracle_or_noisy(NoisyConfig.parse)
-
-
-def register() -> None:
-    """Serve `offline:…` model strings with Natural Plan's answers too (idempotent)."""
-    register_responder(Responder("natural-plan", validate, reply_for))
-
-
-register()
+RESPONDER = Responder(oracle_or_noisy(NoisyConfig.parse), reply_for)
+"""Natural Plan's answers."""

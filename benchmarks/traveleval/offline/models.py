@@ -1,9 +1,8 @@
 """TravelEval's answers for the offline models: `offline:oracle` gives the plan `plan_builder` builds from the sandbox,
 `offline:noisy[?seed=N&rate=R]` the same plan with one known mistake in a share `rate` of the queries (`mistakes`).
 
-A prompt is recognised by its `QUERY_JSON:` line (`prompts.find_query`). The sandbox is not in the prompt: loading
-tasks (`remember`) tells this module which data folder holds each query's sandbox, so the models answer the prompts
-of the tasks this process loaded (a run's, the demo's), and leave every other prompt to the other benchmarks.
+A prompt is recognised by its `QUERY_JSON:` line (`prompts.find_query`); the models answer those of the tasks this
+process loaded, from their data folder's sandbox (`known`). `RESPONDER` is the benchmark's `offline` part.
 
 How each strategy's prompt is answered (`prompts.prompt_kind`):
 * `direct`: the plan in a ```json fence;
@@ -17,14 +16,15 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from benchmarks.base import Task
-from benchmarks.offline import Responder, oracle_or_noisy, register_responder
+from benchmarks.base import Responder
+from benchmarks.offline import oracle_or_noisy
 from benchmarks.traveleval import prompts
+from benchmarks.traveleval.offline.known import folder_for, query_key
 from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.sandbox.build import ensure_index
@@ -34,24 +34,9 @@ NO_PLAN = "I could not find an intercity connection or a hotel for this trip, so
 REFLECTION = "I will check every preference, the opening hours and the costs against the budget before answering."
 FIRST_STEP = "Steps so far: none yet."
 """How a ReAct prompt with no step yet ends (`prompts.react_prompt`)."""
-_TASK_FIELDS = ("group", "step")
-"""Fields a task adds to the query record (progressive split); not part of what identifies the query."""
 
-_folders: dict[str, Path] = {}
 _sandboxes: dict[Path, Sandbox] = {}
 _lock = threading.Lock()
-
-
-def _key(query: Mapping[str, Any]) -> str:
-    return json.dumps({k: v for k, v in query.items() if k not in _TASK_FIELDS}, ensure_ascii=False, sort_keys=True)
-
-
-def remember(tasks: Iterable[Task], data_dir: Path) -> None:
-    """Lets the offline models answer the prompts of these tasks, from the sandbox of `data_dir` (built, if
-    missing, at the first answer)."""
-    folder = Path(data_dir).resolve()
-    for task in tasks:
-        _folders[_key(task.input)] = folder
 
 
 def _sandbox(folder: Path) -> Sandbox:
@@ -87,7 +72,7 @@ def reply_for(model: str, prompt: str) -> str | None:
     """The offline model's answer to a TravelEval prompt of a remembered task (None: not one)."""
     query = prompts.find_query(prompt)
     kind = prompts.prompt_kind(prompt)
-    folder = _folders.get(_key(query)) if query is not None else None
+    folder = folder_for(query) if query is not None else None
     if query is None or kind is None or folder is None:
         return None
     validate(model)
@@ -96,7 +81,7 @@ def reply_for(model: str, prompt: str) -> str | None:
     if kind == "react" and prompt.rstrip().endswith(FIRST_STEP):
         return prompts.format_action("search_attractions", {"city": query["target_city"]},
                                      thought="First I look at what there is to see at the destination.")
-    text = _plan_text(folder, _key(query), model)
+    text = _plan_text(folder, query_key(query), model)
     if text is None:
         return NO_PLAN if kind != "react" else prompts.format_finish(NO_PLAN, thought="No plan is possible.")
     if kind == "react":
@@ -106,11 +91,5 @@ def reply_for(model: str, prompt: str) -> str | None:
 
 
 validate = oracle_or_noisy(NoisyConfig.parse)
-
-
-def register() -> None:
-    """Serve `offline:…` model strings with TravelEval's answers too (idempotent)."""
-    register_responder(Responder("traveleval", validate, reply_for))
-
-
-register()
+RESPONDER = Responder(validate, reply_for)
+"""TravelEval's answers."""

@@ -1,1 +1,18 @@
-"""TravelPlanner's own commands: evaluate and check-submission, tool, data fetch / import / info."""
+"""TravelPlanner's own commands: evaluate and check-submission, tool, data fetch / import / info (the benchmark's
+`commands` part, `base.Commands`)."""
+
+from __future__ import annotations
+
+import click
+
+from benchmarks.travelplanner.commands.data import data_info, holds_data
+
+__all__ = ["by_name", "data_info", "holds_data"]
+
+
+def by_name() -> dict[str, click.Command]:
+    """`evaluate`, `check-submission`, `tool`, `fetch`, `import`; imported when asked for (`data info` needs none)."""
+    from benchmarks.travelplanner.commands import data, evaluate, tool
+
+    return {"evaluate": evaluate.evaluate_command, "check-submission": evaluate.check_submission_command,
+            "tool": tool.tool_command, "fetch": data.fetch_command, "import": data.import_command}

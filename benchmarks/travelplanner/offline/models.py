@@ -20,8 +20,8 @@ The fault kinds and the terminal status each must produce (`benchmarks.travelpla
 
 (The long NotebookWrites each store the last table again, so the notebook passes the Planner's 12,000 tokens.)
 
-The model itself (`benchmarks.offline.OfflineModel`) is shared with the other benchmarks: this module registers
-TravelPlanner's answers with it.
+The model itself (`benchmarks.offline.OfflineModel`) is shared with the other benchmarks: `RESPONDER`, the benchmark's
+`offline` part, gives it TravelPlanner's answers.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import random
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
-from benchmarks.offline import Responder, register_responder
+from benchmarks.base import Responder
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.offline.oracle import (
     MAX_STEPS,
@@ -174,13 +174,5 @@ def _validate(model: str) -> None:
     reply_for(model, "")
 
 
-RESPONDER = Responder("travelplanner", _validate, reply_for, fallback=True)
+RESPONDER = Responder(_validate, reply_for, fallback=True)
 """TravelPlanner's answers; the fallback, since the oracle answers any prompt as an agent would."""
-
-
-def register() -> None:
-    """Serve `offline:…` model strings with TravelPlanner's answers (idempotent)."""
-    register_responder(RESPONDER)
-
-
-register()

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from benchmarks.base import DELIVERED, Evaluation, RolloutResult, Task, Verdict
+from benchmarks.base import DELIVERED, Benchmark, Evaluation, RolloutResult, Task, Verdict
 from providers.interface import ChatRequest, ChatResponse, Message
 from providers.scripted_replies import MockRequest, complete
 from providers.tokens import count_prompt_tokens
@@ -73,7 +73,7 @@ class SilentStrategy:
         return RolloutResult(DELIVERED, answer="", plan=None)
 
 
-class ToyBenchmark:
+class ToyBenchmark(Benchmark):
     name = "toy"
     options_model = ToyOptions
     statuses: Mapping[str, str] = {}
@@ -90,7 +90,8 @@ class ToyBenchmark:
     def open_tools(self, options: BaseModel) -> None:
         return None
 
-    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
+                 options: BaseModel) -> list[Evaluation | None]:
         return [Evaluation((Verdict("toy", "all_calls_made", (r.plan or {}).get("calls") == t.input["calls"]),),
                            {"mode": mode}) for t, r in zip(tasks, results, strict=True)]
 

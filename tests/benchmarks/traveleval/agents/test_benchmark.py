@@ -75,7 +75,9 @@ def test_a_rollout_without_a_plan_fails_every_constraint_with_the_reason(travele
     results = [RolloutResult(PARSE_FAILURE, answer="no plan here", error="no JSON object in the answer"),
                RolloutResult(MAX_STEPS, error="no finish action in 30 steps"),
                RolloutResult(DELIVERED, answer=fenced(plan()), plan=plan())]
-    failed, halted, scored = benchmark.evaluate(tasks, results, "corrected")
+    assert vars(benchmark) == {}  # nothing kept from `load_tasks`
+    # scored by an instance that loaded nothing: the options are all `evaluate` reads
+    failed, halted, scored = TravelEvalBenchmark().evaluate(tasks, results, "corrected", options)
     assert failed is not None and halted is not None and scored is not None
     assert failed.details == {"query_uid": "T0001",
                               "error": "no plan (parse_failure: no JSON object in the answer)"}
@@ -84,7 +86,7 @@ def test_a_rollout_without_a_plan_fails_every_constraint_with_the_reason(travele
     assert scored.details["mode"] == "corrected" and scored.details["distance"] == "offline"
     assert len(scored.verdicts) == 7 and all(v.message is None for v in scored.verdicts)
     with pytest.raises(DataError, match="unknown TravelEval evaluation mode 'strict'"):
-        benchmark.evaluate(tasks, results, "strict")
+        benchmark.evaluate(tasks, results, "strict", options)
     # only delivered plans are written to the plans file
     assert list(benchmark.submission(tasks, results)) == [results[2].plan]
 

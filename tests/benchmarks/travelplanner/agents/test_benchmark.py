@@ -49,7 +49,7 @@ def test_annotated_plans_score_as_the_spec_fixture(benchmark, options, travelpla
     plans = [[d for d in q.annotated_plan if d] for q in load_queries(travelplanner_data / "queries" / "train.jsonl")]
     results = [RolloutResult(status=DELIVERED, plan=plan) for plan in plans[:3]]
     results.append(RolloutResult(status="max_steps"))
-    evaluations = benchmark.evaluate(train[:4], results, "official")
+    evaluations = benchmark.evaluate(train[:4], results, "official", options)
     first = {v.constraint: v.passed for v in evaluations[0].verdicts}
     # Spec §11: every commonsense check passes, local constraints do not apply, the budget holds at 1608.
     assert all(first[key] for key in ("is_valid_information_in_sandbox", "is_not_absent", "is_valid_restaurants"))

@@ -93,6 +93,6 @@ async def test_two_stage_run_through_the_sdks(mock_model, travelplanner_data: Pa
     last_react_prompt = bodies[-2]["messages"][-1]["content"]
     assert "F3573659" not in last_react_prompt and last_react_prompt.count("Masked due to limited length") == 5
 
-    evaluation = benchmark.evaluate([task], [result], "official")[0]
+    evaluation = benchmark.evaluate([task], [result], "official", options)[0]
     assert [v.passed for v in evaluation.verdicts if v.group == "commonsense"] == [True] * 8
     assert evaluation.details["total_cost"] == 1608

@@ -9,6 +9,7 @@ import pytest
 
 from benchmarks.base import DELIVERED
 from benchmarks.offline import OfflineModel
+from benchmarks.registry import get_benchmark
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.agents.parsing import render_plan
 from benchmarks.travelplanner.agents.strategies import TwoStageStrategy
@@ -23,6 +24,12 @@ from errors import UserError
 from providers.registry import resolve_model
 from runner.mock_server import MockConfig
 from sandbox_index import open_sandbox
+
+
+@pytest.fixture(autouse=True)
+def _travelplanner_loaded() -> None:
+    """The offline models answer as the benchmarks the registry loaded."""
+    get_benchmark("travelplanner")
 
 
 def _tasks(queries: Path, index: Path):  # type: ignore[no-untyped-def]
