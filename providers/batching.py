@@ -36,6 +36,12 @@ class BatchUnreadable(RetryableError):
     batch). Its requests may have run and been billed: their charges stay open, and the calls go in a new batch."""
 
 
+class BatchUnanswered(ProviderError):
+    """Polls of a submitted batch kept failing (5xx, timeouts, cut reads) until this session stopped waiting. Its
+    requests ran, or will: their charges stay open, the batch stays live for a later session to read, and the calls
+    are not sent again (that would bill them twice)."""
+
+
 @dataclass(frozen=True, slots=True)
 class BatchState:
     """A submitted batch as its provider reports it."""

@@ -16,7 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, PROVIDER_ERROR, REPLAY_MISS, TOKEN_LIMIT
-from providers.batching import BatchRequestLost, BatchUnreadable
+from providers.batching import BatchRequestLost, BatchUnanswered, BatchUnreadable
 from providers.errors import (
     BudgetExhausted,
     ContextTooLong,
@@ -51,6 +51,7 @@ POLICY: tuple[ErrorKind, ...] = (
     ErrorKind(ReplayMiss, REPLAY_MISS, rerun=True, billed=False),
     ErrorKind(BatchRequestLost, PROVIDER_ERROR, rerun=True, billed=False),  # its batch ended without running it
     ErrorKind(BatchUnreadable, PROVIDER_ERROR, rerun=True, billed=True),  # its batch may have run
+    ErrorKind(BatchUnanswered, PROVIDER_ERROR, rerun=True, billed=True),  # its batch ran or will: a resume reads it
     ErrorKind(RateLimited, PROVIDER_ERROR, rerun=True, billed=True),
     ErrorKind(ServerError, PROVIDER_ERROR, rerun=True, billed=True),
     ErrorKind(ProviderTimeout, PROVIDER_ERROR, rerun=True, billed=True),

@@ -40,7 +40,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence, S
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from providers.batching import BatchModel, BatchResult, BatchUnreadable
+from providers.batching import BatchModel, BatchResult, BatchUnanswered, BatchUnreadable
 from providers.errors import BadRequest, ContextTooLong, PermanentError, ProviderError, ServerError
 from providers.interface import ChatRequest, ChatResponse
 from runner.ladder.budget import impossible
@@ -52,6 +52,10 @@ log = logging.getLogger(__name__)
 REFUSALS = 3
 """Polls of a batch refused outright (404, 403, ...) or failing unexpectedly (a results stream cut in a way the SDK
 does not translate) in a row before this session gives up on its requests."""
+UNANSWERED = 20
+"""Polls of a batch failing in a row, transient errors (5xx, timeouts, cut reads) included, before this session gives
+up on its requests (10 minutes at the default `batch_poll_s`): a provider that never answers must not keep a run, and
+a cron job, going for ever. The batch stays live for a later session, which reads it again."""
 
 SettleEarlier = Callable[[int, float, float], None]
 """`(charge, its reserved USD, actual USD)`: settles a charge an earlier session left open."""
@@ -310,8 +314,8 @@ class BatchTransport:
         self.counts.submitted += 1
         self.counts.requests += len(tickets)
         results = await self._until_results(provider, batch_id, [t.custom_id for t in tickets])
-        if isinstance(results, BatchUnreadable):  # the batch stays live in the store: a session that can read it
-            _fail(tickets, results)               # settles its charges
+        if isinstance(results, ProviderError):  # the batch stays live in the store: a session that can read it
+            _fail(tickets, results)             # settles its charges
             return
         for ticket in tickets:
             _answer(ticket.answer, results[ticket.custom_id])
@@ -343,26 +347,28 @@ class BatchTransport:
         _fail(tickets, exc)
 
     async def _until_results(self, provider: BatchModel, batch_id: str, custom_ids: list[str]
-                             ) -> dict[str, BatchResult] | BatchUnreadable:
+                             ) -> dict[str, BatchResult] | BatchUnreadable | BatchUnanswered:
         """Polls a batch until it ends, then reads its results. Errors are asked again after `poll_s`, but a batch
-        the provider refuses to report (or that fails unexpectedly) `REFUSALS` times in a row is given up on: this
-        session stops waiting, and the batch stays live for a later one."""
-        results: dict[str, BatchResult] | BatchUnreadable
-        refusals = 0
+        the provider refuses to report (or that fails unexpectedly) `REFUSALS` times in a row, or that fails in any
+        way `UNANSWERED` times in a row, is given up on: this session stops waiting, and the batch stays live for a
+        later one."""
+        results: dict[str, BatchResult] | BatchUnreadable | BatchUnanswered
+        refusals = failures = 0
         while True:
             try:
                 if (await provider.batch_state(batch_id)).ended:
                     results = await provider.batch_results(batch_id, custom_ids)
                     break
-                refusals = 0
+                refusals = failures = 0
             except Exception as exc:  # its requests ran, or will: asked again rather than sent again
                 transient = isinstance(exc, ProviderError) and not isinstance(exc, PermanentError)
                 refusals = 0 if transient else refusals + 1
-                if refusals == REFUSALS:
+                failures += 1
+                if refusals == REFUSALS or failures == UNANSWERED:
                     known = exc if isinstance(exc, ProviderError) else None
-                    results = BatchUnreadable(f"batch {batch_id} cannot be read ({type(exc).__name__}: {exc})",
-                                              provider=known.provider if known else "",
-                                              model=known.model if known else "")
+                    error = BatchUnreadable if refusals == REFUSALS else BatchUnanswered
+                    results = error(f"batch {batch_id} cannot be read ({type(exc).__name__}: {exc})",
+                                    provider=known.provider if known else "", model=known.model if known else "")
                     break
                 log.warning("batch %s: %s; asking again in %.0f s", batch_id, exc, self._poll_s)
             await asyncio.sleep(self._poll_s)

@@ -334,3 +334,26 @@ def test_a_model_whose_provider_has_no_batch_api_is_refused_by_dry_run_and_run_a
     assert dry.stderr == run.stderr  # one check, one message
     assert f"run.toml: {field}: expected" in run.stderr and LOCAL in run.stderr and "no batch API" in run.stderr
     assert "Traceback" not in run.stderr and not (tmp_path / "run").exists()  # nothing started
+
+
+@pytest.mark.parametrize("api", ["openai", "anthropic"])
+async def test_a_batch_whose_results_cannot_be_read_ends_the_run_and_stays_live(start_mock_llm, write_spec,
+                                                                                tmp_path: Path, toy_on_path,
+                                                                                api: str) -> None:
+    # Every read of a batch's results drops half-way: the batch ran and was billed, but no session can read it. Each
+    # session gives up after `UNANSWERED` failed polls (the old code asked again for ever), and the next one takes
+    # the batch over instead of sending its requests again.
+    server = await start_mock_llm(MockConfig(batches={"delay_s": 0.02, "cut_results_every": 1}))
+    spec = write_spec(server.base_url, concurrency=10, models=[batch_model(server, api)],
+                      options={"tasks": 10, "max_calls": 3}, batch_size=10, batch_flush_s=0.1, batch_poll_s=0.01)
+    run_dir = tmp_path / "run"
+    for _ in range(2):
+        process = await start_run(spec, run_dir)
+        output, _ = await asyncio.wait_for(process.communicate(), timeout=120)
+        assert process.returncode == 4, output.decode()  # rollouts a resume runs again
+    tally = server.tally
+    assert tally.batches == 1 and max(tally.batch_requests.values()) == 1  # nothing sent twice
+    with load_run(run_dir) as results:
+        assert [batch.live for batch in results.batches()] == [True]  # a later session may still read it
+        assert {(r.status, r.error_type) for r in results.rollouts} == {("provider_error", "BatchUnanswered")}
+        assert results.spent_usd + results.reserved_usd >= billed_usd(server)  # its charges stay open

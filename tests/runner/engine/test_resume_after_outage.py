@@ -37,6 +37,7 @@ def model(server, name: str) -> dict[str, object]:
     (PROVIDER_ERROR, "BadRequest", False),  # a content filter or refusal is the model's outcome: never re-drawn
     (PROVIDER_ERROR, "BatchRequestLost", True),  # expired or cancelled in every batch it was sent in
     (PROVIDER_ERROR, "BatchUnreadable", True),
+    (PROVIDER_ERROR, "BatchUnanswered", True),  # its batch stays live: the resume reads it
     (BUDGET_EXHAUSTED, "BudgetExhausted", True),
     (DELIVERED, None, False),
     (TOKEN_LIMIT, "ContextTooLong", False),
