@@ -20,7 +20,7 @@ from time import perf_counter
 from urllib.parse import parse_qsl
 
 from benchmarks.base import Responder
-from benchmarks.registry import OFFLINE, available, get_benchmark, loaded_benchmarks
+from benchmarks.registry import OFFLINE, load_all, loaded_benchmarks
 from benchmarks.reporting import RolloutView, RunView
 from errors import UsageError, UserError
 from providers.interface import ChatRequest, ChatResponse, Usage
@@ -108,8 +108,7 @@ def noisy_reply(request: MockRequest) -> str:
 
 def _reply_as(model: str, request: MockRequest) -> str:
     if not loaded_benchmarks():  # a mock server in a process of its own
-        for name in available():
-            get_benchmark(name)
+        load_all()
     prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
     return reply_for(model, prompt)
 

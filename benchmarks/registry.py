@@ -75,6 +75,13 @@ with its `offline` part too.
     return loaded
 
 
+def load_all() -> None:
+    """Loads every built-in and installed benchmark: what a process that may meet any benchmark's offline models needs
+    (a mock server of its own, `tripbench cache explain`)."""
+    for name in available():
+        get_benchmark(name)
+
+
 def loaded_benchmarks() -> list[Benchmark]:
     """The benchmarks `get_benchmark` loaded in this process, in the order they were first loaded."""
     return list(_loaded.values())

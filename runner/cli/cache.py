@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 import orjson
 
+from benchmarks.registry import OFFLINE, load_all
 from cache import CacheStore, Explanation, explain, key_fields, load_request
 from cache.store import DB_FILE, CacheDamaged
 from datahome import default_cache_dir
@@ -94,6 +95,8 @@ def stats_command(as_json: bool, cache_dir: Path | None) -> None:
 
 
 def _target(model: str) -> Target:
+    if model.startswith(f"{OFFLINE}:"):
+        load_all()  # the offline models are served by the benchmarks that answer them
     provider = resolve_model(model)
     if (close := getattr(provider, "aclose", None)) is not None:
         asyncio.run(close())  # only its identity is needed; nothing is sent

@@ -16,6 +16,7 @@ from providers.interface import ChatRequest, ChatResponse, Message, Usage
 from providers.registry import resolve_model
 from runner.cli.main import cli
 from runner.ladder.gateway import Target
+from tests.runner.engine.engine_support import run_cli
 
 # An OpenAI-compatible server needs no key to resolve (nothing is sent by explain).
 MODEL = "openai-compatible:llama@http://127.0.0.1:9/v1"
@@ -125,3 +126,24 @@ def test_inspecting_a_folder_that_holds_no_cache_creates_nothing(tmp_path: Path)
         result = CliRunner().invoke(cli, [*command, "--cache-dir", str(run_dir)])
         assert result.exit_code == 1 and "no cache at" in str(result.exception), (command, result.output)
     assert list(run_dir.iterdir()) == []
+
+
+def test_explain_finds_what_an_offline_model_stored(natural_plan_data: Path, tmp_path: Path) -> None:
+    # The offline models are served by the benchmarks: explain loads them, or the model would be an unknown provider.
+    spec = tmp_path / "np.toml"
+    spec.write_text(f'benchmark = "natural-plan"\nsplit = "calendar"\nlimit = 1\nstrategies = ["direct"]\n'
+                    f'cache_dir = "cache"\n[[models]]\nmodel = "offline:oracle"\n'
+                    f'[options]\ndata_dir = "{natural_plan_data}"\n')
+    ran = run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"), "--quiet", home=tmp_path / "home")
+    assert ran.returncode == 0, ran.stderr
+    with CacheStore(tmp_path / "cache") as store:
+        [(key, entry)] = list(store.entries())
+    fields = entry.fields
+    assert fields["provider"] == "offline"
+    request_file = tmp_path / "request.json"
+    request_file.write_text(json.dumps({"model": "offline:oracle", "messages": fields["messages"],
+                                        "max_tokens": fields["max_tokens"], "stop": fields["stop"],
+                                        "temperature": fields["temperature"]}))
+    explained = run_cli("cache", "explain", str(request_file), "--cache-dir", str(tmp_path / "cache"))
+    assert explained.returncode == 0, explained.stderr
+    assert f"key        {key}\nstored     yes\n" in explained.stdout
