@@ -66,15 +66,25 @@ async def start_run(spec: Path, run_dir: Path, *args: str, quiet: bool = True) -
                                                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
 
 
-def rollouts_stored(run_dir: Path) -> int:
-    if (run_dir / "results.sqlite").is_file():
-        with contextlib.suppress(UserError), load_run(run_dir) as results:  # UserError: schema not made yet
-            return len(results.rollouts)
-    return 0
+def rollouts_stored(run_dir: Path) -> int | None:
+    """The rollouts committed in a run directory; None while its store cannot be read (its schema not made yet, or
+    locked by the process starting on it)."""
+    if not (run_dir / "results.sqlite").is_file():
+        return 0
+    with contextlib.suppress(UserError), load_run(run_dir) as results:
+        return len(results.rollouts)
+    return None
 
 
 async def until_rollouts_stored(run_dir: Path, process: asyncio.subprocess.Process, more: int = 1) -> None:
-    """Waits until this process has committed `more` rollouts (so a kill lands mid-run), or until it ended."""
-    target = rollouts_stored(run_dir) + more
-    while process.returncode is None and rollouts_stored(run_dir) < target:
+    """Waits until this process has committed `more` rollouts (so a kill lands mid-run, after its session began), or
+    until it ended. The count it starts from is a real one: an unreadable store counted as 0 let a kill land before
+    the process had stored anything."""
+    target: int | None = None
+    while process.returncode is None:
+        count = rollouts_stored(run_dir)
+        if count is not None:
+            target = count + more if target is None else target
+            if count >= target:
+                return
         await asyncio.sleep(0.05)
