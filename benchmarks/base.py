@@ -20,10 +20,11 @@ statuses other than the generic ones below are opaque strings the benchmark docu
 from __future__ import annotations
 
 import importlib
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, overload, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, get_args, overload, runtime_checkable
 
 import click
 from pydantic import BaseModel
@@ -168,6 +169,7 @@ class Benchmark(Protocol):
     offline: Responder | None = None
     """Its answers for the offline models `offline:oracle` and `offline:noisy` (`benchmarks.offline`)."""
 
+    @abstractmethod
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """Returns the tasks of a split name (`train`, `validation`, `test`) or of a query file (a `Path`).
 
@@ -176,14 +178,17 @@ class Benchmark(Protocol):
         """
         ...
 
+    @abstractmethod
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:
         """Returns every strategy the benchmark offers, configured by the run's options."""
         ...
 
+    @abstractmethod
     def open_tools(self, options: BaseModel) -> Any:
         """Returns the tools all strategies share for a run; the runner calls its `close()` at the end if any."""
         ...
 
+    @abstractmethod
     def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
                  options: BaseModel) -> list[Evaluation | None]:
         """Scores results (pure, no LLM call); item i scores `results[i]` on `tasks[i]`.
@@ -200,6 +205,7 @@ class Benchmark(Protocol):
         """
         ...
 
+    @abstractmethod
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """Formats results as the benchmark's official submission file, one JSON object per line, in task order."""
         ...
@@ -315,8 +321,30 @@ class Part(Generic[P]):
         if instance is None:
             return self
         if self._loaded is None:
-            self._loaded = cast(P, import_target(self.target, self._what))
+            loaded = import_target(self.target, self._what)
+            # `Part[X](...)` keeps X on the instance: a part lacking what X declares fails here, naming it, not later
+            declared = get_args(getattr(self, "__orig_class__", None))
+            if declared:
+                _check_part(loaded, declared[0], f"{self._what} ({self.target})")
+            self._loaded = cast(P, loaded)
         return self._loaded
+
+
+REQUIRED_ATTRIBUTES = ("name", "options_model", "statuses")
+"""The members of `Benchmark` with no default besides its abstract methods (a subclass may set them in `__init__`)."""
+
+
+def _check_part(loaded: object, declared: Any, what: str) -> None:
+    if not isinstance(declared, type):
+        return
+    expected = f"{declared.__module__}.{declared.__qualname__}"
+    if getattr(declared, "_is_protocol", False):
+        members = {name for name in (*vars(declared), *getattr(declared, "__annotations__", {}))
+                   if not name.startswith("_")}
+        if missing := sorted(name for name in members if not hasattr(loaded, name)):
+            raise UserError(f"{what} lacks {', '.join(missing)} of {expected}")
+    elif not isinstance(loaded, declared):
+        raise UserError(f"{what} is a {type(loaded).__name__}, expected a {expected}")
 
 
 def import_target(target: str, what: str) -> Any:

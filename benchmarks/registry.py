@@ -15,7 +15,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 from typing import cast
 
-from benchmarks.base import Benchmark, import_target
+from benchmarks.base import REQUIRED_ATTRIBUTES, Benchmark, import_target
 from errors import UsageError, UserError
 from providers.interface import ChatModel
 from providers.prices import register_free_provider
@@ -63,9 +63,14 @@ with its `offline` part too.
     """
     target = _target(name)
     found = import_target(target, f"benchmark {name!r}")
+    if isinstance(found, type) and (abstract := getattr(found, "__abstractmethods__", None)):
+        raise UserError(f"benchmark {name!r}: {target} does not define {', '.join(sorted(abstract))}")
     benchmark: object = found() if isinstance(found, type) else found
     # a subclass is one by declaration; the structural check reads every member (loading parts), so others only
-    if Benchmark not in type(benchmark).__mro__ and not isinstance(benchmark, Benchmark):
+    if Benchmark in type(benchmark).__mro__:
+        if missing := [member for member in REQUIRED_ATTRIBUTES if not hasattr(benchmark, member)]:
+            raise UserError(f"benchmark {name!r}: {target} does not define {', '.join(missing)}")
+    elif not isinstance(benchmark, Benchmark):
         raise UserError(f"benchmark {name!r}: {target} does not provide the Benchmark interface (subclass "
                         "benchmarks.base.Benchmark for the defaults of its optional parts)")
     loaded = cast(Benchmark, benchmark)

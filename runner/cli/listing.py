@@ -6,6 +6,7 @@ import click
 
 from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import available, get_benchmark
+from errors import UserError
 from providers.prices import price_table
 
 
@@ -13,7 +14,11 @@ from providers.prices import price_table
 def list_command() -> None:
     """List benchmarks, their splits and strategies (what each does), and the models the bundled price table knows."""
     for name in available():
-        benchmark = get_benchmark(name)
+        try:  # an installed plugin that is broken is listed as such, not in the way of the others
+            benchmark = get_benchmark(name)
+        except UserError as exc:
+            click.echo(f"benchmark {name}: cannot be loaded: {exc}")
+            continue
         strategies = benchmark.strategies(benchmark.options_model())
         known = (("splits", benchmark.splits), ("evaluator modes", benchmark.modes))
         facts = [f"{what}: {', '.join(values)}" for what, values in known if values]
@@ -23,7 +28,7 @@ def list_command() -> None:
         click.echo("  strategies:")
         width = max(len(strategy.name) for strategy in strategies)
         for strategy in strategies:
-            click.echo(f"    {strategy.name:<{width}}  {strategy.description}")
+            click.echo(f"    {strategy.name:<{width}}  {getattr(strategy, 'description', '(no description)')}")
     click.echo("models that need no key (free; `tripbench mock-server --reply` serves them):")
     width = max(map(len, KEYLESS))
     for model, does in KEYLESS.items():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,8 +28,7 @@ class Unplugged:
     name = "unplugged"
 
 
-class BrokenReport(Benchmark):
-    name = "broken"
+class BrokenReport(ToyBenchmark):
     report = Part[ReportSections]("no_such_package.report")
 
 
@@ -128,3 +128,59 @@ def test_offline_oracle_for_a_benchmark_without_offline_answers_says_so(tmp_path
     assert done.returncode == 2, done.stdout + done.stderr
     assert "offline:oracle: no offline models here (benchmarks loaded: toy" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "run").exists()
+
+
+class Incomplete(Benchmark):
+    """A plugin that forgot most of the contract: no name, no tasks, no evaluator."""
+
+    options_model = ToyBenchmark.options_model
+    statuses: dict[str, str] = {}
+
+    def strategies(self, options: Any) -> list[Any]:
+        return []
+
+    def open_tools(self, options: Any) -> None:
+        return None
+
+
+class Unnamed(ToyBenchmark):
+    """The toy with its name taken away, as a plugin that sets it nowhere."""
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        raise AttributeError("name")
+
+
+def test_a_subclass_missing_required_methods_is_refused_naming_them(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match=r"Incomplete does not define evaluate, load_tasks, submission$"):
+        get_benchmark(f"{__name__}:Incomplete")
+    (tmp_path / "spec.toml").write_text(SPEC.format(benchmark=f"{__name__}:Incomplete"), encoding="utf-8")
+    done = run_cli("run", str(tmp_path / "spec.toml"), "--run-dir", str(tmp_path / "run"), cwd=tmp_path)
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert "does not define evaluate, load_tasks, submission" in done.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_subclass_without_a_name_is_refused_naming_it() -> None:
+    with pytest.raises(UserError, match=r"Unnamed does not define name$"):
+        get_benchmark(f"{__name__}:Unnamed")
+
+
+def half_a_report() -> None:
+    """The one ReportSections function this module has."""
+
+
+class HalfReport(ToyBenchmark):
+    report = Part[ReportSections](__name__)  # this module: it has none of ReportSections' functions
+    offline = Part[Responder](f"{__name__}:half_a_report")  # a function where a Responder belongs
+
+
+def test_a_part_lacking_its_protocols_members_says_which() -> None:
+    benchmark = HalfReport()
+    with pytest.raises(UserError, match=r"HalfReport.report \(tests.benchmarks.test_plugin_contract\) lacks "
+                                        r"group_rates, report_sections, rollout_category of "
+                                        r"benchmarks.reporting.ReportSections"):
+        _ = benchmark.report
+    with pytest.raises(UserError, match=r"HalfReport.offline \(.*:half_a_report\) is a function, expected a "
+                                        r"benchmarks.base.Responder"):
+        _ = benchmark.offline
