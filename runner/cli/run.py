@@ -170,11 +170,11 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
             "samples": samples, "max_cost": max_cost, "options": _absolute_paths(benchmark, options)})
         run_dir = run_dir or Path("runs") / f"{benchmark.replace(':', '_')}-{split}"
         spec = run_dir / SPEC_FILE
-        _same_run(spec, made)
-        try:  # every check before anything is written
+        try:  # every check before anything is written, the flags' own first (a typo is not "another run")
             prepared = prepare(spec, spec=parse_spec(made, FLAGS))
         except ConfigError as exc:  # about the flags, not the file they are to be written to
             raise ConfigError(FLAGS, exc.field, exc.expected, exc.got) from None
+        _same_run(spec, made)
         text = _toml(made)
         if dry_run:
             click.echo(f"# {spec} (a dry run writes nothing)\n{text}", err=True)

@@ -67,6 +67,8 @@ def test_another_run_on_the_same_split_is_refused_with_both_ways_on(home: Path, 
     assert "holds another run" in other.stderr and "tripbench run runs/natural-plan-calendar/spec.toml" in other.stderr
     assert "--run-dir" in other.stderr and "Traceback" not in other.stderr
     assert spec_file.read_text() == written
+    typo = tripbench(*FLAGS, "--model", "ofline:noisy", "--limit", "2", cwd=tmp_path, home=home)
+    assert typo.returncode == 2 and "unknown provider 'ofline'" in typo.stderr, typo.stderr  # the typo, first
     elsewhere = tripbench(*FLAGS, "--model", "offline:noisy", "--limit", "2", "--run-dir", "runs/noisy", cwd=tmp_path,
                           home=home)
     assert elsewhere.returncode == 0, elsewhere.stderr
