@@ -75,6 +75,8 @@ def _answers(path: Path, task: str | None, field: str,
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not a readable JSON file: {exc}") from None
+    if not text.strip():
+        raise DataError(f'{path}: empty: expected the official JSON object or one {{"id", "task", "answer"}} per line')
     try:
         whole = json.loads(text)
     except json.JSONDecodeError:

@@ -81,6 +81,8 @@ def _read_plans(path: Path) -> list[tuple[dict[str, Any] | None, str]]:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text: {exc}") from None
+    if not text.strip():
+        raise DataError(f"{path}: empty: expected one FinalTravelPlan object per line")
     found: list[tuple[dict[str, Any] | None, str]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

@@ -87,3 +87,12 @@ def test_import_recognises_a_natural_plan_folder(natural_plan_data: Path, tmp_pa
     nothing.mkdir()
     done = tripbench("data", "import", str(nothing), "--home", str(home))
     assert done.returncode == 1 and "no benchmark recognises this folder" in done.stderr
+
+
+def test_an_empty_answers_file_is_named_not_scored(natural_plan_data: Path, tmp_path: Path) -> None:
+    (tmp_path / "answers.jsonl").write_text(" \n")
+    done = tripbench("evaluate", str(tmp_path / "answers.jsonl"), "--benchmark", "natural-plan", "--data",
+                     str(natural_plan_data))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    assert 'answers.jsonl: empty: expected the official JSON object or one {"id", "task", "answer"} per line' \
+        in done.stderr

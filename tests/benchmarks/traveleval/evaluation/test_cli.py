@@ -77,3 +77,12 @@ def test_the_table_and_a_missing_key(data_dir: Path, tmp_path: Path, monkeypatch
     assert refused.returncode != 0
     assert "AMAP_API_KEY" in refused.stderr + refused.stdout
     assert "Traceback" not in refused.stderr
+
+
+@pytest.mark.parametrize("flags", [(), ("--json",)])
+def test_an_empty_file_is_named_not_scored(data_dir: Path, tmp_path: Path, flags: tuple[str, ...]) -> None:
+    (tmp_path / "plans.jsonl").write_text("")
+    done = run_cli("evaluate", str(tmp_path / "plans.jsonl"), "--benchmark", "traveleval", "--data-dir",
+                   str(data_dir), *flags)
+    assert done.returncode == 1 and "Traceback" not in done.stderr and not done.stdout, done.stdout + done.stderr
+    assert "plans.jsonl: empty: expected one FinalTravelPlan object per line" in done.stderr

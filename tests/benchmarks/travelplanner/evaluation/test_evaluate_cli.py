@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from benchmarks.travelplanner.dataset import Query
 from errors import UserError
 from runner.cli.main import cli
+from tests.runner.engine.engine_support import run_cli
 
 
 def _train_submission(path: Path, queries: list[Query]) -> Path:
@@ -98,3 +99,13 @@ def test_evaluate_counts_queries_without_a_line_apart_from_unreadable_lines(
     assert result.exit_code == 0, result.output
     assert "42 query(ies) have no line in the file (scored as failures" in result.output
     assert "could not be read" not in result.output
+
+
+def test_an_empty_submission_is_named_not_scored_as_zeros(tmp_path: Path, travelplanner_data: Path,
+                                                          travelplanner_index: Path) -> None:
+    (tmp_path / "empty.jsonl").write_text("\n")
+    for command, *flags in (("evaluate", "--index", str(travelplanner_index)), ("check-submission",)):
+        done = run_cli(command, str(tmp_path / "empty.jsonl"), "--split", "validation", "--data",
+                       str(travelplanner_data), *flags)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stdout + done.stderr
+        assert 'empty.jsonl: empty: expected one {"idx", "query", "plan"} object per line' in done.stderr
