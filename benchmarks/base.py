@@ -144,9 +144,9 @@ class Benchmark(Protocol):
 
     A plugin subclasses this protocol (`class MyBenchmark(Benchmark): ...`) and so inherits the defaults of the
     optional parts (no splits named, `official` mode only, no commands, demo, report sections, offline models, extra
-    models or model settings). Its commands, demo, report sections and offline answers are `Part`s: named by import
-    path and imported on first use, so a run never loads the report or data code of its benchmark, nor anything of
-    another.
+    models or model settings). The required methods are abstract, so the registry refuses a subclass that leaves one
+    out, naming it. Its commands, demo, report sections and offline answers are `Part`s: named by import path and
+    imported on first use, so a run never loads the report or data code of its benchmark, nor anything of another.
     """
 
     name: str
@@ -335,6 +335,7 @@ REQUIRED_ATTRIBUTES = ("name", "options_model", "statuses")
 
 
 def _check_part(loaded: object, declared: Any, what: str) -> None:
+    """Raises `UserError` when `loaded` lacks a member of the protocol `declared`, or is no instance of the class."""
     if not isinstance(declared, type):
         return
     expected = f"{declared.__module__}.{declared.__qualname__}"
