@@ -191,7 +191,7 @@ def dimension_tables(groups: Sequence[GroupView], *, with_run: bool) -> list[Tab
         ("te_space", "Space (means over scored plans; lower is better)", "space",
          [("RP", "route penalty", num), ("CSM.P90", "CSM P90", num), ("CSM.P95", "CSM P95", num)],
          "RP: actual / shortest daily route - 1; CSM: cross-day misalignment percentiles (a dash: no plan has them). "
-         "In `official` mode without a Gaode key the official code gives RP = 0 and no CSM for every plan; the "
+         "In `official` mode with offline distances, RP = 0 and no CSM unless the official caches hold every pair; the "
          "`corrected` mode measures them with the offline distances."),
         ("te_economy", "Economy (means over scored plans)", "economy",
          [("budget_efficiency", "budget efficiency", num)],

@@ -122,7 +122,7 @@ def _dimension(name: str, itinerary: Any, days: dict[Any, list[Stop]], schedules
         lodgings = {activity.get("location_name") for day_plan in itinerary.get("daily_plans", [])
                     for activity in day_plan.get("activities", []) if activity.get("type") in _LODGING_TYPES}
         measure = distances.driving_km if fixed else distances.gaode_km
-        return {"RP": route_penalty(stop_names(days), facts.locate, measure, need_key=not (fixed or distances.has_key)),
+        return {"RP": route_penalty(stop_names(days), facts.locate, measure),
                 "CSM": cross_day_misalignment(stop_names(daily_stops(itinerary, with_ends=False)), facts.locate,
                                               lodgings, measure)}
     if name == "economy":

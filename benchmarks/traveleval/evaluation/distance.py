@@ -10,7 +10,8 @@ Both sources answer two questions:
   official code keys them: "driving_(lat, lon)_to_(lat, lon)" with Python's tuple text), then in our own
   answer cache (`<data>/amap_cache/answers.sqlite`, every successful answer of the live API, never the key),
   then, with a key only, asked live (at most one call per `interval` seconds, as the official 0.4 s sleep).
-  `offline` answers from the official caches only: exactly what the official code gets without a key.
+  `offline` answers from the official caches only: exactly what the official code gets when the API cannot be
+  reached (it always has a key: its default configuration carries one).
 - `driving_km(origin, destination)` (corrected mode): `amap` as above, falling back to the offline estimate;
   `offline`: the great-circle (haversine, R = 6371 km, the official formula) distance x `DETOUR_FACTOR` 1.3, the
   usual ratio of urban road distance to straight-line distance, rounded to 2 decimals like the API's km.
@@ -70,11 +71,6 @@ class Distances(Protocol):
     @property
     def name(self) -> str: ...
 
-    @property
-    def has_key(self) -> bool:
-        """Whether live Gaode calls can be made (the official code refuses route distances without a key)."""
-        ...
-
     def gaode_km(self, origin: LatLon, destination: LatLon) -> float | None: ...
 
     def driving_km(self, origin: LatLon, destination: LatLon) -> float | None: ...
@@ -99,7 +95,7 @@ class OfficialCaches:
         with self._lock:
             if self._answers is None:
                 self._answers = {}
-                for name in AMAP_CACHE_FILES:
+                for name in reversed(AMAP_CACHE_FILES):  # the official evaluator reads geo_cache.json: it wins
                     self._answers.update(_read_cache(self.folder / name))
         return (key in self._answers, self._answers.get(key))
 
@@ -120,7 +116,6 @@ class OfflineDistances:
     """No network: the official caches for `gaode_km`, haversine x detour for `driving_km`."""
 
     name = "offline"
-    has_key = False
 
     def __init__(self, caches: OfficialCaches) -> None:
         self.caches = caches
@@ -156,10 +151,6 @@ class AmapDistances:
         self._folder = folder
         self._opened: sqlite3.Connection | None = None
         self.live_calls = 0
-
-    @property
-    def has_key(self) -> bool:
-        return bool(self._key)
 
     def close(self) -> None:
         with self._lock:

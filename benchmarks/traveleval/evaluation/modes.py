@@ -29,7 +29,7 @@ FIXES: Mapping[str, str] = {
                                "source for a public-transport route (the official code never sees a place name, "
                                "so it is always 0)",
     "spatial-offline": "RP and CSM use the configured distance source (offline: haversine x detour factor) instead "
-                       "of returning 0 and {} when there is no Gaode key",
+                       "of returning 0 and {} when a distance is neither cached nor reachable",
 }
 """Each fix of `corrected` mode, by name."""
 

@@ -8,8 +8,9 @@ sequence before anything is measured. Distances come from `distance.Distances`.
   straight-line km where one is missing) and optimal km is the shortest path through all the stops with the first
   and last fixed (a name visited twice is one place, 0 km from itself); 0 when the optimal km is 0 (fewer than two
   stops). RP is the mean over days, 0.0 without days. Official behaviour: the whole metric is 0.0 as soon as one
-  distance cannot be had (any error is swallowed), and without a Gaode key the first day with two located stops
-  already raises, so RP = 0.0 without a key whatever the plan (fix `spatial-offline`: offline distances).
+  distance of the route search (every ordered pair of a day's stops) cannot be had, since any error is swallowed.
+  The official code always has a key (its default configuration carries one), so without the API RP is computed
+  exactly when the caches hold every pair; else 0.0 (fix `spatial-offline`: offline distances).
 - `CSM` (cross-day spatial misalignment): over the located activity places of the plan (no start or end points),
   for each visit not at an accommodation activity's place: its mean distance to the day's other places (0.0 when
   none) divided by the smallest mean distance to another non-empty day's places (0.0, not a division, when that
@@ -38,15 +39,13 @@ class NoDistance(Exception):
 
 
 def route_penalty(sequences: Mapping[Any, Sequence[Any]], locate: Callable[[Sequence[Any]], dict[str, LatLon]],
-                  measure: Measure, *, need_key: bool) -> float:
-    """`RP` over each day's stop names (module docstring); `need_key`: the official refusal without a key."""
+                  measure: Measure) -> float:
+    """`RP` over each day's stop names (module docstring)."""
     penalties: list[float] = []
     try:
         for day in sorted(sequences):
             places = locate(sequences[day])
             order = [name for name in sequences[day] if name in places]
-            if len(order) >= 2 and need_key:
-                raise NoDistance("no Gaode key")
             legs = {}
             for here, there in zip(order, order[1:], strict=False):
                 km = measure(places[here], places[there])

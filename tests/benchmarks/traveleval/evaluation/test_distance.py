@@ -96,6 +96,15 @@ def test_the_official_cache_is_read_first(amap: str, tmp_path: Path) -> None:
     distances.close()
 
 
+def test_the_cache_the_official_evaluator_reads_wins_over_the_other(tmp_path: Path) -> None:
+    here_there, there_here = cache_key("driving", HERE, THERE), cache_key("driving", THERE, HERE)
+    (tmp_path / "amap_cache").mkdir()
+    (tmp_path / "amap_cache" / "geo_cache.json").write_text(json.dumps({here_there: 3.21}))
+    (tmp_path / "amap_cache" / "travel_time_cache.json").write_text(json.dumps({here_there: 9.99, there_here: 4.5}))
+    offline = open_distances("offline", tmp_path)
+    assert (offline.gaode_km(HERE, THERE), offline.gaode_km(THERE, HERE)) == (3.21, 4.5)
+
+
 def test_no_route_is_an_answer_a_refusal_is_not(amap: str, tmp_path: Path) -> None:
     distances = client(amap, tmp_path)
     assert distances.gaode_km(HERE, NOWHERE) is None
@@ -108,7 +117,6 @@ def test_no_route_is_an_answer_a_refusal_is_not(amap: str, tmp_path: Path) -> No
     assert len(AmapLike.asked) == 3  # a refusal is asked again
     refused.close()
     keyless = client(amap, tmp_path / "keyless", key=None)
-    assert not keyless.has_key
     assert keyless.gaode_km(HERE, THERE) is None
     assert len(AmapLike.asked) == 3  # no key: never asked
     keyless.close()
@@ -142,7 +150,7 @@ def test_the_source_by_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         open_distances("amap", tmp_path)
     monkeypatch.setenv("AMAP_API_KEY", KEY)
     chosen = open_distances(None, tmp_path)
-    assert (chosen.name, chosen.has_key) == ("amap", True)
+    assert chosen.name == "amap"
     assert open_distances("offline", tmp_path).name == "offline"
     assert isinstance(chosen, AmapDistances)
     chosen.close()

@@ -183,9 +183,28 @@ def test_spatial_metrics_read_the_official_cache_without_a_key(traveleval_sandbo
              for i, a in enumerate(ordered) for b in ordered[i + 1:]}
     (tmp_path / "geo_cache.json").write_text(json.dumps(cache), encoding="utf-8")
     found = metrics(traveleval_sandbox, plan, caches=tmp_path)["space"]
-    assert found["RP"] == 0.0  # the official code refuses route distances without a key
+    assert found["RP"] == 0.0  # the route search needs every ordered pair of a day's stops: one direction is cached
     # 故宫 (day 1) vs day 2's mean 10; 恭王府: 60 / 10; 长城: 60 / 10 -> values [0.0, 6.0, 6.0]
     assert found["CSM"] == pytest.approx({"P90": 6.0, "P95": 6.0})
+
+
+def test_route_penalty_from_official_caches_holding_every_pair(traveleval_sandbox: Sandbox, tmp_path: Path) -> None:
+    """The official code always has a Gaode key (its default configuration carries one) and reads its cache first:
+    with every pair cached, RP is computed without the API."""
+    plan = plans.plan()
+    for day in plan["itinerary"]["daily_plans"]:
+        day["activities"] = [activity for activity in day["activities"] if activity["type"] == "attraction"]
+    # day 1: 北京南站 -> 故宫博物院 -> hotel (one stop between fixed ends: RP 0)
+    # day 2: hotel -> 恭王府 -> 八达岭长城 -> 北京南站 on a line: 5 + 4 + 5 = 14 km;
+    # the shortest, hotel -> 长城 -> 恭王府 -> 南站: 1 + 4 + 1 = 6 km
+    line = {HOTEL: 0.0, "八达岭长城": 1.0, "故宫博物院": 3.0, "恭王府": 5.0, "北京南站": 6.0}
+    places = {name: traveleval_sandbox.poi_position("beijing", name) for name in line}
+    cache = {cache_key("driving", places[a], places[b]): abs(line[a] - line[b])  # type: ignore[arg-type]
+             for a in line for b in line if a != b}
+    (tmp_path / "geo_cache.json").write_text(json.dumps(cache), encoding="utf-8")
+    assert metrics(traveleval_sandbox, plan, caches=tmp_path)["space"]["RP"] == pytest.approx((0 + 14 / 6 - 1) / 2)
+    (tmp_path / "geo_cache.json").write_text(json.dumps(dict(list(cache.items())[1:])), encoding="utf-8")
+    assert metrics(traveleval_sandbox, plan, caches=tmp_path)["space"]["RP"] == 0.0  # one pair missing
 
 
 @pytest.mark.parametrize(("edit", "error"), [

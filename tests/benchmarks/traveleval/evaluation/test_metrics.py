@@ -103,12 +103,11 @@ def locate(names: Any) -> dict[str, tuple[float, float]]:
 def test_route_penalty_by_hand() -> None:
     # a -> c -> b -> d on a line: 20 + 10 + 20 = 50 km, the best a -> b -> c -> d is 30 km
     assert shortest_path_km(["a", "c", "b", "d"], PLACES, line_km) == 30
-    assert route_penalty({1: ["a", "c", "b", "d"], 2: ["a", "x"]}, locate, line_km, need_key=False) == (
+    assert route_penalty({1: ["a", "c", "b", "d"], 2: ["a", "x"]}, locate, line_km) == (
         pytest.approx((50 / 30 - 1 + 0) / 2))
-    assert route_penalty({1: ["a", "c", "b", "d"]}, locate, line_km, need_key=True) == 0.0  # no key
-    assert route_penalty({1: ["a", "c"]}, locate, lambda o, d: None, need_key=False) == 0.0  # a distance missing
-    assert route_penalty({1: [["unhashable"], "a"]}, locate, line_km, need_key=False) == 0.0  # swallowed
-    assert route_penalty({}, locate, line_km, need_key=False) == 0.0
+    assert route_penalty({1: ["a", "c"]}, locate, lambda o, d: None) == 0.0  # a distance missing
+    assert route_penalty({1: [["unhashable"], "a"]}, locate, line_km) == 0.0  # swallowed
+    assert route_penalty({}, locate, line_km) == 0.0
     many = {f"p{i}": (0.0, float(i)) for i in range(21)}
     with pytest.raises(ValueError, match="21 located stops"):
         shortest_path_km(list(many), many, line_km)
