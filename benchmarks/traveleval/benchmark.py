@@ -36,6 +36,7 @@ from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, evaluate_plan, make_distances
 from benchmarks.traveleval.offline import known
 from benchmarks.traveleval.sandbox.build import ensure_index
+from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from errors import DataError
 
@@ -63,6 +64,9 @@ class TravelEvalOptions(BaseModel):
     """Identical tool calls in a row that end a ReAct attempt."""
     max_reflections: int = Field(default=3, ge=0)
     """reflexion: new attempts after failed ones, each after a reflection."""
+    standardize_names: bool = False
+    """Rename a plan's places to the database's spelling before scoring, as the official pipeline's POI cleaning does
+    before its evaluator (`run.py`); off: plans are scored as the model wrote them (the evaluator alone)."""
 
 
 class TravelEvalBenchmark(Benchmark):
@@ -118,8 +122,10 @@ class TravelEvalBenchmark(Benchmark):
         data_dir = _data_dir(opts)
         with Sandbox.open(ensure_index(data_dir)) as sandbox:
             distances = make_distances(opts.distance, sandbox, data_dir)
+            names = NameMatcher(sandbox) if opts.standardize_names else None
             try:
-                return [evaluation(evaluate_plan(result.plan, task.input, sandbox, mode=mode, distances=distances)
+                return [evaluation(evaluate_plan(result.plan, task.input, sandbox, mode=mode, distances=distances,
+                                                 names=names)
                                    if result.plan is not None else
                                    {"query_uid": task.id, "error": f"no plan ({result.status}: {result.error})"},
                                    CONSTRAINT_METRICS)

@@ -27,6 +27,7 @@ from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, load_tasks
 from benchmarks.traveleval.evaluation import DIMENSIONS, MODES, evaluate_plan
 from benchmarks.traveleval.evaluation.distance import DISTANCE_SETTINGS, open_distances
 from benchmarks.traveleval.sandbox.build import ensure_index
+from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from datahome import home_option
 from errors import DataError
@@ -42,16 +43,20 @@ from errors import DataError
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path),
               help="The TravelEval folder (default: the data home's traveleval/).")
 @home_option
+@click.option("--standardize-names", is_flag=True,
+              help="First rename places to the database's spelling, as the official pipeline's POI cleaning does "
+                   "before its evaluator (run.py); each JSON result lists what was renamed. Default: as given.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON result per plan.")
 def evaluate_command(plans: Path, mode: str, distance: str | None, data_dir: Path | None, home: Path | None,
-                     as_json: bool) -> None:
+                     standardize_names: bool, as_json: bool) -> None:
     """Score TravelEval plans (one FinalTravelPlan JSON object per line of PLANS) with the six metric groups."""
     folder = data_dir or paths.data_dir(home)
     queries = {task.id: task.input for split in (ALL, PROGRESSIVE) for task in load_tasks(folder, split)}
     distances = open_distances(distance, folder)
     with Sandbox.open(ensure_index(folder)) as sandbox, closing(distances):
+        names = NameMatcher(sandbox) if standardize_names else None
         results = [evaluate_plan(plan, _query(queries, plan.get("query_uid")), sandbox, mode=mode,
-                                 distances=distances) if plan is not None else
+                                 distances=distances, names=names) if plan is not None else
                    {"query_uid": None, "mode": mode, "distance": distances.name, "error": why}
                    for plan, why in _read_plans(plans)]
     if as_json:

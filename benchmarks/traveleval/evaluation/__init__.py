@@ -38,6 +38,7 @@ from benchmarks.traveleval.evaluation.modes import MODES, check_mode
 from benchmarks.traveleval.evaluation.space import cross_day_misalignment, route_penalty
 from benchmarks.traveleval.evaluation.time import time_metrics
 from benchmarks.traveleval.evaluation.utility import utility_metrics
+from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 
 __all__ = ["CONSTRAINT_METRICS", "DIMENSIONS", "MODES", "evaluate_plan", "make_distances"]
@@ -52,11 +53,19 @@ _LODGING_TYPES = ("accommodation_check_in", "accommodation_check_out", "accommod
 
 
 def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sandbox: Sandbox, *,
-                  mode: str = "official", distances: Distances) -> dict[str, Any]:
-    """The six metric groups of one plan, or the reason it cannot be scored (module docstring)."""
+                  mode: str = "official", distances: Distances, names: NameMatcher | None = None) -> dict[str, Any]:
+    """The six metric groups of one plan, or the reason it cannot be scored (module docstring).
+
+    With `names`, the plan's places are first renamed to the database's spelling, as the official pipeline's POI
+    cleaning step does before its evaluator runs (`run.py`); the result then lists the names changed (`renamed`).
+    """
     check_mode(mode)
     uid = plan.get("query_uid") if isinstance(plan, Mapping) else None
-    head = {"query_uid": uid, "mode": mode, "distance": distances.name}
+    head: dict[str, Any] = {"query_uid": uid, "mode": mode, "distance": distances.name}
+    if names is not None and isinstance(plan, Mapping):
+        standardized = names.standardize(plan)
+        plan = standardized.plan
+        head["renamed"] = {old: new for old, new in standardized.matched.items() if old != new}
     if query is None:
         return {**head, "error": f"no TravelEval query with uid {uid!r}"}
     itinerary = plan.get("itinerary") if isinstance(plan, Mapping) else None

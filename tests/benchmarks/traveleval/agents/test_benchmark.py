@@ -91,6 +91,21 @@ def test_a_rollout_without_a_plan_fails_every_constraint_with_the_reason(travele
     assert list(benchmark.submission(tasks, results)) == [results[2].plan]
 
 
+def test_a_run_may_standardize_names_before_scoring(traveleval_home: Path) -> None:
+    benchmark = get_benchmark("traveleval")
+    tasks = benchmark.load_tasks("easy", TravelEvalOptions(data_dir=traveleval_home / "traveleval"))[:1]
+    written = plan()
+    first = written["itinerary"]["daily_plans"][0]["activities"][0]
+    first["location_name"] = f"参观{first['location_name']}"
+    result = RolloutResult(DELIVERED, answer=fenced(written), plan=written)
+    for standardize, renamed in ((False, None), (True, {first["location_name"]: first["location_name"][2:]})):
+        options = TravelEvalOptions(data_dir=traveleval_home / "traveleval", distance="offline",
+                                    standardize_names=standardize)
+        [scored] = benchmark.evaluate(tasks, [result], "official", options)
+        assert scored is not None and scored.details.get("renamed") == renamed
+    assert first["location_name"].startswith("参观")  # the stored plan is left as the model wrote it
+
+
 def test_options_are_checked(traveleval_home: Path) -> None:
     with pytest.raises(ValidationError, match="max_stepz"):
         TravelEvalOptions.model_validate({"max_stepz": 3})

@@ -86,3 +86,24 @@ def test_an_empty_file_is_named_not_scored(data_dir: Path, tmp_path: Path, flags
                    str(data_dir), *flags)
     assert done.returncode == 1 and "Traceback" not in done.stderr and not done.stdout, done.stdout + done.stderr
     assert "plans.jsonl: empty: expected one FinalTravelPlan object per line" in done.stderr
+
+
+def test_names_standardized_first_as_the_official_pipeline_does(data_dir: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AMAP_API_KEY", raising=False)
+    plan = plans.plan()
+    plan["query_uid"] = "T0201"
+    plan["itinerary"]["daily_plans"][0]["activities"][0]["location_name"] = "游览故宫博物院"  # a verb before the name
+    path = write_plans(tmp_path, [json.dumps(plan, ensure_ascii=False)])
+    as_given, standardized = (json.loads(run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json",
+                                                 "--data-dir", str(data_dir), *flags).stdout)
+                              for flags in ((), ("--standardize-names",)))
+    assert "renamed" not in as_given
+    assert as_given["metrics"]["accuracy"]["fictitious_attraction_rate"] == pytest.approx(1 / 3)  # 1 of 3 unknown
+    assert standardized["renamed"] == {"游览故宫博物院": "故宫博物院"}
+    assert standardized["metrics"]["accuracy"]["fictitious_attraction_rate"] == 0.0
+    plan["itinerary"]["daily_plans"][0]["activities"][0]["location_name"] = "故宫博物院"
+    exact = write_plans(tmp_path, [json.dumps(plan, ensure_ascii=False)])
+    right = json.loads(run_cli("evaluate", str(exact), "--benchmark", "traveleval", "--json", "--data-dir",
+                               str(data_dir)).stdout)
+    assert standardized["metrics"] == right["metrics"]  # renamed, the plan scores as if written right
