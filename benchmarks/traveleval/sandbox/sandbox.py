@@ -349,6 +349,11 @@ class Sandbox:
         return self._kept(("flights", *args), lambda: tuple(Flight(*row) for row in self._rows(
             f"SELECT {_FLIGHT} FROM flights WHERE {where} ORDER BY row", *args)))
 
+    def all_flights(self) -> tuple[Flight, ...]:
+        """Every line of airplane.jsonl, file order (the official evaluator selects among them by airport prefix)."""
+        return self._kept(("flights",), lambda: tuple(Flight(*row) for row in self._rows(
+            f"SELECT {_FLIGHT} FROM flights ORDER BY row")))
+
     def subway_lines(self, city: str) -> tuple[SubwayLine, ...]:
         """The city's subway lines (subways.json is keyed by pinyin), file order."""
         return self._list("subway", city, lambda folder: tuple(

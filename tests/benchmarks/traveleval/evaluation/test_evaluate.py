@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from benchmarks.traveleval.evaluation import evaluate_plan
+from benchmarks.traveleval.evaluation.city import intercity_options
 from benchmarks.traveleval.evaluation.distance import OfficialCaches, OfflineDistances, cache_key
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from tests.benchmarks.traveleval.evaluation import plans
@@ -336,3 +337,23 @@ def test_one_located_place_gives_csm_percentiles_of_zero(traveleval_sandbox: San
     # official calculate_cross_day_misalignment: 故宫 has no same-day neighbour and no non-empty other day, so its
     # value is 0.0; the percentiles of [0.0] are 0.0: {} only comes when a distance is missing or there is no day
     assert found == {"RP": 0.0, "CSM": {"P90": 0.0, "P95": 0.0}}
+
+
+@pytest.mark.parametrize(("departure", "destination", "flights", "deviation"), [
+    ("上海", "北京", 89, 1.3614035087719298),
+    ("上", "北京", 89, 1.3614035087719298),  # a prefix of 上海's airports only
+    ("", "北京", 585, 0.923956546598056),  # every flight to or from Beijing's airports
+    ("上海", "", 457, 1.1004993757802748),
+])
+def test_flights_are_chosen_by_airport_prefix_as_the_official_loader_does(
+        traveleval_sandbox: Sandbox, departure: str, destination: str, flights: int, deviation: float) -> None:
+    """The official loader keeps the flights whose airports start with the summary's two texts, whatever they are.
+    The deviations were computed apart from this code, from a reading of the official loader and metric."""
+    assert len(intercity_options(traveleval_sandbox, departure, destination)[1]) == flights
+    plan = plans.plan()
+    summary, legs = plan["itinerary"]["summary"], plan["itinerary"]["intercity_transport"]["transport_type"]
+    summary.update(departure=departure, destination=destination)
+    for leg, airport in zip(legs, ("北京首都国际机场", "上海虹桥国际机场"), strict=True):
+        leg.update(transportation_to="飞机", location_name=airport)
+    found = metrics(traveleval_sandbox, plan)["accuracy"]["intercity_planning_deviation"]
+    assert found == pytest.approx(deviation)
