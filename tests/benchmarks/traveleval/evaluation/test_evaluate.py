@@ -3,6 +3,7 @@ the official formulas, each official quirk, each corrected fix, and the error pa
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from benchmarks.traveleval.evaluation import evaluate_plan
 from benchmarks.traveleval.evaluation.city import intercity_options
 from benchmarks.traveleval.evaluation.distance import OfficialCaches, OfflineDistances, cache_key
+from benchmarks.traveleval.sandbox.cities import CITY_DIRS
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from tests.benchmarks.traveleval.evaluation import plans
 from tests.benchmarks.traveleval.evaluation.plans import HOTEL, TIDU, WOLFGANG
@@ -357,3 +359,11 @@ def test_flights_are_chosen_by_airport_prefix_as_the_official_loader_does(
         leg.update(transportation_to="飞机", location_name=airport)
     found = metrics(traveleval_sandbox, plan)["accuracy"]["intercity_planning_deviation"]
     assert found == pytest.approx(deviation)
+
+
+def test_the_indexed_flights_of_two_cities_are_the_prefix_matched_ones(traveleval_sandbox: Sandbox) -> None:
+    every = traveleval_sandbox.all_flights()
+    for departure, destination in itertools.product(CITY_DIRS, repeat=2):
+        by_prefix = [f for f in every if f.from_airport.startswith(departure) and f.to_airport.startswith(destination)
+                     or f.to_airport.startswith(departure) and f.from_airport.startswith(destination)]
+        assert list(traveleval_sandbox.flights(departure, destination, both_ways=True)) == by_prefix
