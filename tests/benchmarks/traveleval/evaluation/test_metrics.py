@@ -111,6 +111,8 @@ def test_route_penalty_by_hand() -> None:
     many = {f"p{i}": (0.0, float(i)) for i in range(21)}
     with pytest.raises(ValueError, match="21 located stops"):
         shortest_path_km(list(many), many, line_km)
+    # a distance missing: the official code stops before its endless search, and RP is 0.0
+    assert route_penalty({1: list(many)}, lambda names: many, lambda o, d: None) == 0.0
 
 
 def test_cross_day_misalignment_by_hand() -> None:
