@@ -14,10 +14,9 @@ when the match scores at least `min_score` (60 in `run.py`), replaced by the dat
 5. then the best of: the fuzzy token-sort match (the best of the city's names), the best partial ratio among names
    that contain ours or that ours contains, and the keyword rules (a fixed table of landmarks and chains, else the
    longest word left once words such as 内/附近 are blanked out), each only if strictly better than the one before;
-6. a best score under 50 is no match.
-(The official rule between 5 and 6, a name with 商圈 or 附近 scoring under 60 becomes its base name if that is a
-poi.json name, cannot change a result: such a base is part of the name, so rule 5's partial ratio already gave it
-100. It is left out.)
+6. a best score under 60 for a name holding 商圈 or 附近: the name less every 商圈 and 附近 (stripped), if that is a
+   poi.json name, scores 80 (`后附近海` becomes `后海`; at the ends of a name rule 5 has already found it);
+7. a best score under 50 is no match.
 
 The city's names are its poi.json names followed by its subway stations (rules 4 and 5); rule 2 only sees poi.json.
 Scores are fuzzywuzzy 0.18's (the version the official requirements pin, without python-Levenshtein, so difflib's
@@ -230,6 +229,10 @@ class NameMatcher:
         keyword = keyword_match(cleaned, known.names)
         if keyword.score > best.score:
             best = keyword
+        if best.score < 60 and ("商圈" in cleaned or "附近" in cleaned):
+            base = cleaned.replace("商圈", "").replace("附近", "").strip()
+            if base in known.poi:
+                best = Match(base, 80)
         return best if best.name and best.score >= 50 else NO_MATCH
 
     def _station(self, cleaned: str, destination: str) -> str | None:

@@ -103,7 +103,13 @@ def test_rule_5_keywords(matcher: NameMatcher) -> None:
     assert keyword_match("路边", names) == NO_MATCH
 
 
-def test_rule_6_under_50_no_match(matcher: NameMatcher) -> None:
+def test_rule_6_the_base_of_a_business_area_or_vicinity(matcher: NameMatcher) -> None:
+    assert matcher.match("后附近海附近", "北京") == Match("后海", 80)  # rule 5: 50, under the 60 that renames
+    assert matcher.match("附近后附近海商圈", "北京") == Match("后海", 80)  # rule 5: no match
+    assert matcher.match("外滩附近", "上海") == Match("外滩", 100)  # already 60 or more: rule 6 does not apply
+
+
+def test_rule_7_under_50_no_match(matcher: NameMatcher) -> None:
     assert matcher.match("完全不存在的地方啊", "北京") == NO_MATCH
     assert matcher.match("故宫博物院", "拉萨") == NO_MATCH  # a city without a database
     assert matcher.match(None, "北京") == NO_MATCH  # type: ignore[arg-type]
