@@ -91,6 +91,18 @@ def test_a_rollout_without_a_plan_fails_every_constraint_with_the_reason(travele
     assert list(benchmark.submission(tasks, results)) == [results[2].plan]
 
 
+def test_a_cli_run_takes_the_standardize_names_option(traveleval_home: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    done = tripbench(traveleval_home, "run", "--benchmark", "traveleval", "--split", "easy", "--limit", "2",
+                     "--model", "offline:oracle", "--strategies", "direct", "--option", "standardize_names=true",
+                     "--run-dir", str(run_dir), "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "standardize_names = true" in (run_dir / "spec.toml").read_text()
+    with load_run(run_dir) as results:
+        details = [evaluation.details for evaluation in results.evaluations("official").values()]
+    assert len(details) == 2 and all(found["renamed"] == {} for found in details)  # the oracle's names are exact
+
+
 def test_a_run_may_standardize_names_before_scoring(traveleval_home: Path) -> None:
     benchmark = get_benchmark("traveleval")
     tasks = benchmark.load_tasks("easy", TravelEvalOptions(data_dir=traveleval_home / "traveleval"))[:1]
