@@ -73,11 +73,7 @@ def intercity_options(sandbox: Sandbox, departure: Any, destination: Any) -> tup
         for train in sandbox.trains(departure, destination, both_ways=True))
     if not isinstance(departure, str) or not isinstance(destination, str):
         return trains, ()  # the official str.startswith fails on the first line: no flight
-    if departure in CITY_DIRS and destination in CITY_DIRS:  # the same flights, from the index (a test holds it so)
-        chosen = sandbox.flights(departure, destination, both_ways=True)
-    else:
-        chosen = tuple(flight for flight in sandbox.all_flights()
-                       if flight.from_airport.startswith(departure) and flight.to_airport.startswith(destination)
-                       or flight.to_airport.startswith(departure) and flight.from_airport.startswith(destination))
     return trains, tuple(Option(flight.to_airport, None, flight.begin_time, flight.end_time, flight.duration)
-                         for flight in chosen)
+                         for flight in sandbox.all_flights()
+                         if flight.from_airport.startswith(departure) and flight.to_airport.startswith(destination)
+                         or flight.to_airport.startswith(departure) and flight.from_airport.startswith(destination))
