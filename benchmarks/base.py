@@ -168,6 +168,8 @@ class Benchmark(Protocol):
     status table for its runs."""
     offline: Responder | None = None
     """Its answers for the offline models `offline:oracle` and `offline:noisy` (`benchmarks.offline`)."""
+    plan_files: PlanFiles | None = None
+    """Reading answers made outside tripbench into rollouts (`tripbench import-plans`)."""
 
     @abstractmethod
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
@@ -249,6 +251,52 @@ class Commands(Protocol):
 
     def data_info(self, home: Path) -> Mapping[str, Any]:
         """What the data home holds for this benchmark, as JSON values; reads only, creates nothing."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedPlan:
+    """One answer made outside tripbench, as `tripbench import-plans` stores it: a rollout without LLM calls."""
+
+    task: str
+    """The task id it answers."""
+    model: str
+    strategy: str
+    sample: int
+    """Which answer of (task, model, strategy) it is, from 0."""
+    result: RolloutResult
+    """`DELIVERED` with the plan, or the benchmark's failure status when the source recorded a failed answer."""
+
+
+@dataclass(slots=True)
+class ImportedPlans:
+    """What plan files held, ready to be stored as one run of one split."""
+
+    split: str
+    """The split whose tasks the plans answer (a run is one split)."""
+    plans: list[ImportedPlan]
+    skipped: list[str] = field(default_factory=list)
+    """Entries that were not imported, each `where: why` (unreadable, an unknown task, another split)."""
+
+
+class PlanFiles(Protocol):
+    """An optional part of a `Benchmark`: answers made elsewhere (another harness, the official code) read as
+    rollouts, which `tripbench import-plans` stores as a run that `tripbench report` reports like any other."""
+
+    def read_plans(self, paths: Sequence[Path], options: BaseModel, *, model: str | None, strategy: str | None,
+                   split: str | None) -> ImportedPlans:
+        """The answers of `paths`, each with its task, model, strategy and sample.
+
+        Args:
+            paths: The files, in order (a later answer to the same task, model and strategy is the next sample).
+            options: The benchmark's options (where its data is).
+            model: The model label for every answer (None: from each file's name, where its format says it).
+            strategy: The strategy for every answer (None: likewise).
+            split: The split of the run (None: the smallest holding every answer's task).
+
+        Raises:
+            UserError: a file that cannot be read at all, or a model or strategy neither given nor named by a file.
+        """
         ...
 
 

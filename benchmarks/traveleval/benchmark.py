@@ -22,6 +22,7 @@ from benchmarks.base import (
     Demo,
     Evaluation,
     Part,
+    PlanFiles,
     Responder,
     RolloutResult,
     Strategy,
@@ -85,6 +86,8 @@ class TravelEvalBenchmark(Benchmark):
     """The paper's views: six dimensions by model and strategy, tier, progressive step; radar charts; budget
     satisfaction and cost composition."""
     offline = Part[Responder]("benchmarks.traveleval.offline.models:RESPONDER")
+    plan_files = Part[PlanFiles]("benchmarks.traveleval.plan_files")
+    """JSONL and the official `plans_<model>_<strategy>.json` arrays, for `tripbench import-plans`."""
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """The tasks of a split (`easy`, `medium`, `hard`, `all`, `progressive`) or of an official query file.

@@ -19,6 +19,10 @@ COMMANDS = {
                         "Run the full pipeline on generated worlds with offline models: no download, no API key."),
     "evaluate": LazyCommand("runner.cli.dispatch:evaluate_command",
                             "Score a file of answers with a benchmark's evaluator."),
+    "import-plans": LazyCommand("runner.cli.import_plans:import_plans_command",
+                                "Store answers made outside tripbench (the official generator's "
+                                "plans_<model>_<strategy>.json files, or JSONL) as a scored run, which `tripbench "
+                                "report RUN_DIR` reports like any other."),
     "list": LazyCommand("runner.cli.listing:list_command",
                         "List benchmarks, their splits and strategies (what each does), and the models the bundled "
                         "price table knows."),

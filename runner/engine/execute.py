@@ -379,25 +379,26 @@ async def _evaluate_every(prepared: Prepared, store: ResultsStore, every_s: floa
             await _evaluate(prepared, store, store.path.parent)
 
 
-async def _evaluate(prepared: Prepared, store: ResultsStore, run_dir: Path) -> list[str]:
-    """Scores finished rollouts of this split that have no evaluation yet, once per evaluator mode in the spec.
+async def evaluate_stored(benchmark: Benchmark, options: BaseModel, modes: Sequence[str], tasks: Sequence[Task],
+                          split: str, store: ResultsStore, run_dir: Path) -> list[str]:
+    """Scores the stored rollouts of `split` that have no evaluation yet, once per evaluator mode in `modes`.
 
     Returns:
         Notes on modes the benchmark refused (the rollouts stay stored; `tripbench` can score them later).
     """
-    tasks = {task.id: task for task in prepared.tasks}
+    by_id = {task.id: task for task in tasks}
     notes: list[str] = []
     with load_run(run_dir) as results:
-        for mode in prepared.spec.evaluate:
+        for mode in modes:
             scored = results.evaluations(mode)
-            todo = [r for r in results.rollouts if r.id not in scored and r.key.task in tasks
-                    and r.key.benchmark == prepared.benchmark.name and r.key.split == prepared.split]
+            todo = [r for r in results.rollouts if r.id not in scored and r.key.task in by_id
+                    and r.key.benchmark == benchmark.name and r.key.split == split]
             if not todo:
                 continue
             stored = [results.result(r) for r in todo]
             try:
                 evaluations = await asyncio.to_thread(
-                    prepared.benchmark.evaluate, [tasks[r.key.task] for r in todo], stored, mode, prepared.options)
+                    benchmark.evaluate, [by_id[r.key.task] for r in todo], stored, mode, options)
             except UserError as exc:
                 notes.append(f"evaluation {mode!r} skipped: {exc}")
                 continue
@@ -405,3 +406,8 @@ async def _evaluate(prepared: Prepared, store: ResultsStore, run_dir: Path) -> l
                                                 if ev is not None])
     return notes
 
+
+async def _evaluate(prepared: Prepared, store: ResultsStore, run_dir: Path) -> list[str]:
+    """`evaluate_stored` for the run's split, tasks and evaluator modes."""
+    return await evaluate_stored(prepared.benchmark, prepared.options, prepared.spec.evaluate, prepared.tasks,
+                                 prepared.split, store, run_dir)

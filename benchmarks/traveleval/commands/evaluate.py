@@ -1,18 +1,23 @@
-"""`tripbench evaluate PLANS.jsonl --benchmark traveleval`: score plans with the official six metric groups.
+"""`tripbench evaluate FILES --benchmark traveleval`: score plans with the official six metric groups.
 
-Each line of PLANS.jsonl is one `FinalTravelPlan` object, {"query_uid": ..., "itinerary": {...}} (what a run's
-submission holds). The query is found by `query_uid` in the data folder's query files; as the official batch loop
-does, a uid with "_schemeN" in it (N = 1..3, the official loader's name for a second plan of the same query) falls
-back to the uid without it (`_query`). Every line is scored (the official loader keeps at most four plans of one
-uid, overwriting the last). A line that is not a JSON object, or whose query is unknown, is reported as an error
-result: nothing is dropped.
-With `--json`, one result object per line (`evaluation.evaluate_plan`), else a table of the mean of each metric.
+Each FILE holds `FinalTravelPlan` objects, {"query_uid": ..., "itinerary": {...}}: one per line (JSONL, what a
+run's submission holds), or the official generator's JSON array (`plan_files`, whose name says the model and
+strategy). The query is found by `query_uid` in the data folder's query files; as the official batch loop does, a
+uid with "_schemeN" in it (N = 1..3, the official loader's name for a second plan of the same query) falls back to
+the uid without it (`plan_files.query_of`). Every entry is scored (the official loader keeps at most four plans of
+one uid, overwriting the last). An entry that is not a JSON object, or whose query is unknown, is reported as an
+error result: nothing is dropped. A file of which no plan could be scored ends the command with exit code 1 and the
+reasons, after its results are printed.
+With `--json`, one result object per line (`evaluation.evaluate_plan`, plus the file, and the model and strategy
+when its name says them), else a table of the mean of each metric per file; `--official-csv DIR` also writes
+`DIR/<file name>.csv`, the official evaluator's per-plan rows (`evaluation.official_rows`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
@@ -26,6 +31,8 @@ from benchmarks.traveleval import paths
 from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, load_tasks
 from benchmarks.traveleval.evaluation import DIMENSIONS, MODES, evaluate_plan
 from benchmarks.traveleval.evaluation.distance import DISTANCE_SETTINGS, open_distances
+from benchmarks.traveleval.evaluation.official_rows import official_row, write_official_csv
+from benchmarks.traveleval.plan_files import PlanEntry, Source, official_source, query_of, read_entries
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
@@ -34,7 +41,8 @@ from errors import DataError
 
 
 @click.command("evaluate")
-@click.argument("plans", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                metavar="FILES...")
 @click.option("--mode", type=click.Choice(MODES), default="official", show_default=True,
               help="official: the official numbers, quirks included; corrected: with the quirks fixed (README).")
 @click.option("--distance", type=click.Choice(DISTANCE_SETTINGS),
@@ -46,66 +54,79 @@ from errors import DataError
 @click.option("--standardize-names", is_flag=True,
               help="First rename places to the database's spelling, as the official pipeline's POI cleaning does "
                    "before its evaluator (run.py); each JSON result lists what was renamed. Default: as given.")
+@click.option("--official-csv", "official_csv", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Also write DIR/<file name>.csv per FILE: the official evaluator's per-plan rows "
+                   "(detailed_metrics_<dimension>_<metric> columns), as run.py writes one Excel file per plans file.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON result per plan.")
-def evaluate_command(plans: Path, mode: str, distance: str | None, data_dir: Path | None, home: Path | None,
-                     standardize_names: bool, as_json: bool) -> None:
-    """Score TravelEval plans (one FinalTravelPlan JSON object per line of PLANS) with the six metric groups."""
+def evaluate_command(files: tuple[Path, ...], mode: str, distance: str | None, data_dir: Path | None,
+                     home: Path | None, standardize_names: bool, official_csv: Path | None, as_json: bool) -> None:
+    """Score TravelEval plans with the six metric groups: FILES of one FinalTravelPlan JSON object per line, or the
+    official generator's JSON arrays (plans_<model>_<strategy>.json)."""
     folder = data_dir or paths.data_dir(home)
+    read = [(path, read_entries(path)) for path in files]  # every file's format checked before any scoring
     queries = {task.id: task.input for split in (ALL, PROGRESSIVE) for task in load_tasks(folder, split)}
     distances = open_distances(distance, folder)
+    scored: list[tuple[Path, list[dict[str, Any]]]] = []
     with Sandbox.open(ensure_index(folder)) as sandbox, closing(distances):
         names = NameMatcher(sandbox) if standardize_names else None
-        results = [evaluate_plan(plan, _query(queries, plan.get("query_uid")), sandbox, mode=mode,
-                                 distances=distances, names=names) if plan is not None else
-                   {"query_uid": None, "mode": mode, "distance": distances.name, "error": why}
-                   for plan, why in _read_plans(plans)]
-    if as_json:
-        for result in results:
-            click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
-        return
-    _print_table(results, mode, distances.name)
-
-
-def _query(queries: Mapping[str, Mapping[str, Any]], uid: Any) -> Mapping[str, Any] | None:
-    """The query of a plan's uid, looked up as the official batch loop does: the uid, then the uid with every
-    "_scheme1", then also every "_scheme2", then every "_scheme3" removed (anywhere in it)."""
-    if not isinstance(uid, str):
-        return None
-    query = queries.get(uid)
-    for number in (1, 2, 3):
-        if query:
-            break
-        uid = uid.replace(f"_scheme{number}", "")
-        query = queries.get(uid)
-    return query
-
-
-def _read_plans(path: Path) -> list[tuple[dict[str, Any] | None, str]]:
-    """(plan object, "") per non-empty line, or (None, why) for a line that is not a JSON object."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text: {exc}") from None
-    if not text.strip():
-        raise DataError(f"{path}: empty: expected one FinalTravelPlan object per line")
-    found: list[tuple[dict[str, Any] | None, str]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            plan = json.loads(line)
-        except json.JSONDecodeError as exc:
-            plan, why = None, f"not JSON: {exc}"
+        for path, entries in read:
+            source = official_source(path)
+            about = {"file": str(path)} | ({"model": source.model, "strategy": _strategy(source)} if source else {})
+            scored.append((path, [about | (evaluate_plan(entry.plan, query_of(queries, entry.uid), sandbox,
+                                                         mode=mode, distances=distances, names=names)
+                                           if entry.plan is not None else _unscored(entry, mode, distances.name))
+                                  for entry in entries]))
+    if official_csv is not None:
+        _write_official(official_csv, scored, queries)
+    for path, results in scored:
+        if as_json:
+            for result in results:
+                click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
         else:
-            why = "" if isinstance(plan, dict) else f"expected a FinalTravelPlan object, got {type(plan).__name__}"
-        found.append((None, f"{path}:{number}: {why}") if why else (plan, ""))
-    return found
+            _print_table(path, results, mode, distances.name)
+    if empty := [(path, results) for path, results in scored if not any("metrics" in r for r in results)]:
+        raise DataError("\n".join(_nothing_scored(path, results) for path, results in empty))
 
 
-def _print_table(results: Sequence[Mapping[str, Any]], mode: str, distance: str) -> None:
+def _unscored(entry: PlanEntry, mode: str, distance: str) -> dict[str, Any]:
+    return {"query_uid": entry.uid, "mode": mode, "distance": distance, "error": f"{entry.where}: {entry.error}"}
+
+
+def _nothing_scored(path: Path, results: Sequence[Mapping[str, Any]]) -> str:
+    """Why no plan of a file was scored: the commonest reasons, counted."""
+    reasons = Counter(_reason(str(result["error"])) for result in results)
+    listed = "; ".join(f"{count} x {reason}" for reason, count in reasons.most_common(3))
+    more = f"; and {len(reasons) - 3} other reasons" if len(reasons) > 3 else ""
+    return f"{path}: 0 of {len(results)} plans scored: {listed}{more}"
+
+
+def _reason(error: str) -> str:
+    """An error without what differs per plan (its place in the file, its uid), so equal reasons count together."""
+    if error.startswith("no TravelEval query with uid"):
+        return "no TravelEval query with that uid (are these TravelEval plans?)"
+    head, _, rest = error.partition(": ")
+    return rest if rest and (head.endswith("]") or head.rsplit(":", 1)[-1].isdigit()) else error
+
+
+def _write_official(folder: Path, scored: Sequence[tuple[Path, Sequence[Mapping[str, Any]]]],
+                    queries: Mapping[str, Mapping[str, Any]]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for path, results in scored:
+        rows = [official_row(result, _query_uid(queries, result.get("query_uid"))) for result in results]
+        write_official_csv(folder / f"{path.stem}.csv", rows)
+
+
+def _query_uid(queries: Mapping[str, Mapping[str, Any]], uid: Any) -> str | None:
+    query = query_of(queries, uid)
+    return str(query["uid"]) if query is not None else None
+
+
+def _print_table(path: Path, results: Sequence[Mapping[str, Any]], mode: str, distance: str) -> None:
     scored = [result["metrics"] for result in results if "metrics" in result]
-    table = Table(title=f"TravelEval: {len(scored)} of {len(results)} plans scored ({mode} mode, {distance} "
-                        "distances); means over the scored plans")
+    source = official_source(path)
+    made_by = f" ({source.model} / {_strategy(source)})" if source else ""
+    table = Table(title=f"TravelEval, {path.name}{made_by}: {len(scored)} of {len(results)} plans scored ({mode} "
+                        f"mode, {distance} distances); means over the scored plans")
     for column in ("dimension", "metric", "mean", "N"):
         table.add_column(column, justify="right" if column in ("mean", "N") else "left")
     for dimension in DIMENSIONS:
@@ -131,3 +152,8 @@ def _numbers(scored: Sequence[Mapping[str, Any]], dimension: str) -> dict[str, l
                 number = float(item) if isinstance(item, int | float) and math.isfinite(item) else None
                 values.setdefault(label, []).append(number)
     return values
+
+
+def _strategy(source: Source) -> str:
+    """The strategy a file name says; the official ReAct&Reflexion file holds two (`plan_files`)."""
+    return "react/reflexion" if source.paired else source.strategy

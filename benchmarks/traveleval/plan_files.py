@@ -1,0 +1,227 @@
+"""Plan files made outside a run: read by `tripbench evaluate --benchmark traveleval` and, as the benchmark's
+`plan_files` part (`base.PlanFiles`), by `tripbench import-plans`.
+
+Two formats, told apart by the content:
+- JSONL: one `FinalTravelPlan` object per line (what a run's submission holds);
+- the official generator's files (onlycwy11/TravelEval, `core/utils/output_handler.py`): an indented JSON array of
+  `{query_uid, itinerary}`, rewritten whole after each parsed answer, named `plans_<model>_<strategy>.json` (in
+  `plans/raw/`; `..._matched.json` once run.py's POI cleaning renamed the places; `added_plans_...` in an earlier
+  version). Answers that failed the schema went to `fail_plans_<model>_<strategy>.json` as `{"_raw_response",
+  "_error"}`: they are read as failed answers (`parse_failure`), with the uid when the raw answer names one.
+
+`<strategy>` is the official strategy's display name: `Direct Prompting` (our `direct`), `Zero-shot CoT` (`cot`),
+`ReAct&Reflexion` (`ReAct&Reflection` before). The official loop writes both plans of its ReAct-with-reflexion
+method to that one file: the first plan (the `react` answer), then the plan revised after the critique call
+(`reflexion`), the second only when the first parsed. So in such a file a uid's answers alternate react,
+reflexion (a second pair is the next sample); a failed answer takes the next place of its uid once the plans files
+were read. Files named with our own strategy names (`plans_<model>_direct.json`) are read the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from benchmarks.base import DELIVERED, ImportedPlan, ImportedPlans, RolloutResult
+from benchmarks.traveleval.agents.statuses import PARSE_FAILURE
+from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, SPLITS, load_tasks
+from benchmarks.traveleval.paths import data_dir as default_data_dir
+from errors import DataError, UsageError
+
+OFFICIAL_STRATEGIES: Mapping[str, str] = {"Direct Prompting": "direct", "Zero-shot CoT": "cot",
+                                          "ReAct&Reflexion": "react", "ReAct&Reflection": "react"}
+"""The official strategies' display names (in file names) -> ours; the ReAct-with-reflexion file also holds the
+`reflexion` answers (module docstring)."""
+_REACT_AND_REFLEXION = ("react", "reflexion")
+_OURS = ("direct", "cot", "react", "reflexion")
+_NAME = re.compile(r"(?P<failed>fail_)?(?:added_)?plans_(?P<model>.+)_(?P<strategy>"
+                   + "|".join(re.escape(name) for name in (*OFFICIAL_STRATEGIES, *_OURS))
+                   + r")(?:_matched)?\.json")
+
+
+@dataclass(frozen=True, slots=True)
+class PlanEntry:
+    """One entry of a plan file: a plan, or why there is none."""
+
+    where: str
+    """`FILE:LINE` (JSONL) or `FILE[INDEX]` (a JSON array, from 0)."""
+    plan: dict[str, Any] | None
+    """The `FinalTravelPlan` object, None when there is none."""
+    error: str = ""
+    """Why there is no plan: unreadable, or the generator's own parse failure (`failed`)."""
+    failed: bool = False
+    """The generator recorded a failed answer here (a `fail_plans_` entry): a result, not a broken file."""
+    uid: str | None = None
+    """The query uid the entry names (the plan's, or the failed answer's), None when it names none."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """What an official file name says."""
+
+    model: str
+    strategy: str
+    """Our strategy name (`direct`, `cot`, `react`, `reflexion`); `react` also for the ReAct&Reflexion file."""
+    paired: bool
+    """The official ReAct&Reflexion file: a uid's answers alternate react, reflexion."""
+    failed: bool
+    """A `fail_plans_` file."""
+
+
+def official_source(path: Path) -> Source | None:
+    """The model and strategy an official file name (`plans_<model>_<strategy>[_matched].json`) says, else None."""
+    match = _NAME.fullmatch(path.name)
+    if match is None:
+        return None
+    written = match["strategy"]
+    return Source(match["model"], OFFICIAL_STRATEGIES.get(written, written), written in ("ReAct&Reflexion",
+                                                                                           "ReAct&Reflection"),
+                  match["failed"] is not None)
+
+
+def read_entries(path: Path) -> list[PlanEntry]:
+    """Every entry of a plan file of either format (an official JSON array when the whole text is one).
+
+    Raises:
+        DataError: the file is not UTF-8 text, or is empty.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text: {exc}") from None
+    if not text.strip():
+        raise DataError(f"{path}: empty: expected one FinalTravelPlan object per line, or a JSON array of them")
+    array = _array(text)
+    return read_array(path, array) if array is not None else read_lines(path, text)
+
+
+def _array(text: str) -> list[Any] | None:
+    """The JSON array the whole text is, else None (JSONL, or something else to be reported line by line)."""
+    if not text.lstrip().startswith("["):
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, list) else None
+
+
+def read_array(path: Path, items: Sequence[Any]) -> list[PlanEntry]:
+    """The entries of an official file: plan objects, or in a `fail_plans_` file the failed answers."""
+    entries: list[PlanEntry] = []
+    for index, item in enumerate(items):
+        where = f"{path}[{index}]"
+        if not isinstance(item, dict):
+            entries.append(PlanEntry(where, None, f"expected a FinalTravelPlan object, got {type(item).__name__}"))
+        elif "_error" in item and "itinerary" not in item:
+            raw = item.get("_raw_response")
+            uid = raw.get("query_uid") if isinstance(raw, dict) else None
+            entries.append(PlanEntry(where, None, f"the generator could not use this answer: {item['_error']}",
+                                     failed=True, uid=uid if isinstance(uid, str) else None))
+        else:
+            entries.append(PlanEntry(where, item, uid=_uid(item)))
+    return entries
+
+
+def read_lines(path: Path, text: str) -> list[PlanEntry]:
+    """The entries of a JSONL file, one per non-empty line."""
+    entries: list[PlanEntry] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            plan = json.loads(line)
+        except json.JSONDecodeError as exc:
+            entries.append(PlanEntry(where, None, f"not JSON: {exc}"))
+            continue
+        if isinstance(plan, dict):
+            entries.append(PlanEntry(where, plan, uid=_uid(plan)))
+        else:
+            entries.append(PlanEntry(where, None, f"expected a FinalTravelPlan object, got {type(plan).__name__}"))
+    return entries
+
+
+def _uid(plan: Mapping[str, Any]) -> str | None:
+    uid = plan.get("query_uid")
+    return uid if isinstance(uid, str) else None
+
+
+def query_of(queries: Mapping[str, Any], uid: Any) -> Any:
+    """The query of a plan's uid, looked up as the official batch loop does: the uid, then the uid with every
+    "_scheme1", then also every "_scheme2", then every "_scheme3" removed (anywhere in it); None when unknown."""
+    if not isinstance(uid, str):
+        return None
+    query = queries.get(uid)
+    for number in (1, 2, 3):
+        if query:
+            break
+        uid = uid.replace(f"_scheme{number}", "")
+        query = queries.get(uid)
+    return query
+
+
+def read_plans(paths: Sequence[Path], options: BaseModel, *, model: str | None, strategy: str | None,
+               split: str | None) -> ImportedPlans:
+    """`base.PlanFiles.read_plans` for TravelEval: plans files first, then `fail_plans_` files (so a failed answer
+    takes the place after its uid's plans), each answer's task its query's uid (`query_of`).
+
+    Raises:
+        UsageError: no model or strategy for a file whose name does not say them, an unknown split, or answers to
+            queries of both `all` and `progressive` without a split that holds both.
+        DataError: a file that cannot be read.
+    """
+    data_dir = getattr(options, "data_dir", None) or default_data_dir()
+    queries = {task.id: task for each in (ALL, PROGRESSIVE) for task in load_tasks(data_dir, each)}
+    ordered = sorted(paths, key=lambda path: bool((source := official_source(path)) and source.failed))
+    counts: dict[tuple[str, str, str], int] = {}
+    found: list[ImportedPlan] = []
+    skipped: list[str] = []
+    for path in ordered:
+        source = official_source(path)
+        label = model or (source.model if source else None)
+        if label is None or (strategy is None and source is None):
+            raise UsageError(f"{path.name}: the file name does not say the model and strategy "
+                             "(plans_<model>_<strategy>.json): give --model and --strategy")
+        for entry in read_entries(path):
+            query = query_of(queries, entry.uid)
+            if entry.plan is None and not entry.failed:
+                skipped.append(f"{entry.where}: {entry.error}")
+                continue
+            if query is None:
+                skipped.append(f"{entry.where}: no TravelEval query with uid {entry.uid!r}")
+                continue
+            task = str(query.id)
+            paired = strategy is None and source is not None and source.paired
+            family = strategy or (source.strategy if source else "")
+            place = counts.get((task, label, family), 0)
+            counts[task, label, family] = place + 1
+            name, sample = ((_REACT_AND_REFLEXION[place % 2], place // 2) if paired else (family, place))
+            result = (RolloutResult(DELIVERED, plan=entry.plan) if entry.plan is not None else
+                      RolloutResult(PARSE_FAILURE, error=entry.error))
+            found.append(ImportedPlan(task, label, name, sample, result))
+    chosen = _split(split, {plan.task for plan in found}, data_dir)
+    kept = {task.id for task in load_tasks(data_dir, chosen)}
+    skipped += [f"{plan.task} ({plan.model} / {plan.strategy}): not a query of split {chosen}"
+                for plan in found if plan.task not in kept]
+    return ImportedPlans(chosen, [plan for plan in found if plan.task in kept], skipped)
+
+
+def _split(split: str | None, tasks: set[str], data_dir: Path) -> str:
+    """`split` when given, else the first of `SPLITS` (smallest first) holding every task."""
+    if split is not None:
+        if split not in SPLITS:
+            raise UsageError(f"unknown TravelEval split {split!r} (one of {', '.join(SPLITS)})")
+        return split
+    for candidate in SPLITS:
+        if tasks <= {task.id for task in load_tasks(data_dir, candidate)}:
+            return candidate
+    raise UsageError(f"the plans answer queries of both `{ALL}` and `{PROGRESSIVE}`, and a run is one split: import "
+                     f"them twice, with --split {ALL} and --split {PROGRESSIVE}, into two run directories, then "
+                     "`tripbench report DIR1 DIR2`")
