@@ -44,7 +44,8 @@ from errors import DataError
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
                 metavar="FILES...")
 @click.option("--mode", type=click.Choice(MODES), default="official", show_default=True,
-              help="official: the official numbers, quirks included; corrected: with the quirks fixed (README).")
+              help="official: the official numbers, quirks included; corrected: with the quirks fixed; no-queue: "
+                   "official without the queuing model (the paper's ablation, Table B3) (README).")
 @click.option("--distance", type=click.Choice(DISTANCE_SETTINGS),
               help="Distances for the spatial metrics: amap (Gaode web API, key in AMAP_API_KEY) or offline "
                    "(default: amap when AMAP_API_KEY is set, else offline).")

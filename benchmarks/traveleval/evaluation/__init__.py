@@ -34,7 +34,7 @@ from benchmarks.traveleval.evaluation.extract import (
     daily_stops,
     stop_names,
 )
-from benchmarks.traveleval.evaluation.modes import MODES, check_mode
+from benchmarks.traveleval.evaluation.modes import CORRECTED, MODES, NO_QUEUE, check_mode
 from benchmarks.traveleval.evaluation.space import cross_day_misalignment, route_penalty
 from benchmarks.traveleval.evaluation.time import time_metrics
 from benchmarks.traveleval.evaluation.utility import utility_metrics
@@ -69,7 +69,7 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
     if query is None:
         return {**head, "error": f"no TravelEval query with uid {uid!r}"}
     itinerary = plan.get("itinerary") if isinstance(plan, Mapping) else None
-    fixed = mode == "corrected"
+    fixed, queue = mode == CORRECTED, mode != NO_QUEUE
     try:
         destination = itinerary.get("summary").get("destination")  # type: ignore[union-attr]
     except AttributeError:
@@ -85,7 +85,8 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
         days, schedules = daily_stops(itinerary), daily_activities(itinerary)
         metrics: dict[str, Any] = {}
         for stage in DIMENSIONS:
-            metrics[stage] = _dimension(stage, itinerary, days, schedules, query, facts, departure, distances, fixed)
+            metrics[stage] = _dimension(stage, itinerary, days, schedules, query, facts, departure, distances, fixed,
+                                        queue)
     except _PLAN_FAULTS as exc:
         return {**head, "error": f"{stage}: {type(exc).__name__}: {exc}"}
     return {**head, "metrics": json_safe(metrics)}
@@ -100,7 +101,7 @@ def make_distances(setting: str | None, sandbox: Sandbox, folder: Path) -> Dista
 
 def _dimension(name: str, itinerary: Any, days: dict[Any, list[Stop]], schedules: dict[Any, Any],
                query: Mapping[str, Any], facts: CityFacts, departure: Any, distances: Distances,
-               fixed: bool) -> dict[str, Any]:
+               fixed: bool, queue: bool) -> dict[str, Any]:
     if name == "accuracy":
         located = facts.locate([stop for stops in stop_names(days).values() for stop in stops])
         arrival = query.get("target_city") if fixed else itinerary["summary"]["destination"]
@@ -124,9 +125,9 @@ def _dimension(name: str, itinerary: Any, days: dict[Any, list[Stop]], schedules
                 "diet_preference_satisfaction": constraint.diet_preference_satisfaction(
                     schedules, query, facts.cuisines, fixed=fixed),
                 "travel_time_satisfaction": constraint.travel_time_satisfaction(schedules, query.get("dates"),
-                                                                                facts.attractions)}
+                                                                                facts.attractions, queue=queue)}
     if name == "time":
-        return time_metrics(itinerary, schedules, query, facts.attractions)
+        return time_metrics(itinerary, schedules, query, facts.attractions, queue=queue)
     if name == "space":
         lodgings = {activity.get("location_name") for day_plan in itinerary.get("daily_plans", [])
                     for activity in day_plan.get("activities", []) if activity.get("type") in _LODGING_TYPES}

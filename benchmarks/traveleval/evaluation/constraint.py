@@ -147,7 +147,8 @@ def diet_preference_satisfaction(schedules: Mapping[Any, Any], query: Mapping[st
     return int(not pending)
 
 
-def travel_time_satisfaction(schedules: Mapping[Any, Any], dates: Any, attractions: Mapping[str, Attraction]) -> int:
+def travel_time_satisfaction(schedules: Mapping[Any, Any], dates: Any, attractions: Mapping[str, Attraction], *,
+                             queue: bool = True) -> int:
     if not attractions:
         return 1
     for day, activities in schedules.items():
@@ -158,7 +159,7 @@ def travel_time_satisfaction(schedules: Mapping[Any, Any], dates: Any, attractio
             if name not in attractions:
                 continue
             row = attractions[name]
-            effective = effective_hours(activity, date_type(dates, day), categories(row.type))
+            effective = effective_hours(activity, date_type(dates, day), categories(row.type) if queue else ())
             if effective < row.recommendmintime or effective > row.recommendmaxtime:
                 return 0
     return 1

@@ -3,13 +3,17 @@
 - `official` (the default): the numbers the official evaluator (onlycwy11/TravelEval @ 3638d555, `core/`) gives,
   quirks included; every quirk is described where it is reproduced.
 - `corrected`: the same metrics with the quirks fixed; each fix has a name (`FIXES`), listed in the README.
+- `no-queue`: `official` with the queuing model switched off (the paper's ablation, Table B3): a visit's effective
+  time is its whole duration, so the time dimension and `travel_time_satisfaction` change (official `aqe` deducts
+  no wait anyway); every other metric is official.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-MODES = ("official", "corrected")
+OFFICIAL, CORRECTED, NO_QUEUE = "official", "corrected", "no-queue"
+MODES = (OFFICIAL, CORRECTED, NO_QUEUE)
 
 FIXES: Mapping[str, str] = {
     "sandbox-from-query": "the sandbox city and the intercity options come from the query (target_city, "

@@ -95,8 +95,9 @@ def effective_hours(activity: Any, kind: str, category_names: Iterable[Any]) -> 
     return activity_hours(activity) - wait
 
 
-def tour_ratios(schedules: Mapping[Any, Any], dates: Any, attractions: Mapping[str, Attraction]) -> dict[str, float]:
-    """Each visited sandbox attraction's tour ratio (module docstring), by name."""
+def tour_ratios(schedules: Mapping[Any, Any], dates: Any, attractions: Mapping[str, Attraction], *,
+                queue: bool = True) -> dict[str, float]:
+    """Each visited sandbox attraction's tour ratio (module docstring), by name; without `queue`, no wait."""
     ratios: dict[str, float] = {}
     if not attractions:
         return ratios
@@ -108,7 +109,7 @@ def tour_ratios(schedules: Mapping[Any, Any], dates: Any, attractions: Mapping[s
             if name not in attractions:
                 continue
             row = attractions[name]
-            effective = effective_hours(activity, date_type(dates, day), categories(row.type))
+            effective = effective_hours(activity, date_type(dates, day), categories(row.type) if queue else ())
             ratios[name] = 0.0 if effective < row.recommendmintime else effective / activity_hours(activity)
     return ratios
 
@@ -164,9 +165,9 @@ def overall_time_utilization(itinerary: Any, ratios: Mapping[str, float]) -> flo
 
 
 def time_metrics(itinerary: Any, schedules: Mapping[Any, Any], query: Mapping[str, Any],
-                 attractions: Mapping[str, Attraction]) -> dict[str, Any]:
-    """The `time` dimension."""
-    ratios = tour_ratios(schedules, query.get("dates"), attractions)
+                 attractions: Mapping[str, Attraction], *, queue: bool = True) -> dict[str, Any]:
+    """The `time` dimension; without `queue`, no visit waits (mode `no-queue`)."""
+    ratios = tour_ratios(schedules, query.get("dates"), attractions, queue=queue)
     shares = daily_time_utilization(itinerary, ratios)
     return {"average_tour_ratio": sum(ratios.values()) / len(ratios) if ratios else 0.0,
             "daily_time_utilization": sum(shares.values()) / len(shares) if shares else 0.0,
