@@ -14,12 +14,15 @@ import json
 import shutil
 import sqlite3
 import urllib.parse
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import click
 
+from benchmarks.base import Task
 from benchmarks.traveleval import paths
 from benchmarks.traveleval.commands.manifest import FILES
 from benchmarks.traveleval.dataset import read_queries
@@ -87,18 +90,41 @@ def data_info(home: Path) -> dict[str, Any]:
     """The query files, database, index and Gaode caches in the data home (reads only, builds nothing)."""
     folder = paths.data_dir(home)
     queries = {}
+    read: dict[str, list[Task]] = {}
     for name in paths.QUERY_FILES:
         path = paths.queries_dir(folder) / name
         if path.is_file():
             try:
-                queries[name] = {"file": str(path), "queries": len(read_queries(path))}
+                read[name] = read_queries(path)
+                queries[name] = {"file": str(path), "queries": len(read[name])}
             except DataError as exc:
                 queries[name] = {"file": str(path), "error": str(exc)}
     index = paths.index_path(folder)
-    return {"folder": str(folder), "queries": queries,
+    return {"folder": str(folder), "queries": queries, "queries_by_days": queries_by_days(read),
             "database": str(paths.database_dir(folder)) if paths.database_dir(folder).is_dir() else None,
             "index": {"file": str(index), "rows": _index_counts(index)} if index.is_file() else None,
             "amap_cache": [name for name in AMAP_CACHES if (paths.amap_cache_dir(folder) / name).is_file()]}
+
+
+def queries_by_days(files: Mapping[str, Sequence[Task]]) -> dict[str, dict[str, int]]:
+    """The paper's Table A1: queries per tier and trip length. Rows: each query file by its name (`easy`, ...), the
+    progressive file by step (`progressive-1` .. `-3`), then `all`; columns: the days ("2" .. "7"), then `total`."""
+    rows: dict[str, Counter[str]] = {}
+    for name, tasks in files.items():
+        for task in tasks:
+            tier = name.removesuffix(".json")
+            if "step" in task.input:
+                tier += f"-{task.input['step']}"
+            for row in (tier, "all"):
+                rows.setdefault(row, Counter())[str(task.input.get("days"))] += 1
+    if "all" in rows:  # last, as a total row
+        rows["all"] = rows.pop("all")
+    return {row: {days: counts[days] for days in sorted(counts, key=_days_order)} | {"total": counts.total()}
+            for row, counts in rows.items()}
+
+
+def _days_order(days: str) -> tuple[int, str]:
+    return (int(days), "") if days.isdigit() else (1_000, days)
 
 
 def _official_folder(folder: Path) -> Path | None:
