@@ -195,7 +195,9 @@ def read_plans(paths: Sequence[Path], options: BaseModel, *, model: str | None, 
                 skipped.append(f"{entry.where}: {entry.error}")
                 continue
             if query is None:
-                skipped.append(f"{entry.where}: no TravelEval query with uid {entry.uid!r}")
+                unnamed = entry.failed and entry.uid is None
+                skipped.append(f"{entry.where}: {entry.error} (it names no query)" if unnamed else
+                               f"{entry.where}: no TravelEval query with uid {entry.uid!r}")
                 continue
             task = str(query.id)
             paired = strategy is None and source is not None and source.paired

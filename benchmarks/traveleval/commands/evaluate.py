@@ -126,8 +126,8 @@ def _print_table(path: Path, results: Sequence[Mapping[str, Any]], mode: str, di
     scored = [result["metrics"] for result in results if "metrics" in result]
     source = official_source(path)
     made_by = f" ({source.model} / {_strategy(source)})" if source else ""
-    table = Table(title=f"TravelEval, {path.name}{made_by}: {len(scored)} of {len(results)} plans scored ({mode} "
-                        f"mode, {distance} distances); means over the scored plans")
+    table = Table(title=f"TravelEval: {len(scored)} of {len(results)} plans scored ({mode} mode, {distance} "
+                        "distances); means over the scored plans")
     for column in ("dimension", "metric", "mean", "N"):
         table.add_column(column, justify="right" if column in ("mean", "N") else "left")
     for dimension in DIMENSIONS:
@@ -136,6 +136,7 @@ def _print_table(path: Path, results: Sequence[Mapping[str, Any]], mode: str, di
             mean = f"{sum(present) / len(present):.4f}" if present else "-"
             table.add_row(dimension, metric, mean, str(len(present)))
     console = Console(width=100)
+    console.print(f"{path}{made_by}", markup=False, highlight=False)
     console.print(table)
     for result in results:
         if "error" in result:
