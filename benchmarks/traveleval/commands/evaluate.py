@@ -10,7 +10,8 @@ error result: nothing is dropped. A file of which no plan could be scored ends t
 reasons, after its results are printed.
 With `--json`, one result object per line (`evaluation.evaluate_plan`, plus the file, and the model and strategy
 when its name says them), else a table of the mean of each metric per file; `--official-csv DIR` also writes
-`DIR/<file name>.csv`, the official evaluator's per-plan rows (`evaluation.official_rows`).
+`DIR/<file name>.csv`, the official evaluator's per-plan rows (`evaluation.official_rows`); `--distance-summary`
+the distance statistics of the scored plans' daily routes (`evaluation.route_distances`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ from benchmarks.traveleval import paths
 from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, load_tasks
 from benchmarks.traveleval.evaluation import DIMENSIONS, MODES, evaluate_plan
 from benchmarks.traveleval.evaluation.distance import DISTANCE_SETTINGS, open_distances
+from benchmarks.traveleval.evaluation.modes import CORRECTED
 from benchmarks.traveleval.evaluation.official_rows import official_row, write_official_csv
+from benchmarks.traveleval.evaluation.route_distances import route_distances, summarize
 from benchmarks.traveleval.plan_files import PlanEntry, Source, official_source, query_of, read_entries
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.names import NameMatcher
@@ -58,9 +61,13 @@ from errors import DataError
 @click.option("--official-csv", "official_csv", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="Also write DIR/<file name>.csv per FILE: the official evaluator's per-plan rows "
                    "(detailed_metrics_<dimension>_<metric> columns), as run.py writes one Excel file per plans file.")
+@click.option("--distance-summary", is_flag=True,
+              help="Also give distance statistics of the scored plans' daily routes per FILE (stops located, legs "
+                   "measured or estimated, km per leg and per day); with --json, one more line per FILE.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON result per plan.")
 def evaluate_command(files: tuple[Path, ...], mode: str, distance: str | None, data_dir: Path | None,
-                     home: Path | None, standardize_names: bool, official_csv: Path | None, as_json: bool) -> None:
+                     home: Path | None, standardize_names: bool, official_csv: Path | None, distance_summary: bool,
+                     as_json: bool) -> None:
     """Score TravelEval plans with the six metric groups: FILES of one FinalTravelPlan JSON object per line, or the
     official generator's JSON arrays (plans_<model>_<strategy>.json)."""
     folder = data_dir or paths.data_dir(home)
@@ -68,25 +75,60 @@ def evaluate_command(files: tuple[Path, ...], mode: str, distance: str | None, d
     queries = {task.id: task.input for split in (ALL, PROGRESSIVE) for task in load_tasks(folder, split)}
     distances = open_distances(distance, folder)
     scored: list[tuple[Path, list[dict[str, Any]]]] = []
+    summaries: dict[Path, dict[str, Any]] = {}
     with Sandbox.open(ensure_index(folder)) as sandbox, closing(distances):
         names = NameMatcher(sandbox) if standardize_names else None
         for path, entries in read:
             source = official_source(path)
             about = {"file": str(path)} | ({"model": source.model, "strategy": _strategy(source)} if source else {})
-            scored.append((path, [about | (evaluate_plan(entry.plan, query_of(queries, entry.uid), sandbox,
-                                                         mode=mode, distances=distances, names=names)
-                                           if entry.plan is not None else _unscored(entry, mode, distances.name))
-                                  for entry in entries]))
+            results = [about | (evaluate_plan(entry.plan, query_of(queries, entry.uid), sandbox, mode=mode,
+                                              distances=distances, names=names)
+                                if entry.plan is not None else _unscored(entry, mode, distances.name))
+                       for entry in entries]
+            scored.append((path, results))
+            if distance_summary:
+                routes = [route_distances(*_route(entry.plan, queries, mode, names), sandbox, distances)
+                          for entry, result in zip(entries, results, strict=True)
+                          if "metrics" in result and entry.plan is not None]
+                summaries[path] = summarize(routes)
     if official_csv is not None:
         _write_official(official_csv, scored, queries)
     for path, results in scored:
         if as_json:
             for result in results:
                 click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
+            if path in summaries:
+                click.echo(json.dumps({"file": str(path), "distance": distances.name,
+                                       "distance_summary": summaries[path]}, ensure_ascii=False))
         else:
             _print_table(path, results, mode, distances.name)
+            if path in summaries:
+                _print_summary(summaries[path], distances.name)
     if empty := [(path, results) for path, results in scored if not any("metrics" in r for r in results)]:
         raise DataError("\n".join(_nothing_scored(path, results) for path, results in empty))
+
+
+def _route(plan: Mapping[str, Any], queries: Mapping[str, Mapping[str, Any]], mode: str,
+           names: NameMatcher | None) -> tuple[Mapping[str, Any], str]:
+    """A scored plan's itinerary (renamed as it was scored) and the city whose sandbox scored it."""
+    if names is not None:
+        plan = names.standardize(plan).plan
+    itinerary = plan["itinerary"]
+    query = query_of(queries, plan.get("query_uid"))
+    return itinerary, str(query["target_city"] if mode == CORRECTED else itinerary["summary"]["destination"])
+
+
+def _print_summary(summary: Mapping[str, Any], distance: str) -> None:
+    table = Table(title=f"Daily routes of the {summary['plans']} scored plans ({distance} distances): "
+                        f"{summary['located_stops']} of {summary['stops']} stops located, {summary['measured_legs']} "
+                        f"legs measured, {summary['estimated_legs']} estimated (haversine x 1.3)")
+    for column in ("km", "mean", "median", "p90", "max"):
+        table.add_column(column, justify="left" if column == "km" else "right")
+    for label, key in (("per leg", "km_per_leg"), ("per day", "km_per_day")):
+        stats = summary[key] or {}
+        table.add_row(label, *(f"{stats[name]:.2f}" if name in stats else "-" for name in ("mean", "median", "p90",
+                                                                                            "max")))
+    Console(width=100).print(table)
 
 
 def _unscored(entry: PlanEntry, mode: str, distance: str) -> dict[str, Any]:

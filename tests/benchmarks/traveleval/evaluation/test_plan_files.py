@@ -93,6 +93,26 @@ def test_the_official_array_scores_as_the_same_plans_in_jsonl(both_formats: tupl
     assert first["detailed_metrics_space_RP"] == "0.0"  # official mode without distances: the official value
 
 
+def test_the_distance_summary_of_the_daily_routes(both_formats: tuple[Path, Path], data_dir: Path) -> None:
+    _, lines = both_formats
+    done = run_cli("evaluate", str(lines), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir),
+                   "--distance", "offline", "--distance-summary")
+    assert done.returncode == 0, done.stderr
+    *results, last = [json.loads(line) for line in done.stdout.splitlines()]
+    summary = last["distance_summary"]
+    assert last["file"] == str(lines) and last["distance"] == "offline"
+    assert summary["plans"] == len(results)
+    # no Gaode cache staged: every leg is the offline estimate, which is what official RP = 0.0 hides
+    assert summary["measured_legs"] == 0 and summary["estimated_legs"] == summary["legs"] > len(results)
+    assert 0 < summary["located_stops"] <= summary["stops"]
+    per_leg, per_day = summary["km_per_leg"], summary["km_per_day"]
+    assert 0 < per_leg["median"] <= per_leg["p90"] <= per_leg["max"] <= per_day["max"]
+    assert per_day["mean"] > per_leg["mean"]
+    table = run_cli("evaluate", str(lines), "--benchmark", "traveleval", "--data-dir", str(data_dir),
+                    "--distance", "offline", "--distance-summary")
+    assert f"{summary['legs']} estimated (haversine x 1.3)" in " ".join(table.stdout.split())
+
+
 def test_a_file_of_which_nothing_scores_is_an_error_with_the_reason(data_dir: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "plans_gpt-4o_Zero-shot CoT.json"
     elsewhere.write_text(json.dumps([{"query_uid": f"TP{n}", "itinerary": {}} for n in range(3)] + [[1]], indent=2),
