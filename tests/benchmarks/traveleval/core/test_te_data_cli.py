@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 from tests.benchmarks.traveleval.core.test_te_sandbox import COUNTS
@@ -22,6 +23,21 @@ def test_fetch_info_and_a_bad_download_through_the_cli(traveleval_data: Path, fi
     assert info["index"]["rows"] == COUNTS
     assert {name: found["queries"] for name, found in info["queries"].items()} == {
         "easy.json": 200, "medium.json": 400, "hard.json": 400, "progressive.json": 150}
+    # the paper's Table A1: queries by tier and trip length, counted here from the files themselves
+    queries = traveleval_data / "data" / "queries"
+    expected: dict[str, Counter[str]] = {}
+    for tier in ("easy", "medium", "hard"):
+        records = json.loads((queries / f"{tier}.json").read_text(encoding="utf-8"))["queries"]
+        expected[tier] = Counter(str(query["days"]) for query in records)
+    for group in json.loads((queries / "progressive.json").read_text(encoding="utf-8"))["query_groups"]:
+        for step, query in enumerate(group, start=1):
+            expected.setdefault(f"progressive-{step}", Counter())[str(query["days"])] += 1
+    expected["all"] = sum(expected.values(), Counter())
+    table = info["queries_by_days"]
+    assert list(table) == ["easy", "medium", "hard", "progressive-1", "progressive-2", "progressive-3", "all"]
+    assert {row: {days: n for days, n in counts.items() if days != "total"} for row, counts in table.items()} == {
+        row: dict(counts) for row, counts in expected.items()}
+    assert table["all"]["total"] == 1150 and list(table["all"]) == ["2", "3", "4", "5", "6", "7", "total"]
     categories = root / "environment" / "database" / "categories.json"
     categories.write_text(categories.read_text(encoding="utf-8") + " ", encoding="utf-8")
     done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
