@@ -97,17 +97,24 @@ def read_entries(path: Path) -> list[PlanEntry]:
         raise DataError(f"{path}: not UTF-8 text: {exc}") from None
     if not text.strip():
         raise DataError(f"{path}: empty: expected one FinalTravelPlan object per line, or a JSON array of them")
-    array = _array(text)
+    array = _array(path, text)
     return read_array(path, array) if array is not None else read_lines(path, text)
 
 
-def _array(text: str) -> list[Any] | None:
-    """The JSON array the whole text is, else None (JSONL, or something else to be reported line by line)."""
+def _array(path: Path, text: str) -> list[Any] | None:
+    """The JSON array the whole text is, else None (JSONL, or something else to be reported line by line).
+
+    Raises:
+        DataError: the text opens an indented array (a first line of "[" alone, as the official files) that is not
+            valid JSON, e.g. cut short: one message, not one per line.
+    """
     if not text.lstrip().startswith("["):
         return None
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except json.JSONDecodeError as exc:
+        if text.lstrip().split("\n", 1)[0].strip() == "[":
+            raise DataError(f"{path}: not a valid JSON array of plans: {exc}") from None
         return None
     return value if isinstance(value, list) else None
 

@@ -123,6 +123,11 @@ def test_a_file_of_which_nothing_scores_is_an_error_with_the_reason(data_dir: Pa
     assert (f"{elsewhere}: 0 of 4 plans scored: 3 x no TravelEval query with that uid (are these TravelEval "
             "plans?); 1 x expected a FinalTravelPlan object, got list") in done.stderr
     assert "0 of 4 plans scored" in done.stdout  # the table is still printed
+    cut = tmp_path / "plans_gpt-4o_Direct Prompting.json"
+    cut.write_text(elsewhere.read_text(encoding="utf-8")[:-40], encoding="utf-8")  # an array cut short
+    done = run_cli("evaluate", str(cut), "--benchmark", "traveleval", "--data-dir", str(data_dir))
+    assert done.returncode == 1 and not done.stdout and "Traceback" not in done.stderr
+    assert f"{cut}: not a valid JSON array of plans: " in done.stderr
 
 
 def test_import_plans_makes_a_run_that_reports(both_formats: tuple[Path, Path], data_dir: Path,
