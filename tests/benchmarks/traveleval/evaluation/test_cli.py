@@ -4,23 +4,12 @@ query found by uid (a _schemeN copy included), a bad line reported and counted, 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.benchmarks.traveleval.evaluation import plans
 from tests.runner.engine.engine_support import run_cli
-
-
-@pytest.fixture(scope="module")
-def data_dir(traveleval_data: Path, traveleval_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A TravelEval folder: the staged queries and database (linked, not copied) and the session's index."""
-    folder = tmp_path_factory.mktemp("traveleval")
-    (folder / "data").symlink_to(traveleval_data / "data")
-    (folder / "database").symlink_to(traveleval_data / "database")
-    shutil.copy(traveleval_index, folder / "traveleval.sqlite")
-    return folder
 
 
 def write_plans(folder: Path, lines: list[str]) -> Path:

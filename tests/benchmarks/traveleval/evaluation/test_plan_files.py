@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +19,6 @@ from tests.runner.engine.engine_support import run_cli
 
 SIZE = 200
 """Plans in the official-format file: every fifth query of `all` (easy, medium and hard)."""
-
-
-@pytest.fixture(scope="module")
-def data_dir(traveleval_data: Path, traveleval_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A TravelEval folder: the staged queries and database (linked) and the session's index."""
-    folder = tmp_path_factory.mktemp("traveleval")
-    (folder / "data").symlink_to(traveleval_data / "data")
-    (folder / "database").symlink_to(traveleval_data / "database")
-    shutil.copy(traveleval_index, folder / "traveleval.sqlite")
-    return folder
 
 
 @pytest.fixture(scope="module")
@@ -179,11 +168,18 @@ def test_import_pairs_the_react_and_reflexion_file_and_reads_failed_answers(data
     refused = run_cli("import-plans", str(lines), "--benchmark", "traveleval", "--run-dir", str(run_dir),
                       "--option", f"data_dir={data_dir}")
     assert refused.returncode == 2 and "give --model and --strategy" in refused.stderr
+    progressive = {**first, "query_uid": "G01-1"}
+    lines.write_text(json.dumps(progressive, ensure_ascii=False) + "\n" + json.dumps(first, ensure_ascii=False),
+                     encoding="utf-8")
+    both = run_cli("import-plans", str(lines), "--model", "m", "--strategy", "cot", "--benchmark", "traveleval",
+                   "--run-dir", str(run_dir), "--option", f"data_dir={data_dir}")
+    assert both.returncode == 2 and "--split all and --split progressive" in both.stderr
     done = run_cli("import-plans", str(failed), str(paired), str(lines), "--strategy", "cot", "--model", "m",
                    "--benchmark", "traveleval", "--run-dir", str(run_dir), "--option", f"data_dir={data_dir}",
-                   "--option", "distance=offline")
+                   "--option", "distance=offline", "--split", "all")
     assert done.returncode == 0, done.stderr
     assert "m / cot: 5 answers" in done.stdout  # --strategy names them all: a repeated query is the next sample
+    assert "skipped: G01-1 (m / cot): not a query of split all" in done.stderr
     done = run_cli("import-plans", str(failed), str(paired), "--benchmark", "traveleval", "--run-dir",
                    str(tmp_path / "paired"), "--option", f"data_dir={data_dir}", "--option", "distance=offline")
     assert done.returncode == 0, done.stderr
