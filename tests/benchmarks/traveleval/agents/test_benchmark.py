@@ -59,7 +59,9 @@ def test_a_cli_run_stores_the_evaluators_results_and_the_plans_it_reads(travelev
         submission = run_dir / "outputs" / "offline_oracle" / strategy / "submission.jsonl"
         scored = tripbench(traveleval_home, "evaluate", str(submission), "--benchmark", "traveleval", "--json")
         assert scored.returncode == 0, scored.stderr
-        by_uid = {line["query_uid"]: line for line in map(json.loads, scored.stdout.splitlines())}
+        lines = [json.loads(line) for line in scored.stdout.splitlines()]
+        assert {line.pop("file") for line in lines} == {str(submission)}  # the rest is what the run stored
+        by_uid = {line["query_uid"]: line for line in lines}
         assert sorted(by_uid) == ["T0001", "T0002", "T0003"]
         for rollout in (r for r in rollouts if r.key.strategy == strategy):
             evaluation = stored[rollout.id]
