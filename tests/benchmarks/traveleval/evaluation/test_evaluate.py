@@ -369,3 +369,16 @@ def test_the_indexed_flights_of_two_cities_are_the_prefix_matched_ones(traveleva
         selected = intercity_options(traveleval_sandbox, departure, destination)[1]
         assert [(f.to_airport, f.begin_time, f.end_time) for f in indexed] == [
             (o.to, o.begin_time, o.end_time) for o in selected], (departure, destination)
+
+
+def test_no_queue_mode_is_official_with_every_visit_unqueued(traveleval_sandbox: Sandbox) -> None:
+    official = metrics(traveleval_sandbox, plans.plan())
+    no_queue = metrics(traveleval_sandbox, plans.plan(), mode="no-queue")
+    # every visit's effective time is its whole duration: each tour ratio is 1 (all above the recommended minimum)
+    assert no_queue["time"] == pytest.approx({
+        "average_tour_ratio": 1.0,
+        "daily_time_utilization": (1.5 / (21 - (6 + 17 / 60)) + (2 + 2) / (21.3 - 8.5)) / 2,
+        "overall_time_utilization": 3 / TRIP_HOURS})
+    assert no_queue["constraint"]["travel_time_satisfaction"] == 0  # 故宫: 1.5 hours, still above its 1.0 maximum
+    assert {name: values for name, values in no_queue.items() if name != "time"} == {
+        name: values for name, values in official.items() if name != "time"}
