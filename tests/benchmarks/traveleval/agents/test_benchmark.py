@@ -179,3 +179,22 @@ def test_the_tool_command_answers_as_the_agent_is_answered(traveleval_home: Path
                       ('finish {"query_uid": "T0001"}', "`finish` ends a rollout")):
         done = tripbench(traveleval_home, "tool", "--benchmark", "traveleval", bad)
         assert done.returncode == 1 and says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_show_prompt_prints_what_the_model_sees_for_one_query(traveleval_home: Path) -> None:
+    query = json.loads((traveleval_home / "traveleval" / "data" / "queries" / "easy.json").read_text())["queries"][0]
+    shown = {}
+    for strategy, model in (("direct", "openai:gpt-4o"), ("reflexion", "anthropic:claude-sonnet-4-5")):
+        done = tripbench(traveleval_home, "tool", "--benchmark", "traveleval", "--show-prompt", strategy,
+                         query["uid"], "--model", model)
+        assert done.returncode == 0, done.stderr
+        shown[strategy] = done.stdout
+    assert shown["direct"].startswith("direct on T0001: 1 call(s), answered by offline:oracle (delivered)")
+    assert "=== call 1: temperature 1.3, max_tokens 8192 (for openai:gpt-4o) ===" in shown["direct"]
+    assert f"--- user ---\nQuery uid: T0001\nRequest: {query['nature_language']}\n" in shown["direct"]
+    assert query["dates"] not in shown["direct"] and query["nature_language_en"] not in shown["direct"]
+    assert shown["reflexion"].count("=== call") == 2 and "temperature 1.0" in shown["reflexion"]
+    for bad, says in ((("--show-prompt", "react", "T9999"), "no TravelEval query has uid 'T9999'"),
+                      (("--show-prompt", "planner", "T0001"), "unknown TravelEval strategy 'planner'")):
+        done = tripbench(traveleval_home, "tool", "--benchmark", "traveleval", *bad)
+        assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr
