@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,16 +42,16 @@ from benchmarks.traveleval.agents.sampling import SamplingSource, official_sampl
 from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, evaluate_plan, make_distances
 from benchmarks.traveleval.offline import known
+from benchmarks.traveleval.plan import Parsing
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.names import NameMatcher
-from benchmarks.traveleval.plan import Parsing
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from errors import DataError
 
 NAME = "traveleval"
 CONSTRAINT = "constraint"
 """The metric group whose metrics are binary: each is a verdict (1 passed, 0 failed)."""
-PROTOCOL = "paper-1"
+PROTOCOL: Final = "paper-1"
 """The revision of what TravelEval's strategies send (prompts, calls): `paper-1`, the paper's protocol. Runs made
 before it have none in their spec, so they are not resumed with it."""
 

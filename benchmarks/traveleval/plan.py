@@ -218,7 +218,8 @@ def parse_plan_official(text: str) -> FinalTravelPlan:
 
 
 def parse_plan(text: str, *, query_uid: str | None = None) -> FinalTravelPlan:
-    """The plan in a model's answer, read leniently (the `lenient` parsing): a JSON object, bare or in a fenced block, with text around it or not.
+    """The plan in a model's answer, read leniently (the `lenient` parsing): a JSON object, bare or in a fenced
+    block, with text around it or not.
 
     The object taken is the first fenced block that is a JSON object, else the largest top-level JSON object in the
     text.

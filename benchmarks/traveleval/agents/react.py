@@ -152,8 +152,8 @@ class ReactStrategy:
 
 
 def react_tools(limits: ReactLimits, parsing: Parsing = "official") -> ReactStrategy:
-    return ReactStrategy("react-tools", "beyond the paper: ReAct over the sandbox tools, then finish with the plan JSON",
-                         limits, parsing=parsing)
+    return ReactStrategy("react-tools", "beyond the paper: ReAct over the sandbox tools, then finish with the plan "
+                         "JSON", limits, parsing=parsing)
 
 
 def reflexion_tools(limits: ReactLimits, max_reflections: int, parsing: Parsing = "official") -> ReactStrategy:

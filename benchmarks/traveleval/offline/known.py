@@ -48,7 +48,7 @@ def query_for(uid: str, prompt: str = "") -> tuple[Mapping[str, Any], Path] | No
         _remember_home()
     found = list(_queries.get(uid, {}).values())
     quoted = [entry for entry in found if entry[0].get("nature_language") and entry[0]["nature_language"] in prompt]
-    return (quoted or found or [None])[-1]
+    return (quoted or found)[-1] if found else None
 
 
 def _remember_home() -> None:

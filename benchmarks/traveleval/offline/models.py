@@ -96,14 +96,15 @@ def reply_for(model: str, prompt: str) -> str | None:
     if kind == "direct":
         return fenced
     plan = json.loads(text)
-    before = {"cot": _reasoning, "react": _rounds, "critique": lambda _: CRITIQUE}[kind](plan)
+    before = _reasoning(plan) if kind == "cot" else _rounds(plan) if kind == "react" else CRITIQUE
     return f"{before}\n\n{fenced}"
 
 
 def _rounds(plan: Mapping[str, Any]) -> str:
     """The paper's ReAct call: three rounds the model writes itself, observations included."""
     itinerary = plan["itinerary"]
-    legs = " and ".join(leg["details"]["transport_number"] for leg in itinerary["intercity_transport"]["transport_type"])
+    legs = " and ".join(leg["details"]["transport_number"]
+                        for leg in itinerary["intercity_transport"]["transport_type"])
     hotel = itinerary["accommodation"]["hotel_name"]
     cost = itinerary["summary"]["calculated_total_cost"]
     return (f"Thought: first the journey there and back.\nAction: choose the trains or flights.\nObservation: {legs}.\n"

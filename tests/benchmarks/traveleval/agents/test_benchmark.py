@@ -48,7 +48,8 @@ def test_a_cli_run_stores_the_evaluators_results_and_the_plans_it_reads(travelev
                                                                        tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     done = tripbench(traveleval_home, "run", "--benchmark", "traveleval", "--split", "easy", "--limit", "3",
-                     "--model", "offline:oracle", "--strategies", "direct,react-tools", "--run-dir", str(run_dir), "--quiet")
+                     "--model", "offline:oracle", "--strategies", "direct,react-tools", "--run-dir", str(run_dir),
+                     "--quiet")
     assert done.returncode == 0, done.stderr
     with load_run(run_dir) as results:
         rollouts = results.rollouts

@@ -33,11 +33,11 @@ def test_the_paper_strategies_show_the_uid_and_the_chinese_request_and_nothing_e
     assert len(queries) == 1150
     for query in queries:
         for kind in ("direct", "cot", "react"):
-            user = prompts.paper_user(query, kind)  # type: ignore[arg-type]
+            user = prompts.paper_user(query, kind)
             assert user == (f"Query uid: {query['uid']}\nRequest: {query['nature_language']}\n\n"
-                            f"{prompts.PAPER_CLOSING[kind]}")  # type: ignore[index]
+                            f"{prompts.PAPER_CLOSING[kind]}")
             assert prompts.find_uid(user) == query["uid"] and prompts.prompt_kind(user) == kind
-            system = prompts.paper_system(kind, ["上海虹桥站"])  # type: ignore[arg-type]
+            system = prompts.paper_system(kind, ["上海虹桥站"])
             assert query["nature_language_en"] not in system + user and "QUERY_JSON" not in system + user
         critique = prompts.critique_prompt({"query_uid": query["uid"], "itinerary": {}})
         assert prompts.find_uid(critique) == query["uid"] and prompts.prompt_kind(critique) == "critique"
