@@ -27,12 +27,12 @@ from benchmarks.traveleval.tools import intercity_stations
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Message
 
 DESCRIPTIONS: dict[str, str] = {
-    "direct": "the paper's: the request and the plan format, one call, the plan JSON",
-    "cot": "the paper's zero-shot chain of thought: reasoning, then the plan JSON, one call",
-    "react": "the paper's ReAct: one call, the model writes its own Thought/Action/Observation rounds (no tools), "
-             "then the plan JSON",
-    "reflexion": "the paper's: the react call, then always one critique of that plan that writes it again (2 calls)",
+    "direct": "the paper's: the request, one call, the plan JSON",
+    "cot": "the paper's: reasoning, then the plan JSON; one call",
+    "react": "the paper's: one call, its own ReAct rounds, no tools",
+    "reflexion": "the paper's: react, then 1 critique rewriting the plan",
 }
+"""What `tripbench list` says of each (at most 59 characters: its lines fit 80 columns)."""
 
 
 @dataclass(frozen=True, slots=True)

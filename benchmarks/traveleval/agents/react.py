@@ -152,10 +152,9 @@ class ReactStrategy:
 
 
 def react_tools(limits: ReactLimits, parsing: Parsing = "official") -> ReactStrategy:
-    return ReactStrategy("react-tools", "beyond the paper: ReAct over the sandbox tools, then finish with the plan "
-                         "JSON", limits, parsing=parsing)
+    return ReactStrategy("react-tools", "beyond the paper: ReAct over the sandbox tools", limits, parsing=parsing)
 
 
 def reflexion_tools(limits: ReactLimits, max_reflections: int, parsing: Parsing = "official") -> ReactStrategy:
-    return ReactStrategy("reflexion-tools", "beyond the paper: react-tools, reflecting on a failed attempt and "
-                         f"retrying ({max_reflections} max)", limits, max_reflections, parsing)
+    return ReactStrategy("reflexion-tools", f"beyond the paper: react-tools, reflects and retries ({max_reflections} "
+                         "max)", limits, max_reflections, parsing)

@@ -161,7 +161,7 @@ def test_options_are_checked(traveleval_home: Path) -> None:
         TravelEvalOptions.model_validate({"distance": "google"})
     strategies = TravelEvalBenchmark().strategies(TravelEvalOptions(max_steps=5, max_reflections=1))
     assert [s.name for s in strategies] == ["direct", "cot", "react", "reflexion", "react-tools", "reflexion-tools"]
-    assert "retrying (1 max)" in strategies[5].description
+    assert "retries (1 max)" in strategies[5].description
     with pytest.raises(ValidationError, match="parsing"):
         TravelEvalOptions.model_validate({"parsing": "generous"})
     with pytest.raises(ValidationError, match="protocol"):
