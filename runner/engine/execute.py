@@ -257,9 +257,11 @@ def check_resume(previous: dict[str, Any] | None, spec: RunSpec, source: str, fo
     changed = changed_fields(before, after)
     if changed:
         values = "; ".join(f"{path}: {_shown(before, path)} then, {_shown(after, path)} now" for path in changed)
+        older = (" (a setting unset then may be one the tripbench that started the run did not have yet: it ran "
+                 "another way)" if any(_shown(before, path) == "unset" for path in changed) else "")
         raise UserError(f"{source}: the run directory was started with other settings for {', '.join(changed)} "
-                        f"({values}); its results would mix both: use another --run-dir, or --force to continue "
-                        "anyway")
+                        f"({values}){older}; its results would mix both: use another --run-dir, or --force to "
+                        "continue anyway")
 
 
 def _shown(fields: dict[str, Any], path: str) -> str:
