@@ -5,8 +5,11 @@
   writes its own Thought / Action / Observation rounds and then the plan.
 * `reflexion`: the `react` call, then, when it gave a plan, always one more call that critiques that plan and writes
   it again; the rollout's plan is the second. When the first answer holds no plan there is no second call (the
-  official pipeline skips it too), and the rollout is a parse failure that says so. The official critique is a lone
-  system message; here it is a user message, as Anthropic's API refuses a request without one.
+  official pipeline skips it too), and the rollout is a parse failure that says so. The critique shows the first plan
+  as the run stores it (the schema's fields; the official one shows the parsed JSON as it was). The official critique
+  is a lone system message; here it is a user message, as Anthropic's API refuses a request without one. Its first
+  call is `react`'s very request, so with the cache a run of both makes it once, as the official pipeline does (both
+  plans come from one call there).
 
 Every call sends the official sampling for the model's family unless the options say `sampling = "provider"`
 (`sampling.py`); the answer is read with the options' parsing (`plan.read_plan`).

@@ -2,7 +2,9 @@
 used.
 
 The official pipeline (`agent/config/model_config.json`, `agent/models/model_router.py`) sends every model
-temperature 1.3 and max_tokens 8192; Claude models get 1.0, the highest temperature Anthropic's API takes. A run's
+temperature 1.3 and max_tokens 8192; Claude models get 1.0, the highest temperature Anthropic's API takes (the
+paper's setting; the official config file asks 1.3 of claude-sonnet-4-5, which it reaches through an
+OpenAI-compatible proxy). One quirk is not copied: the official call of qwen3-8b sends no temperature at all. A run's
 `[sampling]` or `models[]` values win over these (the runner stamps them on every call); the TravelEval option
 `sampling = "provider"` sends none, leaving the provider's defaults.
 """
