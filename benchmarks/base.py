@@ -222,6 +222,12 @@ class Benchmark(Protocol):
         official code does (shown by `tripbench run --dry-run`)."""
         return {}
 
+    def identity(self, options: BaseModel) -> Mapping[str, Any]:
+        """Settings of `options` that change results, as option values (JSON): the runner writes them into the run's
+        stored spec (`options`) whether the spec gave them or not, so resuming under other ones, or a run made
+        before a setting existed, is refused (`RunSpec.result_fields`). Default: none."""
+        return {}
+
 
 @runtime_checkable
 class ExpectedCalls(Protocol):
@@ -340,6 +346,8 @@ class Responder:
     """(model name, prompt) -> the reply, or None when the prompt is not this benchmark's."""
     fallback: bool = False
     """Answers any prompt: asked after every other benchmark's."""
+    unrecognised: str | None = None
+    """A fallback's reply to a prompt it does not recognise: the mock server refuses such a request instead."""
 
 
 P = TypeVar("P")

@@ -24,7 +24,7 @@ from benchmarks.registry import OFFLINE, load_all, loaded_benchmarks
 from benchmarks.reporting import RolloutView, RunView
 from errors import UsageError, UserError
 from providers.interface import ChatRequest, ChatResponse, Usage
-from providers.scripted_replies import MockRequest, complete
+from providers.scripted_replies import MockRequest, NoReply, complete
 
 CHARS_PER_TOKEN = 4
 MODELS = {
@@ -110,7 +110,13 @@ def _reply_as(model: str, request: MockRequest) -> str:
     if not loaded_benchmarks():  # a mock server in a process of its own
         load_all()
     prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-    return reply_for(model, prompt)
+    try:
+        reply = reply_for(model, prompt)
+    except UserError as exc:
+        raise NoReply(str(exc)) from None
+    if any(reply == responder.unrecognised for responder in _ordered()):
+        raise NoReply(f"offline:{model}: no installed benchmark's offline model recognises this prompt")
+    return reply
 
 
 def oracle_or_noisy(parse_noisy: Callable[[str], object]) -> Callable[[str], None]:

@@ -14,6 +14,11 @@ from providers.interface import Message
 from providers.tokens import count_text_tokens, encoding
 
 
+class NoReply(Exception):
+    """Raised by a reply function that cannot answer a request: the mock server answers HTTP 400 with the message
+    (a client does not retry it, and nothing is cached), never a made-up reply."""
+
+
 @dataclass(frozen=True, slots=True)
 class MockRequest:
     """A chat request as the mock server understood it, whichever wire protocol carried it."""

@@ -1,18 +1,24 @@
-"""TravelEval as the runner sees it: the query splits, four strategies over the sandbox, the six-dimension evaluator,
-and the plans file.
+"""TravelEval as the runner sees it: the query splits, the paper's four strategies and two tool agents, the
+six-dimension evaluator, and the plans file.
 
 Tasks come from a split of the official query files (`dataset.SPLITS`) or from a query file of either official
-format; a task's id is the query's uid and its input the query object (`dataset`). Strategies get the sandbox
-(`open_tools`) and answer with a `FinalTravelPlan` (`plan.py`); `evaluate` scores each delivered plan with the
-official metrics (`evaluation.evaluate_plan`): the whole result is the evaluation's details, and each binary metric
-of the constraint dimension is a verdict. Prompts are tripbench's own (`prompts.py`).
+format; a task's id is the query's uid and its input the query object (`dataset`). The paper's strategies
+(`agents.paper`) follow the official protocol: what the model sees, the calls, sampling and answer parsing; the tool
+agents (`agents.react`) get the sandbox (`open_tools`). All answer with a `FinalTravelPlan` (`plan.py`); `evaluate`
+scores each delivered plan with the official metrics (`evaluation.evaluate_plan`): the whole result is the
+evaluation's details, and each binary metric of the constraint dimension is a verdict. Prompts are tripbench's own
+(`prompts.py`).
+
+The settings that change what a model is sent or how its answer is read (`PROTOCOL`, `parsing`, `sampling`) are
+written into the run's stored spec (`identity`), so a run is never resumed under other ones, a run made before the
+paper's protocol included.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,11 +37,13 @@ from benchmarks.base import (
 )
 from benchmarks.reporting import ReportSections
 from benchmarks.traveleval import dataset, paths
-from benchmarks.traveleval.agents.direct import COT, DIRECT
-from benchmarks.traveleval.agents.react import ReactLimits, react, reflexion
+from benchmarks.traveleval.agents.paper import paper_strategies
+from benchmarks.traveleval.agents.react import ReactLimits, react_tools, reflexion_tools
+from benchmarks.traveleval.agents.sampling import SamplingSource, official_sampling
 from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, evaluate_plan, make_distances
 from benchmarks.traveleval.offline import known
+from benchmarks.traveleval.plan import Parsing
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
@@ -44,6 +52,9 @@ from errors import DataError
 NAME = "traveleval"
 CONSTRAINT = "constraint"
 """The metric group whose metrics are binary: each is a verdict (1 passed, 0 failed)."""
+PROTOCOL: Final = "paper-1"
+"""The revision of what TravelEval's strategies send (prompts, calls): `paper-1`, the paper's protocol. Runs made
+before it have none in their spec, so they are not resumed with it."""
 
 
 class TravelEvalOptions(BaseModel):
@@ -57,14 +68,23 @@ class TravelEvalOptions(BaseModel):
     distance: Literal["amap", "offline", "auto"] = "auto"
     """Distances for the spatial and transfer metrics: the Gaode (AMap) web API (key from `AMAP_API_KEY`), the
     sandbox's coordinates, or `auto`: amap when a key is set, else offline."""
+    parsing: Parsing = "official"
+    """How a plan is read out of an answer: `official`, as the official pipeline (the first ```json block, else the
+    whole text; one retry with single quotes made double; `query_uid` required), or `lenient` (any fenced block, else
+    the largest JSON object in the text; a missing `query_uid` filled in), which fails less often than the paper."""
+    sampling: SamplingSource = "official"
+    """Sampling of the paper's strategies: `official` (temperature 1.3, 1.0 for Claude models; max_tokens 8192) or
+    `provider` (none sent: the provider's defaults). A spec's `[sampling]` or `models[]` values win over both."""
+    protocol: Literal["paper-1"] = PROTOCOL
+    """What the strategies send (`PROTOCOL`); tripbench writes it into the run's spec, a spec need not."""
     max_steps: int = Field(default=30, ge=1)
-    """ReAct steps (model calls) per attempt."""
+    """react-tools: steps (model calls) per attempt."""
     max_retries: int = Field(default=3, ge=1)
-    """Failed tool calls of one kind since the last successful one that end a ReAct attempt."""
+    """react-tools: failed tool calls of one kind since the last successful one that end an attempt."""
     same_action_limit: int = Field(default=3, ge=2)
-    """Identical tool calls in a row that end a ReAct attempt."""
+    """react-tools: identical tool calls in a row that end an attempt."""
     max_reflections: int = Field(default=3, ge=0)
-    """reflexion: new attempts after failed ones, each after a reflection."""
+    """reflexion-tools: new attempts after failed ones, each after a reflection."""
     standardize_names: bool = False
     """Rename a plan's places to the database's spelling before scoring, as the official pipeline's POI cleaning does
     before its evaluator (`run.py`); off: plans are scored as the model wrote them (the evaluator alone)."""
@@ -101,11 +121,28 @@ class TravelEvalBenchmark(Benchmark):
         return tasks
 
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:
-        """`direct`, `cot`, `react`, `reflexion`."""
+        """The paper's `direct`, `cot`, `react`, `reflexion`; beyond it, `react-tools` and `reflexion-tools`."""
         opts = _options(options)
         limits = ReactLimits(max_steps=opts.max_steps, max_retries=opts.max_retries,
                              same_action_limit=opts.same_action_limit)
-        return [DIRECT, COT, react(limits), reflexion(limits, opts.max_reflections)]
+        return [*paper_strategies(opts.parsing, opts.sampling), react_tools(limits, opts.parsing),
+                reflexion_tools(limits, opts.max_reflections, opts.parsing)]
+
+    def identity(self, options: BaseModel) -> dict[str, str]:
+        """The protocol, parsing and sampling: stored with the run's spec, compared on resume."""
+        opts = _options(options)
+        return {"protocol": opts.protocol, "parsing": opts.parsing, "sampling": opts.sampling}
+
+    def model_settings(self, options: BaseModel, model: str) -> dict[str, str]:
+        """What the paper's strategies send `model` (shown by `tripbench run --dry-run`)."""
+        opts = _options(options)
+        if opts.sampling == "official":
+            temperature, max_tokens = official_sampling(model)
+            sent = f"temperature {temperature:.1f}, max_tokens {max_tokens} (official by model family)"
+        else:
+            sent = "no temperature or max_tokens (the provider's defaults)"
+        return {name: f"{sent}; {opts.parsing} parsing"
+                for name in ("direct", "cot", "react", "reflexion")}
 
     def open_tools(self, options: BaseModel) -> Sandbox:
         """The sandbox every rollout of the run shares (built first if missing or stale; safe across threads)."""

@@ -7,6 +7,10 @@ for tripbench from that description. As there, validation is pydantic's default 
 object, as in the official schema (`ActivityDetails` lists the keys the evaluator reads from it).
 
 The evaluator reads plans as raw JSON objects, not through this schema: a plan that fails here may still be scored.
+
+Two ways of reading a plan out of an answer (`read_plan`): `official` (the default), as the official pipeline does,
+and `lenient`, which finds a plan in more answers (any fenced block, else the largest JSON object in the text), so
+its parse-failure rates are lower than the paper's.
 """
 
 from __future__ import annotations
@@ -163,10 +167,59 @@ class PlanError(Exception):
 
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
+_JSON_FENCE = "```json"
+_OFFICIAL_BLOCK = re.compile(r"```json(.*?)```", re.DOTALL)
+
+Parsing = Literal["official", "lenient"]
+PARSINGS: tuple[Parsing, ...] = ("official", "lenient")
+
+
+def read_plan(text: str, parsing: Parsing, *, query_uid: str) -> FinalTravelPlan:
+    """The plan in a model's answer, read the `official` way (`parse_plan_official`) or the `lenient` one
+    (`parse_plan`, which also fills in a missing `query_uid`).
+
+    Raises:
+        PlanError: no plan in the text.
+    """
+    return parse_plan_official(text) if parsing == "official" else parse_plan(text, query_uid=query_uid)
+
+
+def parse_plan_official(text: str) -> FinalTravelPlan:
+    """The plan as the official pipeline reads an answer (`core/utils/output_handler.py`): when the text has a
+    "```json" fence, what lies between the first one and the next closing fence (nothing: no plan); else the whole
+    text. That must be JSON, or JSON once every single quote is made a double one (one retry), and an object that
+    fits the schema, `query_uid` included.
+
+    Raises:
+        PlanError: the official pipeline would have put the answer among its failed plans.
+    """
+    if _JSON_FENCE in text:
+        block = _OFFICIAL_BLOCK.search(text, text.find(_JSON_FENCE))
+        part = block.group(1).strip() if block else ""
+        if not part:
+            raise PlanError("a ```json fence with no closing fence or nothing in it")
+    else:
+        part = text.strip()
+    try:
+        try:
+            found = json.loads(part)
+        except json.JSONDecodeError:
+            found = json.loads(part.replace("'", '"'))
+    except json.JSONDecodeError as exc:
+        raise PlanError(f"not JSON, even with single quotes made double ({exc})") from None
+    except RecursionError:
+        raise PlanError("not JSON (nested too deeply)") from None
+    if not isinstance(found, dict):
+        raise PlanError(f"the JSON is {type(found).__name__}, not an object")
+    try:
+        return FinalTravelPlan.model_validate(found)
+    except ValidationError as exc:
+        raise PlanError(_describe(exc)) from None
 
 
 def parse_plan(text: str, *, query_uid: str | None = None) -> FinalTravelPlan:
-    """The plan in a model's answer: a JSON object, bare or in a fenced block, with text around it or not.
+    """The plan in a model's answer, read leniently (the `lenient` parsing): a JSON object, bare or in a fenced
+    block, with text around it or not.
 
     The object taken is the first fenced block that is a JSON object, else the largest top-level JSON object in the
     text.

@@ -1,17 +1,27 @@
 """TravelEval's prompts: tripbench's own texts, and the contract the offline models answer by.
 
 The official repository (onlycwy11/TravelEval) has no license, so none of its prompts is used here: every text in
-this module is tripbench's own, written from the facts of the official setup (a travel-planner role, the intercity
-stations the plan must use, a zero-shot chain-of-thought variant, a ReAct variant, a reflection step, and the
-`FinalTravelPlan` JSON as the answer). Numbers from these prompts are not the paper's numbers.
+this module is tripbench's own, written from the facts of the official setup (`agent/main.py`, `agent/strategies/`).
+
+The paper's protocol (the default strategies `direct`, `cot`, `react`, `reflexion`): the model sees what the
+official agents see and nothing more. The system message holds a travel-planner role, the strategy's instructions,
+the intercity stations the plan must use and the `FinalTravelPlan` format (`paper_system`); the user message holds
+the query's uid and its request in Chinese, as the traveller wrote it, and the strategy's closing sentence
+(`paper_user`). Not the query's structured fields, dates, tags or English translation. `reflexion`'s second call
+(`critique_prompt`) holds only the first plan, the critique's instructions and the format.
+
+The tool agents (`react-tools`, `reflexion-tools`, beyond the paper) see the same uid and request, the tools, the
+stations and the plan format (`react_prompt`).
 
 The contract (the offline models in `offline/models.py` rely on it, so changes must keep it):
 
-- Every prompt a strategy sends has, as one line of its last user message, `QUERY_JSON: {...}`: the task's query
-  object as compact JSON, uid included (`query_line`); `find_query` recovers it from a prompt.
-- `prompt_kind` tells which strategy step a prompt is for: `direct`, `cot`, `react` or `reflect`.
-- A ReAct prompt is one user message holding the query, the tools, and the steps so far (the scratchpad). The model
-  answers with one step and is stopped before it writes an observation itself:
+- Every prompt a strategy sends names its query's uid in its last user message: a line `Query uid: <uid>`
+  (`find_uid`), or, in a critique prompt, the first plan's `"query_uid"`. The offline models look the query up by
+  that uid among the tasks loaded (`offline/known.py`).
+- `prompt_kind` tells which step a prompt is for: `direct`, `cot`, `react`, `critique` (the paper's), or
+  `react-tools` and `reflect` (the tool agents').
+- A tool agent's prompt is one user message holding the request, the tools, and the steps so far (the
+  scratchpad). The model answers with one step and is stopped before it writes an observation itself:
 
       Thought: <reasoning>
       Action: <tool> <JSON object of arguments>
@@ -34,7 +44,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-QUERY_PREFIX = "QUERY_JSON: "
+UID_PREFIX = "Query uid: "
+"""The line that names the query in every user message but a critique's (`find_uid`)."""
 FINISH = "finish"
 """The ReAct action that ends the episode; its argument is the plan."""
 NO_STEPS_YET = "Steps so far: none yet."
@@ -42,7 +53,8 @@ NO_STEPS_YET = "Steps so far: none yet."
 OBSERVATION_STOP = "\nObservation"
 """Stop sequence of ReAct calls: the model writes one Thought and one Action, never the tool's answer."""
 
-PromptKind = Literal["direct", "cot", "react", "reflect"]
+PromptKind = Literal["direct", "cot", "react", "critique", "react-tools", "reflect"]
+PaperKind = Literal["direct", "cot", "react"]
 
 PLAN_FORMAT = """\
 The plan is one JSON object with exactly this structure (all money in RMB, times "HH:MM", dates "YYYY-MM-DD"):
@@ -103,11 +115,38 @@ rhythm), its dates, the number of days and travellers, and the budget.
 
 """
 
-DIRECT_TASK = "Answer with the plan only: one JSON object in a ```json fence, nothing else."
-COT_TASK = ("Think it through step by step before answering: (1) what the travellers need and must avoid, (2) which "
-            "transport, hotel, attractions and restaurants fit, (3) a day-by-day schedule without clashes, (4) the "
-            "costs against the budget. Write this reasoning first, then the plan as one JSON object in a ```json "
-            "fence.")
+PAPER_ROLE = ("You are an experienced travel planner, and you know every point of interest of the destination city "
+              "from a complete database of them.")
+NAMES_RULE = ("Name places by their standard names, as the database spells them (for example 故宫博物院, "
+              "上海迪士尼度假区).")
+PAPER_RULES: dict[PaperKind, str] = {
+    "direct": f"Instructions:\n1. Give the plan in exactly the JSON format below.\n2. {NAMES_RULE}",
+    "cot": (f"Instructions:\n1. {NAMES_RULE}\n2. Before the final answer, reason it through in plain words, in this "
+            "order: (a) what the travellers need, and which limits (budget, days, group) and preferences they state; "
+            "(b) which transport, hotel, attractions and restaurants fit, and why; (c) a day-by-day schedule without "
+            "clashes; (d) the costs, checked against the budget (change the plan if it is over).\n3. Then give the "
+            "final plan in exactly the JSON format below."),
+    "react": (f"Instructions:\n1. {NAMES_RULE}\n2. Work in at most 3 rounds, each written by you as three lines:\n"
+              "   Thought: where the planning stands and what to settle next (e.g. the hotel for the first night).\n"
+              "   Action: the decision or the data the next step needs (e.g. pick a family-friendly hotel, add up "
+              "the costs so far).\n"
+              "   Observation: your own answer to that step, from common sense and reasoning (no tool is run for "
+              "you).\n3. Once route, hotel, transport and budget are all settled, give the final plan in exactly "
+              "the JSON format below."),
+}
+"""Each paper strategy's instructions in its system message."""
+PAPER_CLOSING: dict[PaperKind, str] = {
+    "direct": "Plan this trip now, and answer with valid JSON.",
+    "cot": "Show your reasoning first, then give the final plan.",
+    "react": "Begin your Thought / Action / Observation rounds, and end with the plan as JSON in the required format.",
+}
+"""Each paper strategy's last sentence of the user message (what `prompt_kind` recognises)."""
+CRITIQUE_TASK = ("You review travel plans. Reflect critically on the plan below: first (1) what it does well, (2) the "
+                 "problems and risks you find (a budget overrun, times too tight, a detour, a poor fit for the "
+                 "travellers), (3) what to fix first, in order of priority. After this reflection, write the revised "
+                 "plan in exactly the same JSON format.")
+"""`reflexion`'s second call: a critique of the first plan, then the plan again."""
+
 REACT_TASK = ("Solve this with interleaved Thought and Action steps. Each reply is exactly one step: a line "
               "'Thought: ...' and a line 'Action: <tool> <JSON arguments>'. You will be given the tool's answer as "
               "the next Observation. When you know enough, reply with the action 'finish' followed by the whole plan "
@@ -116,35 +155,26 @@ REFLECT_TASK = ("Your previous attempt at this trip did not produce an acceptabl
                 "went wrong and what you will do differently next time. Answer with the reflection only, no plan.")
 
 _TASKS: tuple[tuple[PromptKind, str], ...] = (
-    ("reflect", REFLECT_TASK), ("react", REACT_TASK), ("cot", COT_TASK), ("direct", DIRECT_TASK))
+    ("critique", CRITIQUE_TASK), ("reflect", REFLECT_TASK), ("react-tools", REACT_TASK),
+    ("react", PAPER_CLOSING["react"]), ("cot", PAPER_CLOSING["cot"]), ("direct", PAPER_CLOSING["direct"]))
+_UID_IN_PLAN = re.compile(r'"query_uid"\s*:\s*"([^"\\]+)"')
 _ACTION = re.compile(r"^[ \t]*Action[ \t]*\d*[ \t]*:[ \t]*([A-Za-z_]+)(.*)", re.MULTILINE | re.DOTALL)
 _THOUGHT = re.compile(r"^\s*Thought\s*\d*\s*:\s*", re.IGNORECASE)
 
 
-def query_line(query: Mapping[str, Any]) -> str:
-    """The query as the one line every prompt carries: `QUERY_JSON: ` and the query object as compact JSON.
-
-    Args:
-        query: The task's query object (the record of the query file, `uid` included).
-    """
-    return QUERY_PREFIX + json.dumps(query, ensure_ascii=False, separators=(",", ":"))
-
-
-def find_query(prompt: str) -> dict[str, Any] | None:
-    """The query object of the first `QUERY_JSON:` line of a prompt; None when there is none or it is not an object."""
+def find_uid(prompt: str) -> str | None:
+    """The uid a prompt names: its first `Query uid:` line, else (a critique) the first `"query_uid"` of the plan in
+    it; None when there is neither."""
     for line in prompt.splitlines():
-        if line.startswith(QUERY_PREFIX):
-            try:
-                found = json.loads(line[len(QUERY_PREFIX):])
-            except ValueError:
-                return None
-            return found if isinstance(found, dict) else None
-    return None
+        if line.startswith(UID_PREFIX):
+            return line[len(UID_PREFIX):].strip() or None
+    found = _UID_IN_PLAN.search(prompt)
+    return found.group(1) if found else None
 
 
 def prompt_kind(prompt: str) -> PromptKind | None:
     """Which step a prompt (a last user message) asks for; None for a prompt not made here."""
-    if find_query(prompt) is None:
+    if find_uid(prompt) is None:
         return None
     return next((kind for kind, task in _TASKS if task in prompt), None)
 
@@ -154,14 +184,30 @@ def stations_text(stations: Iterable[str]) -> str:
     return "Intercity travel must depart from and arrive at these stations or airports: " + "、".join(stations)
 
 
-def system_prompt(stations: Iterable[str]) -> str:
-    """The system message of the direct and chain-of-thought strategies: role, rules, stations, plan format."""
-    return f"{PLANNER_ROLE}{stations_text(stations)}\n\n{PLAN_FORMAT}"
+def paper_system(kind: PaperKind, stations: Iterable[str]) -> str:
+    """The system message of a paper strategy: role, the strategy's instructions, stations, plan format."""
+    return f"{PAPER_ROLE}\n\n{PAPER_RULES[kind]}\n\n{stations_text(stations)}\n\n{PLAN_FORMAT}"
+
+
+def paper_user(query: Mapping[str, Any], kind: PaperKind) -> str:
+    """The user message of a paper strategy: the query's uid and its request in Chinese, and the closing sentence."""
+    return f"{request_text(query)}\n\n{PAPER_CLOSING[kind]}"
+
+
+def critique_prompt(plan: Mapping[str, Any]) -> str:
+    """`reflexion`'s second call, one user message: the critique's instructions, the first plan (as JSON), and the
+    plan format. It shows neither the request nor the stations, as the official critique does not."""
+    return f"{CRITIQUE_TASK}\n\nThe plan:\n{json.dumps(plan, ensure_ascii=False)}\n\n{PLAN_FORMAT}"
+
+
+def request_text(query: Mapping[str, Any]) -> str:
+    """What every prompt tells of the query: its uid and the request as the traveller wrote it (in Chinese)."""
+    return f"{UID_PREFIX}{query.get('uid', '')}\nRequest: {query.get('nature_language', '')}"
 
 
 def request_prompt(query: Mapping[str, Any], task: str) -> str:
-    """A user message: the query line, the request in the traveller's words, and the task sentence."""
-    return f"{query_line(query)}\nRequest: {query.get('nature_language', '')}\n\n{task}"
+    """A tool agent's user message begins with the request, then the task sentence."""
+    return f"{request_text(query)}\n\n{task}"
 
 
 def react_prompt(query: Mapping[str, Any], tools: str, stations: Iterable[str], scratchpad: str,
@@ -185,7 +231,7 @@ def react_prompt(query: Mapping[str, Any], tools: str, stations: Iterable[str], 
 
 def reflect_prompt(query: Mapping[str, Any], scratchpad: str, failure: str) -> str:
     """The reflexion step's user message: the failed attempt's steps and why it failed."""
-    return (f"{query_line(query)}\nRequest: {query.get('nature_language', '')}\n\n"
+    return (f"{request_text(query)}\n\n"
             f"Your previous attempt:{scratchpad or ' no steps.'}\n\nWhy it failed: {failure}\n\n{REFLECT_TASK}")
 
 

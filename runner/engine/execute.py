@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -111,6 +112,8 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
     folder = spec_path.absolute().parent  # relative paths in a spec are relative to its file, printed resolved
     benchmark = get_benchmark(spec.benchmark)
     options = parse_options(benchmark.options_model, spec.options, source, relative_to=folder)
+    if identity := benchmark.identity(options):  # stored with the spec, so resuming compares them (check_resume)
+        spec = spec.model_copy(update={"options": {**spec.options, **identity}})
     splits = benchmark.splits  # checked here, once for all benchmarks
     if spec.split is not None and splits and spec.split not in splits:
         raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
@@ -250,10 +253,25 @@ def check_resume(previous: dict[str, Any] | None, spec: RunSpec, source: str, fo
     except ValidationError:
         raise UserError(f"{source}: the run directory was started by an incompatible spec format; "
                         "use --force to continue anyway, or another --run-dir") from None
-    changed = changed_fields(before, spec.result_fields())
+    after = spec.result_fields()
+    changed = changed_fields(before, after)
     if changed:
-        raise UserError(f"{source}: the run directory was started with other settings for {', '.join(changed)}; "
-                        "its results would mix both: use another --run-dir, or --force to continue anyway")
+        values = "; ".join(f"{path}: {_shown(before, path)} then, {_shown(after, path)} now" for path in changed)
+        older = (" (a setting unset then may be one the tripbench that started the run did not have yet: it ran "
+                 "another way)" if any(_shown(before, path) == "unset" for path in changed) else "")
+        raise UserError(f"{source}: the run directory was started with other settings for {', '.join(changed)} "
+                        f"({values}){older}; its results would mix both: use another --run-dir, or --force to "
+                        "continue anyway")
+
+
+def _shown(fields: dict[str, Any], path: str) -> str:
+    """The value at a dotted path of `result_fields()`, short, for a message (`unset` when absent or None)."""
+    value: Any = fields
+    while path and isinstance(value, dict):  # keys may hold dots themselves (a model named gpt-4.1)
+        key = next((key for key in value if path == key or path.startswith(f"{key}.")), None)
+        value, path = (value[key], path[len(key) + 1:]) if key is not None else (None, "")
+    text = "unset" if value is None else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, progress_console: Console | None = None,

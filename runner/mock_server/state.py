@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from providers.scripted_replies import Completion, MockRequest, complete
+from providers.scripted_replies import Completion, MockRequest, NoReply, complete
 from providers.tokens import count_prompt_tokens
 from runner.mock_server.batch_book import BatchBook
 from runner.mock_server.config import Latency, MockConfig
@@ -129,6 +129,8 @@ class MockState:
                                                   self.config.context_wording))
         try:
             return chat, complete(chat, self.reply(chat), prompt_tokens)
+        except NoReply as exc:  # a request the reply function cannot answer: the client's to fix, never retried
+            raise Refused(400, wire.error(400, str(exc))) from None
         except Exception:  # a broken reply function is the server's fault: a 500 the client can see
             log.exception("mock server: the reply function failed")
             raise Refused(500, wire.error(500, "the mock server's reply function failed")) from None

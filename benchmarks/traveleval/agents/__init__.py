@@ -1,2 +1,4 @@
-"""TravelEval's strategies: `direct` and `cot` (one call), `react` (tool use) and `reflexion` (ReAct that reflects
-on a failed attempt and tries again). Each answers with the official `FinalTravelPlan` JSON."""
+"""TravelEval's strategies. The paper's (`paper.py`, the default protocol): `direct`, `cot` and `react` (one call
+each) and `reflexion` (the react call, then a critique that writes the plan again). Beyond the paper (`react.py`):
+`react-tools` and `reflexion-tools`, agents over the sandbox tools. Each answers with the official
+`FinalTravelPlan` JSON."""

@@ -1,19 +1,19 @@
-"""`react` and `reflexion`: a Thought / Action / Observation loop over the sandbox tools (`tools.py`) that ends with
-the `finish` action and the plan (the format is in `prompts.py`).
+"""`react-tools` and `reflexion-tools`, tool agents beyond the paper: a Thought / Action / Observation loop over the
+sandbox tools (`tools.py`) that ends with the `finish` action and the plan (the format is in `prompts.py`).
 
 Every step re-sends one user message with the query, the tools, the plan format and the scratchpad of earlier steps,
 and stops the model before it writes an observation itself. An attempt ends with the plan (parsed as `direct`'s),
 or on a limit: `max_steps` steps, `max_retries` failed calls of one kind (invalid actions, bad arguments) since the
 last successful call, or the same call `same_action_limit` times in a row (not executed the last time).
 
-`reflexion` is the same loop with up to `max_reflections` more attempts: after an attempt that failed (any status
+`reflexion-tools` is the same loop with up to `max_reflections` more attempts: after an attempt that failed (any status
 but `delivered`, or a plan that contradicts the query on its face, `reflexion.plan_problems`), the model is asked
 to reflect on it, and the next attempt's prompt lists every reflection so far. The rollout keeps the last attempt's
 outcome and every attempt's steps.
 
-The official `ReAct&Reflection` strategy differs: one call in which the model imagines its own observations, then
-always one reflection call that writes the plan again. Here observations come from the sandbox, and a reflection
-follows only a failed attempt, so `react` and `reflexion` are two strategies.
+The paper's `react` and `reflexion` (`paper.py`) differ: one call in which the model imagines its own observations,
+then always one critique call that writes the plan again. Here observations come from the sandbox, and a reflection
+follows only a failed attempt. These agents send the provider's sampling defaults (a spec's `[sampling]` applies).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from benchmarks.traveleval import prompts
 from benchmarks.traveleval.agents import statuses
 from benchmarks.traveleval.agents.answer import conclude
 from benchmarks.traveleval.agents.reflexion import failure_of, reflect
+from benchmarks.traveleval.plan import Parsing
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from benchmarks.traveleval.tools import (
     ARGUMENT_ERROR,
@@ -60,7 +61,7 @@ class Attempt:
 
 
 async def react_attempt(model: ChatModel, sandbox: Sandbox, task: Task, limits: ReactLimits,
-                        reflections: tuple[str, ...] = (), number: int = 1) -> Attempt:
+                        reflections: tuple[str, ...] = (), number: int = 1, parsing: Parsing = "official") -> Attempt:
     """One ReAct attempt at a task.
 
     Args:
@@ -70,6 +71,7 @@ async def react_attempt(model: ChatModel, sandbox: Sandbox, task: Task, limits: 
         limits: When the attempt gives up.
         reflections: Lessons from earlier attempts, shown in the prompt.
         number: The attempt's number, recorded in each step.
+        parsing: How the plan after `finish` is read (`plan.read_plan`).
     """
     query = task.input
     stations = intercity_stations(sandbox, query["start_city"], query["target_city"])
@@ -100,7 +102,7 @@ async def react_attempt(model: ChatModel, sandbox: Sandbox, task: Task, limits: 
             entry.update(thought=action.thought, action=action.name, arguments=action.arguments)
             if action.name == prompts.FINISH:
                 scratchpad += prompts.format_step(n, reply, None)
-                return Attempt(conclude(action.answer, steps, task.id, response.finish_reason), scratchpad)
+                return Attempt(conclude(action.answer, steps, task.id, response.finish_reason, parsing), scratchpad)
             call = action.name + json.dumps(action.arguments, sort_keys=True, ensure_ascii=False)
             repeats = repeats + 1 if call == last_call else 1
             last_call = call
@@ -124,18 +126,20 @@ async def react_attempt(model: ChatModel, sandbox: Sandbox, task: Task, limits: 
 
 @dataclass(frozen=True, slots=True)
 class ReactStrategy:
-    """`react` (`max_reflections` 0) and `reflexion` (a reflection and a new attempt after each failed one)."""
+    """`react-tools` (`max_reflections` 0) and `reflexion-tools` (a reflection and a new attempt after each failed
+    one)."""
 
     name: str
     description: str
     limits: ReactLimits = ReactLimits()
     max_reflections: int = 0
+    parsing: Parsing = "official"
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         reflections: tuple[str, ...] = ()
         steps: list[dict[str, Any]] = []
         for number in range(1, self.max_reflections + 2):
-            attempt = await react_attempt(model, tools, task, self.limits, reflections, number)
+            attempt = await react_attempt(model, tools, task, self.limits, reflections, number, self.parsing)
             steps += attempt.result.steps
             failure = failure_of(attempt.result, task.input)
             if failure is None or number > self.max_reflections:
@@ -147,10 +151,10 @@ class ReactStrategy:
         return attempt.result
 
 
-def react(limits: ReactLimits) -> ReactStrategy:
-    return ReactStrategy("react", "ReAct over the sandbox tools, then finish with the plan JSON", limits)
+def react_tools(limits: ReactLimits, parsing: Parsing = "official") -> ReactStrategy:
+    return ReactStrategy("react-tools", "beyond the paper: ReAct over the sandbox tools", limits, parsing=parsing)
 
 
-def reflexion(limits: ReactLimits, max_reflections: int) -> ReactStrategy:
-    return ReactStrategy("reflexion", f"react, reflecting on a failed attempt and retrying ({max_reflections} max)",
-                         limits, max_reflections)
+def reflexion_tools(limits: ReactLimits, max_reflections: int, parsing: Parsing = "official") -> ReactStrategy:
+    return ReactStrategy("reflexion-tools", f"beyond the paper: react-tools, reflects and retries ({max_reflections} "
+                         "max)", limits, max_reflections, parsing)

@@ -1,4 +1,4 @@
-"""The reflection step of `reflexion`: when an attempt counts as failed, and the call that reflects on it."""
+"""The reflection step of `reflexion-tools`: when an attempt counts as failed, and the call that reflects on it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""The TravelEval prompts the offline models can answer: those of the tasks this process loaded.
+"""The TravelEval prompts the offline models can answer: those of the tasks this process loaded, by uid.
 
-The sandbox is not in the prompt: loading tasks (`remember`, which the benchmark calls) tells this module which data
-folder holds each query's sandbox, so the models answer the prompts of a run's or the demo's tasks, and leave every
-other prompt to the other benchmarks.
+A prompt names its query only by uid (`prompts.find_uid`), as the official agents' prompts do: loading tasks
+(`remember`, which the benchmark calls) tells this module each uid's query and the data folder of its sandbox. A
+process that loaded none (a standalone `tripbench mock-server`) looks the uid up once in the data home's query
+files (`query_for`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from benchmarks.base import Task
 _TASK_FIELDS = ("group", "step")
 """Fields a task adds to the query record (progressive split); not part of what identifies the query."""
 
-_folders: dict[str, Path] = {}
+_queries: dict[str, dict[str, tuple[Mapping[str, Any], Path]]] = {}
+"""uid -> query key -> (query, data folder), newest last: two query files may use one uid for other queries."""
+_looked_in_home = False
 
 
 def query_key(query: Mapping[str, Any]) -> str:
@@ -30,9 +33,32 @@ def remember(tasks: Iterable[Task], data_dir: Path) -> None:
     missing, at the first answer)."""
     folder = Path(data_dir).resolve()
     for task in tasks:
-        _folders[query_key(task.input)] = folder
+        same_uid = _queries.setdefault(str(task.input.get("uid", task.id)), {})
+        key = query_key(task.input)
+        same_uid.pop(key, None)  # loaded again: the newest
+        same_uid[key] = (task.input, folder)
 
 
-def folder_for(query: Mapping[str, Any]) -> Path | None:
-    """The data folder of a remembered query (None: not one)."""
-    return _folders.get(query_key(query))
+def query_for(uid: str, prompt: str = "") -> tuple[Mapping[str, Any], Path] | None:
+    """The query of a uid and its data folder (None: not one this process knows, nor the data home). Of several
+    queries with this uid, the one whose request the prompt quotes, else the one loaded last."""
+    global _looked_in_home
+    if uid not in _queries and not _looked_in_home:
+        _looked_in_home = True
+        _remember_home()
+    found = list(_queries.get(uid, {}).values())
+    quoted = [entry for entry in found if entry[0].get("nature_language") and entry[0]["nature_language"] in prompt]
+    return (quoted or found)[-1] if found else None
+
+
+def _remember_home() -> None:
+    """The data home's TravelEval queries, every split (none when it has no TravelEval data)."""
+    from benchmarks.traveleval import dataset, paths
+    from errors import UserError
+
+    data_dir = paths.data_dir()
+    for split in ("all", "progressive"):
+        try:
+            remember(dataset.load_tasks(data_dir, split), data_dir)
+        except UserError:  # no data there: nothing to answer from
+            return

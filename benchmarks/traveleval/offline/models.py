@@ -1,14 +1,17 @@
 """TravelEval's answers for the offline models: `offline:oracle` gives the plan `plan_builder` builds from the sandbox,
 `offline:noisy[?seed=N&rate=R]` the same plan with one known mistake in a share `rate` of the queries (`mistakes`).
 
-A prompt is recognised by its `QUERY_JSON:` line (`prompts.find_query`); the models answer those of the tasks this
-process loaded, from their data folder's sandbox (`known`). `RESPONDER` is the benchmark's `offline` part.
+A prompt is recognised by the uid it names (`prompts.find_uid`), looked up among the tasks this process loaded, or
+else the data home's queries (`known`); the plan comes from that data folder's sandbox. `RESPONDER` is the
+benchmark's `offline` part.
 
-How each strategy's prompt is answered (`prompts.prompt_kind`):
+How each step's prompt is answered (`prompts.prompt_kind`):
 * `direct`: the plan in a ```json fence;
 * `cot`: a few lines of reasoning (the legs, hotel and days chosen), then the plan;
-* `react`: one look-up of the destination's attractions at the first step, then `finish` with the plan;
-* `reflect`: one sentence of reflection (the next attempt gives the same plan: these models do not learn).
+* `react` (the paper's single call): three Thought / Action / Observation rounds it writes itself, then the plan;
+* `critique` (reflexion's second call): a short critique, then the same plan (these models do not learn);
+* `react-tools`: one look-up of the destination's attractions at the first step, then `finish` with the plan;
+* `reflect`: one sentence of reflection (the next attempt gives the same plan).
 A query the sandbox has no leg or hotel for gets a sentence saying so (a parse failure, as a real model's would be).
 """
 
@@ -24,7 +27,7 @@ from typing import Any
 from benchmarks.base import Responder
 from benchmarks.offline import oracle_or_noisy
 from benchmarks.traveleval import prompts
-from benchmarks.traveleval.offline.known import folder_for, query_key
+from benchmarks.traveleval.offline.known import query_for, query_key
 from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.sandbox.build import ensure_index
@@ -32,6 +35,8 @@ from benchmarks.traveleval.sandbox.sandbox import Sandbox
 
 NO_PLAN = "I could not find an intercity connection or a hotel for this trip, so I cannot give a plan."
 REFLECTION = "I will check every preference, the opening hours and the costs against the budget before answering."
+CRITIQUE = ("1. Strengths: the legs, the hotel and the days fit the request.\n2. Problems: none that I can see.\n"
+            "3. Priorities: keep the plan as it is.")
 FIRST_STEP = "Steps so far: none yet."
 """How a ReAct prompt with no step yet ends (`prompts.react_prompt`)."""
 
@@ -69,25 +74,43 @@ def _reasoning(plan: Mapping[str, Any]) -> str:
 
 
 def reply_for(model: str, prompt: str) -> str | None:
-    """The offline model's answer to a TravelEval prompt of a remembered task (None: not one)."""
-    query = prompts.find_query(prompt)
+    """The offline model's answer to a TravelEval prompt of a known query (None: not one)."""
+    uid = prompts.find_uid(prompt)
     kind = prompts.prompt_kind(prompt)
-    folder = folder_for(query) if query is not None else None
-    if query is None or kind is None or folder is None:
+    found = query_for(uid, prompt) if uid is not None and kind is not None else None
+    if found is None or kind is None:
         return None
     validate(model)
+    query, folder = found
     if kind == "reflect":
         return REFLECTION
-    if kind == "react" and prompt.rstrip().endswith(FIRST_STEP):
+    if kind == "react-tools" and prompt.rstrip().endswith(FIRST_STEP):
         return prompts.format_action("search_attractions", {"city": query["target_city"]},
                                      thought="First I look at what there is to see at the destination.")
     text = _plan_text(folder, query_key(query), model)
     if text is None:
-        return NO_PLAN if kind != "react" else prompts.format_finish(NO_PLAN, thought="No plan is possible.")
-    if kind == "react":
+        return NO_PLAN if kind != "react-tools" else prompts.format_finish(NO_PLAN, thought="No plan is possible.")
+    if kind == "react-tools":
         return prompts.format_finish(text, thought="I have what I need for the plan.")
     fenced = f"```json\n{text}\n```"
-    return fenced if kind == "direct" else f"{_reasoning(json.loads(text))}\n\n{fenced}"
+    if kind == "direct":
+        return fenced
+    plan = json.loads(text)
+    before = _reasoning(plan) if kind == "cot" else _rounds(plan) if kind == "react" else CRITIQUE
+    return f"{before}\n\n{fenced}"
+
+
+def _rounds(plan: Mapping[str, Any]) -> str:
+    """The paper's ReAct call: three rounds the model writes itself, observations included."""
+    itinerary = plan["itinerary"]
+    legs = " and ".join(leg["details"]["transport_number"]
+                        for leg in itinerary["intercity_transport"]["transport_type"])
+    hotel = itinerary["accommodation"]["hotel_name"]
+    cost = itinerary["summary"]["calculated_total_cost"]
+    return (f"Thought: first the journey there and back.\nAction: choose the trains or flights.\nObservation: {legs}.\n"
+            f"Thought: then a hotel for the group.\nAction: choose a hotel.\nObservation: {hotel}.\n"
+            f"Thought: then the days and the costs.\nAction: schedule the days and add up the costs.\n"
+            f"Observation: {len(itinerary['daily_plans'])} days, {cost:.0f} in all.")
 
 
 validate = oracle_or_noisy(NoisyConfig.parse)

@@ -34,6 +34,7 @@ from benchmarks.base import Responder
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.offline.oracle import (
     MAX_STEPS,
+    NO_ANSWER,
     ReactPrompt,
     oracle_reply,
     read_react_prompt,
@@ -174,5 +175,5 @@ def _validate(model: str) -> None:
     reply_for(model, "")
 
 
-RESPONDER = Responder(_validate, reply_for, fallback=True)
+RESPONDER = Responder(_validate, reply_for, fallback=True, unrecognised=NO_ANSWER)
 """TravelPlanner's answers; the fallback, since the oracle answers any prompt as an agent would."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from pydantic import ValidationError
 
 from benchmarks.base import DELIVERED, RolloutResult
 from benchmarks.registry import get_benchmark
+from benchmarks.traveleval.agents.sampling import sampling_used
 from benchmarks.traveleval.agents.statuses import MAX_STEPS, PARSE_FAILURE
 from benchmarks.traveleval.benchmark import TravelEvalBenchmark, TravelEvalOptions
 from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS
@@ -37,25 +39,29 @@ def test_list_shows_the_splits_modes_and_strategies(traveleval_home: Path) -> No
     section = done.stdout.split("benchmark traveleval\n")[1].split("benchmark ")[0]
     assert ("  splits: easy, medium, hard, all, progressive\n  evaluator modes: official, corrected, no-queue\n"
             in section)
-    assert [line.split()[0] for line in section.splitlines()[3:]] == ["direct", "cot", "react", "reflexion"]
+    lines = section.splitlines()[3:9]
+    assert [line.split()[0] for line in lines] == ["direct", "cot", "react", "reflexion", "react-tools",
+                                                   "reflexion-tools"]
+    assert all("the paper's" in line for line in lines[:4]) and all("beyond the paper" in line for line in lines[4:])
 
 
 def test_a_cli_run_stores_the_evaluators_results_and_the_plans_it_reads(traveleval_home: Path,
                                                                        tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     done = tripbench(traveleval_home, "run", "--benchmark", "traveleval", "--split", "easy", "--limit", "3",
-                     "--model", "offline:oracle", "--strategies", "direct,react", "--run-dir", str(run_dir), "--quiet")
+                     "--model", "offline:oracle", "--strategies", "direct,react-tools", "--run-dir", str(run_dir),
+                     "--quiet")
     assert done.returncode == 0, done.stderr
     with load_run(run_dir) as results:
         rollouts = results.rollouts
         stored = results.evaluations("official")
-        react_steps = [results.steps(r.id) for r in rollouts if r.key.strategy == "react"]
+        react_steps = [results.steps(r.id) for r in rollouts if r.key.strategy == "react-tools"]
     assert sorted((r.key.strategy, r.key.task, r.status) for r in rollouts) == [
-        (strategy, f"T000{n}", DELIVERED) for strategy in ("direct", "react") for n in (1, 2, 3)]
-    # react looked something up in the sandbox before it finished
+        (strategy, f"T000{n}", DELIVERED) for strategy in ("direct", "react-tools") for n in (1, 2, 3)]
+    # react-tools looked something up in the sandbox before it finished
     assert all(steps[0]["action"] == "search_attractions" and steps[0]["error"] is None
                and steps[0]["observation"].split(" ")[1] == "attractions." for steps in react_steps)
-    for strategy in ("direct", "react"):
+    for strategy in ("direct", "react-tools"):
         submission = run_dir / "outputs" / "offline_oracle" / strategy / "submission.jsonl"
         scored = tripbench(traveleval_home, "evaluate", str(submission), "--benchmark", "traveleval", "--json")
         assert scored.returncode == 0, scored.stderr
@@ -69,6 +75,36 @@ def test_a_cli_run_stores_the_evaluators_results_and_the_plans_it_reads(travelev
             constraint = by_uid[rollout.key.task]["metrics"]["constraint"]
             assert [(v.group, v.constraint, v.passed) for v in evaluation.verdicts] == [
                 ("constraint", key, constraint[key] == 1) for key in CONSTRAINT_METRICS]
+
+
+def test_a_cli_run_of_the_papers_strategies_makes_the_official_calls_and_records_its_protocol(
+        traveleval_home: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    args = ("run", "--benchmark", "traveleval", "--split", "easy", "--limit", "3", "--model", "offline:oracle",
+            "--strategies", "direct,cot,react,reflexion", "--run-dir", str(run_dir), "--quiet")
+    done = tripbench(traveleval_home, *args)
+    assert done.returncode == 0, done.stderr
+    with load_run(run_dir) as results:
+        calls = {(r.key.strategy, r.key.task): len(results.calls(r.id)) for r in results.rollouts}
+        statuses = {r.status for r in results.rollouts}
+        spec = results.spec
+    assert statuses == {DELIVERED}
+    assert calls == {(strategy, f"T000{n}"): 2 if strategy == "reflexion" else 1
+                     for strategy in ("direct", "cot", "react", "reflexion") for n in (1, 2, 3)}
+    assert {key: spec["options"][key] for key in ("protocol", "parsing", "sampling")} == {
+        "protocol": "paper-1", "parsing": "official", "sampling": "official"}
+    assert sampling_used(spec) == {"offline:oracle": {"temperature": 1.3, "temperature_from": "official",
+                                                      "max_tokens": 8192, "max_tokens_from": "official"}}
+    # a run made before the paper's protocol (its stored spec has none of these options) is not resumed with it
+    with sqlite3.connect(run_dir / "results.sqlite") as db:
+        (stored,) = db.execute("SELECT spec FROM session ORDER BY id DESC LIMIT 1").fetchone()
+        old = json.loads(stored)
+        old["options"] = {}
+        db.execute("UPDATE session SET spec = ?", (json.dumps(old),))
+    again = tripbench(traveleval_home, *args)
+    assert again.returncode != 0 and "Traceback" not in again.stderr
+    assert "other settings for options.parsing, options.protocol, options.sampling" in again.stderr
+    assert 'options.protocol: unset then, "paper-1" now' in again.stderr and "did not have yet" in again.stderr
 
 
 def test_a_rollout_without_a_plan_fails_every_constraint_with_the_reason(traveleval_home: Path) -> None:
@@ -127,8 +163,12 @@ def test_options_are_checked(traveleval_home: Path) -> None:
     with pytest.raises(ValidationError, match="distance"):
         TravelEvalOptions.model_validate({"distance": "google"})
     strategies = TravelEvalBenchmark().strategies(TravelEvalOptions(max_steps=5, max_reflections=1))
-    assert [s.name for s in strategies] == ["direct", "cot", "react", "reflexion"]
-    assert "retrying (1 max)" in strategies[3].description
+    assert [s.name for s in strategies] == ["direct", "cot", "react", "reflexion", "react-tools", "reflexion-tools"]
+    assert "retries (1 max)" in strategies[5].description
+    with pytest.raises(ValidationError, match="parsing"):
+        TravelEvalOptions.model_validate({"parsing": "generous"})
+    with pytest.raises(ValidationError, match="protocol"):
+        TravelEvalOptions.model_validate({"protocol": "paper-0"})
 
 
 def test_the_tool_command_answers_as_the_agent_is_answered(traveleval_home: Path,
@@ -143,3 +183,22 @@ def test_the_tool_command_answers_as_the_agent_is_answered(traveleval_home: Path
                       ('finish {"query_uid": "T0001"}', "`finish` ends a rollout")):
         done = tripbench(traveleval_home, "tool", "--benchmark", "traveleval", bad)
         assert done.returncode == 1 and says in done.stderr and "Traceback" not in done.stderr
+
+
+def test_show_prompt_prints_what_the_model_sees_for_one_query(traveleval_home: Path) -> None:
+    query = json.loads((traveleval_home / "traveleval" / "data" / "queries" / "easy.json").read_text())["queries"][0]
+    shown = {}
+    for strategy, model in (("direct", "openai:gpt-4o"), ("reflexion", "anthropic:claude-sonnet-4-5")):
+        done = tripbench(traveleval_home, "tool", "--benchmark", "traveleval", "--show-prompt", strategy,
+                         query["uid"], "--model", model)
+        assert done.returncode == 0, done.stderr
+        shown[strategy] = done.stdout
+    assert shown["direct"].startswith("direct on T0001: 1 call(s), answered by offline:oracle (delivered)")
+    assert "=== call 1: temperature 1.3, max_tokens 8192 (for openai:gpt-4o) ===" in shown["direct"]
+    assert f"--- user ---\nQuery uid: T0001\nRequest: {query['nature_language']}\n" in shown["direct"]
+    assert query["dates"] not in shown["direct"] and query["nature_language_en"] not in shown["direct"]
+    assert shown["reflexion"].count("=== call") == 2 and "temperature 1.0" in shown["reflexion"]
+    for bad, says in ((("--show-prompt", "react", "T9999"), "no TravelEval query has uid 'T9999'"),
+                      (("--show-prompt", "planner", "T0001"), "unknown TravelEval strategy 'planner'")):
+        done = tripbench(traveleval_home, "tool", "--benchmark", "traveleval", *bad)
+        assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr

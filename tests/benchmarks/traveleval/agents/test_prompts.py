@@ -1,4 +1,5 @@
-"""The prompt contract the offline models rely on: the query line, prompt kinds, and the ReAct action format."""
+"""The prompt contract the offline models rely on: what each strategy shows of the query (its uid and Chinese
+request), prompt kinds, and the tool agents' action format."""
 
 from __future__ import annotations
 
@@ -26,32 +27,42 @@ def _staged_queries(data: Path) -> list[dict[str, Any]]:
     return found + [q for group in groups for q in group]
 
 
-def test_every_staged_query_round_trips_through_one_line(traveleval_data: Path) -> None:
+def test_the_paper_strategies_show_the_uid_and_the_chinese_request_and_nothing_else_of_the_query(
+        traveleval_data: Path) -> None:
     queries = _staged_queries(traveleval_data)
     assert len(queries) == 1150
     for query in queries:
-        line = prompts.query_line(query)
-        assert "\n" not in line and line.startswith("QUERY_JSON: {")
-        prompt = prompts.request_prompt(query, prompts.DIRECT_TASK)
-        assert prompts.find_query(prompt) == query
+        for kind in ("direct", "cot", "react"):
+            user = prompts.paper_user(query, kind)
+            assert user == (f"Query uid: {query['uid']}\nRequest: {query['nature_language']}\n\n"
+                            f"{prompts.PAPER_CLOSING[kind]}")
+            assert prompts.find_uid(user) == query["uid"] and prompts.prompt_kind(user) == kind
+            system = prompts.paper_system(kind, ["上海虹桥站"])
+            assert query["nature_language_en"] not in system + user and "QUERY_JSON" not in system + user
+        critique = prompts.critique_prompt({"query_uid": query["uid"], "itinerary": {}})
+        assert prompts.find_uid(critique) == query["uid"] and prompts.prompt_kind(critique) == "critique"
+        assert query["nature_language"] not in critique  # the critic sees only the plan
 
 
-def test_find_query_takes_the_first_line_and_rejects_what_is_not_an_object() -> None:
+def test_find_uid_takes_the_first_uid_line_else_the_plans() -> None:
     echoed = {**QUERY, "uid": "T9999"}
-    prompt = prompts.react_prompt(QUERY, "tools", ["上海虹桥站"], "\n\nStep 1:\n" + prompts.query_line(echoed))
-    assert prompts.find_query(prompt) == QUERY
-    assert prompts.find_query("no query here") is None
-    assert prompts.find_query("QUERY_JSON: [1, 2]") is None
-    assert prompts.find_query("QUERY_JSON: {broken") is None
-    assert prompts.find_query("  QUERY_JSON: {}") is None  # only at the start of a line
+    prompt = prompts.react_prompt(QUERY, "tools", ["上海虹桥站"], "\n\nStep 1:\n" + prompts.request_text(echoed))
+    assert prompts.find_uid(prompt) == "T0601"
+    assert prompts.find_uid('The plan:\n{"query_uid": "G01-2", "itinerary": {}}') == "G01-2"
+    assert prompts.find_uid("no query here") is None
+    assert prompts.find_uid("  Query uid: T0001") is None  # only at the start of a line
+    assert prompts.find_uid("Query uid: ") is None
 
 
 @pytest.mark.parametrize(("prompt", "kind"), [
-    (prompts.request_prompt(QUERY, prompts.DIRECT_TASK), "direct"),
-    (prompts.request_prompt(QUERY, prompts.COT_TASK), "cot"),
-    (prompts.react_prompt(QUERY, "tools", ["上海虹桥站"], "", reflections=["book the hotel first"]), "react"),
+    (prompts.paper_user(QUERY, "direct"), "direct"),
+    (prompts.paper_user(QUERY, "cot"), "cot"),
+    (prompts.paper_user(QUERY, "react"), "react"),
+    (prompts.critique_prompt({"query_uid": "T0601", "itinerary": {}}), "critique"),
+    (prompts.react_prompt(QUERY, "tools", ["上海虹桥站"], "", reflections=["book the hotel first"]), "react-tools"),
     (prompts.reflect_prompt(QUERY, "\n\nStep 1:\nThought: x", "no plan after 30 steps"), "reflect"),
-    (prompts.DIRECT_TASK, None),  # a task sentence without a query line is not ours
+    (prompts.PAPER_CLOSING["direct"], None),  # a closing sentence without a uid is not ours
+    (prompts.request_text(QUERY), None),  # a uid without a task
 ])
 def test_prompt_kind(prompt: str, kind: str | None) -> None:
     assert prompts.prompt_kind(prompt) == kind

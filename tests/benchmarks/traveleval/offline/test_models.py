@@ -1,5 +1,6 @@
-"""The offline models answer each strategy's prompt (the prompts module's contract): the plan for direct and cot,
-one look-up then `finish` for ReAct, a sentence for a reflection; prompts of tasks not loaded are left to others."""
+"""The offline models answer each strategy's prompt (the prompts module's contract), finding the query by the uid the
+prompt names: the plan for the paper's strategies (after reasoning, rounds or a critique), one look-up then `finish`
+for react-tools, a sentence for a reflection; prompts of queries not loaded are left to others."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import pytest
 
 from benchmarks import offline
+from benchmarks.base import Task
 from benchmarks.registry import get_benchmark
 from benchmarks.traveleval import dataset, prompts
 from benchmarks.traveleval.offline import known, models
@@ -32,17 +34,21 @@ def _plan(reply: str) -> dict[str, object]:
     return parse_plan(reply).model_dump(mode="json")
 
 
-def test_direct_and_cot_answer_with_the_oracle_plan(queries: list[dict[str, object]],
-                                                    world_sandbox: Sandbox) -> None:
+def test_the_paper_strategies_get_the_oracle_plan(queries: list[dict[str, object]], world_sandbox: Sandbox) -> None:
     for query in queries:
         expected = build_plan(world_sandbox, query)
-        direct = offline.reply_for("oracle", prompts.request_prompt(query, prompts.DIRECT_TASK))
+        direct = offline.reply_for("oracle", prompts.paper_user(query, "direct"))
         assert direct.startswith("```json") and json.loads(direct.strip("`\n").removeprefix("json")) == expected
-        cot = offline.reply_for("oracle", prompts.request_prompt(query, prompts.COT_TASK))
+        cot = offline.reply_for("oracle", prompts.paper_user(query, "cot"))
         assert cot.startswith("1. Legs:") and _plan(cot) == _plan(direct)
+        react = offline.reply_for("oracle", prompts.paper_user(query, "react"))
+        assert react.startswith("Thought:") and react.count("Observation:") == 3 and _plan(react) == _plan(direct)
+        if expected is not None:
+            critique = offline.reply_for("oracle", prompts.critique_prompt(expected))
+            assert critique.startswith(models.CRITIQUE) and _plan(critique) == _plan(direct)
 
 
-def test_react_looks_once_then_finishes(queries: list[dict[str, object]], world_sandbox: Sandbox) -> None:
+def test_react_tools_looks_once_then_finishes(queries: list[dict[str, object]], world_sandbox: Sandbox) -> None:
     query = queries[0]
     stations = ["北京南站"]
     first = offline.reply_for("oracle", prompts.react_prompt(query, TOOLS_TEXT, stations, ""))
@@ -55,10 +61,22 @@ def test_react_looks_once_then_finishes(queries: list[dict[str, object]], world_
     assert reflection == models.REFLECTION
 
 
+def test_of_two_queries_with_one_uid_the_one_the_prompt_quotes_is_answered(
+        queries: list[dict[str, object]], world: TravelEvalWorld) -> None:
+    first, other = queries[0], queries[1]
+    twin = {**other, "uid": first["uid"]}  # another query file reusing the uid
+    known.remember([Task(id=str(twin["uid"]), input=twin)], world.folder)
+    try:
+        assert known.query_for(str(first["uid"]), prompts.paper_user(first, "direct"))[0] == first  # type: ignore[index]
+        assert known.query_for(str(first["uid"]), prompts.paper_user(twin, "direct"))[0] == twin  # type: ignore[index]
+    finally:
+        known.remember([Task(id=str(first["uid"]), input=first)], world.folder)  # the newest again
+
+
 def test_noisy_answers_carry_the_drawn_mistake(queries: list[dict[str, object]], world_sandbox: Sandbox) -> None:
     differing = 0
     for query in queries:
-        prompt = prompts.request_prompt(query, prompts.DIRECT_TASK)
+        prompt = prompts.paper_user(query, "direct")
         same = offline.reply_for("noisy?seed=0", prompt) == offline.reply_for("oracle", prompt)
         assert same == (injected_mistake(query, NoisyConfig(seed=0)) is None)
         differing += not same
@@ -68,7 +86,7 @@ def test_noisy_answers_carry_the_drawn_mistake(queries: list[dict[str, object]],
 
 def test_other_prompts_are_not_answered(queries: list[dict[str, object]]) -> None:
     unknown = {**queries[0], "uid": "T9999"}
-    assert models.reply_for("oracle", prompts.request_prompt(unknown, prompts.DIRECT_TASK)) is None
+    assert models.reply_for("oracle", prompts.paper_user(unknown, "direct")) is None
     assert models.reply_for("oracle", "Plan me a trip to Rome.") is None
 
 
