@@ -152,7 +152,7 @@ def test_import_of_something_else_names_the_layout(tmp_path: Path) -> None:
 def test_info_of_an_empty_home_creates_nothing(tmp_path: Path) -> None:
     info = data_info(tmp_path / "home")
     assert info == {"folder": str(tmp_path / "home" / "traveleval"), "queries": {}, "database": None, "index": None,
-                    "amap_cache": []}
+                    "amap_cache": [], "queries_by_days": {}}
     assert not (tmp_path / "home").exists()
 
 
