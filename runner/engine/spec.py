@@ -24,6 +24,9 @@
 
     [options]                            # the benchmark's own options, validated by its options_model
 
+    [team]                               # one cache, spend cap and rate limit shared on PostgreSQL
+    url_env = "TRIPBENCH_TEAM_URL"       # the environment variable holding the connection string
+
 A bad value is a `ConfigError` such as `run.toml: models[1].temperature: expected a number <= 2, got "hot"`.
 """
 
@@ -176,6 +179,25 @@ class RetrySpec(BaseModel):
         return RetryPolicy(**self.model_dump())
 
 
+TEAM_URL_ENV = "TRIPBENCH_TEAM_URL"
+"""The environment variable `[team]` reads the PostgreSQL connection string from unless it names another."""
+
+
+class TeamSpec(BaseModel):
+    """`[team]`: the LLM cache, the spend cap and the rate limits shared through one PostgreSQL database, so several
+    processes (machines, shards) spend one budget under one set of limits and pay once per call.
+
+    The connection string (it may carry a password) never sits in a file: the spec names the environment variable that
+    holds it. Not in `result_fields`: where the cache and the cap live never changes a result.
+    """
+
+    model_config = _STRICT
+
+    url_env: str = Field(default=TEAM_URL_ENV, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    """Name of the environment variable holding the PostgreSQL connection string (`postgresql://user@host/db`, or
+    `postgresql://user@/db?host=/run/postgresql` over a Unix socket); never the URL itself."""
+
+
 MAX_SAMPLES = 10_000
 """Samples per (task, model, strategy) at most: far past any use; 10^9 is refused before it fills memory."""
 MAX_DEPTH = 32
@@ -234,6 +256,8 @@ class RunSpec(BaseModel):
     """Evaluator modes run on finished rollouts at the end of each session (empty: none)."""
     options: dict[str, Any] = {}
     """The benchmark's own options, validated by its `options_model`."""
+    team: TeamSpec | None = None
+    """Share the cache, spend cap and rate limits with other processes through PostgreSQL (unset: all local)."""
 
     @model_validator(mode="after")
     def _one_source_of_tasks(self) -> RunSpec:
