@@ -305,7 +305,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         opened.push_async_callback(lambda: store.end_session(session, report.outcome))
         team = None
         if spec.team is not None:  # fails closed: a team run whose database cannot be reached sends nothing
-            team = await Team.join(team_url(spec.team.url_env, str(prepared.spec_path)))
+            team = await Team.join(team_url(spec.team.url_env, str(prepared.spec_path)), stale_s=spec.team.stale_s)
             opened.push_async_callback(team.aclose)  # after the ledgers and the gateway: last, as it leaves
         store_ledger = StoreLedger(store, session)
         opened.push_async_callback(store_ledger.aclose)

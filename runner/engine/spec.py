@@ -199,6 +199,9 @@ class TeamSpec(BaseModel):
     budget: str = Field(default="default", min_length=1)
     """The shared spend cap's name: `max_cost` bounds what every process booking under this name spent together
     (name one per night or per sweep to cap each; the default is one budget for everything in the database)."""
+    stale_s: float = Field(default=60.0, ge=1, le=3600, allow_inf_nan=False)
+    """Seconds without a heartbeat (every twelfth of it) after which a process is dead: its calls in flight then count
+    as spent at their worst case, and stop holding back the other processes' reservations."""
 
 
 MAX_SAMPLES = 10_000

@@ -12,18 +12,19 @@ class Team:
 
     Args:
         url: The team database's connection string (the schema is created or migrated by the first connection).
-        heartbeat_s: Seconds between heartbeats.
+        heartbeat_s: Seconds between heartbeats (default: a twelfth of `stale_s`).
         stale_s: Seconds without a heartbeat after which a worker is dead and its open charges orphaned.
     """
 
-    def __init__(self, url: str, *, heartbeat_s: float = HEARTBEAT_S, stale_s: float = STALE_S) -> None:
+    def __init__(self, url: str, *, heartbeat_s: float | None = None, stale_s: float = STALE_S) -> None:
         self.url = url
+        heartbeat_s = heartbeat_s if heartbeat_s is not None else stale_s * HEARTBEAT_S / STALE_S
         self.worker = Worker(url, heartbeat_s=heartbeat_s, stale_s=stale_s)
         self.buckets = TeamBuckets(url)
         self._ledgers: list[TeamLedger] = []
 
     @classmethod
-    async def join(cls, url: str, *, heartbeat_s: float = HEARTBEAT_S, stale_s: float = STALE_S) -> Team:
+    async def join(cls, url: str, *, heartbeat_s: float | None = None, stale_s: float = STALE_S) -> Team:
         """Registers this process (its heartbeat starts).
 
         Raises:
