@@ -13,8 +13,8 @@ from __future__ import annotations
 import faulthandler
 import functools
 import hashlib
-import importlib.util
 import http.server
+import importlib.util
 import os
 import sys
 import threading

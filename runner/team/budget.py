@@ -27,7 +27,7 @@ import psycopg
 
 from providers.errors import BudgetExhausted
 from runner.ladder.budget import Ledger
-from runner.team.database import TeamUnavailable, connect_async, public
+from runner.team.database import TeamUnavailable, connect, connect_async, public
 
 log = logging.getLogger(__name__)
 
@@ -68,13 +68,18 @@ class Worker:
         Raises:
             TeamUnavailable: the database cannot be reached.
         """
+        await asyncio.to_thread(lambda: connect(self.url).close())  # the schema, created or migrated
         self._connection = await connect_async(self.url)
-        row = await (await self._connection.execute(
-            "INSERT INTO tb_worker (host, pid) VALUES (%s, %s) RETURNING id", (socket.gethostname(), os.getpid())
-        )).fetchone()
-        assert row is not None
-        self.id = int(row[0])  # type: ignore[call-overload]
-        await self.reap()
+        try:
+            row = await (await self._connection.execute(
+                "INSERT INTO tb_worker (host, pid) VALUES (%s, %s) RETURNING id", (socket.gethostname(), os.getpid())
+            )).fetchone()
+            assert row is not None
+            self.id = int(row[0])  # type: ignore[call-overload]
+            await self.reap()
+        except psycopg.Error as exc:
+            await self._connection.close()
+            raise TeamUnavailable(f"{public(self.url)}: {str(exc).strip()}; nothing was sent") from None
         self._beating = asyncio.get_running_loop().create_task(self._beat(), name="team-heartbeat")
 
     async def reap(self) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 import diskcache
 import pytest
 
-from cache import CallCache, CacheStore
+from cache import CacheStore, CallCache
 from tests.cache.test_cache_store import ask, entry_for
 
 Open = Callable[[], CallCache]
