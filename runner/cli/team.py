@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import click
@@ -13,6 +14,11 @@ url_env_option = click.option("--url-env", default=TEAM_URL_ENV, show_default=Tr
                               help="The environment variable holding the database's URL (as `[team] url_env`).")
 
 
+def _require_client() -> None:
+    if importlib.util.find_spec("psycopg") is None:
+        raise UserError("the team database needs PostgreSQL's client: pip install 'tripbench[team]'")
+
+
 @click.group("team")
 def team_command() -> None:
     """Set up and inspect the team database: one cache, spend cap and rate limits for many processes."""
@@ -22,6 +28,7 @@ def team_command() -> None:
 @url_env_option
 def init_command(url_env: str) -> None:
     """Create or migrate the team database's schema (a run does it on first use too)."""
+    _require_client()
     from runner.team import connect, migrate, public, team_url
 
     url = team_url(url_env, "--url-env")
@@ -35,6 +42,7 @@ def init_command(url_env: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (for scripts).")
 def status_command(url_env: str, as_json: bool) -> None:
     """Budgets (spent, reserved, charges), live workers, cache entries and rate-limit keys of the team database."""
+    _require_client()
     from runner.team import connect, public, team_url
 
     url = team_url(url_env, "--url-env")

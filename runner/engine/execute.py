@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import signal
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
@@ -56,7 +57,9 @@ from runner.store.outputs import write_outputs
 from runner.store.records import RolloutKey
 from runner.store.results import load_run
 from runner.store.writer import LOCK_FILE, RESULTS_FILE, ResultsStore
-from runner.team import Team, TeamCache, team_url
+
+if TYPE_CHECKING:  # psycopg is an extra (`tripbench[team]`): imported only by runs with `[team]`
+    from runner.team import Team
 
 FAILED = "failed"
 EVALUATE_EVERY_S = 30.0
@@ -119,6 +122,11 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
     for model in spec.models:  # a misspelt provider or offline model fails before the run directory is touched
         check_model(model.model)
     batched = batch_models(spec, source)
+    if spec.team is not None:  # before the run directory is touched: no team, no run
+        require_team_client(source)
+        from runner.team import team_url
+
+        team_url(spec.team.url_env, source)
     offered = {strategy.name: strategy for strategy in benchmark.strategies(options)}
     for position, name in enumerate(spec.strategies):
         if name not in offered:
@@ -204,8 +212,17 @@ def open_cache(prepared: Prepared, mode: CacheMode) -> CallCache | None:
     if mode is CacheMode.OFF:
         return None
     if spec.team is not None:
+        require_team_client(str(prepared.spec_path))
+        from runner.team import TeamCache, team_url
+
         return TeamCache(team_url(spec.team.url_env, str(prepared.spec_path)), overwrite=mode is CacheMode.REFRESH)
     return CacheStore(prepared.cache_dir)
+
+
+def require_team_client(source: str) -> None:
+    """Raises `ConfigError` when `[team]` is set and PostgreSQL's client (the `team` extra) is not installed."""
+    if importlib.util.find_spec("psycopg") is None:
+        raise ConfigError(source, "team", "PostgreSQL's client installed: pip install 'tripbench[team]'")
 
 
 def _batch_providers(prepared: Prepared, targets: dict[str, Target]) -> dict[str, BatchModel]:
@@ -305,6 +322,9 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         opened.push_async_callback(lambda: store.end_session(session, report.outcome))
         team = None
         if spec.team is not None:  # fails closed: a team run whose database cannot be reached sends nothing
+            require_team_client(str(prepared.spec_path))
+            from runner.team import Team, team_url
+
             team = await Team.join(team_url(spec.team.url_env, str(prepared.spec_path)), stale_s=spec.team.stale_s)
             opened.push_async_callback(team.aclose)  # after the ledgers and the gateway: last, as it leaves
         store_ledger = StoreLedger(store, session)
