@@ -24,12 +24,16 @@
 
     [options]                            # the benchmark's own options, validated by its options_model
 
+    [team]                               # one cache, spend cap and rate limit shared on PostgreSQL
+    url_env = "TRIPBENCH_TEAM_URL"       # the environment variable holding the connection string
+
 A bad value is a `ConfigError` such as `run.toml: models[1].temperature: expected a number <= 2, got "hot"`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -176,6 +180,39 @@ class RetrySpec(BaseModel):
         return RetryPolicy(**self.model_dump())
 
 
+TEAM_URL_ENV = "TRIPBENCH_TEAM_URL"
+"""The environment variable `[team]` reads the PostgreSQL connection string from unless it names another."""
+
+
+class TeamSpec(BaseModel):
+    """`[team]`: the LLM cache, the spend cap and the rate limits shared through one PostgreSQL database, so several
+    processes (machines, shards) spend one budget under one set of limits and pay once per call.
+
+    The connection string (it may carry a password) never sits in a file: the spec names the environment variable that
+    holds it. Not in `result_fields`: where the cache and the cap live never changes a result.
+    """
+
+    model_config = _STRICT
+
+    url_env: str = TEAM_URL_ENV
+    """Name of the environment variable holding the PostgreSQL connection string (`postgresql://user@host/db`, or
+    `postgresql://user@/db?host=/run/postgresql` over a Unix socket); never the URL itself."""
+    budget: str = Field(default="default", min_length=1)
+    """The shared spend cap's name: `max_cost` bounds what every process booking under this name spent together
+    (name one per night or per sweep to cap each; the default is one budget for everything in the database)."""
+    stale_s: float = Field(default=60.0, ge=1, le=3600, allow_inf_nan=False)
+    """Seconds without a heartbeat (every twelfth of it) after which a process is dead: its calls in flight then count
+    as spent at their worst case, and stop holding back the other processes' reservations."""
+
+
+    @field_validator("url_env")
+    @classmethod
+    def _a_variable_name(cls, name: str) -> str:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):  # never echoed: it may be the URL, password and all
+            raise ValueError("the name of an environment variable (letters, digits and _) that holds the "
+                             "connection string, never the connection string itself")
+        return name
+
 MAX_SAMPLES = 10_000
 """Samples per (task, model, strategy) at most: far past any use; 10^9 is refused before it fills memory."""
 MAX_DEPTH = 32
@@ -234,6 +271,8 @@ class RunSpec(BaseModel):
     """Evaluator modes run on finished rollouts at the end of each session (empty: none)."""
     options: dict[str, Any] = {}
     """The benchmark's own options, validated by its `options_model`."""
+    team: TeamSpec | None = None
+    """Share the cache, spend cap and rate limits with other processes through PostgreSQL (unset: all local)."""
 
     @model_validator(mode="after")
     def _one_source_of_tasks(self) -> RunSpec:
