@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from benchmarks.reporting import Chart, GroupedRates, Radar
+from benchmarks.reporting import Chart, GroupedRates, Heatmap, Radar
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -96,7 +96,8 @@ def _endpoint(label: str) -> str:
 
 
 @_plain_text
-def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, int]]]) -> Plot | None:
+def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, int]]],
+                   axis: str = "% of rollouts") -> Plot | None:
     """Horizontal bars, one per row label, split into the shares of its categories (e.g. how rollouts ended)."""
     rows = [(label, counts) for label, counts in rows if sum(counts.values())]
     if not rows:
@@ -116,7 +117,7 @@ def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, in
     axes.set_yticks(range(len(rows)), _shorts([label for label, _ in rows]))
     axes.invert_yaxis()
     axes.set_xlim(0, 100)
-    axes.set_xlabel("% of rollouts")
+    axes.set_xlabel(axis)
     axes.set_title(title)
     axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small", frameon=False)
     return _render(name, title, figure)
@@ -177,9 +178,31 @@ def radar(name: str, title: str, labels: Sequence[str],
         axes.plot([*angles, angles[0]], [*points, points[0]], label=_short(series_name))
         axes.fill([*angles, angles[0]], [*points, points[0]], alpha=0.12)
     axes.set_xticks(angles, [_short(label) for label in labels])
+    axes.tick_params(axis="x", pad=10)  # spoke labels clear of the outer ring
     axes.set_ylim(0, 1)
+    axes.set_title(title, pad=22)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), fontsize="small", frameon=False)
+    return _render(name, title, figure)
+
+
+@_plain_text
+def heatmap(name: str, title: str, labels: Sequence[str], values: Sequence[Sequence[float | None]]) -> Plot | None:
+    """A labelled square matrix of values in -1..1 (a diverging colour scale), each cell with its value."""
+    if len(labels) < 2:
+        return None
+    size = 1.6 + 0.5 * len(labels)
+    figure, axes = _figure(size + 1.2, size)
+    matrix = [[math.nan if value is None else value for value in row] for row in values]
+    image = axes.imshow(matrix, cmap="RdBu_r", vmin=-1, vmax=1)
+    axes.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize="small")
+    axes.set_yticks(range(len(labels)), labels, fontsize="small")
+    for i, row in enumerate(values):
+        for j, value in enumerate(row):
+            if value is not None:
+                axes.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                          color="white" if abs(value) > 0.6 else "black")
+    figure.colorbar(image, ax=axes, shrink=0.8)
     axes.set_title(title)
-    axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small", frameon=False)
     return _render(name, title, figure)
 
 
@@ -189,4 +212,7 @@ def draw(chart: Chart) -> Plot | None:
         return grouped_rates(chart.name, chart.title, chart.labels, chart.series)
     if isinstance(chart, Radar):
         return radar(chart.name, chart.title, chart.labels, chart.series)
-    return stacked_shares(chart.name, chart.title, [(label, dict(counts)) for label, counts in chart.rows])
+    if isinstance(chart, Heatmap):
+        return heatmap(chart.name, chart.title, chart.labels, chart.values)
+    return stacked_shares(chart.name, chart.title, [(label, dict(counts)) for label, counts in chart.rows],
+                          chart.axis)
