@@ -50,11 +50,14 @@ def _figure(width: float, height: float) -> tuple[Figure, Axes]:
     return figure, figure.subplots()
 
 
-def _render(name: str, title: str, figure: Figure) -> Plot:
+def _render(name: str, title: str, figure: Figure, *, whole: bool = False) -> Plot:
+    """The figure as PNG bytes; `whole`: the canvas grows to hold every label, title and legend (a polar plot's
+    spoke labels and an outside legend, which `tight_layout` leaves clipped)."""
     buffer = io.BytesIO()
     figure.tight_layout()
     # metadata without the software version or a date: the same report renders to the same bytes
-    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None},
+                   **({"bbox_inches": "tight", "pad_inches": 0.25} if whole else {}))
     return Plot(name, title, buffer.getvalue())
 
 
@@ -182,7 +185,7 @@ def radar(name: str, title: str, labels: Sequence[str],
     axes.set_ylim(0, 1)
     axes.set_title(title, pad=22)
     axes.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), fontsize="small", frameon=False)
-    return _render(name, title, figure)
+    return _render(name, title, figure, whole=True)
 
 
 @_plain_text
@@ -203,7 +206,7 @@ def heatmap(name: str, title: str, labels: Sequence[str], values: Sequence[Seque
                           color="white" if abs(value) > 0.6 else "black")
     figure.colorbar(image, ax=axes, shrink=0.8)
     axes.set_title(title)
-    return _render(name, title, figure)
+    return _render(name, title, figure, whole=True)
 
 
 def draw(chart: Chart) -> Plot | None:

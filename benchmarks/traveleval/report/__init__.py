@@ -22,7 +22,7 @@ from benchmarks.traveleval.metric_names import METRICS
 from benchmarks.traveleval.report import overall, paper
 from benchmarks.traveleval.report.feasible import unsatisfiable_section
 from benchmarks.traveleval.report.overall import header
-from benchmarks.traveleval.report.scored import (
+from benchmarks.traveleval.report.aggregate import (
     CONSTRAINT_KEYS,
     NOT_MEASURED,
     Agent,

@@ -10,7 +10,7 @@ from typing import Any
 
 from benchmarks.reporting import Cell, Column, Kind, Radar, Section, StackedShares, Table
 from benchmarks.traveleval.metric_names import METRICS, MetricName
-from benchmarks.traveleval.report.scored import (
+from benchmarks.traveleval.report.aggregate import (
     Agent,
     Scored,
     add_rows,

@@ -1,9 +1,11 @@
 """The paper's views over a run: its tiers (Figure 4(b-d), Table 4 / B4, Figure A1(b-d)), the progressive steps
 (Table 3), budget compliance per model and strategy (Figure 3) and the correlations between metrics (Figure 5).
 
-The paper's tiers are the official analysis's (`run.py`), by uid: Easy = T0001-T0200 and every Gxx-1, Medium =
-T0201-T0600 and Gxx-2, Hard = T0601-T1000 and Gxx-3; a query of another uid (a query file of one's own) goes by its
-tag. Overall is every query of the run.
+The paper's tiers are the official analysis's (`run.py`): Easy = the easy queries and every progressive group's first
+step (G1), Medium = medium and G2, Hard = hard and G3, told by uid as the official code does (T0001-T0200 and Gxx-1,
+T0201-T0600 and Gxx-2, T0601-T1000 and Gxx-3), so T1002, a hard query outside those ranges, is in no tier but in
+Overall; a query file's own uids of another form go by their step, else their tag. Overall is every query of the
+run.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from statistics import fmean
 from benchmarks.reporting import Cell, Column, GroupedRates, Heatmap, Kind, Radar, Section, StackedShares, Table
 from benchmarks.traveleval.metric_names import BY_KEY, METRICS, MetricName
 from benchmarks.traveleval.report.overall import COST_AXIS, COST_CATEGORIES, RULE, cost_means, radar, shares_of
-from benchmarks.traveleval.report.scored import (
+from benchmarks.traveleval.report.aggregate import (
     Agent,
     Scored,
     add_rows,
@@ -32,23 +34,37 @@ from benchmarks.traveleval.report.scored import (
 from benchmarks.traveleval.report.scores import DIMENSIONS, dimension_scores
 
 TIERS = ("Easy", "Medium", "Hard")
-TIER_RULE = ("Paper tiers, as the official analysis forms them by uid: Easy = T0001-T0200 + G1 (Gxx-1), Medium = "
-             "T0201-T0600 + G2, Hard = T0601-T1000 + G3 (other uids by their tag); Overall = every query of the run.")
+TIER_RULE = ("Paper tiers, as the official analysis forms them, by uid: Easy = T0001-T0200 (the easy queries) + "
+             "Gxx-1, Medium = T0201-T0600 + Gxx-2, Hard = T0601-T1000 + Gxx-3 (T1002, a hard query, is in no tier, as "
+             "there); uids of another form by step, else tag. Overall = every query of the run.")
 STEP_METRICS = ("fictitious_attraction_rate", "overall_time_utilization", "aqe")
 """Table 3's metrics: FAR, OTU, AQE."""
 _UID = re.compile(r"T(\d{4})|G\d+-([123])")
 
 
 def tier(item: Scored) -> str | None:
-    """The paper tier of a rollout's query (module docstring)."""
-    found = _UID.fullmatch(item.uid)
-    if found is not None and found[2] is not None:
-        return TIERS[int(found[2]) - 1]
-    if found is not None and 1 <= (number := int(found[1])) <= 1000:
-        return TIERS[0] if number <= 200 else TIERS[1] if number <= 600 else TIERS[2]
+    """The paper tier of a rollout's query: `uid_tier` for a uid of the official form, else its progressive step,
+    else its tag."""
+    if _UID.fullmatch(item.uid):
+        return uid_tier(item.uid)
     task = item.view.task
+    found = task.input.get("step") if task is not None else None
+    if isinstance(found, int) and 1 <= found <= len(TIERS):
+        return TIERS[found - 1]
     tag = task.input.get("tag") if task is not None else None
-    return str(tag).capitalize() if isinstance(tag, str) and tag.capitalize() in TIERS else None
+    return tag.capitalize() if isinstance(tag, str) and tag.capitalize() in TIERS else None
+
+
+def uid_tier(uid: str) -> str | None:
+    """The official analysis's tier of a uid (`run.py`): T0001-T0200 and Gxx-1 Easy, T0201-T0600 and Gxx-2 Medium,
+    T0601-T1000 and Gxx-3 Hard, any other uid none (T1002, a hard query, is in no tier there)."""
+    found = _UID.fullmatch(uid)
+    if found is None:
+        return None
+    if found[2] is not None:
+        return TIERS[int(found[2]) - 1]
+    number = int(found[1])
+    return None if not 1 <= number <= 1000 else TIERS[0] if number <= 200 else TIERS[1] if number <= 600 else TIERS[2]
 
 
 def step(item: Scored) -> int | None:
@@ -247,6 +263,10 @@ def correlation_section(found: Sequence[Agent]) -> Section | None:
     kept = [metric for metric in CORRELATED if sum(isinstance(v, float) for v in columns[metric]) >= MIN_PAIRS]
     if len(kept) < 2:
         return None
+    varies = [a for a in kept if any(pearson(columns[a], columns[b]) is not None for b in kept if b is not a)]
+    kept = varies  # a metric constant over the plans correlates with nothing
+    if len(kept) < 2:
+        return None
     matrix = [[pearson(columns[a], columns[b]) for b in kept] for a in kept]
     table = Table("te_correlations", "Correlations between metrics (Figure 5; Pearson's r over scored plans)",
                   (Column("metric"), *(Column(metric.acronym, Kind.FLOAT) for metric in kept)))
@@ -254,7 +274,7 @@ def correlation_section(found: Sequence[Agent]) -> Section | None:
         table.add(metric.acronym, *row)
     table.note = (f"Over the {len(items):,} scored plans of the report (every agent and sample), each pair over the "
                   "plans where both are measured; blank: fewer than 3 such plans or a constant metric. Metrics never "
-                  "measured are left out.")
+                  "measured, or constant over the plans, are left out.")
     chart = Heatmap("te_correlations", "Correlations between metrics (Pearson's r)", [m.acronym for m in kept], matrix)
     return Section("Correlations between metrics", [table], [chart])
 

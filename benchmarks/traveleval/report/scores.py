@@ -12,10 +12,10 @@ from statistics import fmean
 
 from benchmarks.reporting import Cell
 from benchmarks.traveleval.metric_names import BY_KEY, METRICS
-from benchmarks.traveleval.report.scored import NOT_MEASURED, Scored, mean_of, value
+from benchmarks.traveleval.report.aggregate import NOT_MEASURED, Scored, mean_of, value
 
 DIMENSIONS = ("accuracy", "constraint", "time", "space", "economy", "utility")
-BE_HALF = 5.0
+BE_HALF = 10.0
 """The budget efficiency (experience value per 1,000 RMB) that scores 0.5 on the economy scale BE / (BE + BE_HALF)."""
 PROFIT_FULL = 5.0
 """The profit (experience value per attraction) that scores 1 on the utility scale: five stars, no preference bonus."""
