@@ -35,7 +35,7 @@ def test_list_shows_the_splits_modes_and_strategies(traveleval_home: Path) -> No
     done = tripbench(traveleval_home, "list")
     assert done.returncode == 0, done.stderr
     section = done.stdout.split("benchmark traveleval\n")[1].split("benchmark ")[0]
-    assert "  splits: easy, medium, hard, all, progressive\n  evaluator modes: official, corrected\n" in section
+    assert "  splits: easy, medium, hard, all, progressive, full\n  evaluator modes: official, corrected\n" in section
     assert [line.split()[0] for line in section.splitlines()[3:]] == ["direct", "cot", "react", "reflexion"]
 
 
