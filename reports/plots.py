@@ -56,8 +56,11 @@ def _render(name: str, title: str, figure: Figure, *, whole: bool = False) -> Pl
     buffer = io.BytesIO()
     figure.tight_layout()
     # metadata without the software version or a date: the same report renders to the same bytes
-    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None},
-                   **({"bbox_inches": "tight", "pad_inches": 0.25} if whole else {}))
+    if whole:
+        figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None}, bbox_inches="tight",
+                       pad_inches=0.25)
+    else:
+        figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
     return Plot(name, title, buffer.getvalue())
 
 

@@ -20,8 +20,6 @@ from benchmarks.reporting import GroupView, RolloutView, RunView, Section, outco
 from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.metric_names import METRICS
 from benchmarks.traveleval.report import overall, paper
-from benchmarks.traveleval.report.feasible import unsatisfiable_section
-from benchmarks.traveleval.report.overall import header
 from benchmarks.traveleval.report.aggregate import (
     CONSTRAINT_KEYS,
     NOT_MEASURED,
@@ -34,6 +32,8 @@ from benchmarks.traveleval.report.aggregate import (
     scored,
     value,
 )
+from benchmarks.traveleval.report.feasible import unsatisfiable_section
+from benchmarks.traveleval.report.overall import header
 from benchmarks.traveleval.report.scores import DIMENSIONS
 
 __all__ = ["CONSTRAINT_KEYS", "DIMENSIONS", "group_rates", "report_sections", "rollout_category", "rollout_facts"]

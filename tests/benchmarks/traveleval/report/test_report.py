@@ -15,13 +15,13 @@ from benchmarks.base import DELIVERED, Evaluation, Task, Verdict
 from benchmarks.reporting import GroupedRates, Heatmap, Radar, Section, StackedShares, Table
 from benchmarks.traveleval import dataset, report
 from benchmarks.traveleval.evaluation import evaluate_plan
-from benchmarks.traveleval.metric_names import METRICS
-from benchmarks.traveleval.report import aggregate, paper
-from benchmarks.traveleval.report.feasible import unsatisfiable
 from benchmarks.traveleval.evaluation.distance import open_distances
+from benchmarks.traveleval.metric_names import METRICS
 from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.offline.world import generate_world
+from benchmarks.traveleval.report import aggregate, paper
+from benchmarks.traveleval.report.feasible import unsatisfiable
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from reports.plots import draw

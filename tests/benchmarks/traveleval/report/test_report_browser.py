@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ def report_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "report" / "report.html"
 
 
-def test_the_paper_views_in_a_browser(browser, report_page: Path) -> None:  # noqa: F811
+def test_the_paper_views_in_a_browser(browser: Any, report_page: Path) -> None:  # noqa: F811
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
