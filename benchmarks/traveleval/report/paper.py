@@ -93,15 +93,20 @@ def _steps_present(found: Sequence[Agent]) -> list[int]:
     return sorted({s for agent in found for item in agent.pooled if (s := step(item)) is not None})
 
 
+def _breakdown_columns(with_run: bool, with_samples: bool, by: str) -> tuple[Column, ...]:
+    """A tier's or a step's row: counts, all seven, BCS and the six dimension scores."""
+    return (*lead_columns(with_run, with_samples, by), Column("rollouts", Kind.INT), Column("plans scored", Kind.INT),
+            Column("all seven", Kind.PCT), Column("BCS", Kind.PCT),
+            *(Column(dimension, Kind.FLOAT) for dimension in DIMENSIONS))
+
+
 def tier_section(found: Sequence[Agent], *, with_run: bool, with_samples: bool) -> Section | None:
     """Figure 4(b-d) as a table and radars, Table 4 / B4 per agent, Figure A1(b-d): by paper tier."""
     tiers = _tiers_present(found)
     if not tiers:
         return None
     table = Table("te_tiers", "Six dimensions by paper tier (Figure 4(b-d); %, scores 0..1)",
-                  (*lead_columns(with_run, with_samples, "tier"), Column("rollouts", Kind.INT),
-                   Column("plans scored", Kind.INT), Column("all seven", Kind.PCT), Column("BCS", Kind.PCT),
-                   *(Column(dimension, Kind.FLOAT) for dimension in DIMENSIONS)))
+                  _breakdown_columns(with_run, with_samples, "tier"))
     bcs = BY_KEY["constraint", "budget_satisfaction"]
     for agent in found:
         for name in (*tiers, "Overall"):
@@ -173,10 +178,8 @@ def step_section(found: Sequence[Agent], *, with_run: bool, with_samples: bool) 
     if not steps:
         return None
     table = Table("te_progressive", "Progressive groups, step by step (G1 -> G2 -> G3; deltas in points)",
-                  (*lead_columns(with_run, with_samples, "step"), Column("rollouts", Kind.INT),
-                   Column("plans scored", Kind.INT), Column("all seven", Kind.PCT), Column("BCS", Kind.PCT),
-                   *(Column(dimension, Kind.FLOAT) for dimension in DIMENSIONS),
-                   Column("Δ all seven", Kind.DELTA), Column("Δ BCS", Kind.DELTA)))
+                  (*_breakdown_columns(with_run, with_samples, "step"), Column("Δ all seven", Kind.DELTA),
+                   Column("Δ BCS", Kind.DELTA)))
     bcs = BY_KEY["constraint", "budget_satisfaction"]
     for agent in found:
         before: dict[int, tuple[Cell, Cell]] = {}
