@@ -146,8 +146,8 @@ def grouped_rates(name: str, title: str, labels: Sequence[str],
     axes.set_ylim(0, 100)
     axes.set_ylabel("pass rate %")
     axes.set_title(title)
-    axes.legend(fontsize="small", frameon=False)
-    return _render(name, title, figure)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small", frameon=False)  # off the bars
+    return _render(name, title, figure, whole=True)
 
 
 @_plain_text

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from statistics import fmean
 
 from benchmarks.reporting import Cell, Column, GroupedRates, Heatmap, Kind, Radar, Section, StackedShares, Table
-from benchmarks.traveleval.metric_names import BY_KEY, METRICS, MetricName
+from benchmarks.traveleval.metric_names import BY_KEY, DIMENSION_NAMES, METRICS, MetricName
 from benchmarks.traveleval.report.aggregate import (
     Agent,
     Scored,
@@ -138,11 +138,11 @@ def table4(found: Sequence[Agent], tiers: Sequence[str], *, with_run: bool) -> l
         subsets = [[i for i in agent.pooled if tier(i) == name] for name in tiers] + [agent.pooled]
         for metric in METRICS:
             scale = 100.0 if _is_rate(metric) else 1.0
-            table.add(f"{metric.acronym}{' %' if scale == 100 else ''}", metric.dimension, metric.name,
+            table.add(f"{metric.acronym}{' %' if scale == 100 else ''}", DIMENSION_NAMES[metric.dimension], metric.name,
                       *(_scaled(metric_mean(items, metric), scale) for items in subsets))
         for dimension, scores in zip(DIMENSIONS, zip(*(dimension_scores(items) for items in subsets), strict=True),
                                      strict=True):
-            table.add(f"{dimension} score", dimension, "tripbench's fixed scale, 0..1", *scores)
+            table.add(f"{dimension} score", DIMENSION_NAMES[dimension], "tripbench's fixed scale, 0..1", *scores)
         counts = ", ".join(f"{name} {len(plans(items))}" for name, items in zip((*tiers, "Overall"), subsets,
                                                                                 strict=True))
         table.note = f"Plans scored: {counts}. {RULE} Rates in %."
