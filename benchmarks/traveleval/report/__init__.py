@@ -101,12 +101,16 @@ def _not_measured(found: Sequence[Agent]) -> list[str]:
 
 
 def _sampling(runs: Sequence[RunView]) -> list[str]:
-    """The sampling settings each run's spec sets per model (unset: the benchmark's official values)."""
+    """The sampling each run's spec sets per model, and where the rest came from: the official values of the model's
+    family (the run's `sampling` option, `official`) or the provider's defaults (`provider`, or a run made before the
+    paper's protocol was the default)."""
     notes = []
     for run in runs:
         found: Mapping[str, Mapping[str, Any]] = getattr(run, "sampling", None) or {}
-        shown = "; ".join(f"{model}: " + (", ".join(f"{k}={v}" for k, v in settings.items() if v is not None)
-                                          or "the official values") for model, settings in found.items())
+        rest = ("the official values of its family (temperature 1.3, 1.0 for Claude; max_tokens 8192)"
+                if run.options.get("sampling") == "official" else "the provider's defaults")
+        shown = "; ".join(f"{model}: " + ", ".join([*(f"{k} = {v} (spec)" for k, v in settings.items()),
+                                                    f"unset: {rest}"]) for model, settings in found.items())
         if shown:
             notes.append(f"Sampling ({run.label}): {shown}.")
     return notes

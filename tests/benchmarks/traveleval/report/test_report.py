@@ -72,6 +72,7 @@ class Run:
     evaluated: bool = True
     partial: bool = False
     options: Mapping[str, Any] = field(default_factory=dict)
+    sampling: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 def _view(task: Task, plan: Mapping[str, Any] | None, sandbox: Sandbox, folder: Path, mode: str = "official") -> View:
@@ -321,3 +322,14 @@ def test_a_report_without_evaluations_says_so(runs: list[Run]) -> None:
     sections = report.report_sections([bare], "official", with_run=False)
     assert any("No `official` evaluations are stored" in note for note in sections[0].notes)
     assert _table(sections, "te_constraint").rows[0][3:5] == (9, 0)
+
+
+def test_the_sampling_used_is_said(runs: list[Run]) -> None:
+    official = Run("paper", runs[0].tasks, runs[0].groups, options={**runs[0].options, "sampling": "official"},
+                   sampling={"oracle": {"max_tokens": 16000}, "noisy": {}})
+    notes = report.report_sections([official], "official", with_run=False)[0].notes
+    assert ("Sampling (paper): oracle: max_tokens = 16000 (spec), unset: the official values of its family "
+            "(temperature 1.3, 1.0 for Claude; max_tokens 8192); noisy: unset: the official values") in " ".join(notes)
+    older = Run("older", runs[0].tasks, runs[0].groups, options=runs[0].options, sampling={"oracle": {}})
+    assert "Sampling (older): oracle: unset: the provider's defaults." in report.report_sections(
+        [older], "official", with_run=False)[0].notes
