@@ -97,6 +97,8 @@ class StackedShares:
     name: str
     title: str
     rows: Sequence[tuple[str, Mapping[str, int]]]
+    axis: str = "% of rollouts"
+    """What a bar's 100 % is (the x-axis label)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +112,17 @@ class Radar:
     series: Sequence[tuple[str, Sequence[float | None]]]
 
 
-Chart = GroupedRates | StackedShares | Radar
+@dataclass(frozen=True, slots=True)
+class Heatmap:
+    """A square matrix of values in -1..1 (e.g. correlations), one row and column per label (None: a blank cell)."""
+
+    name: str
+    title: str
+    labels: Sequence[str]
+    values: Sequence[Sequence[float | None]]
+
+
+Chart = GroupedRates | StackedShares | Radar | Heatmap
 
 
 @dataclass(slots=True)

@@ -113,6 +113,9 @@ class RunData:
     """The benchmark options of the run's spec (`[options]`)."""
     benchmark: str = ""
     """The spec's `benchmark`: a registry name or a `module:attribute` path (what `get_benchmark` takes)."""
+    sampling: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Model label -> the sampling settings its spec sets (`[sampling]` under the model's own); unset ones are the
+    benchmark's official values."""
 
     @property
     def finished(self) -> int:
@@ -169,7 +172,7 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunD
         planned = sum(n for strategies in results.sessions[-1].planned.values() for n in strategies.values())
         return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
                        tuple(spec.get("evaluate", ())), planned, dict(spec.get("options") or {}),
-                       str(spec.get("benchmark", "")))
+                       str(spec.get("benchmark", "")), _sampling(spec))
 
 
 def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:
@@ -196,6 +199,16 @@ def load_benchmark(reference: str) -> Benchmark:
 def benchmarks_of(runs: Sequence[RunData]) -> dict[str, str]:
     """The benchmarks of the runs' groups, in order of first appearance: name -> what `get_benchmark` takes."""
     return {group.benchmark: run.benchmark or group.benchmark for run in runs for group in run.groups}
+
+
+SAMPLING_FIELDS = ("temperature", "top_p", "max_tokens", "seed")
+
+
+def _sampling(spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    defaults = spec.get("sampling") or {}
+    return {str(model.get("name") or model.get("model")):
+            {key: found for key in SAMPLING_FIELDS if (found := model.get(key, defaults.get(key))) is not None}
+            for model in spec.get("models", []) if isinstance(model, dict)}
 
 
 def _index(order: list[Any], value: str) -> int:

@@ -40,7 +40,8 @@ document.querySelectorAll("table.sortable th").forEach(function (th) {
     rows.sort(function (a, b) {
       var x = a.cells[index].dataset.sort, y = b.cells[index].dataset.sort;
       if (numeric) {
-        x = x === "" ? -Infinity : parseFloat(x); y = y === "" ? -Infinity : parseFloat(y);
+        x = parseFloat(x); y = parseFloat(y);  // a blank or a word ("not measured") sorts first
+        x = isNaN(x) ? -Infinity : x; y = isNaN(y) ? -Infinity : y;
         return ascending ? x - y : y - x;
       }
       return ascending ? x.localeCompare(y) : y.localeCompare(x);
@@ -172,6 +173,17 @@ def _verdicts(view: RolloutView) -> str:
     return f'<p class="failed">Failed constraints:</p><ul>{items}</ul>'
 
 
+def _facts(view: RolloutView, benchmark: Benchmark) -> str:
+    """The rollout's metric values, when its benchmark's report part offers them (an optional
+    `rollout_facts(view) -> [(name, value)]`)."""
+    read = getattr(benchmark.report, "rollout_facts", None) if benchmark.report is not None else None
+    facts = read(view) if callable(read) else []
+    if not facts:
+        return ""
+    rows = "".join(f"<tr><td>{esc(name)}</td><td>{esc(shown)}</td></tr>" for name, shown in facts)
+    return f'<h3>Metrics</h3><div class="scroll"><table class="steps"><tbody>{rows}</tbody></table></div>'
+
+
 def rollout_path(run: int, view: RolloutView) -> str:
     """Where a rollout's page is, relative to `report.html`."""
     return f"rollouts/{run}/{view.stored.id}.html"
@@ -197,6 +209,7 @@ def _rollout(view: RolloutView, benchmark: Benchmark) -> str:
              f"<p><b>Query:</b> {esc(query)}</p>" if query else "",
              f"<p><b>Error:</b> {esc(_clip(stored.error))}</p>" if stored.error else "",
              _verdicts(view),
+             _facts(view, benchmark),
              f"<details><summary>Answer</summary><pre>{esc(_clip(stored.answer))}</pre></details>"
              if stored.answer else "",
              "<details><summary>Structured plan</summary><pre>"

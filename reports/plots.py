@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from benchmarks.reporting import Chart, GroupedRates, Radar
+from benchmarks.reporting import Chart, GroupedRates, Heatmap, Radar
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -50,11 +50,17 @@ def _figure(width: float, height: float) -> tuple[Figure, Axes]:
     return figure, figure.subplots()
 
 
-def _render(name: str, title: str, figure: Figure) -> Plot:
+def _render(name: str, title: str, figure: Figure, *, whole: bool = False) -> Plot:
+    """The figure as PNG bytes; `whole`: the canvas grows to hold every label, title and legend (a polar plot's
+    spoke labels and an outside legend, which `tight_layout` leaves clipped)."""
     buffer = io.BytesIO()
     figure.tight_layout()
     # metadata without the software version or a date: the same report renders to the same bytes
-    figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    if whole:
+        figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None}, bbox_inches="tight",
+                       pad_inches=0.25)
+    else:
+        figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
     return Plot(name, title, buffer.getvalue())
 
 
@@ -96,7 +102,8 @@ def _endpoint(label: str) -> str:
 
 
 @_plain_text
-def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, int]]]) -> Plot | None:
+def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, int]]],
+                   axis: str = "% of rollouts") -> Plot | None:
     """Horizontal bars, one per row label, split into the shares of its categories (e.g. how rollouts ended)."""
     rows = [(label, counts) for label, counts in rows if sum(counts.values())]
     if not rows:
@@ -116,7 +123,7 @@ def stacked_shares(name: str, title: str, rows: Sequence[tuple[str, dict[str, in
     axes.set_yticks(range(len(rows)), _shorts([label for label, _ in rows]))
     axes.invert_yaxis()
     axes.set_xlim(0, 100)
-    axes.set_xlabel("% of rollouts")
+    axes.set_xlabel(axis)
     axes.set_title(title)
     axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small", frameon=False)
     return _render(name, title, figure)
@@ -139,8 +146,8 @@ def grouped_rates(name: str, title: str, labels: Sequence[str],
     axes.set_ylim(0, 100)
     axes.set_ylabel("pass rate %")
     axes.set_title(title)
-    axes.legend(fontsize="small", frameon=False)
-    return _render(name, title, figure)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small", frameon=False)  # off the bars
+    return _render(name, title, figure, whole=True)
 
 
 @_plain_text
@@ -177,10 +184,32 @@ def radar(name: str, title: str, labels: Sequence[str],
         axes.plot([*angles, angles[0]], [*points, points[0]], label=_short(series_name))
         axes.fill([*angles, angles[0]], [*points, points[0]], alpha=0.12)
     axes.set_xticks(angles, [_short(label) for label in labels])
+    axes.tick_params(axis="x", pad=10)  # spoke labels clear of the outer ring
     axes.set_ylim(0, 1)
+    axes.set_title(title, pad=22)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.12, 1.0), fontsize="small", frameon=False)
+    return _render(name, title, figure, whole=True)
+
+
+@_plain_text
+def heatmap(name: str, title: str, labels: Sequence[str], values: Sequence[Sequence[float | None]]) -> Plot | None:
+    """A labelled square matrix of values in -1..1 (a diverging colour scale), each cell with its value."""
+    if len(labels) < 2:
+        return None
+    size = 1.6 + 0.5 * len(labels)
+    figure, axes = _figure(size + 1.2, size)
+    matrix = [[math.nan if value is None else value for value in row] for row in values]
+    image = axes.imshow(matrix, cmap="RdBu_r", vmin=-1, vmax=1)
+    axes.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize="small")
+    axes.set_yticks(range(len(labels)), labels, fontsize="small")
+    for i, row in enumerate(values):
+        for j, value in enumerate(row):
+            if value is not None:
+                axes.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                          color="white" if abs(value) > 0.6 else "black")
+    figure.colorbar(image, ax=axes, shrink=0.8)
     axes.set_title(title)
-    axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small", frameon=False)
-    return _render(name, title, figure)
+    return _render(name, title, figure, whole=True)
 
 
 def draw(chart: Chart) -> Plot | None:
@@ -189,4 +218,7 @@ def draw(chart: Chart) -> Plot | None:
         return grouped_rates(chart.name, chart.title, chart.labels, chart.series)
     if isinstance(chart, Radar):
         return radar(chart.name, chart.title, chart.labels, chart.series)
-    return stacked_shares(chart.name, chart.title, [(label, dict(counts)) for label, counts in chart.rows])
+    if isinstance(chart, Heatmap):
+        return heatmap(chart.name, chart.title, chart.labels, chart.values)
+    return stacked_shares(chart.name, chart.title, [(label, dict(counts)) for label, counts in chart.rows],
+                          chart.axis)

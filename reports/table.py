@@ -12,6 +12,8 @@ def show(value: Cell, kind: Kind) -> str:
     """The text of a cell as Markdown and HTML show it."""
     if value is None:
         return "–"
+    if isinstance(value, str) and kind is not Kind.TEXT:
+        return value  # a word where a number would be ("not measured")
     if kind is Kind.PCT:
         return f"{100 * float(value):.1f}"
     if kind is Kind.DELTA:
@@ -29,8 +31,8 @@ def show(value: Cell, kind: Kind) -> str:
 
 def raw(value: Cell, kind: Kind) -> Cell:
     """The value of a cell as CSV writes it and HTML sorts it: numbers stay numbers, percentages in %."""
-    if value is None:
-        return None
+    if value is None or isinstance(value, str) and kind is not Kind.TEXT:
+        return value
     if kind in (Kind.PCT, Kind.DELTA):
         return round(100 * float(value), 4)
     if kind in (Kind.USD, Kind.SECONDS, Kind.FLOAT):

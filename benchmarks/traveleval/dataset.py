@@ -2,7 +2,8 @@
 
 `easy`, `medium` and `hard` are `{"version", "description", "queries": [...]}` (200 / 400 / 400 queries, uids
 T0001-T1000); `all` is the three in that order. `progressive` is `{"query_groups": [[q, q, q], ...]}`: 50 groups of
-one trip with constraints added step by step (uids G01-1 .. G50-3). A task's id is the query's `uid`, its input the
+one trip with constraints added step by step (uids G01-1 .. G50-3). `full` is `all` then `progressive`: the 1,150
+queries the paper's overall figures pool. A task's id is the query's `uid`, its input the
 query object as the file has it; a progressive query also gets `group` ("G01") and `step` (1, 2, 3), by position.
 """
 
@@ -20,7 +21,10 @@ from errors import DataError
 TIERS = ("easy", "medium", "hard")
 ALL = "all"
 PROGRESSIVE = "progressive"
-SPLITS = (*TIERS, ALL, PROGRESSIVE)
+FULL = "full"
+SPLITS = (*TIERS, ALL, PROGRESSIVE, FULL)
+FILES = {ALL: TIERS, FULL: (*TIERS, PROGRESSIVE)}
+"""The query files of the splits that join several (any other split is its own file)."""
 CONSTRAINT_BLOCKS = ("transportation", "accommodations", "diet", "attractions", "rhythm")
 """Each is `{}` or `{"preferences": [...], "constraints": [...]}` (wanted / excluded values of categories.json)."""
 _FIELDS: Mapping[str, tuple[type, ...]] = {
@@ -40,7 +44,7 @@ def load_tasks(data_dir: Path, split: str) -> list[Task]:
         raise DataError(f"unknown TravelEval split {split!r} (one of {', '.join(SPLITS)}); a query file is "
                         "`queries = FILE`")
     tasks: list[Task] = []
-    for name in TIERS if split == ALL else (split,):
+    for name in FILES.get(split, (split,)):
         path = paths.queries_dir(data_dir) / f"{name}.json"
         if not path.is_file():
             raise DataError(f"{path}: no such file (run `tripbench data fetch traveleval`, or `tripbench data import "

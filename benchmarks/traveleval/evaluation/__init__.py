@@ -3,13 +3,16 @@
 
 `evaluate_plan` returns, for one `FinalTravelPlan` object ({"query_uid", "itinerary"}):
     {"query_uid", "mode", "distance", "metrics": {"accuracy": {...}, "constraint": {...}, "time": {...},
-     "space": {...}, "economy": {...}, "utility": {...}}}
+     "space": {...}, "economy": {...}, "utility": {...}}, "not_measured": {"space.RP": "why", ...}}
 with the official `detailed_metrics` key names and values (the per-dimension `calculation_time` the official
 evaluator adds is a wall-clock reading, left out), or {"query_uid", "mode", "distance", "error": "<what and why>"}
 where the official evaluator fails on the plan: its extraction step or a metric raises (the official evaluator
 then records status "error"), the plan has no summary.destination text (the official batch loop itself crashes),
-or there is no query of that uid (the official loop skips the plan). NaN and infinities, which the official code
-produces in places (a missing star), are written as null: the output is strict JSON.
+or there is no query of that uid (the official loop skips the plan). `not_measured` names the metrics whose value is
+the official code's stand-in for a measurement it could not make (RP 0.0 and CSM {} when a distance is missing;
+transportation_breaks, never checked in `official` mode), with the reason: reports show them as not measured.
+NaN and infinities, which the official code produces in places (a missing star), are written as null: the output is
+strict JSON.
 
 The sandbox is the plan's own summary.destination (fix `sandbox-from-query`: the query's target_city), mapped to a
 folder as the official loader maps it; the intercity options run between summary.departure and the destination.
@@ -19,13 +22,13 @@ The metrics of each group, their formulas and their quirks are described in the 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from benchmarks.traveleval.evaluation import accuracy, constraint
 from benchmarks.traveleval.evaluation.city import CityFacts, city_facts, intercity_options
-from benchmarks.traveleval.evaluation.distance import CITY_CODES, Distances, open_distances
+from benchmarks.traveleval.evaluation.distance import CITY_CODES, Distances, LatLon, open_distances
 from benchmarks.traveleval.evaluation.economy import economy_metrics
 from benchmarks.traveleval.evaluation.extract import (
     Stop,
@@ -41,7 +44,7 @@ from benchmarks.traveleval.evaluation.utility import utility_metrics
 from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 
-__all__ = ["CONSTRAINT_METRICS", "DIMENSIONS", "MODES", "evaluate_plan", "make_distances"]
+__all__ = ["CONSTRAINT_METRICS", "DIMENSIONS", "MODES", "NOT_MEASURED", "evaluate_plan", "make_distances"]
 
 DIMENSIONS = ("accuracy", "constraint", "time", "space", "economy", "utility")
 CONSTRAINT_METRICS = ("budget_satisfaction", "time_compliance", "people_adaptability", "accommodation_satisfaction",
@@ -84,12 +87,13 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
         facts = city_facts(sandbox, city if isinstance(city, str) else "")
         days, schedules = daily_stops(itinerary), daily_activities(itinerary)
         metrics: dict[str, Any] = {}
+        unmeasured: dict[str, str] = {}
         for stage in DIMENSIONS:
             metrics[stage] = _dimension(stage, itinerary, days, schedules, query, facts, departure, distances, fixed,
-                                        queue)
+                                        queue, unmeasured)
     except _PLAN_FAULTS as exc:
         return {**head, "error": f"{stage}: {type(exc).__name__}: {exc}"}
-    return {**head, "metrics": json_safe(metrics)}
+    return {**head, "metrics": json_safe(metrics), "not_measured": unmeasured}
 
 
 def make_distances(setting: str | None, sandbox: Sandbox, folder: Path) -> Distances:
@@ -101,7 +105,9 @@ def make_distances(setting: str | None, sandbox: Sandbox, folder: Path) -> Dista
 
 def _dimension(name: str, itinerary: Any, days: dict[Any, list[Stop]], schedules: dict[Any, Any],
                query: Mapping[str, Any], facts: CityFacts, departure: Any, distances: Distances,
-               fixed: bool, queue: bool) -> dict[str, Any]:
+               fixed: bool, queue: bool, unmeasured: dict[str, str]) -> dict[str, Any]:
+    """One dimension's metrics; a metric whose value stands in for a measurement that could not be made gets its
+    reason in `unmeasured` (`NOT_MEASURED`)."""
     if name == "accuracy":
         located = facts.locate([stop for stops in stop_names(days).values() for stop in stops])
         arrival = query.get("target_city") if fixed else itinerary["summary"]["destination"]
@@ -112,7 +118,7 @@ def _dimension(name: str, itinerary: Any, days: dict[Any, list[Stop]], schedules
                 "fictitious_attraction_rate": accuracy.fictitious_attraction_rate(days, located),
                 "opening_hours_violations": accuracy.opening_hours_violations(schedules, facts.opening_hours),
                 "transportation_breaks": accuracy.transfer_breaks(days, facts.locate, distances, city_code)
-                if fixed else 0.0,
+                if fixed else _unmeasured(unmeasured, "accuracy.transportation_breaks", 0.0, NOT_MEASURED["breaks"]),
                 "intercity_planning_deviation": accuracy.intercity_planning_deviation(itinerary, trains, flights),
                 "people_deviation": accuracy.people_deviation(itinerary, query, fixed=fixed)}
     if name == "constraint":
@@ -131,13 +137,47 @@ def _dimension(name: str, itinerary: Any, days: dict[Any, list[Stop]], schedules
     if name == "space":
         lodgings = {activity.get("location_name") for day_plan in itinerary.get("daily_plans", [])
                     for activity in day_plan.get("activities", []) if activity.get("type") in _LODGING_TYPES}
-        measure = distances.driving_km if fixed else distances.gaode_km
-        return {"RP": route_penalty(stop_names(days), facts.locate, measure),
-                "CSM": cross_day_misalignment(stop_names(daily_stops(itinerary, with_ends=False)), facts.locate,
-                                              lodgings, measure)}
+        route, spread = _Missing(distances.driving_km if fixed else distances.gaode_km), \
+            _Missing(distances.driving_km if fixed else distances.gaode_km)
+        found = {"RP": route_penalty(stop_names(days), facts.locate, route),
+                 "CSM": cross_day_misalignment(stop_names(daily_stops(itinerary, with_ends=False)), facts.locate,
+                                               lodgings, spread)}
+        for key, measure in (("RP", route), ("CSM", spread)):
+            if measure.missed:
+                unmeasured[f"space.{key}"] = NOT_MEASURED.get(distances.name, NOT_MEASURED["amap"])
+        return found
     if name == "economy":
         return economy_metrics(itinerary, days, query, facts.attractions, fixed=fixed)
     return utility_metrics(itinerary, days, query, facts.attractions, fixed=fixed)
+
+
+NOT_MEASURED = {
+    "offline": "a Gaode driving distance was missing (no answer in the official caches, no AMAP_API_KEY), and the "
+               "official code then gives RP 0.0 and CSM {}: fetch the official Gaode caches into <data>/amap_cache/ "
+               "or set AMAP_API_KEY (`distance = \"amap\"`), or use the `corrected` mode (offline estimates)",
+    "amap": "the Gaode web API gave no driving distance for a pair (an error or no route), and the official code "
+            "then gives RP 0.0 and CSM {}",
+    "breaks": "the official code never detects a transfer break (always 0); the `corrected` mode checks each transfer",
+}
+"""Why a metric's value is a stand-in, by distance source (space) or metric (the evaluation's `not_measured`)."""
+
+
+class _Missing:
+    """A distance function that remembers whether it ever had no answer (the official metric then falls back)."""
+
+    def __init__(self, measure: Callable[[LatLon, LatLon], float | None]) -> None:
+        self.measure = measure
+        self.missed = False
+
+    def __call__(self, origin: LatLon, destination: LatLon) -> float | None:
+        found = self.measure(origin, destination)
+        self.missed = self.missed or found is None
+        return found
+
+
+def _unmeasured(unmeasured: dict[str, str], key: str, value: float, why: str) -> float:
+    unmeasured[key] = why
+    return value
 
 
 def json_safe(value: Any) -> Any:

@@ -37,7 +37,7 @@ def test_list_shows_the_splits_modes_and_strategies(traveleval_home: Path) -> No
     done = tripbench(traveleval_home, "list")
     assert done.returncode == 0, done.stderr
     section = done.stdout.split("benchmark traveleval\n")[1].split("benchmark ")[0]
-    assert ("  splits: easy, medium, hard, all, progressive\n  evaluator modes: official, corrected, no-queue\n"
+    assert ("  splits: easy, medium, hard, all, progressive, full\n  evaluator modes: official, corrected, no-queue\n"
             in section)
     lines = section.splitlines()[3:9]
     assert [line.split()[0] for line in lines] == ["direct", "cot", "react", "reflexion", "react-tools",

@@ -12,9 +12,11 @@ from benchmarks.traveleval.dataset import SPLITS, load_tasks, read_queries
 from errors import DataError
 
 
-def test_the_five_splits(traveleval_data: Path) -> None:
+def test_the_six_splits(traveleval_data: Path) -> None:
     sizes = {split: len(load_tasks(traveleval_data, split)) for split in SPLITS}
-    assert sizes == {"easy": 200, "medium": 400, "hard": 400, "all": 1000, "progressive": 150}
+    assert sizes == {"easy": 200, "medium": 400, "hard": 400, "all": 1000, "progressive": 150, "full": 1150}
+    assert [task.id for task in load_tasks(traveleval_data, "full")] == [
+        task.id for split in ("all", "progressive") for task in load_tasks(traveleval_data, split)]
     # The official hard.json names its 340th query T1002 where T0940 would be (a quirk of the data, kept).
     expected = [f"T{n:04d}" for n in range(1, 1001)]
     expected[939] = "T1002"

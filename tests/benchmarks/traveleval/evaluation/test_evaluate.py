@@ -205,9 +205,22 @@ def test_route_penalty_from_official_caches_holding_every_pair(traveleval_sandbo
     cache = {cache_key("driving", places[a], places[b]): abs(line[a] - line[b])  # type: ignore[arg-type]
              for a in line for b in line if a != b}
     (tmp_path / "geo_cache.json").write_text(json.dumps(cache), encoding="utf-8")
-    assert metrics(traveleval_sandbox, plan, caches=tmp_path)["space"]["RP"] == pytest.approx((0 + 14 / 6 - 1) / 2)
+    measured = score(traveleval_sandbox, plan, caches=tmp_path)
+    assert measured["metrics"]["space"]["RP"] == pytest.approx((0 + 14 / 6 - 1) / 2)
+    assert "space.RP" not in measured["not_measured"] and "space.CSM" not in measured["not_measured"]
     (tmp_path / "geo_cache.json").write_text(json.dumps(dict(list(cache.items())[1:])), encoding="utf-8")
-    assert metrics(traveleval_sandbox, plan, caches=tmp_path)["space"]["RP"] == 0.0  # one pair missing
+    missing = score(traveleval_sandbox, plan, caches=tmp_path)
+    assert missing["metrics"]["space"]["RP"] == 0.0  # one pair missing: the official stand-in...
+    assert "AMAP_API_KEY" in missing["not_measured"]["space.RP"]  # ...recorded as not measured, with how to get it
+
+
+def test_what_is_not_measured_is_recorded(traveleval_sandbox: Sandbox) -> None:
+    """Without a distance the official RP 0.0 and CSM {} are stand-ins, and `official` never checks a transfer: the
+    result says so (reports show them as not measured); `corrected` measures all three offline."""
+    official = score(traveleval_sandbox, plans.plan())
+    assert sorted(official["not_measured"]) == ["accuracy.transportation_breaks", "space.CSM", "space.RP"]
+    assert official["metrics"]["space"] == {"RP": 0.0, "CSM": {}}
+    assert score(traveleval_sandbox, plans.plan(), mode="corrected")["not_measured"] == {}
 
 
 @pytest.mark.parametrize(("edit", "error"), [

@@ -12,13 +12,16 @@ from typing import Any
 import pytest
 
 from benchmarks.base import DELIVERED, Evaluation, Task, Verdict
-from benchmarks.reporting import Radar, Section, StackedShares, Table
+from benchmarks.reporting import GroupedRates, Heatmap, Radar, Section, StackedShares, Table
 from benchmarks.traveleval import dataset, report
 from benchmarks.traveleval.evaluation import evaluate_plan
 from benchmarks.traveleval.evaluation.distance import open_distances
+from benchmarks.traveleval.metric_names import METRICS
 from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.offline.world import generate_world
+from benchmarks.traveleval.report import aggregate, paper
+from benchmarks.traveleval.report.feasible import unsatisfiable
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from reports.plots import draw
@@ -55,7 +58,7 @@ class Group:
 
     @property
     def label(self) -> str:
-        return f"{self.model} / {self.strategy}"
+        return f"{self.model} / {self.strategy}" + (f" #{self.sample}" if self.samples > 1 else "")
 
     def cells(self, with_run: bool) -> tuple[str, ...]:
         return ((self.run,) if with_run else ()) + (self.model, self.strategy)
@@ -69,14 +72,15 @@ class Run:
     evaluated: bool = True
     partial: bool = False
     options: Mapping[str, Any] = field(default_factory=dict)
+    sampling: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
-def _view(task: Task, plan: Mapping[str, Any] | None, sandbox: Sandbox, folder: Path) -> View:
+def _view(task: Task, plan: Mapping[str, Any] | None, sandbox: Sandbox, folder: Path, mode: str = "official") -> View:
     if plan is None:
         details: dict[str, Any] = {"query_uid": task.id, "error": "no plan: parse_failure"}
         return View(task, "parse_failure", None, Evaluation(tuple(Verdict("constraint", key, False)
-                                                                  for key in report.CONSTRAINTS), details))
-    details = evaluate_plan(plan, task.input, sandbox, distances=open_distances("offline", folder))
+                                                                  for key in report.CONSTRAINT_KEYS), details))
+    details = evaluate_plan(plan, task.input, sandbox, mode=mode, distances=open_distances("offline", folder))
     verdicts = tuple(Verdict("constraint", key, value == 1) for key, value in details["metrics"]["constraint"].items())
     return View(task, DELIVERED, plan, Evaluation(verdicts, details))
 
@@ -91,12 +95,25 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
             oracle = [_view(t, build_plan(sandbox, t.input), sandbox, folder) for t in tasks]
             noisy = [_view(t, noisy_plan(sandbox, t.input, NoisyConfig())[0], sandbox, folder) for t in tasks]
             noisy[0] = _view(tasks[0], None, sandbox, folder)  # one rollout without a plan
-            made.append(Run(split, tasks, [Group(split, "oracle", split, oracle), Group(split, "noisy", split, noisy)]))
+            made.append(Run(split, tasks, [Group(split, "oracle", split, oracle), Group(split, "noisy", split, noisy)],
+                            options={"data_dir": str(folder)}))
+        tasks = dataset.load_tasks(folder, "all")
+        corrected = [_view(t, build_plan(sandbox, t.input), sandbox, folder, "corrected") for t in tasks]
+        made.append(Run("corrected", tasks, [Group("corrected", "oracle", "all", corrected)],
+                        options={"data_dir": str(folder)}))
+        samples = [Group("sampled", "noisy", "all", [_view(t, noisy_plan(sandbox, t.input, NoisyConfig(seed=seed))[0],
+                                                           sandbox, folder) for t in tasks], sample=seed, samples=2)
+                   for seed in (0, 1)]
+        made.append(Run("sampled", tasks, samples, options={"data_dir": str(folder)}))
     return made
 
 
 def _table(sections: list[Section], name: str) -> Table:
     return next(table for section in sections for table in section.tables if table.name == name)
+
+
+def _charts(sections: list[Section], kind: type) -> list[Any]:
+    return [chart for section in sections for chart in section.charts if isinstance(chart, kind)]
 
 
 def _num(cell: object) -> float:
@@ -109,80 +126,194 @@ def _column(table: Table, header: str) -> list[Any]:
     return [row[index] for row in table.rows]
 
 
-def test_constraint_rates_per_model(runs: list[Run]) -> None:
+def test_means_are_over_scored_plans_beside_counts_and_delivery(runs: list[Run]) -> None:
     sections = report.report_sections(runs[:1], "official", with_run=False)
     table = _table(sections, "te_constraint")
     oracle, noisy = table.rows
-    assert oracle[:4] == ("oracle", "direct", "all", 9) and all(rate == 1.0 for rate in oracle[4:])
-    assert noisy[3] == 9 and _column(table, "all seven")[1] < 1.0
-    # the rollout without a plan fails every constraint: no rate of the noisy model is above 8/9
-    assert all(_num(rate) <= 8 / 9 for rate in noisy[4:])
+    assert oracle[:6] == ("oracle", "direct", "all", 9, 9, 1.0) and all(rate == 1.0 for rate in oracle[6:])
+    assert noisy[2:6] == ("all", 9, 8, 8 / 9)  # the rollout without a plan is counted, not averaged
+    views = runs[0].groups[1].rollouts[1:]
+    met = [view.evaluation.details["metrics"]["constraint"]["budget_satisfaction"]  # type: ignore[union-attr]
+           for view in views]
+    assert _column(table, "BCS budget")[1] == pytest.approx(fmean(met))
+    every = [all(v == 1 for v in view.evaluation.details["metrics"]["constraint"].values())  # type: ignore[union-attr]
+             for view in views]
+    assert _column(table, "all seven")[1] == pytest.approx(fmean(every))
+    assert _column(table, "all seven / rollouts")[1] == pytest.approx(sum(every) / 9)
     accuracy = _table(sections, "te_accuracy")
-    assert accuracy.rows[0][2] == 9 and accuracy.rows[1][2] == 8  # plans scored: the missing one is left out
-    assert _column(accuracy, "fictitious")[0] == 0.0
+    assert _column(accuracy, "plans") == [9, 8] and _column(accuracy, "FAR fictitious")[0] == 0.0
 
 
-def test_dimension_scores_and_one_radar_per_model(runs: list[Run]) -> None:
-    sections = report.report_sections(runs, "official", with_run=True)
-    scores = _table(sections, "te_dimensions")
-    assert [row[:3] for row in scores.rows] == [("all", "oracle", "direct"), ("all", "noisy", "direct"),
-                                                ("progressive", "oracle", "direct"),
-                                                ("progressive", "noisy", "direct")]
-    assert all(value is None or 0 <= _num(value) <= 1 for row in scores.rows for value in row[3:])
-    assert scores.rows[0][3 + report.DIMENSIONS.index("constraint")] == 1.0
-    radars = [chart for section in sections for chart in section.charts if isinstance(chart, Radar)]
-    assert [chart.title for chart in radars] == ["Six dimensions: all: oracle", "Six dimensions: all: noisy",
-                                                 "Six dimensions: progressive: oracle",
-                                                 "Six dimensions: progressive: noisy"]
-    assert list(radars[0].labels) == list(report.DIMENSIONS)
-    plot = draw(radars[0])
-    assert plot is not None and plot.png.startswith(b"\x89PNG")
+def test_unmeasured_space_is_never_a_score(runs: list[Run]) -> None:
+    official = report.report_sections(runs[:1], "official", with_run=False)
+    assert set(_column(_table(official, "te_space"), "RP route penalty")) == {aggregate.NOT_MEASURED}
+    scores = _table(official, "te_dimensions")
+    assert set(_column(scores, "space")) == {aggregate.NOT_MEASURED}
+    radars = _charts(official, Radar)
+    assert radars and all("space" not in chart.labels and "space not measured" in chart.title for chart in radars)
+    assert any(note.startswith("Not measured: space.RP on 17 of 17 scored plans (a Gaode driving distance was "
+                               "missing") and "AMAP_API_KEY" in note for note in official[0].notes)
+    # the corrected mode measures distances offline: space is a score there, and on the radar
+    corrected = report.report_sections([runs[2]], "corrected", with_run=False)
+    assert all(isinstance(value, float) for value in _column(_table(corrected, "te_dimensions"), "space"))
+    assert all("space" in chart.labels for chart in _charts(corrected, Radar))
+    assert not any(note.startswith("Not measured") for note in corrected[0].notes)
 
 
-def test_tiers_and_progressive_steps_with_deltas(runs: list[Run]) -> None:
-    sections = report.report_sections(runs, "official", with_run=False)
+def test_dimension_scores_do_not_depend_on_the_rest_of_the_report(runs: list[Run]) -> None:
+    alone = _table(report.report_sections(runs[:1], "official", with_run=False), "te_dimensions").rows
+    together = _table(report.report_sections(runs[:2], "official", with_run=True), "te_dimensions").rows
+    assert [row[1:] for row in together[:2]] == alone
+    assert all(value == aggregate.NOT_MEASURED or 0 <= _num(value) <= 1 for row in alone for value in row[3:])
+    economy = report.DIMENSIONS.index("economy")
+    plans = [view for view in runs[0].groups[0].rollouts]
+    efficiency = [view.evaluation.details["metrics"]["economy"]["budget_efficiency"]  # type: ignore[union-attr]
+                  for view in plans]
+    from benchmarks.traveleval.report.scores import BE_HALF
+    assert alone[0][3 + economy] == pytest.approx(fmean(be / (be + BE_HALF) for be in efficiency))
+
+
+def test_samples_are_labelled_rows_with_their_spread(runs: list[Run]) -> None:
+    sections = report.report_sections([runs[3]], "official", with_run=False)
+    table = _table(sections, "te_constraint")
+    assert [row[2] for row in table.rows] == ["#0", "#1", "mean", "sd", "95% CI ±"]
+    rate = [column.name for column in table.columns].index("all seven")
+    first, second = _num(table.rows[0][rate]), _num(table.rows[1][rate])
+    assert first != second  # two seeds, two samples
+    assert table.rows[2][rate] == pytest.approx((first + second) / 2)
+    sd = abs(first - second) / 2 ** 0.5
+    assert table.rows[3][rate] == pytest.approx(sd)
+    assert table.rows[4][rate] == pytest.approx(12.706 * sd / 2 ** 0.5)
+    assert table.rows[2][3] == "all"  # the splits column keeps its word
+    # the radar is over both samples' plans: one outline per strategy, not one per sample
+    radar = _charts(sections, Radar)[0]
+    assert [name for name, _ in radar.series] == ["direct"]
+
+
+def _both(runs: list[Run]) -> Run:
+    """One run holding both splits (`all` and `progressive`), as a run of the `full` split does."""
+    groups = [Group("both", g.model, g.split, g.rollouts) for n in (0, 1) for g in runs[n].groups]
+    return Run("both", runs[0].tasks + runs[1].tasks, groups, options=runs[0].options)
+
+
+def test_paper_tiers_with_every_dimension_and_table4(runs: list[Run]) -> None:
+    sections = report.report_sections([_both(runs)], "official", with_run=False)
     tiers = _table(sections, "te_tiers")
-    assert [(row[0], row[2], row[3]) for row in tiers.rows[:3]] == [("oracle", "easy", 3), ("oracle", "medium", 3),
-                                                                   ("oracle", "hard", 3)]
+    oracle = [row for row in tiers.rows if row[0] == "oracle"]
+    # by uid, as the official analysis: the world's T0001-T0009 are all in T0001-T0200, so Easy with G01-1
+    assert [(row[2], row[3]) for row in oracle] == [("Easy", 10), ("Medium", 1), ("Hard", 1), ("Overall", 12)]
+    assert [column.name for column in tiers.columns][-6:] == list(report.DIMENSIONS)
+    table4 = [table for section in sections for table in section.tables if table.name.startswith("te_table4_")]
+    assert len(table4) == 2 and [row[0] for row in table4[0].rows][:len(METRICS)] == [
+        m.acronym + (" %" if paper._is_rate(m) else "") for m in METRICS]
+    assert len(table4[0].rows) == len(METRICS) + 6
+    assert [c.name for c in table4[0].columns][3:] == ["Easy", "Medium", "Hard", "Overall"]
+    radars = [chart.title for chart in _charts(sections, Radar)]
+    assert [title for title in radars if "tier" in title] == [
+        f"Six dimensions, {tier} tier (space not measured)" for tier in ("Easy", "Medium", "Hard")]
+    costs = _table(sections, "te_cost_tiers")
+    shares = [row[4:10] for row in costs.rows]
+    assert all(sum(_num(share) for share in row) == pytest.approx(1.0) for row in shares)
+
+
+def test_the_tier_of_every_staged_query_is_its_tag_or_step_but_for_one(traveleval_data: Path) -> None:
+    """The official analysis's uid ranges agree with the tags (easy + G1, ...) on every staged query but T1002, a hard
+    query outside T0601-T1000, which that analysis leaves out of every tier."""
+    tasks = dataset.load_tasks(traveleval_data, "full")
+    assert len(tasks) == 1150
+    differ = []
+    for task in tasks:
+        item = aggregate.Scored(View(task, DELIVERED, None, None), False, None)
+        wanted = paper.TIERS[task.input["step"] - 1] if task.input.get("step") else task.input["tag"].capitalize()
+        if paper.tier(item) != wanted:
+            differ.append((task.id, paper.tier(item)))
+    assert differ == [("T1002", None)]
+
+
+def test_progressive_steps_and_table3(runs: list[Run]) -> None:
+    sections = report.report_sections(runs, "official", with_run=True)
     steps = _table(sections, "te_progressive")
-    oracle = [row for row in steps.rows if row[0] == "oracle"]
-    assert [row[2] for row in oracle] == ["G1", "G2", "G3"]
+    oracle = [row for row in steps.rows if row[:2] == ("progressive", "oracle")]
+    assert [row[3] for row in oracle] == ["G1", "G2", "G3"]
     delta = [column.name for column in steps.columns].index("Δ all seven")
     assert oracle[0][delta] is None and oracle[1][delta] == 0.0  # the oracle keeps every constraint at each step
-    noisy = [row for row in steps.rows if row[0] == "noisy"]
+    noisy = [row for row in steps.rows if row[:2] == ("progressive", "noisy")]
     rate = [column.name for column in steps.columns].index("all seven")
-    assert noisy[1][delta] == pytest.approx(_num(noisy[1][rate]) - _num(noisy[0][rate]))
+    # the noisy model's G1 has no plan (counted, not averaged): no rate, so no delta after it
+    assert noisy[0][5:8] == (1, 0, None) and noisy[1][delta] is None  # (rows carry "#0": the report has samples)
+    assert noisy[2][delta] == pytest.approx(_num(noisy[2][rate]) - _num(noisy[1][rate]))
+    table3 = _table(sections, "te_table3")
+    names = [column.name for column in table3.columns]
+    row = next(row for row in table3.rows if row[:2] == ("progressive", "oracle"))
+    g1, g3 = _num(row[names.index("OTU G1")]), _num(row[names.index("OTU G3")])
+    assert row[names.index("OTU Δ% G3")] == pytest.approx((g3 - g1) / g1)
+    assert names[4:7] == ["FAR G1", "FAR G2", "FAR G3"]
+    noisy_row = next(row for row in table3.rows if row[:2] == ("progressive", "noisy"))
+    assert noisy_row[names.index("OTU G1")] is None and noisy_row[names.index("OTU Δ% G3")] is None  # G1: no plan
 
 
-def test_budget_and_cost_composition(runs: list[Run]) -> None:
+def test_budget_figure_and_cost_composition(runs: list[Run]) -> None:
     sections = report.report_sections(runs[:1], "official", with_run=False)
-    budget = _table(sections, "te_budget")
-    assert budget.rows[0][2:4] == (9, 1.0) and budget.rows[0][4] == 1.0
+    fig3 = _table(sections, "te_fig3")
+    compliance = _table(sections, "te_constraint")
+    assert [row[1] for row in fig3.rows] == _column(compliance, "BCS budget")
+    chart = _charts(sections, GroupedRates)[0]
+    assert list(chart.labels) == ["oracle", "noisy"] and [name for name, _ in chart.series] == ["direct"]
     costs = _table(sections, "te_costs")
     oracle_views = runs[0].groups[0].rollouts
     totals = [sum(v.evaluation.details["metrics"]["economy"]["cost_distribution"].values())  # type: ignore[union-attr]
               for v in oracle_views]
     assert _column(costs, "total")[0] == pytest.approx(fmean(totals))
-    shares = next(chart for section in sections for chart in section.charts if isinstance(chart, StackedShares))
-    assert shares.rows[0][0] == "oracle / direct" and sum(shares.rows[0][1].values()) == pytest.approx(
+    shares = [_num(cell) for cell in costs.rows[0][-6:]]
+    assert len(shares) == 6 and sum(shares) == pytest.approx(1.0)
+    stacked = next(c for c in _charts(sections, StackedShares) if c.name == "te_costs")
+    assert stacked.axis.startswith("% of the recomputed cost") and sum(stacked.rows[0][1].values()) == pytest.approx(
         fmean(totals), abs=6)
 
 
-def test_notes_name_the_distance_source_and_our_prompts(runs: list[Run]) -> None:
+def test_correlations_between_metrics(runs: list[Run]) -> None:
+    sections = report.report_sections(runs[:2], "official", with_run=True)
+    table = _table(sections, "te_correlations")
+    labels = [row[0] for row in table.rows]
+    assert labels == [column.name for column in table.columns][1:] and "RP" not in labels  # never measured
+    for i, row in enumerate(table.rows):
+        assert row[1 + i] == pytest.approx(1.0)
+        assert all(row[1 + j] == table.rows[j][1 + i] for j in range(len(labels)))
+    heatmap = _charts(sections, Heatmap)[0]
+    assert list(heatmap.labels) == labels
+    plot = draw(heatmap)
+    assert plot is not None and plot.png.startswith(b"\x89PNG")
+
+
+def test_unsatisfiable_queries_of_the_staged_data(traveleval_data: Path, traveleval_sandbox: Sandbox) -> None:
+    """The counts issue #29 gives: 0 easy, 36 medium, 78 hard, 28 progressive."""
+    counts: dict[str, int] = {}
+    for task in dataset.load_tasks(traveleval_data, "full"):
+        if unsatisfiable(traveleval_sandbox, task.input):
+            key = "progressive" if task.input.get("step") else str(task.input["tag"])
+            counts[key] = counts.get(key, 0) + 1
+    assert counts == {"medium": 36, "hard": 78, "progressive": 28}
+
+
+def test_notes_name_the_evaluator_distances_and_protocol(runs: list[Run]) -> None:
     notes = report.report_sections(runs, "official", with_run=True)[0].notes
     assert "Evaluator: official." in notes
     assert any(note.startswith("Distances for the space and transfer metrics: offline (") for note in notes)
-    assert report.PROMPTS_NOTE in notes
+    assert report.PROTOCOL_NOTE in notes
 
 
-def test_rollout_categories_and_compare_rates(runs: list[Run]) -> None:
+def test_rollout_categories_facts_and_compare_rates(runs: list[Run]) -> None:
     run = runs[0]
     oracle, noisy = run.groups
     assert {report.rollout_category(view) for view in oracle.rollouts} == {"all constraints met"}
     assert report.rollout_category(noisy.rollouts[0]) == "parse_failure"
+    facts = dict(report.rollout_facts(oracle.rollouts[0]))
+    assert facts["FAR fictitious (accuracy.fictitious_attraction_rate)"] == "0"
+    assert facts["RP route penalty (space.RP)"] == aggregate.NOT_MEASURED
+    assert report.rollout_facts(noisy.rollouts[0]) == []
     rates = report.group_rates(run, [oracle, None])
     assert rates[1] is None and rates[0] is not None and rates[0]["all seven"] == 1.0
-    assert list(rates[0]) == [*report.CONSTRAINT_HEADERS, "all seven"]
+    assert len(rates[0]) == 8
 
 
 def test_a_report_without_evaluations_says_so(runs: list[Run]) -> None:
@@ -190,4 +321,15 @@ def test_a_report_without_evaluations_says_so(runs: list[Run]) -> None:
         View(view.task, view.status, view.plan, None) for view in runs[0].groups[0].rollouts])], evaluated=False)
     sections = report.report_sections([bare], "official", with_run=False)
     assert any("No `official` evaluations are stored" in note for note in sections[0].notes)
-    assert _table(sections, "te_constraint").rows[0][3] == 0
+    assert _table(sections, "te_constraint").rows[0][3:5] == (9, 0)
+
+
+def test_the_sampling_used_is_said(runs: list[Run]) -> None:
+    official = Run("paper", runs[0].tasks, runs[0].groups, options={**runs[0].options, "sampling": "official"},
+                   sampling={"oracle": {"max_tokens": 16000}, "noisy": {}})
+    notes = report.report_sections([official], "official", with_run=False)[0].notes
+    assert ("Sampling (paper): oracle: max_tokens = 16000 (spec), unset: the official values of its family "
+            "(temperature 1.3, 1.0 for Claude; max_tokens 8192); noisy: unset: the official values") in " ".join(notes)
+    older = Run("older", runs[0].tasks, runs[0].groups, options=runs[0].options, sampling={"oracle": {}})
+    assert "Sampling (older): oracle: unset: the provider's defaults." in report.report_sections(
+        [older], "official", with_run=False)[0].notes

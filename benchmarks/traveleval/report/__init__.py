@@ -1,0 +1,161 @@
+"""TravelEval's report sections, from the evaluations the runs stored (the official `detailed_metrics` of each plan),
+in the paper's shapes: per agent (model and strategy) over every query of the run, compliance with the counts and
+the delivery rate, six dimension scores with a radar per model (Figure 4), each dimension's metrics under the
+paper's acronyms (`metric_names`); by paper tier (Figure 4(b-d), Table 4 / B4, Figure A1(b-d)); by progressive step
+(Table 3); budget compliance per model and strategy (Figure 3); correlations between metrics (Figure 5); the cost
+composition; and the queries no plan can satisfy.
+
+Every mean follows the official analysis (`scored`: over the plans the evaluator scored); each table's note says
+its rule. Several samples give a row per sample, then the mean, sd and 95 % interval across samples.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from benchmarks.base import DELIVERED, GENERIC_STATUSES
+from benchmarks.reporting import GroupView, RolloutView, RunView, Section, outcome_table
+from benchmarks.traveleval.agents.statuses import STATUSES
+from benchmarks.traveleval.metric_names import METRICS
+from benchmarks.traveleval.report import overall, paper
+from benchmarks.traveleval.report.aggregate import (
+    CONSTRAINT_KEYS,
+    NOT_MEASURED,
+    Agent,
+    agents,
+    all_seven,
+    mean_of,
+    metric_mean,
+    sampled,
+    scored,
+    value,
+)
+from benchmarks.traveleval.report.feasible import unsatisfiable_section
+from benchmarks.traveleval.report.overall import header
+from benchmarks.traveleval.report.scores import DIMENSIONS
+
+__all__ = ["CONSTRAINT_KEYS", "DIMENSIONS", "group_rates", "report_sections", "rollout_category", "rollout_facts"]
+
+PROTOCOL_NOTE = ("The official repository has no license: tripbench's prompts are its own wording of what the official "
+                 "agents are sent.")
+SEVEN = [metric for metric in METRICS if metric.binary]
+
+
+def report_sections(runs: Sequence[RunView], mode: str, *, with_run: bool) -> list[Section]:
+    groups = [g for run in runs for g in run.groups]
+    found = agents(groups)
+    with_samples = sampled(found)
+    notes = [f"Evaluator: {mode}.", _distances(runs), *_not_measured(found), *_sampling(runs), PROTOCOL_NOTE]
+    if not any(run.evaluated for run in runs):
+        notes.append(f"No `{mode}` evaluations are stored: add it to the spec's `evaluate` and run again.")
+    flags = {"with_run": with_run, "with_samples": with_samples}
+    sections = [Section("TravelEval: six dimensions",
+                        [overall.compliance_table(found, **flags), overall.scores_table(found, **flags),
+                         *overall.dimension_tables(found, **flags)],
+                        list(overall.radar_charts(found, with_run=with_run)), notes)]
+    sections += [s for s in (paper.tier_section(found, **flags), paper.step_section(found, **flags)) if s is not None]
+    fig3, chart = paper.budget_figure(found, with_run=with_run)
+    sections.append(Section("Budget", [overall.budget_table(found, **flags), fig3], [chart]))
+    sections.append(overall.cost_section(found, **flags))
+    if (correlations := paper.correlation_section(found)) is not None:
+        sections.append(correlations)
+    if (impossible := unsatisfiable_section(runs)) is not None:
+        sections.append(impossible)
+    counted = [(g, Counter(view.status for view in g.rollouts)) for g in groups]
+    sections.append(Section("How rollouts ended", [outcome_table(
+        "te_statuses", "How rollouts ended", "status", counted, {**GENERIC_STATUSES, **STATUSES},
+        with_run=with_run)]))
+    return sections
+
+
+def _distances(runs: Sequence[RunView]) -> str:
+    sources: Counter[str] = Counter()
+    for run in runs:
+        for g in run.groups:
+            for view in g.rollouts:
+                if view.evaluation is not None and (source := view.evaluation.details.get("distance")):
+                    sources[str(source)] += 1
+    if not sources:
+        return "Distances: none recorded (no plan was scored)."
+    listed = ", ".join(f"{source} ({count} plans)" for source, count in sources.most_common())
+    return (f"Distances for the space and transfer metrics: {listed}; `amap` is the Gaode web API, `offline` the "
+            "official Gaode caches when fetched, and the sandbox's coordinates in `corrected` mode.")
+
+
+def _not_measured(found: Sequence[Agent]) -> list[str]:
+    """What was not measured, on how many plans, why, and how to measure it."""
+    reasons: dict[str, Counter[str]] = {}
+    total = 0
+    for agent in found:
+        for item in agent.pooled:
+            if item.metrics is None:
+                continue
+            total += 1
+            for key, why in item.not_measured.items():
+                reasons.setdefault(key, Counter())[why] += 1
+    return [f"Not measured: {key} on {sum(whys.values()):,} of {total:,} scored plans ({whys.most_common(1)[0][0]}). "
+            "It is shown as not measured, and left out of the dimension scores and radars."
+            for key, whys in sorted(reasons.items())]
+
+
+def _sampling(runs: Sequence[RunView]) -> list[str]:
+    """The sampling each run's spec sets per model, and where the rest came from: the official values of the model's
+    family (the run's `sampling` option, `official`) or the provider's defaults (`provider`, or a run made before the
+    paper's protocol was the default)."""
+    notes = []
+    for run in runs:
+        found: Mapping[str, Mapping[str, Any]] = getattr(run, "sampling", None) or {}
+        rest = ("the official values of its family (temperature 1.3, 1.0 for Claude; max_tokens 8192)"
+                if run.options.get("sampling") == "official" else "the provider's defaults")
+        shown = "; ".join(f"{model}: " + ", ".join([*(f"{k} = {v} (spec)" for k, v in settings.items()),
+                                                    f"unset: {rest}"]) for model, settings in found.items())
+        if shown:
+            notes.append(f"Sampling ({run.label}): {shown}.")
+    return notes
+
+
+def rollout_category(view: RolloutView) -> str:
+    """How a rollout ended: its status if not delivered, else whether every constraint held (or the first that
+    failed), or the evaluator's error."""
+    if view.status != DELIVERED:
+        return view.status
+    item = scored(view)
+    if not item.evaluated:
+        return DELIVERED
+    if item.metrics is None:
+        return "not scored"
+    failed = [metric.key for metric in SEVEN if value(item, metric) != 1.0]
+    return f"failed {failed[0]}" if failed else "all constraints met"
+
+
+def rollout_facts(view: RolloutView) -> list[tuple[str, str]]:
+    """Every metric of a rollout's scored plan, for its page: (the acronym and words, the value)."""
+    item = scored(view)
+    if item.metrics is None:
+        return []
+    facts = []
+    for metric in METRICS:
+        found = value(item, metric)
+        shown = NOT_MEASURED if found == NOT_MEASURED else "–" if found is None else f"{found:.4g}"
+        facts.append((f"{header(metric)} ({metric.dimension}.{metric.key})", shown))
+    costs = overall.costs(item)
+    if costs:
+        facts.append(("cost composition (RMB)", ", ".join(f"{key} {amount:,.0f}" for key, amount in costs.items())))
+    return facts
+
+
+def group_rates(run: RunView, groups: Sequence[GroupView | None]) -> list[Mapping[str, float | None] | None]:
+    """The seven compliance rates and all seven together, per group, over its scored plans (for `report
+    --compare`)."""
+    rates: list[Mapping[str, float | None] | None] = []
+    for g in groups:
+        if g is None or not run.evaluated:
+            rates.append(None)
+            continue
+        items = [scored(view) for view in g.rollouts]
+        cells = {header(metric): metric_mean(items, metric) for metric in SEVEN}
+        cells["all seven"] = mean_of(items, all_seven)
+        rates.append({key: cell if isinstance(cell, float) else None for key, cell in cells.items()})
+    return rates
