@@ -231,6 +231,4 @@ def _split(split: str | None, tasks: set[str], data_dir: Path) -> str:
     for candidate in SPLITS:
         if tasks <= {task.id for task in load_tasks(data_dir, candidate)}:
             return candidate
-    raise UsageError(f"the plans answer queries of both `{ALL}` and `{PROGRESSIVE}`, and a run is one split: import "
-                     f"them twice, with --split {ALL} and --split {PROGRESSIVE}, into two run directories, then "
-                     "`tripbench report DIR1 DIR2`")
+    raise UsageError(f"no split holds every query the plans answer (splits: {', '.join(SPLITS)})")

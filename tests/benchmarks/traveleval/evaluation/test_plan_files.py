@@ -172,8 +172,12 @@ def test_import_pairs_the_react_and_reflexion_file_and_reads_failed_answers(data
     lines.write_text(json.dumps(progressive, ensure_ascii=False) + "\n" + json.dumps(first, ensure_ascii=False),
                      encoding="utf-8")
     both = run_cli("import-plans", str(lines), "--model", "m", "--strategy", "cot", "--benchmark", "traveleval",
-                   "--run-dir", str(run_dir), "--option", f"data_dir={data_dir}")
-    assert both.returncode == 2 and "--split all and --split progressive" in both.stderr
+                   "--run-dir", str(tmp_path / "both"), "--option", f"data_dir={data_dir}",
+                   "--option", "distance=offline")
+    assert both.returncode == 0, both.stderr  # queries of `all` and of `progressive`: the pooled split `full`
+    with load_run(tmp_path / "both") as results:
+        assert results.spec["split"] == "full"
+        assert {r.key.task for r in results.rollouts} == {"G01-1", first["query_uid"]}
     done = run_cli("import-plans", str(failed), str(paired), str(lines), "--strategy", "cot", "--model", "m",
                    "--benchmark", "traveleval", "--run-dir", str(run_dir), "--option", f"data_dir={data_dir}",
                    "--option", "distance=offline", "--split", "all")
