@@ -146,9 +146,9 @@ def test_shards_and_ray_without_a_team_table_are_refused_before_anything_is_writ
         refused = run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"), *flags)
         assert refused.returncode == 2, refused.stderr
         assert f"{flags[0]} runs rollouts in several processes" in refused.stderr and "[team]" in refused.stderr
-    flags_run = run_cli("run", "--benchmark", "tests.runner.engine.toy_benchmark:ToyBenchmark", "--model",
-                        "openai-compatible:toy@http://127.0.0.1:9/v1", "--strategies", "scripted", "--split", "train", "--shard", "1/2",
-                        cwd=tmp_path)
+    flags_run = run_cli("run", "--benchmark", "tests.runner.engine.toy_benchmark:ToyBenchmark",
+                        "--model", "openai-compatible:toy@http://127.0.0.1:9/v1", "--strategies", "scripted",
+                        "--split", "train", "--shard", "1/2", cwd=tmp_path)
     assert flags_run.returncode == 2 and "[team]" in flags_run.stderr, flags_run.stderr
     bad = run_cli("run", str(spec), "--shard", "3/2")
     assert bad.returncode == 2 and "I/N" in bad.stderr
