@@ -252,6 +252,11 @@ class CacheStore:
                         "`tripbench cache verify --repair --cache-dir %s` finds and drops the bad entries",
                         self.directory, self.damaged, self.directory)
 
+    @property
+    def location(self) -> str:
+        """The cache's folder, for messages."""
+        return str(self.directory)
+
     def get(self, key: str) -> CacheEntry | None:
         """The entry under `key`, or None; counted as a hit or a miss (a corrupt entry is a miss) when `counting`."""
         entry = self.peek(key)

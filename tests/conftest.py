@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import faulthandler
 import functools
+import hashlib
 import http.server
+import importlib.util
 import os
 import sys
 import threading
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.postgres_server import PostgresServer, server_binaries
 from tests.staged_data import MISSING, require
 
 REPO = Path(__file__).resolve().parent.parent
@@ -126,6 +129,34 @@ async def start_mock_llm():
     finally:
         for server in started:
             await server.close()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL cluster on a Unix socket (no TCP) for the session, stopped by its PID at the end."""
+    binaries = server_binaries()
+    if binaries is None:
+        require("PostgreSQL's server programs (initdb, pg_ctl)", "apt-get install postgresql")
+    if importlib.util.find_spec("psycopg") is None:
+        require("the PostgreSQL client psycopg", "pip install -e '.[team]' (the dev install includes it)")
+    assert binaries is not None
+    server = PostgresServer(binaries)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def team_db(postgres: PostgresServer, request: pytest.FixtureRequest) -> str:
+    """The URL of a fresh, empty database of the session's cluster, for one test."""
+    import psycopg
+
+    name = f"t{hashlib.sha256(request.node.nodeid.encode()).hexdigest()[:16]}"
+    with psycopg.connect(postgres.url, autocommit=True) as connection:
+        connection.execute(f"DROP DATABASE IF EXISTS {name}")
+        connection.execute(f"CREATE DATABASE {name}")
+    return postgres.url.replace("/tripbench?", f"/{name}?")
 
 
 @pytest.fixture

@@ -61,7 +61,8 @@ ROOMS = {
     "runner.outcomes": set(),  # the failure policy every room reads
     "runner.ladder": {"runner.outcomes"},  # one LLM call; its storage only through interfaces (Ledger, BatchBook)
     "runner.store": {"runner.outcomes", "runner.ladder"},  # a run directory's files
-    "runner.engine": {"runner.outcomes", "runner.ladder", "runner.store"},  # running a run
+    "runner.team": {"runner.outcomes", "runner.ladder"},  # the team's PostgreSQL: implements the ladder's interfaces
+    "runner.engine": {"runner.outcomes", "runner.ladder", "runner.store", "runner.team"},  # running a run
     "runner.mock_server": set(),  # a development tool the CLI starts (`mock-server`, `demo`); imports providers only
 }
 

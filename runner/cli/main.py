@@ -35,6 +35,9 @@ COMMANDS = {
     "status": LazyCommand("runner.cli.run:status_command",
                           "Summarise a run directory: state, rollouts done per model and strategy, statuses, calls and "
                           "money."),
+    "team": LazyCommand("runner.cli.team:team_command",
+                        "Set up and inspect the team database: one cache, spend cap and rate limits for many "
+                        "processes."),
     "tool": LazyCommand("runner.cli.dispatch:tool_command",
                         "Run one of a benchmark's tool actions and print what the agent would see."),
 }

@@ -25,6 +25,7 @@ from rich.table import Table
 
 from benchmarks.base import ExpectedCalls
 from cache.modes import CacheMode
+from cache.store import CacheStore
 from providers.errors import ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import cost_usd
@@ -143,7 +144,7 @@ async def estimate(prepared: Prepared, run_dir: Path) -> tuple[list[ModelEstimat
     estimates = {m.label: ModelEstimate(m.label) for m in spec.models}
     replay, cache = (build_gateway(prepared, CacheMode.REPLAY, SpendCap(), on_call=None, offline=True)
                      if spec.cache.reads else (None, None))
-    if cache is not None:
+    if isinstance(cache, CacheStore):
         cache.counting = False  # probes, not uses: `tripbench cache stats` must not show a dry run's misses
     tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
 

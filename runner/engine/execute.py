@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import signal
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from benchmarks.base import Benchmark, Strategy, Task
 from benchmarks.registry import get_benchmark
+from cache import CallCache
 from cache.modes import CacheMode
 from cache.store import CacheStore
 from datahome import default_cache_dir
@@ -58,6 +60,9 @@ from runner.store.records import RolloutKey, RolloutRecord
 from runner.store.results import load_run
 from runner.store.shards import find_shards
 from runner.store.writer import LOCK_FILE, RESULTS_FILE, ResultsStore
+
+if TYPE_CHECKING:  # psycopg is an extra (`tripbench[team]`): imported only by runs with `[team]`
+    from runner.team import Team
 
 FAILED = "failed"
 EVALUATE_EVERY_S = 30.0
@@ -124,6 +129,11 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
     for model in spec.models:  # a misspelt provider or offline model fails before the run directory is touched
         check_model(model.model)
     batched = batch_models(spec, source)
+    if spec.team is not None:  # before the run directory is touched: no team, no run
+        require_team_client(source)
+        from runner.team import team_url
+
+        team_url(spec.team.url_env, source)
     offered = {strategy.name: strategy for strategy in benchmark.strategies(options)}
     for position, name in enumerate(spec.strategies):
         if name not in offered:
@@ -154,14 +164,17 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
 def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
                   on_call: Callable[[CallRecord], None] | None = record_call,
                   offline: bool = False, store: ResultsStore | None = None,
-                  session: int | None = None) -> tuple[Gateway, CacheStore | None]:
+                  session: int | None = None, team: Team | None = None,
+                  cache: CallCache | None | Literal["open"] = "open") -> tuple[Gateway, CallCache | None]:
     """The run's one gateway: every model resolved now (a missing key fails before anything is spent).
 
     `offline` (a dry run, whose gateway only reads the cache) resolves models without their API keys. With a
     `store` and `session`, the calls of batch models go through their providers' batch APIs (`runner.ladder.batches`).
+    With `team`, the RPM and TPM limits are the team's. `cache`: the one the caller opened (`open_cache`), or
+    "open" to open it here.
 
     Returns:
-        The gateway and the cache store it uses (close it after the gateway), None for cache mode `off`.
+        The gateway and the cache it uses (close it after the gateway), None for cache mode `off`.
     """
     spec = prepared.spec
     targets: dict[str, Target] = {}
@@ -189,14 +202,36 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     if store is not None and session is not None and (capable := _batch_providers(prepared, targets)):
         batches = BatchTransport(store, session, capable, prepared.batched, size=spec.batch_size,
                                  flush_s=spec.batch_flush_s, poll_s=spec.batch_poll_s)
-    cache = CacheStore(prepared.cache_dir) if mode is not CacheMode.OFF else None
+    if cache == "open":
+        cache = open_cache(prepared, mode)
     gateway = Gateway(
         resolve=lambda model: targets[model].model, cache=cache, mode=mode, spend_cap=spend_cap,
         # a 429's pause of a model's other calls ends when the retry policy would have given up waiting for it
-        limiter=RateLimiter(limits, max_pause_s=policy.max_retry_after_s), retrier=Retrier(policy),
+        limiter=RateLimiter(limits, max_pause_s=policy.max_retry_after_s,
+                            shared=team.buckets if team is not None else None), retrier=Retrier(policy),
         prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call, batches=batches,
     )
     return gateway, cache
+
+
+def open_cache(prepared: Prepared, mode: CacheMode) -> CallCache | None:
+    """The run's cache: the team database's with `[team]` (one cache for every process), else the cache folder's;
+    None for cache mode `off`."""
+    spec = prepared.spec
+    if mode is CacheMode.OFF:
+        return None
+    if spec.team is not None:
+        require_team_client(str(prepared.spec_path))
+        from runner.team import TeamCache, team_url
+
+        return TeamCache(team_url(spec.team.url_env, str(prepared.spec_path)), overwrite=mode is CacheMode.REFRESH)
+    return CacheStore(prepared.cache_dir)
+
+
+def require_team_client(source: str) -> None:
+    """Raises `ConfigError` when `[team]` is set and PostgreSQL's client (the `team` extra) is not installed."""
+    if importlib.util.find_spec("psycopg") is None:
+        raise ConfigError(source, "team", "PostgreSQL's client installed: pip install 'tripbench[team]'")
 
 
 def _batch_providers(prepared: Prepared, targets: dict[str, Target]) -> dict[str, BatchModel]:
@@ -329,13 +364,24 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         session = await store.start_session(spec.public_dump(), str(prepared.spec_path),
                                             version("tripbench"), planned_counts(prepared.keys))
         opened.push_async_callback(lambda: store.end_session(session, report.outcome))
-        await settle_left_open(store, prepared.cache_dir)  # calls a killed session had in flight
-        ledger = StoreLedger(store, session)
-        opened.push_async_callback(ledger.aclose)
-        spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd(), ledger=ledger)
-        gateway, cache = build_gateway(prepared, spec.cache, spend_cap, store=store, session=session)
+        team = None
+        if spec.team is not None:  # fails closed: a team run whose database cannot be reached sends nothing
+            require_team_client(str(prepared.spec_path))
+            from runner.team import Team, team_url
+
+            team = await Team.join(team_url(spec.team.url_env, str(prepared.spec_path)), stale_s=spec.team.stale_s)
+            opened.push_async_callback(team.aclose)  # after the ledgers and the gateway: last, as it leaves
+        store_ledger = StoreLedger(store, session)
+        opened.push_async_callback(store_ledger.aclose)
+        ledger = (team.ledger(spec.team.budget, spec.max_cost, local=store_ledger)
+                  if team is not None and spec.team is not None else store_ledger)
+        cache = open_cache(prepared, spec.cache)
         if cache is not None:
             opened.callback(cache.close)
+        await settle_left_open(store, prepared.cache_dir, cache)  # calls a killed session had in flight
+        spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd(), ledger=ledger)
+        gateway, _ = build_gateway(prepared, spec.cache, spend_cap, store=store, session=session, team=team,
+                                   cache=cache)
         opened.push_async_callback(gateway.aclose)  # before the cache closes: it writes the entries still queued
         await gateway.resume_batches()  # batches a killed session submitted: waited for, never sent again
         tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)

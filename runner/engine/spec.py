@@ -196,6 +196,12 @@ class TeamSpec(BaseModel):
     url_env: str = Field(default=TEAM_URL_ENV, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """Name of the environment variable holding the PostgreSQL connection string (`postgresql://user@host/db`, or
     `postgresql://user@/db?host=/run/postgresql` over a Unix socket); never the URL itself."""
+    budget: str = Field(default="default", min_length=1)
+    """The shared spend cap's name: `max_cost` bounds what every process booking under this name spent together
+    (name one per night or per sweep to cap each; the default is one budget for everything in the database)."""
+    stale_s: float = Field(default=60.0, ge=1, le=3600, allow_inf_nan=False)
+    """Seconds without a heartbeat (every twelfth of it) after which a process is dead: its calls in flight then count
+    as spent at their worst case, and stop holding back the other processes' reservations."""
 
 
 MAX_SAMPLES = 10_000

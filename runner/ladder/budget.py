@@ -9,6 +9,10 @@ A reservation that does not fit while other calls hold reservations waits for th
 most of their money comes back); it is refused with `BudgetExhausted` only when nothing else is reserved, that is
 when the cap itself is reached. From then on `exhausted` is set and the engine starts no new rollout.
 
+A `Ledger` may also decide (the team database's, `runner.team.budget`, holds one cap for every process sharing it):
+its `open` then waits while other processes' reservations may free enough, and raises `BudgetExhausted` when the
+shared cap is reached, which sets `exhausted` here as a refusal of this process's own would.
+
 Write-ahead: with a `Ledger` (the results store's `charge` table, `runner/store/ledger.py`) every reservation is booked
 durably before the call is sent and settled there with the real cost. A process killed in between leaves the charge
 open, and an open charge counts as spent at its worst case until a later session settles it from the cache entry the
@@ -49,6 +53,11 @@ class Ledger(Protocol):
 
     def settle(self, charge: int, cost_usd: float) -> None:
         """Records what the call cost (idempotent; durable soon, not necessarily before returning)."""
+
+    def unknown(self, charge: int) -> None:
+        """The call may or may not have been billed (no answer seen): the charge stays open, counted as spent at its
+        worst case until an answer under its cache key settles it (a ledger that counts open charges so does
+        nothing)."""
 
 
 @dataclass(slots=True)
@@ -126,6 +135,10 @@ class SpendCap:
         if self._ledger is not None:
             try:
                 reservation.charge = await self._ledger.open(amount_usd, model=model, cache_key=cache_key)
+            except BudgetExhausted:
+                self._release(reservation, 0.0)  # a shared ledger refused it: the cap is reached everywhere
+                self.exhausted = True
+                raise
             except BaseException:
                 self._release(reservation, 0.0)  # not booked, so never sent
                 raise
@@ -146,6 +159,8 @@ class SpendCap:
         if reservation.settled:
             raise RuntimeError("reservation settled twice")
         self._release(reservation, reservation.amount_usd)
+        if self._ledger is not None and reservation.charge is not None:
+            self._ledger.unknown(reservation.charge)
 
     def settle_booked(self, charge: int, reserved_usd: float, actual_usd: float) -> None:
         """Settle a charge an earlier session left open, which `spent_usd` counted at its worst case

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from cache import CacheEntry, CacheMode, CacheStore, digest, key_fields
+from cache import CacheEntry, CacheMode, CallCache, digest, key_fields
 from errors import ConfigError
 from providers.errors import BudgetExhausted, LLMError, ProviderError, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
@@ -132,7 +132,7 @@ class Gateway:
         clock: Seconds, for latencies.
     """
 
-    def __init__(self, *, resolve: Callable[[str], ChatModel] = resolve_model, cache: CacheStore | None = None,
+    def __init__(self, *, resolve: Callable[[str], ChatModel] = resolve_model, cache: CallCache | None = None,
                  mode: CacheMode | None = None, spend_cap: SpendCap | None = None,
                  limiter: RateLimiter | None = None, retrier: Retrier | None = None,
                  prices: Mapping[str, Price] | None = None, on_call: Callable[[CallRecord], None] | None = None,
@@ -289,7 +289,7 @@ class Gateway:
                 await asyncio.to_thread(self._cache.set_many, entries)
             except Exception as exc:  # the responses are served and recorded; only the cache misses them
                 log.warning("cache %s: new entries not written: %d (%s: %s); those calls will be paid again",
-                            self._cache.directory, len(entries), type(exc).__name__, exc)
+                            self._cache.location, len(entries), type(exc).__name__, exc)
             finally:
                 for key in entries:
                     self._in_flight.pop(key, None)

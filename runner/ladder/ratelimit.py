@@ -9,6 +9,9 @@ concurrency caps bound how many calls are in flight; a model's cap may adapt to 
 (inspect_ai's `concurrency(name, key=...)` split), and the endpoint: two servers serving one model name with one
 placeholder key neither share a budget nor pause each other. `LimitKey.display` is what logs show and
 what limits are looked up by.
+
+With `SharedBuckets` (the team database's, `runner.team.limits`) the RPM and TPM buckets are shared by every process
+using them, and a 429 pauses them all; the concurrency caps stay each process's own.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from runner.ladder.adaptive import AdaptiveLimit
@@ -145,12 +149,33 @@ class TokenBucket:
         self._level = min(self._level, 0.0)
 
 
+class SharedBuckets(Protocol):
+    """RPM and TPM buckets held outside this process (one set per `LimitKey` for every process using them)."""
+
+    async def take(self, key: LimitKey, limits: Limits, tokens: int, burst_s: float) -> None:
+        """Waits until one request and `tokens` fit under `key`'s limits, then takes them; raises when the buckets
+        cannot be reached (the call is then not sent)."""
+        ...
+
+    def give_back(self, key: LimitKey, limits: Limits, tokens: int) -> None:
+        """Returns unused tokens (negative: takes more) once the reply's usage is known."""
+        ...
+
+    def pause(self, key: LimitKey, limits: Limits, seconds: float, burst_s: float) -> None:
+        """Stops admitting under `key` for `seconds`, everywhere, and empties its buckets."""
+        ...
+
+
 @dataclass(slots=True)
 class _KeyState:
     requests: TokenBucket | None
     tokens: TokenBucket | None
     in_flight: asyncio.Semaphore | None
     adaptive: AdaptiveLimit | None
+    key: LimitKey
+    limits: Limits
+    shared: SharedBuckets | None = None
+    """Holds this key's RPM and TPM buckets instead of `requests` and `tokens`."""
 
 
 @dataclass(slots=True)
@@ -165,6 +190,8 @@ class Lease:
         """Correct the token bucket from the estimate to the billed tokens (at most once)."""
         if self._state.tokens is not None and not self._settled:
             self._state.tokens.give_back(self.reserved_tokens - actual_tokens)
+        elif self._state.shared is not None and not self._settled:
+            self._state.shared.give_back(self._state.key, self._state.limits, self.reserved_tokens - actual_tokens)
         self._settled = True
 
 
@@ -180,17 +207,20 @@ class RateLimiter:
         max_pause_s: The longest a 429 pauses the buckets, whatever its Retry-After says. A server asking for more
             (a daily quota) would otherwise stall every call of the key that long, silently, while the retry policy
             gives up on the call that got the 429 at once (`RetryPolicy.max_retry_after_s`, the same 300 s).
+        shared: Holds the RPM and TPM buckets of every key with such limits (the team's); None: in this process.
         clock: Monotonic seconds; `time.monotonic` by default.
         sleep: Awaitable sleep; `asyncio.sleep` by default.
     """
 
     def __init__(self, limits: dict[str, Limits] | None = None, *, default: Limits = Limits(),
                  max_concurrency: int | None = None, burst_s: float = 1.0, backoff_s: float = 1.0,
-                 max_pause_s: float = 300.0, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep) -> None:
+                 max_pause_s: float = 300.0, shared: SharedBuckets | None = None, clock: Clock = time.monotonic,
+                 sleep: Sleep = asyncio.sleep) -> None:
         self._limits = dict(limits or {})
         self._default = default
         self._burst_s, self._backoff_s, self._max_pause_s = burst_s, backoff_s, max_pause_s
         self._clock, self._sleep = clock, sleep
+        self._shared = shared
         self._global = asyncio.Semaphore(max_concurrency) if max_concurrency else None
         self._states: dict[LimitKey, _KeyState] = {}
 
@@ -199,12 +229,14 @@ class RateLimiter:
         if state is None:
             limits = self._limits.get(key.display, self._default)
             bucket = functools.partial(TokenBucket, burst_s=self._burst_s, clock=self._clock, sleep=self._sleep)
+            shared = self._shared if limits.rpm or limits.tpm else None
             state = _KeyState(
-                bucket(limits.rpm) if limits.rpm else None,
-                bucket(limits.tpm) if limits.tpm else None,
+                bucket(limits.rpm) if limits.rpm and shared is None else None,
+                bucket(limits.tpm) if limits.tpm and shared is None else None,
                 asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency and not limits.adaptive else None,
                 AdaptiveLimit(limits.max_concurrency or ADAPTIVE_CEILING, clock=self._clock) if limits.adaptive
                 else None,
+                key, limits, shared,
             )
             self._states[key] = state
         return state
@@ -227,6 +259,8 @@ class RateLimiter:
                 await state.requests.take(1)
             if state.tokens is not None:
                 await state.tokens.take(estimated_tokens)
+            if state.shared is not None:
+                await state.shared.take(key, state.limits, estimated_tokens, self._burst_s)
             if slot is not None:
                 slot.sent = self._clock()  # the server's latency, not the wait for the buckets
             yield Lease(estimated_tokens, state)
@@ -243,3 +277,5 @@ class RateLimiter:
         for bucket in (state.requests, state.tokens):
             if bucket is not None:
                 bucket.pause(pause)
+        if state.shared is not None:
+            state.shared.pause(key, state.limits, pause, self._burst_s)

@@ -57,7 +57,9 @@ class Online:
         self._limiter = limiter
 
     async def complete(self, attempt: Attempt) -> ChatResponse:
-        async with self._limiter.admit(self._key, attempt.tokens) as lease:
+        attempt.unsent = True  # until the limits admit it: a wait cut short (a cancellation, a shared limiter that
+        async with self._limiter.admit(self._key, attempt.tokens) as lease:  # cannot be reached) sent nothing
+            attempt.unsent = False
             try:
                 response = await self._model.complete(attempt.request)
             except RateLimited as exc:

@@ -9,10 +9,11 @@ first, the charge stays open and counts at its worst case until `settle_left_ope
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from pathlib import Path
 
-from cache import CacheStore
+from cache import CacheStore, CallCache
 from runner.store.writer import ResultsStore
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,9 @@ class StoreLedger:
         self._settling.append((charge, cost_usd))
         self._wake()
 
+    def unknown(self, charge: int) -> None:
+        """Nothing to do: an open charge already counts at its worst case (`ResultsStore.spent_usd`)."""
+
     async def aclose(self) -> None:
         """Writes what is still queued."""
         while self._writer is not None and not self._writer.done():
@@ -80,8 +84,10 @@ class StoreLedger:
                     opened.set_result(charge)
 
 
-async def settle_left_open(store: ResultsStore, cache_dir: Path) -> int:
+async def settle_left_open(store: ResultsStore, cache_dir: Path, cache: CallCache | None = None) -> int:
     """Settles the charges dead sessions left open whose answer reached the cache, at the cost the entry records.
+
+    `cache`: the run's open cache (the team's, say); None: the cache folder `cache_dir`, if there is one.
 
     The others stay open and count as spent at their worst case: the provider may have billed them, and nothing says
     for how much.
@@ -90,10 +96,10 @@ async def settle_left_open(store: ResultsStore, cache_dir: Path) -> int:
         How many charges were settled.
     """
     left_open = await store.open_charges()
-    if not left_open or not cache_dir.is_dir():
+    if not left_open or (cache is None and not cache_dir.is_dir()):
         return 0
-    with CacheStore(cache_dir) as cache:
-        entries = ((charge, cache.peek(key)) for charge, key in left_open if key is not None)
+    with contextlib.nullcontext(cache) if cache is not None else CacheStore(cache_dir) as found:
+        entries = ((charge, found.peek(key)) for charge, key in left_open if key is not None)
         settled = [(charge, entry.cost_usd or 0.0) for charge, entry in entries if entry is not None]
     if settled:
         await store.book(0, [], settled)

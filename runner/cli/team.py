@@ -1,0 +1,79 @@
+"""`tripbench team`: the team database a spec's `[team]` names (PostgreSQL), set up and looked at."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import click
+
+from errors import UserError
+from runner.engine.spec import TEAM_URL_ENV
+
+url_env_option = click.option("--url-env", default=TEAM_URL_ENV, show_default=True, metavar="NAME",
+                              help="The environment variable holding the database's URL (as `[team] url_env`).")
+
+
+def _require_client() -> None:
+    if importlib.util.find_spec("psycopg") is None:
+        raise UserError("the team database needs PostgreSQL's client: pip install 'tripbench[team]'")
+
+
+@click.group("team")
+def team_command() -> None:
+    """Set up and inspect the team database: one cache, spend cap and rate limits for many processes."""
+
+
+@team_command.command("init")
+@url_env_option
+def init_command(url_env: str) -> None:
+    """Create or migrate the team database's schema (a run does it on first use too)."""
+    _require_client()
+    from runner.team import connect, migrate, public, team_url
+
+    url = team_url(url_env, "--url-env")
+    with connect(url) as connection:
+        version = migrate(connection)
+    click.echo(f"{public(url)}: team schema {version} ready")
+
+
+@team_command.command("status")
+@url_env_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (for scripts).")
+def status_command(url_env: str, as_json: bool) -> None:
+    """Budgets (spent, reserved, charges), live workers, cache entries and rate-limit keys of the team database."""
+    _require_client()
+    from runner.team import connect, public, team_url
+
+    url = team_url(url_env, "--url-env")
+    with connect(url) as connection:
+        budgets = connection.execute(
+            "SELECT b.name, b.spent::float8, b.reserved::float8, count(c.id), "
+            "count(c.id) FILTER (WHERE c.state = 'orphaned') FROM tb_budget b LEFT JOIN tb_charge c "
+            "ON c.budget = b.name GROUP BY b.name ORDER BY b.name").fetchall()
+        workers = connection.execute("SELECT host, pid, extract(epoch FROM now() - heartbeat)::float8 FROM tb_worker "
+                                     "WHERE alive ORDER BY id").fetchall()
+        row = connection.execute("SELECT count(*) FROM tb_cache").fetchone()
+        limits = [str(name) for name, in connection.execute("SELECT display FROM tb_rate ORDER BY display")]
+    if row is None:
+        raise UserError(f"{public(url)}: the team schema cannot be read")
+    status = {
+        "database": public(url),
+        "budgets": [{"name": name, "spent_usd": spent, "reserved_usd": reserved, "charges": charges,
+                     "at_worst_case": orphans} for name, spent, reserved, charges, orphans in budgets],
+        "workers": [{"host": host, "pid": pid, "heartbeat_s_ago": round(float(ago), 1)}  # type: ignore[arg-type]
+                    for host, pid, ago in workers],
+        "cache_entries": row[0],
+        "rate_limits": limits,
+    }
+    if as_json:
+        click.echo(json.dumps(status, indent=2))
+        return
+    click.echo(f"{status['database']}: {status['cache_entries']} cache entries, {len(workers)} live workers")
+    for budget in status["budgets"]:  # type: ignore[attr-defined]
+        click.echo(f"  budget {budget['name']}: spent ${budget['spent_usd']:.4f} + ${budget['reserved_usd']:.4f} "
+                   f"reserved, {budget['charges']} charges ({budget['at_worst_case']} at their worst case)")
+    for worker in status["workers"]:  # type: ignore[attr-defined]
+        click.echo(f"  worker {worker['host']}:{worker['pid']}, heartbeat {worker['heartbeat_s_ago']} s ago")
+    for limit in limits:
+        click.echo(f"  rate limits shared for {limit}")

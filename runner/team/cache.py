@@ -1,0 +1,98 @@
+"""The LLM cache in the team database: the gateway's `CallCache`, keyed exactly as the disk cache (`cache.keys`).
+
+An entry is the disk cache's JSON (`CacheEntry.stored()`), zlib-compressed, in `tb_cache`; every read is verified
+as the disk cache's are: its fields must hash to the key it was found under, else it is a miss (said once, counted
+in `refused`). The first writer wins (`ON CONFLICT DO NOTHING`), so two machines that made the same call keep one
+answer; cache mode `refresh` overwrites instead. The gateway already writes in batches (`set_many`, all the entries
+queued meanwhile, from a thread): one statement per batch here.
+
+Reads run on the event loop's thread and writes in the gateway's writer thread, each on a connection of its own.
+A database that cannot be reached while reading is a miss: the call then goes to the spend cap, which fails closed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import zlib
+from collections.abc import Mapping
+
+import orjson
+import psycopg
+
+from cache import CacheEntry, digest
+from runner.team.database import TeamUnavailable, connect, public
+
+log = logging.getLogger(__name__)
+
+
+class TeamCache:
+    """The team's LLM cache.
+
+    Args:
+        url: The team database's connection string.
+        overwrite: Replace entries already stored (cache mode `refresh`) instead of keeping the first.
+    """
+
+    def __init__(self, url: str, *, overwrite: bool = False) -> None:
+        self.location = public(url)
+        self.refused = 0
+        """Entries not served: unreadable, or their fields hash to another key."""
+        self._url = url
+        self._overwrite = overwrite
+        self._reader = connect(url)
+        self._writer: psycopg.Connection[tuple[object, ...]] | None = None
+        self._lock = threading.Lock()  # the reader: `peek` from the loop, `get` from a dry run's thread
+
+    def get(self, key: str) -> CacheEntry | None:
+        return self.peek(key)
+
+    def peek(self, key: str) -> CacheEntry | None:
+        """The entry under `key`, verified, or None."""
+        try:
+            with self._lock:
+                row = self._reader.execute("SELECT entry FROM tb_cache WHERE key = %s", (key,)).fetchone()
+        except psycopg.Error as exc:
+            log.warning("%s: the cache cannot be read (%s): a miss", self.location, str(exc).strip())
+            return None
+        if row is None:
+            return None
+        try:
+            entry = CacheEntry.from_json(orjson.loads(zlib.decompress(bytes(row[0]))))  # type: ignore[call-overload]
+        except (zlib.error, orjson.JSONDecodeError, ValueError, TypeError) as exc:
+            self._refuse(key, f"unreadable ({type(exc).__name__}: {exc})")
+            return None
+        if digest(entry.fields) != key:
+            self._refuse(key, "the answer to another request (its fields hash to another key)")
+            return None
+        return entry
+
+    def _refuse(self, key: str, why: str) -> None:
+        self.refused += 1
+        if self.refused == 1:
+            log.warning("%s: cache entry %s is %s; ignored, as any others like it will be", self.location, key, why)
+
+    def set_many(self, entries: Mapping[str, CacheEntry]) -> None:
+        """Stores the entries in one statement (the first writer of a key wins unless `overwrite`).
+
+        Raises:
+            TeamUnavailable: the database cannot be reached (the gateway says the entries were not written).
+        """
+        if not entries:
+            return
+        rows = [(key, zlib.compress(orjson.dumps(entry.stored()), 1), entry.cost_usd) for key, entry in entries.items()]
+        conflict = ("DO UPDATE SET entry = excluded.entry, cost_usd = excluded.cost_usd, created = now()"
+                    if self._overwrite else "DO NOTHING")
+        try:
+            if self._writer is None:
+                self._writer = connect(self._url)
+            with self._writer.transaction(), self._writer.cursor() as cursor:
+                cursor.executemany(f"INSERT INTO tb_cache (key, entry, cost_usd) VALUES (%s, %s, %s) "
+                                   f"ON CONFLICT (key) {conflict}", rows)
+        except psycopg.Error as exc:
+            raise TeamUnavailable(f"{self.location}: {str(exc).strip()}") from None
+
+    def close(self) -> None:
+        self._reader.close()
+        if self._writer is not None:
+            self._writer.close()

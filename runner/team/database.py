@@ -1,0 +1,285 @@
+"""The team database: the connection string from the environment, the schema and its migrations.
+
+The spec names the environment variable (`[team] url_env`); the URL itself, which may carry a password, is never
+written anywhere, and messages show it without credentials. Every table and function is prefixed `tb_`, so the
+database may hold other things. The schema is created or migrated on first use (and by `tripbench team init`) under
+an advisory lock, so processes starting together migrate once; like the SQLite cache, the database records the cache
+key scheme it was written with and a tripbench using another scheme refuses it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+
+from cache import KEY_SCHEME
+from errors import ConfigError, DataError
+
+MIGRATION_LOCK = 0x7472_6970  # "trip": pg_advisory_xact_lock's key for migrations
+
+
+class TeamUnavailable(ConnectionError):
+    """The team database cannot be reached or used: nothing is sent (fail closed).
+
+    A `ConnectionError`, so a rollout it ends is a `crashed` one of the machine's fault (`runner.outcomes`) that a
+    resumed run runs again."""
+
+
+def team_url(url_env: str, source: str = "run spec") -> str:
+    """The connection string the variable named by `[team] url_env` holds.
+
+    Raises:
+        ConfigError: the variable is unset or empty (naming it).
+    """
+    url = os.environ.get(url_env, "").strip()
+    if not url:
+        raise ConfigError(source, "team.url_env", f"the environment variable {url_env} to hold the team database's "
+                          "PostgreSQL URL (e.g. postgresql://tb@db.internal/tripbench); it is unset")
+    return url
+
+
+def public(url: str) -> str:
+    """A connection string without its password (for messages); a keyword/value string shows only its host."""
+    parts = urlsplit(url)
+    if parts.scheme.startswith("postgres"):
+        host = parts.netloc.rpartition("@")[2]
+        user = parts.netloc.rpartition("@")[0].partition(":")[0]
+        return urlunsplit((parts.scheme, f"{user}@{host}" if user else host, parts.path, "", ""))
+    return "the team database"
+
+
+def connect(url: str) -> psycopg.Connection[tuple[object, ...]]:
+    """An autocommit connection, with the schema in place.
+
+    Raises:
+        TeamUnavailable: the server cannot be reached or refuses us.
+        DataError: the database was written with another cache key scheme or by a newer tripbench.
+    """
+    try:
+        connection = psycopg.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise TeamUnavailable(f"{public(url)}: cannot connect ({str(exc).strip()}); nothing was sent") from None
+    try:
+        migrate(connection)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+async def connect_async(url: str) -> psycopg.AsyncConnection[tuple[object, ...]]:
+    """`connect` for the event loop (the schema is already in place: `connect` ran first)."""
+    try:
+        return await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise TeamUnavailable(f"{public(url)}: cannot connect ({str(exc).strip()}); nothing was sent") from None
+
+
+def _v1(cursor: psycopg.Cursor[tuple[object, ...]]) -> None:
+    cursor.execute(SCHEMA_V1)
+
+
+MIGRATIONS: list[Callable[[psycopg.Cursor[tuple[object, ...]]], None]] = [_v1]
+"""Schema changes in order; `tb_meta.schema` holds how many ran. A change is a new function, never an edit."""
+
+
+def migrate(connection: psycopg.Connection[tuple[object, ...]]) -> int:
+    """Creates or migrates the schema (idempotent; one process at a time); returns the schema version.
+
+    Raises:
+        DataError: another cache key scheme, or a schema newer than this tripbench knows.
+    """
+    with connection.transaction(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        cursor.execute("CREATE TABLE IF NOT EXISTS tb_meta (name text PRIMARY KEY, value text NOT NULL)")
+        cursor.execute("INSERT INTO tb_meta VALUES ('key_scheme', %s), ('schema', '0') ON CONFLICT DO NOTHING",
+                       (KEY_SCHEME,))
+        cursor.execute("SELECT name, value FROM tb_meta WHERE name IN ('key_scheme', 'schema')")
+        meta = {str(name): str(value) for name, value in cursor.fetchall()}
+        if meta["key_scheme"] != KEY_SCHEME:
+            raise DataError(f"the team database's cache was written with key scheme {meta['key_scheme']}, this "
+                            f"tripbench uses {KEY_SCHEME}; point [team] url_env at another database")
+        version = int(meta["schema"])
+        if version > len(MIGRATIONS):
+            raise DataError(f"the team database has schema {version}, newer than this tripbench knows "
+                            f"({len(MIGRATIONS)}): upgrade tripbench")
+        for step in MIGRATIONS[version:]:
+            step(cursor)
+        cursor.execute("UPDATE tb_meta SET value = %s WHERE name = 'schema'", (str(len(MIGRATIONS)),))
+    return len(MIGRATIONS)
+
+
+SCHEMA_V1 = """
+CREATE TABLE tb_cache (
+    key text PRIMARY KEY,
+    entry bytea NOT NULL,                 -- orjson of cache.CacheEntry.stored(), zlib; verified on read
+    cost_usd double precision,            -- what the call cost: a dead worker's charge is settled at it
+    created timestamptz NOT NULL DEFAULT now()
+);
+
+-- The spend cap: one row per budget. reserved = the open charges' worst cases; spent = the settled charges' costs
+-- plus the worst cases of charges whose call may have been billed with no answer seen (orphaned).
+CREATE TABLE tb_budget (
+    name text PRIMARY KEY,
+    spent numeric NOT NULL DEFAULT 0 CHECK (spent >= 0),
+    reserved numeric NOT NULL DEFAULT 0 CHECK (reserved >= 0)
+);
+
+CREATE TABLE tb_worker (
+    id bigserial PRIMARY KEY,
+    host text NOT NULL,
+    pid integer NOT NULL,
+    started timestamptz NOT NULL DEFAULT now(),
+    heartbeat timestamptz NOT NULL DEFAULT now(),   -- the database's clock, never a worker's
+    alive boolean NOT NULL DEFAULT true
+);
+
+CREATE TABLE tb_charge (
+    id bigserial PRIMARY KEY,
+    budget text NOT NULL REFERENCES tb_budget (name),
+    worker bigint NOT NULL REFERENCES tb_worker (id),
+    model text NOT NULL,
+    cache_key text,
+    reserved numeric NOT NULL CHECK (reserved >= 0),
+    cost numeric CHECK (cost >= 0),
+    state text NOT NULL CHECK (state IN ('open', 'orphaned', 'settled')),
+    opened timestamptz NOT NULL DEFAULT now(),
+    settled timestamptz,
+    CHECK ((state = 'settled') = (cost IS NOT NULL))
+);
+CREATE INDEX tb_charge_open ON tb_charge (worker) WHERE state = 'open';
+CREATE INDEX tb_charge_orphaned ON tb_charge (cache_key) WHERE state = 'orphaned';
+
+-- Reserve: the conditional update of the budget row decides; returns the charge's id, 0 when it does not fit while
+-- other charges are open (they may free enough: wait), -1 when it does not fit with nothing open (the cap is reached).
+CREATE FUNCTION tb_reserve(p_budget text, p_worker bigint, p_amount numeric, p_cap numeric, p_model text,
+                           p_key text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    charge bigint;
+BEGIN
+    PERFORM 1 FROM tb_worker WHERE id = p_worker AND alive;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'tripbench worker % was declared dead (no heartbeat): it may open no charge', p_worker
+            USING ERRCODE = 'TB001';
+    END IF;
+    INSERT INTO tb_budget (name) VALUES (p_budget) ON CONFLICT DO NOTHING;
+    UPDATE tb_budget SET reserved = reserved + p_amount
+        WHERE name = p_budget AND (p_cap IS NULL OR spent + reserved + p_amount <= p_cap);
+    IF NOT FOUND THEN
+        RETURN CASE WHEN (SELECT reserved FROM tb_budget WHERE name = p_budget) > 0 THEN 0 ELSE -1 END;
+    END IF;
+    INSERT INTO tb_charge (budget, worker, model, cache_key, reserved, state)
+        VALUES (p_budget, p_worker, p_model, p_key, p_amount, 'open') RETURNING id INTO charge;
+    RETURN charge;
+END $$;
+
+-- Settle charges at their real cost (an orphaned one was counted at its worst case: the difference comes back).
+CREATE FUNCTION tb_settle(p_ids bigint[], p_costs numeric[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    WITH given AS (SELECT * FROM unnest(p_ids, p_costs) AS g (id, cost)),
+    locked AS (SELECT c.id, c.budget, c.reserved, c.state, given.cost FROM tb_charge c JOIN given USING (id)
+               WHERE c.state <> 'settled' ORDER BY c.id FOR UPDATE OF c),
+    done AS (UPDATE tb_charge c SET cost = locked.cost, state = 'settled', settled = now()
+             FROM locked WHERE c.id = locked.id RETURNING c.id),
+    sums AS (SELECT budget, sum(reserved) FILTER (WHERE state = 'open') AS released,
+                    sum(cost) - coalesce(sum(reserved) FILTER (WHERE state = 'orphaned'), 0) AS added
+             FROM locked GROUP BY budget)
+    UPDATE tb_budget b SET reserved = b.reserved - coalesce(sums.released, 0), spent = b.spent + sums.added
+        FROM sums WHERE b.name = sums.budget;
+END $$;
+
+-- Charges whose call may have been billed with no answer seen (a timeout, a dropped connection, a dead worker):
+-- counted as spent at their worst case until an answer under their cache key is found.
+CREATE FUNCTION tb_orphan(p_ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    WITH locked AS (SELECT id, budget, reserved FROM tb_charge WHERE id = ANY (p_ids) AND state = 'open'
+                    ORDER BY id FOR UPDATE),
+    done AS (UPDATE tb_charge c SET state = 'orphaned' FROM locked WHERE c.id = locked.id RETURNING c.id),
+    sums AS (SELECT budget, sum(reserved) AS amount FROM locked GROUP BY budget)
+    UPDATE tb_budget b SET reserved = b.reserved - sums.amount, spent = b.spent + sums.amount
+        FROM sums WHERE b.name = sums.budget;
+END $$;
+
+-- Workers silent for longer than p_stale are dead: their open charges are orphaned. Orphaned charges whose answer
+-- reached the cache are settled at the cost it records. Returns how many workers were declared dead.
+CREATE FUNCTION tb_reap(p_stale interval) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    dead bigint[];
+    found_ids bigint[];
+    found_costs numeric[];
+BEGIN
+    WITH gone AS (UPDATE tb_worker SET alive = false WHERE alive AND heartbeat < now() - p_stale RETURNING id)
+    SELECT coalesce(array_agg(id), '{}') INTO dead FROM gone;
+    IF cardinality(dead) > 0 THEN
+        PERFORM tb_orphan(ARRAY(SELECT id FROM tb_charge WHERE worker = ANY (dead) AND state = 'open'));
+    END IF;
+    SELECT coalesce(array_agg(c.id), '{}'), coalesce(array_agg(coalesce(e.cost_usd, 0)::numeric), '{}')
+        INTO found_ids, found_costs
+        FROM tb_charge c JOIN tb_cache e ON e.key = c.cache_key WHERE c.state = 'orphaned';
+    IF cardinality(found_ids) > 0 THEN
+        PERFORM tb_settle(found_ids, found_costs);
+    END IF;
+    RETURN cardinality(dead);
+END $$;
+
+-- Shared rate limits, GCRA: per limit key (a hash of provider, model, API key hash and endpoint; never the key) the
+-- theoretical arrival time of requests and of tokens, in seconds of the database's clock. A take of n units at rate
+-- 1/T with a burst of tau seconds is admitted when max(tat, now) + min(n, C) T - tau <= now (C = tau / T units, so a
+-- take larger than the burst waits for a full bucket and leaves it in debt); returns 0 once taken, else how long to
+-- wait. Both buckets are taken together or not at all.
+CREATE TABLE tb_rate (
+    key text PRIMARY KEY,
+    display text NOT NULL,                -- provider/model@host: what `tripbench team status` shows
+    requests_tat double precision NOT NULL DEFAULT 0,
+    tokens_tat double precision NOT NULL DEFAULT 0,
+    paused_until double precision NOT NULL DEFAULT 0
+);
+
+CREATE FUNCTION tb_take(p_key text, p_display text, p_req_t double precision, p_req_tau double precision,
+                        p_tok_t double precision, p_tok_tau double precision, p_tokens double precision)
+    RETURNS double precision LANGUAGE plpgsql AS $$
+DECLARE
+    now_s double precision := extract(epoch FROM clock_timestamp());
+    r tb_rate%ROWTYPE;
+    req_base double precision;
+    tok_base double precision;
+    wait double precision := 0;
+BEGIN
+    INSERT INTO tb_rate (key, display) VALUES (p_key, p_display) ON CONFLICT DO NOTHING;
+    SELECT * INTO r FROM tb_rate WHERE key = p_key FOR UPDATE;
+    IF now_s < r.paused_until THEN
+        RETURN r.paused_until - now_s;
+    END IF;
+    req_base := greatest(r.requests_tat, now_s);
+    tok_base := greatest(r.tokens_tat, now_s);
+    IF p_req_t IS NOT NULL THEN
+        wait := greatest(wait, req_base + least(1.0, p_req_tau / p_req_t) * p_req_t - p_req_tau - now_s);
+    END IF;
+    IF p_tok_t IS NOT NULL THEN
+        wait := greatest(wait, tok_base + least(p_tokens, p_tok_tau / p_tok_t) * p_tok_t - p_tok_tau - now_s);
+    END IF;
+    IF wait > 1e-9 THEN
+        RETURN wait;
+    END IF;
+    UPDATE tb_rate SET requests_tat = CASE WHEN p_req_t IS NULL THEN requests_tat ELSE req_base + p_req_t END,
+                       tokens_tat = CASE WHEN p_tok_t IS NULL THEN tokens_tat ELSE tok_base + p_tokens * p_tok_t END
+        WHERE key = p_key;
+    RETURN 0;
+END $$;
+
+-- A 429: nothing is admitted for p_seconds, and the buckets are empty when the pause ends (traffic ramps up again).
+CREATE FUNCTION tb_pause(p_key text, p_display text, p_seconds double precision, p_req_tau double precision,
+                         p_tok_tau double precision) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    resume double precision := extract(epoch FROM clock_timestamp()) + p_seconds;
+BEGIN
+    INSERT INTO tb_rate (key, display) VALUES (p_key, p_display) ON CONFLICT DO NOTHING;
+    UPDATE tb_rate SET paused_until = greatest(paused_until, resume),
+                       requests_tat = greatest(requests_tat, resume + coalesce(p_req_tau, 0)),
+                       tokens_tat = greatest(tokens_tat, resume + coalesce(p_tok_tau, 0))
+        WHERE key = p_key;
+END $$;
+"""
