@@ -63,6 +63,7 @@ from runner.store.writer import LOCK_FILE, RESULTS_FILE, ResultsStore
 
 if TYPE_CHECKING:  # psycopg is an extra (`tripbench[team]`): imported only by runs with `[team]`
     from runner.team import Team
+    from runner.team.shards import ShardClaim
 
 FAILED = "failed"
 EVALUATE_EVERY_S = 30.0
@@ -349,12 +350,20 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         UserError: the run directory holds another run (see `check_resume`), or the run had to stop (a rejected key).
     """
     spec = prepared.spec
-    store = await ResultsStore.open(run_dir, lock_fd)
+    claim = await _claim_shard(prepared, run_dir)
+    try:
+        store = await ResultsStore.open(run_dir, lock_fd)
+    except BaseException:
+        if claim is not None:
+            await claim.release()
+        raise
     report = RunReport(run_dir, FAILED)
     # Whatever ends the run (an error, a store that cannot write at the end), everything opened is closed, newest
     # first, each even if one before it failed: an unclosed store or cache would keep the process alive and the run
     # directory locked.
     async with contextlib.AsyncExitStack() as opened:
+        if claim is not None:
+            opened.push_async_callback(claim.release)
         opened.push_async_callback(store.close)
         check_resume(await store.last_spec(), spec, str(prepared.spec_path), force)
         finished, again = await store.resume_plan()
@@ -406,6 +415,25 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
             write_outputs, results, prepared.benchmark, prepared.tasks, prepared.split, spec.samples)
     report.files, report.notes = files, report.notes + notes
     return report
+
+
+async def _claim_shard(prepared: Prepared, run_dir: Path) -> ShardClaim | None:
+    """A shard's claim in the team database (`runner.team.shards`), so that it runs in one process on any machine;
+    None for a run that is not a shard of a team run. The run is known by its result-changing settings and its
+    folder's name, the same on every machine.
+
+    Raises:
+        ShardTaken: another process runs this shard.
+    """
+    team = prepared.spec.team
+    if prepared.shard is None or team is None:
+        return None
+    require_team_client(str(prepared.spec_path))
+    from runner.team import team_url
+    from runner.team.shards import ShardClaim
+
+    run = {"settings": prepared.spec.result_fields(), "folder": run_dir.parent.name}
+    return await ShardClaim.take(team_url(team.url_env, str(prepared.spec_path)), run, str(prepared.shard))
 
 
 async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s: float,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -29,12 +30,13 @@ from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError
 
 from benchmarks.base import BUDGET_EXHAUSTED
 from errors import UserError
-from runner.engine.execute import Prepared, bind_model, build_gateway, prepare
+from runner.engine.execute import Prepared, bind_model, build_gateway, open_cache, prepare
 from runner.engine.rollout import run_rollout
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
 from runner.engine.spec import RunSpec
 from runner.ladder.budget import SpendCap
 from runner.store.records import RolloutKey, RolloutRecord
+from runner.team import Team, team_url
 
 CHUNKS_PER_ACTOR = 4
 """Chunks the pending rollouts are cut into per actor, at least: a dead actor loses at most about this share of its
@@ -58,12 +60,19 @@ class RolloutWorker:
         self._tools: Any = None
 
     async def _open(self) -> None:
-        """The gateway and tools, opened in the actor's event loop on its first chunk."""
+        """The gateway and tools, opened in the actor's event loop on its first chunk: this actor joins the team, whose
+        database holds the cache, the spend cap and the rate limits."""
         self._opened = contextlib.AsyncExitStack()
-        spend_cap = SpendCap(self._prepared.spec.max_cost)
-        gateway, cache = build_gateway(self._prepared, self._prepared.spec.cache, spend_cap)
+        prepared = self._prepared
+        spec, team_spec = prepared.spec, prepared.spec.team
+        assert team_spec is not None  # `--ray-address` is refused without [team]
+        team = await Team.join(team_url(team_spec.url_env, str(prepared.spec_path)), stale_s=team_spec.stale_s)
+        self._opened.push_async_callback(team.aclose)
+        spend_cap = SpendCap(spec.max_cost, ledger=team.ledger(team_spec.budget, spec.max_cost))
+        cache = open_cache(prepared, spec.cache)
         if cache is not None:
             self._opened.callback(cache.close)
+        gateway, _ = build_gateway(prepared, spec.cache, spend_cap, team=team, cache=cache)
         self._opened.push_async_callback(gateway.aclose)
         self._gateway = gateway
         self._tools = await asyncio.to_thread(self._prepared.benchmark.open_tools, self._prepared.options)
@@ -132,7 +141,7 @@ async def run_on_ray(address: str, prepared: Prepared, pending: Sequence[Rollout
         UserError: the cluster cannot be reached, or a chunk failed on `MAX_ATTEMPTS` actors.
     """
     try:
-        await asyncio.to_thread(ray.init, address=address, logging_level="ERROR", log_to_driver=False)
+        await asyncio.to_thread(ray.init, address=address, logging_level=logging.ERROR, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise UserError(f"--ray-address {address}: no Ray cluster could be joined ({exc})") from None
     try:
@@ -143,7 +152,7 @@ async def run_on_ray(address: str, prepared: Prepared, pending: Sequence[Rollout
 
 async def _drive(prepared: Prepared, pending: Sequence[RolloutKey], save: Callable[[RolloutRecord], Awaitable[None]],
                  scheduler: Scheduler) -> str:
-    cpus = int(ray.cluster_resources().get("CPU", 1))
+    cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
     n_actors = max(1, min(cpus, len(pending)))
     concurrency = max(1, math.ceil(prepared.spec.concurrency / n_actors))
     size = max(1, min(MAX_CHUNK, math.ceil(len(pending) / (n_actors * CHUNKS_PER_ACTOR))))

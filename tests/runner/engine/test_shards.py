@@ -19,7 +19,8 @@ from runner.store.records import RolloutKey
 from runner.store.results import load_run
 from tests.runner.engine.engine_support import run_cli, start_run, until_rollouts_stored
 
-TEAM = {"url_env": "TRIPBENCH_TEAM_URL"}
+VARIABLE = "TRIPBENCH_TEAM_URL_TEST"
+TEAM = {"url_env": VARIABLE}
 OPTIONS = {"tasks": 24, "max_calls": 6}
 
 
@@ -80,7 +81,8 @@ async def _shard(spec: Path, run_dir: Path, shard: str) -> asyncio.subprocess.Pr
 
 
 async def test_three_shards_equal_the_run_of_one_process_and_a_killed_shard_resumes(
-        start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> None:
+        start_mock_llm, write_spec, tmp_path: Path, toy_on_path, team_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(VARIABLE, team_db)
     server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 0.02}))
     spec = write_spec(server.base_url, concurrency=4, options=OPTIONS, team=TEAM)
     whole = await start_run(spec, tmp_path / "one")
@@ -121,15 +123,22 @@ async def test_three_shards_equal_the_run_of_one_process_and_a_killed_shard_resu
     assert "outputs/toy/scripted/submission.jsonl" in _outputs(sharded)
 
 
-async def test_status_of_a_sharded_run_names_a_missing_shard_and_a_second_start_is_refused(
-        start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> None:
+async def test_a_shard_runs_once_on_any_machine_and_status_names_a_missing_one(
+        start_mock_llm, write_spec, tmp_path: Path, toy_on_path, team_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(VARIABLE, team_db)
     server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 0.05}))
     spec = write_spec(server.base_url, concurrency=2, options=OPTIONS, team=TEAM)
     sharded = tmp_path / "sharded"
     running = await _shard(spec, sharded, "1/2")
     await until_rollouts_stored(sharded / "shard-1-of-2", running, more=1)
     twice = run_cli("run", str(spec), "--run-dir", str(sharded), "--shard", "1/2", "--quiet")
-    assert twice.returncode == 1 and "another tripbench process" in twice.stderr, twice.stderr
+    assert twice.returncode == 1 and f"shard 1/2 of this run is running already (pid {running.pid} on " \
+        in twice.stderr, twice.stderr
+    # another machine: its own disk (a folder of the same name elsewhere), the same team database
+    elsewhere = tmp_path / "other-machine" / "sharded"
+    twice = run_cli("run", str(spec), "--run-dir", str(elsewhere), "--shard", "1/2", "--quiet")
+    assert twice.returncode == 1 and "shard 1/2 of this run is running already" in twice.stderr, twice.stderr
+    assert not elsewhere.exists()
 
     status = run_cli("status", str(sharded))
     assert status.returncode == 0, status.stderr
