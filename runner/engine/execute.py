@@ -483,7 +483,11 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
             else:
                 from runner.engine.ray_workers import run_on_ray  # Ray is an optional extra
 
-                outcome = await run_on_ray(ray_address, prepared, plan.pending, save, scheduler)
+                on_ray = await run_on_ray(ray_address, prepared, plan.pending, save, scheduler)
+                outcome = on_ray.outcome
+                report.notes.append(f"Ray: {on_ray.actors} actors, {report.ran} rollouts stored" + (
+                    f"; {on_ray.died} died, their chunks' {on_ray.rerun} unstored rollouts ran again on new actors"
+                    if on_ray.died else ""))
     finally:
         finished_running.set()
         await evaluator

@@ -56,6 +56,7 @@ class RolloutWorker:
         self._prepared = prepare(Path(spec_path), spec=spec)
         self._concurrency = concurrency
         self._opened: contextlib.AsyncExitStack | None = None
+        self._opening: asyncio.Task[None] | None = None
         self._gateway: Any = None
         self._tools: Any = None
 
@@ -81,8 +82,9 @@ class RolloutWorker:
 
     async def run(self, keys: list[RolloutKey]) -> list[RolloutRecord]:
         """Runs a chunk; returns its finished rollouts (all of them: a rollout's failure is its record)."""
-        if self._opened is None:
-            await self._open()
+        if self._opening is None:  # the actor's chunks run concurrently: the first opens, the others wait for it
+            self._opening = asyncio.ensure_future(self._open())
+        await self._opening
         prepared = self._prepared
         tasks = {task.id: task for task in prepared.tasks}
         records: list[RolloutRecord] = []
@@ -120,19 +122,36 @@ class _Pool:
         chunk.attempts += 1
         self.running[asyncio.wrap_future(actor.run.remote(chunk.keys).future())] = (actor, chunk)
 
-    def replace(self, dead: Any) -> None:
-        """Drops a dead actor (its other chunks fail on their own) and starts a new one in its place."""
-        if dead in self.actors:
-            self.actors.remove(dead)
-            with contextlib.suppress(Exception):
-                ray.kill(dead)
-            self.actors.append(self.make())
+    def replace(self, dead: Any) -> int:
+        """Drops a dead actor (its other chunks fail on their own) and starts a new one in its place; returns 1 the
+        first time an actor is replaced, 0 after (its other chunks)."""
+        if dead not in self.actors:
+            return 0
+        self.actors.remove(dead)
+        with contextlib.suppress(Exception):
+            ray.kill(dead)
+        self.actors.append(self.make())
+        return 1
+
+
+@dataclass(slots=True)
+class RayOutcome:
+    """How the rollouts went on the cluster."""
+
+    outcome: str
+    """As `Scheduler.run` returns it: `completed`, `interrupted` or `budget`."""
+    actors: int = 0
+    """Actors started at first."""
+    died: int = 0
+    """Actors that died while running chunks (each replaced by a new one)."""
+    rerun: int = 0
+    """Rollouts of dead actors' chunks given to another actor."""
 
 
 async def run_on_ray(address: str, prepared: Prepared, pending: Sequence[RolloutKey],
-                     save: Callable[[RolloutRecord], Awaitable[None]], scheduler: Scheduler) -> str:
-    """Runs `pending` on the actors of the Ray cluster at `address`, storing each record through `save` (here, in
-    the driver), once per key; returns the outcome as `Scheduler.run` does.
+                     save: Callable[[RolloutRecord], Awaitable[None]], scheduler: Scheduler) -> RayOutcome:
+    """Runs `pending` on the actors of the Ray cluster at `address` (`local`: a new one on this machine), storing each
+    record through `save` (here, in the driver), once per key.
 
     `scheduler` is the session's own: its `stop()` (Ctrl-C, SIGTERM) stops handing out chunks; the chunks running get
     its grace period, then their actors are killed (their rollouts run again on resume).
@@ -140,8 +159,13 @@ async def run_on_ray(address: str, prepared: Prepared, pending: Sequence[Rollout
     Raises:
         UserError: the cluster cannot be reached, or a chunk failed on `MAX_ATTEMPTS` actors.
     """
+    def join() -> None:
+        if address == "local":  # a new cluster of this machine: no dashboard (a web server nobody asked for)
+            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False, include_dashboard=False)
+        else:
+            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     try:
-        await asyncio.to_thread(ray.init, address=address, logging_level=logging.ERROR, log_to_driver=False)
+        await asyncio.to_thread(join)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise UserError(f"--ray-address {address}: no Ray cluster could be joined ({exc})") from None
     try:
@@ -151,7 +175,7 @@ async def run_on_ray(address: str, prepared: Prepared, pending: Sequence[Rollout
 
 
 async def _drive(prepared: Prepared, pending: Sequence[RolloutKey], save: Callable[[RolloutRecord], Awaitable[None]],
-                 scheduler: Scheduler) -> str:
+                 scheduler: Scheduler) -> RayOutcome:
     cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
     n_actors = max(1, min(cpus, len(pending)))
     concurrency = max(1, math.ceil(prepared.spec.concurrency / n_actors))
@@ -161,18 +185,18 @@ async def _drive(prepared: Prepared, pending: Sequence[RolloutKey], save: Callab
     pool = _Pool(lambda: worker.remote(str(prepared.spec_path), prepared.spec, concurrency))
     pool.actors = [pool.make() for _ in range(n_actors)]
     stored: set[RolloutKey] = set()
-    outcome = COMPLETED
+    result = RayOutcome(COMPLETED, actors=n_actors)
     try:
         while chunks or pool.running:
             if scheduler.outcome == INTERRUPTED:
-                outcome = INTERRUPTED
+                result.outcome = INTERRUPTED
                 chunks.clear()
             for actor in list(pool.actors):  # two chunks per actor: the next is queued while one runs
                 while chunks and pool.busy(actor) < 2:
                     pool.submit(actor, chunks.popleft())
             if not pool.running:
                 break
-            grace = scheduler.grace_s if outcome == INTERRUPTED else None
+            grace = scheduler.grace_s if result.outcome == INTERRUPTED else None
             done, _ = await asyncio.wait(list(pool.running), timeout=grace, return_when=asyncio.FIRST_COMPLETED)
             if not done:  # the grace period ended: the chunks still running are dropped
                 break
@@ -184,16 +208,17 @@ async def _drive(prepared: Prepared, pending: Sequence[RolloutKey], save: Callab
                     if chunk.attempts >= MAX_ATTEMPTS:
                         raise UserError(f"a chunk of {len(chunk.keys)} rollouts (first {chunk.keys[0]}) ended the "
                                         f"actor running it {chunk.attempts} times") from None
-                    pool.replace(actor)
+                    result.died += pool.replace(actor)
                     chunk.keys = [key for key in chunk.keys if key not in stored]
+                    result.rerun += len(chunk.keys)
                     chunks.appendleft(chunk)
                     continue
                 for record in records:
                     if record.key not in stored:
                         stored.add(record.key)
                         await save(record)
-                    if record.result.status == BUDGET_EXHAUSTED and outcome == COMPLETED:
-                        outcome = BUDGET  # the shared cap is reached: no new chunk starts
+                    if record.result.status == BUDGET_EXHAUSTED and result.outcome == COMPLETED:
+                        result.outcome = BUDGET  # the shared cap is reached: no new chunk starts
                         chunks.clear()
     finally:
         if not pool.running:  # each actor writes the cache entries it still holds; a dropped chunk's are lost
@@ -202,4 +227,4 @@ async def _drive(prepared: Prepared, pending: Sequence[RolloutKey], save: Callab
         for actor in pool.actors:
             with contextlib.suppress(Exception):
                 ray.kill(actor)
-    return outcome
+    return result
