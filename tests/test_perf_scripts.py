@@ -51,7 +51,7 @@ def test_perf_script_runs_at_a_smoke_size(travelplanner_data: Path, script: str,
 
 
 @pytest.mark.parametrize("script", ["gateway.py", "gateway_limits.py", "mock_server.py", "engine_throughput.py",
-                                    "transports.py", "local_concurrency.py"])
+                                    "transports.py", "local_concurrency.py", "team_backend.py"])
 def test_perf_script_starts(script: str) -> None:
     done = perf(script, "--help")
     assert done.returncode == 0, done.stderr
