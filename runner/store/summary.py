@@ -87,10 +87,13 @@ STATE_ORDER = ("running", "failed", "killed", "interrupted", "budget", "complete
 
 def run_state(results: RunResults) -> str | None:
     """The run's state (`session_state` of its latest session; of a sharded run, the first of its shards' states in
-    `STATE_ORDER`), None before any session."""
+    `STATE_ORDER`, naming the shards missing from its folder), None before any session."""
     states = [session_state(session) for session in results.latest.values()]
-    return min(states, key=lambda state: STATE_ORDER.index(state) if state in STATE_ORDER else len(STATE_ORDER),
-               default=None)
+    state = min(states, key=lambda state: STATE_ORDER.index(state) if state in STATE_ORDER else len(STATE_ORDER),
+                default=None)
+    if state is not None and results.shards is not None and (missing := results.shards.missing):
+        return f"{state} (shards missing: {', '.join(f'{index}/{results.shards.count}' for index in missing)})"
+    return state
 
 
 def shard_states(results: RunResults) -> dict[str, str]:

@@ -143,6 +143,7 @@ async def test_a_shard_runs_once_on_any_machine_and_status_names_a_missing_one(
     status = run_cli("status", str(sharded))
     assert status.returncode == 0, status.stderr
     assert "shards: 1/2 running, 2/2 missing" in status.stdout
+    assert json.loads(run_cli("status", str(sharded), "--json").stdout)["state"] == "running (shards missing: 2/2)"
     running.send_signal(signal.SIGINT)
     output, _ = await running.communicate()
     assert running.returncode == 130 and "--shard 1/2" in output.decode(), output.decode()
