@@ -14,7 +14,7 @@ import contextlib
 import importlib.util
 import signal
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -417,6 +417,20 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
     return report
 
 
+def booked(session: Session, save: Callable[[RolloutRecord], Awaitable[None]]
+           ) -> Callable[[RolloutRecord], Awaitable[None]]:
+    """`save`, booking first in this run's store what the record's calls cost where they ran (a Ray actor, whose
+    spend cap is the team database's): the run's money then counts its stored rollouts, as `tripbench status` shows."""
+    async def save_booked(record: RolloutRecord) -> None:
+        paid = [(call.model, call.cache_key, call.cost_usd) for call in record.calls if not call.hit and call.cost_usd]
+        if paid:
+            charges = await session.store.book(session.id, paid, [])
+            await session.store.book(session.id, [], [(charge, cost) for charge, (_, _, cost) in zip(
+                charges, paid, strict=True)])
+        await save(record)
+    return save_booked
+
+
 async def _claim_shard(prepared: Prepared, run_dir: Path) -> ShardClaim | None:
     """A shard's claim in the team database (`runner.team.shards`), so that it runs in one process on any machine;
     None for a run that is not a shard of a team run. The run is known by its result-changing settings and its
@@ -483,7 +497,7 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
             else:
                 from runner.engine.ray_workers import run_on_ray  # Ray is an optional extra
 
-                on_ray = await run_on_ray(ray_address, prepared, plan.pending, save, scheduler)
+                on_ray = await run_on_ray(ray_address, prepared, plan.pending, booked(session, save), scheduler)
                 outcome = on_ray.outcome
                 report.notes.append(f"Ray: {on_ray.actors} actors, {report.ran} rollouts stored" + (
                     f"; {on_ray.died} died, their chunks' {on_ray.rerun} unstored rollouts ran again on new actors"

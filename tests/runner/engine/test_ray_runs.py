@@ -95,4 +95,7 @@ async def test_ray_actors_inside_the_namespace(start_mock_llm, write_spec, tmp_p
     assert stored(run_dir) == await reference(ToyOptions(**OPTIONS))
     with load_run(run_dir) as results:
         assert len(results.rollouts) == OPTIONS["tasks"]
+        # the actors' money, booked in the run's store as each rollout was stored
+        assert results.spent_usd == pytest.approx(sum(r.cost_usd for r in results.rollouts)) and results.spent_usd > 0
+        assert results.reserved_usd == 0
         assert len(results.sessions) == 1 and results.sessions[0].pid == process.pid  # the driver wrote it all
