@@ -75,16 +75,16 @@ class PostgresServer:
             raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
 
     def stop(self) -> None:
-        """Stops the server by its PID (a fast shutdown) and removes the folder."""
+        """Stops the server by its PID and removes the folder."""
         pid = getattr(self, "pid", None)
         if pid is not None:
             try:
-                os.kill(pid, signal.SIGINT)  # PostgreSQL's "fast" shutdown: sessions ended, then out
+                os.kill(pid, signal.SIGQUIT)  # "immediate" shutdown: no checkpoint, the cluster is thrown away
                 deadline = time.monotonic() + SOCKET_WAIT_S
                 while time.monotonic() < deadline:
                     os.kill(pid, 0)
                     time.sleep(0.05)
-                os.kill(pid, signal.SIGQUIT)
+                os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -33,6 +33,7 @@ A bad value is a `ConfigError` such as `run.toml: models[1].temperature: expecte
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -193,7 +194,7 @@ class TeamSpec(BaseModel):
 
     model_config = _STRICT
 
-    url_env: str = Field(default=TEAM_URL_ENV, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    url_env: str = TEAM_URL_ENV
     """Name of the environment variable holding the PostgreSQL connection string (`postgresql://user@host/db`, or
     `postgresql://user@/db?host=/run/postgresql` over a Unix socket); never the URL itself."""
     budget: str = Field(default="default", min_length=1)
@@ -203,6 +204,14 @@ class TeamSpec(BaseModel):
     """Seconds without a heartbeat (every twelfth of it) after which a process is dead: its calls in flight then count
     as spent at their worst case, and stop holding back the other processes' reservations."""
 
+
+    @field_validator("url_env")
+    @classmethod
+    def _a_variable_name(cls, name: str) -> str:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):  # never echoed: it may be the URL, password and all
+            raise ValueError("the name of an environment variable (letters, digits and _) that holds the "
+                             "connection string, never the connection string itself")
+        return name
 
 MAX_SAMPLES = 10_000
 """Samples per (task, model, strategy) at most: far past any use; 10^9 is refused before it fills memory."""

@@ -95,11 +95,13 @@ class Worker:
         while True:
             await asyncio.sleep(self.heartbeat_s)
             try:
+                if self._connection.closed:  # dropped by the server: a new one, or the worker is soon declared dead
+                    self._connection = await connect_async(self.url)
                 alive = await (await self._connection.execute(
                     "UPDATE tb_worker SET heartbeat = now() WHERE id = %s AND alive RETURNING id", (self.id,)
                 )).fetchone()
                 await self.reap()
-            except psycopg.Error as exc:
+            except (psycopg.Error, TeamUnavailable) as exc:
                 log.warning("%s: heartbeat failed (%s); trying again", public(self.url), str(exc).strip())
                 continue
             if alive is None:

@@ -40,8 +40,9 @@ class TeamCache:
         """Entries not served: unreadable, or their fields hash to another key."""
         self._url = url
         self._overwrite = overwrite
-        self._reader = connect(url)
+        self._reader: psycopg.Connection[tuple[object, ...]] | None = connect(url)
         self._writer: psycopg.Connection[tuple[object, ...]] | None = None
+        self._unreadable = False
         self._lock = threading.Lock()  # the reader: `peek` from the loop, `get` from a dry run's thread
 
     def get(self, key: str) -> CacheEntry | None:
@@ -51,10 +52,16 @@ class TeamCache:
         """The entry under `key`, verified, or None."""
         try:
             with self._lock:
+                if self._reader is None or self._reader.closed:  # lost with the server: a new one once it is back
+                    self._reader = connect(self._url)
                 row = self._reader.execute("SELECT entry FROM tb_cache WHERE key = %s", (key,)).fetchone()
-        except psycopg.Error as exc:
-            log.warning("%s: the cache cannot be read (%s): a miss", self.location, str(exc).strip())
+        except (psycopg.Error, TeamUnavailable) as exc:
+            if not self._unreadable:  # said once an outage, not once a call
+                log.warning("%s: the cache cannot be read (%s): misses until it can", self.location,
+                            str(exc).strip())
+            self._unreadable = True
             return None
+        self._unreadable = False
         if row is None:
             return None
         try:
@@ -83,16 +90,19 @@ class TeamCache:
         rows = [(key, zlib.compress(orjson.dumps(entry.stored()), 1), entry.cost_usd) for key, entry in entries.items()]
         conflict = ("DO UPDATE SET entry = excluded.entry, cost_usd = excluded.cost_usd, created = now()"
                     if self._overwrite else "DO NOTHING")
-        try:
-            if self._writer is None:
-                self._writer = connect(self._url)
-            with self._writer.transaction(), self._writer.cursor() as cursor:
-                cursor.executemany(f"INSERT INTO tb_cache (key, entry, cost_usd) VALUES (%s, %s, %s) "
-                                   f"ON CONFLICT (key) {conflict}", rows)
-        except psycopg.Error as exc:
-            raise TeamUnavailable(f"{self.location}: {str(exc).strip()}") from None
+        for attempt in (1, 2):  # a connection the server dropped is found dead by using it: once more on a new one
+            try:
+                if self._writer is None or self._writer.closed:
+                    self._writer = connect(self._url)
+                with self._writer.transaction(), self._writer.cursor() as cursor:
+                    cursor.executemany(f"INSERT INTO tb_cache (key, entry, cost_usd) VALUES (%s, %s, %s) "
+                                       f"ON CONFLICT (key) {conflict}", rows)
+                return
+            except psycopg.Error as exc:
+                if attempt == 2 or (self._writer is not None and not self._writer.closed):
+                    raise TeamUnavailable(f"{self.location}: {str(exc).strip()}") from None
 
     def close(self) -> None:
-        self._reader.close()
-        if self._writer is not None:
-            self._writer.close()
+        for connection in (self._reader, self._writer):
+            if connection is not None:
+                connection.close()

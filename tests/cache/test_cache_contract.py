@@ -92,6 +92,25 @@ def test_the_team_cache_keeps_the_first_writers_answer_unless_refreshing(team_db
             cache.close()
 
 
+def test_the_team_cache_reads_again_once_its_connection_was_lost(team_db: str) -> None:
+    import psycopg
+
+    from runner.team import TeamCache
+
+    key, entry = entry_for(ask("hello"))
+    cache = TeamCache(team_db)
+    try:
+        cache.set_many({key: entry})
+        with psycopg.connect(team_db, autocommit=True) as admin:  # the server drops every other connection
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        found = [cache.get(key) for _ in range(2)]
+        assert found[0] is None and found[1] is not None  # a miss while it was gone, then a new connection
+        cache.set_many({key: entry})  # the writer reconnects too
+    finally:
+        cache.close()
+
+
 def test_a_team_database_of_another_key_scheme_is_refused(team_db: str) -> None:
     import psycopg
 

@@ -61,6 +61,9 @@ async def test_a_second_machine_pays_nothing_for_the_first_ones_calls(start_mock
     assert server.tally.served == served  # every call answered from the team's cache
     assert stored(other / "run") == stored(tmp_path / "first-run")
     assert not (other / "cache").exists() and not (tmp_path / "cache").exists()  # no local cache in team mode
+    dry = run_cli("run", str(second_spec), "--run-dir", str(other / "fresh"), "--dry-run")
+    assert dry.returncode == 0, dry.stderr  # a dry run reads the team's cache too
+    assert server.tally.served == served
 
     with psycopg.connect(team_db, autocommit=True) as connection:
         entries, = connection.execute("SELECT count(*) FROM tb_cache").fetchone()
@@ -84,18 +87,13 @@ async def test_the_team_cap_stops_runs_on_two_machines_together(start_mock_llm, 
     monkeypatch.setenv(VARIABLE, team_db)
     server = await start_mock_llm(MockConfig())
     cap = 1.0
-    fields = {"models": [toy_model(server)], "max_cost": cap, "options": {"tasks": 200, "max_calls": 3},
-              "team": {"url_env": VARIABLE}}
     codes = []
-    for machine in ("one", "two"):  # each spec alone could spend the whole cap; together they share it
+    for machine, tasks in (("one", 200), ("two", 201)):  # other rollouts on the second: its calls are not the first's
         folder = tmp_path / machine
         folder.mkdir()
-        spec = folder / "run.toml"
-        spec.write_text(write_spec(server.base_url, name=f"{machine}.toml", **fields).read_text(), encoding="utf-8")
-        options = fields["options"]
-        assert isinstance(options, dict)
-        options["tasks"] = 201  # other rollouts on the second machine: its calls are not the first's
-        code, output = await run(spec, folder / "run", folder / "home", monkeypatch)
+        spec = write_spec(server.base_url, name=f"{machine}/run.toml", models=[toy_model(server)], max_cost=cap,
+                          options={"tasks": tasks, "max_calls": 3}, team={"url_env": VARIABLE})
+        code, output = await run(spec, folder / "run", folder / "home", monkeypatch)  # alone, each could spend it all
         codes.append(code)
     assert codes == [3, 3], codes  # both stopped by the spend cap
     assert billed_usd(server) <= cap

@@ -52,7 +52,8 @@ async def test_processes_sharing_limits_stay_within_them_and_reach_them(team_db:
     achieved = (len(times) - 1) / (times[-1] - times[0])
     print(f"\n{PROCESSES} processes sharing {rpm or '-'} RPM / {tpm or '-'} TPM: {len(times)} calls, "
           f"{achieved:.2f}/s against {per_second:.2f}/s allowed; most in any 2 s: {most_in_window(times, 2.0)}")
-    assert most_in_window(times, 2.0) <= 2 * per_second + burst  # never over the limits, whoever sends
+    # never over the limits, whoever sends (+2: the instants are the workers' own, taken just after the database's)
+    assert most_in_window(times, 2.0) <= 2 * per_second + burst + 2
     assert achieved >= 0.85 * per_second  # and not far under them: the processes do not starve each other
     assert achieved <= per_second * 1.05 + burst / (times[-1] - times[0])
     assert all(admitted([log]) for log in logs)  # every process got calls through

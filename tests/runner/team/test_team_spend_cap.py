@@ -147,3 +147,27 @@ async def test_a_dead_workers_charge_is_settled_from_the_answer_the_cache_holds(
     finally:
         cache.close()
         await alive.aclose()
+
+
+async def test_a_worker_whose_connections_were_dropped_stays_alive_and_books_again(team_db: str) -> None:
+    from runner.team import Team, TeamUnavailable
+
+    team = await Team.join(team_db, stale_s=1.5)
+    try:
+        night = team.ledger("night", 10.0)
+        night.settle(await night.open(0.1, model="m", cache_key="a"), 0.1)
+        await asyncio.sleep(0.3)  # settled (its connection stays open)
+        with psycopg.connect(team_db, autocommit=True) as admin:  # the server drops every other connection
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        observer = await Team.join(team_db, stale_s=1.5)  # its heartbeats declare a silent worker dead
+        await asyncio.sleep(2.5)  # past stale_s: the first's heartbeat found a new connection in time
+        with pytest.raises(TeamUnavailable, match="nothing was sent"):
+            await night.open(0.1, model="m", cache_key="b")  # the call that finds its connection gone is not sent
+        night.settle(await night.open(0.1, model="m", cache_key="c"), 0.05)  # a new connection
+        await night.aclose()
+        with psycopg.connect(team_db, autocommit=True) as connection:
+            assert connection.execute("SELECT alive FROM tb_worker").fetchall() == [(True,), (True,)]
+        await observer.aclose()
+    finally:
+        await team.aclose()
