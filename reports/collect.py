@@ -19,7 +19,7 @@ from benchmarks.registry import get_benchmark
 from errors import UserError
 from runner.store.outputs import output_folders
 from runner.store.results import CallRecord, StoredRollout, load_run
-from runner.store.summary import session_state
+from runner.store.summary import run_state
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +168,8 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunD
             group.rollouts.sort(key=lambda view: positions.get(view.stored.key.task, len(positions)))
         ordered = sorted(groups.values(), key=lambda g: (_index(model_order, g.model), g.model, g.strategy,
                                                          g.split, g.sample))
-        state = session_state(results.sessions[-1]) if results.sessions else "running"
-        planned = sum(n for strategies in results.sessions[-1].planned.values() for n in strategies.values())
+        state = run_state(results) or "running"
+        planned = sum(n for strategies in results.planned.values() for n in strategies.values())
         return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
                        tuple(spec.get("evaluate", ())), planned, dict(spec.get("options") or {}),
                        str(spec.get("benchmark", "")), _sampling(spec))

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.postgres_server import server_binaries
+from tests.staged_data import require
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -58,3 +61,11 @@ def test_perf_script_starts(script: str) -> None:
 def test_no_perf_script_shadows_a_package() -> None:
     packages = {path.parent.name for path in REPO.glob("*/__init__.py")}
     assert packages and not packages & {path.stem for path in (REPO / "perf").glob("*.py")}
+
+
+def test_the_shards_script_runs_at_a_smoke_size() -> None:
+    if server_binaries() is None:
+        require("PostgreSQL's server programs (initdb, pg_ctl)", "apt-get install postgresql")
+    done = perf("shards.py", "--size", "9", "--shards", "2")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "2 shard processes" in done.stdout and "merged shards equal to the one process's run: True" in done.stdout

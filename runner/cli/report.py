@@ -7,6 +7,10 @@ from pathlib import Path
 import click
 
 from reports import build_report, write_report
+from runner.store.outputs import write_merged_outputs
+from runner.store.results import load_run
+from runner.store.shards import find_shards
+from runner.store.writer import RESULTS_FILE
 
 RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 
@@ -20,7 +24,18 @@ RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 @click.option("--mode", default="official", show_default=True,
               help="Evaluator mode whose stored verdicts are reported (`tripbench list` shows each benchmark's).")
 def report_command(run_dirs: tuple[Path, ...], out: Path | None, compare: tuple[Path, ...], mode: str) -> None:
-    """Write the report of a run (also one still going): pass rates, errors, cost, plots, per-rollout drill-down."""
+    """Write the report of a run (also one still going): pass rates, errors, cost, plots, per-rollout drill-down.
+
+    A folder of shards (`tripbench run SPEC --shard I/N`) is one run: its submission files are written into
+    RUN_DIR/outputs from all the shards first.
+    """
+    for run_dir in dict.fromkeys((*run_dirs, *compare)):
+        if (run_dir / RESULTS_FILE).is_file() or find_shards(run_dir) is None:
+            continue
+        with load_run(run_dir) as results:
+            _, notes = write_merged_outputs(results)
+        for note in notes:
+            click.echo(f"{run_dir}: {note}", err=True)
     report = build_report(run_dirs, compare, mode)
     for warning in report.warnings:
         click.echo(warning, err=True)

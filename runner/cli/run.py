@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import functools
 import json
 import shlex
 import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +23,13 @@ from benchmarks.registry import DEFAULT, get_benchmark
 from errors import ConfigError
 from providers.prices import nearest_priced, price_for
 from runner.engine.dryrun import estimate, render_estimate, render_settings, spent_before
-from runner.engine.execute import FAILED, default_run_dir, execute, prepare
+from runner.engine.execute import FAILED, Prepared, RunReport, default_run_dir, execute, prepare
 from runner.engine.gc_tuning import tune_for_a_run
 from runner.engine.scheduler import BUDGET, INTERRUPTED
-from runner.engine.spec import load_spec, parse_options, parse_spec
+from runner.engine.shard import Shard, parse_shard
+from runner.engine.spec import RunSpec, load_spec, parse_options, parse_spec
 from runner.store.results import load_run
+from runner.store.shards import SHARD_DIR
 from runner.store.summary import render_summary, summary_json, without_result
 from runner.store.writer import lock_run_dir
 
@@ -123,6 +129,93 @@ def _same_run(spec_path: Path, spec: dict[str, Any]) -> None:
             f"{folder}-2 (any new folder)")
 
 
+@dataclass(frozen=True, slots=True)
+class FlagRun:
+    """A run described by command-line flags instead of a SPEC file."""
+
+    benchmark: str
+    models: tuple[str, ...]
+    strategies: str | None
+    split: str | None
+    tasks: str | None
+    samples: int | None
+    options: dict[str, Any]
+
+    @property
+    def given(self) -> bool:
+        """Whether any flag that describes a run was given (the benchmark has a default)."""
+        return bool(self.models or self.strategies or self.split or self.tasks or self.samples or self.options)
+
+    def spec(self, overrides: Overrides) -> dict[str, Any]:
+        """The spec these flags describe, with the overrides in it."""
+        return spec_from_flags(self.benchmark, self.models, self.strategies, self.split, {
+            "tasks": self.tasks and [task.strip() for task in self.tasks.split(",") if task.strip()],
+            "limit": overrides.limit, "samples": self.samples, "max_cost": overrides.max_cost,
+            "options": _absolute_paths(self.benchmark, self.options)})
+
+    def run_dir(self) -> Path:
+        """`runs/<benchmark>-<split>`: where a flag run goes without `--run-dir`."""
+        return Path("runs") / f"{self.benchmark.replace(':', '_')}-{self.split}"
+
+
+@dataclass(frozen=True, slots=True)
+class Overrides:
+    """Spec settings the command line replaces (validated as the spec's own: `runner.engine.spec.with_overrides`)."""
+
+    max_cost: float | None
+    limit: int | None
+
+    def given(self) -> dict[str, Any]:
+        return {name: value for name, value in (("max_cost", self.max_cost), ("limit", self.limit))
+                if value is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFlags:
+    """How this invocation runs; none of it is in the spec or changes a result."""
+
+    dry_run: bool
+    quiet: bool
+    progress_every: float
+    force: bool
+    grace: float
+    shard: Shard | None
+    ray_address: str | None
+
+    def require_team(self, spec: RunSpec, source: str) -> None:
+        """Refuses `--shard` and `--ray-address` for a spec without `[team]`: processes with caps and caches of their
+        own would each spend the whole cap and pay again for each other's calls.
+
+        Raises:
+            click.UsageError: naming the flag and what to add.
+        """
+        flag = "--shard" if self.shard is not None else "--ray-address" if self.ray_address is not None else None
+        if flag is not None and spec.team is None:
+            raise click.UsageError(f"{flag} runs rollouts in several processes, which share one cache, spend cap and "
+                                   f"rate limit only through a team database: add a [team] table to {source} (see "
+                                   "README, Team runs)")
+
+
+def _gather(name: str, cls: type[Any]) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Hands a command the parameters named like `cls`'s fields as one `cls` value, as keyword `name`."""
+    names = [item.name for item in dataclasses.fields(cls)]
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(command)
+        def gathered(*args: Any, **kwargs: Any) -> None:
+            kwargs[name] = cls(**{field: kwargs.pop(field) for field in names})
+            command(*args, **kwargs)
+        return gathered
+    return decorate
+
+
+def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Shard | None:
+    try:
+        return None if value is None else parse_shard(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 @click.command("run", epilog=EXIT_CODES)
 @click.argument("spec", type=click.Path(path_type=Path, dir_okay=False), required=False)
 @click.option("--model", "models", multiple=True, metavar="MODEL",
@@ -150,11 +243,20 @@ def _same_run(spec_path: Path, spec: dict[str, Any]) -> None:
 @click.option("--force", is_flag=True, help="Resume even though result-changing settings differ.")
 @click.option("--grace", type=click.FloatRange(min=0), default=30.0, show_default=True,
               help="Seconds in-flight rollouts get to finish after Ctrl-C / SIGTERM.")
+@click.option("--shard", metavar="I/N", callback=_shard,
+              help="Run only shard I of N (by the sha256 of each rollout key) into RUN_DIR/shard-I-of-N: one job of "
+                   "a SLURM array or a Kubernetes Indexed Job; `status` and `report` of RUN_DIR merge the shards. "
+                   "Needs the spec's [team].")
+@click.option("--ray-address", metavar="ADDRESS",
+              help="Run the rollouts on the actors of this Ray cluster (`auto`, `ray://HOST:10001`, or `local` for a "
+                   "new one on this machine); this process stays the only writer of the results. Needs the spec's "
+                   "[team] and `pip install 'tripbench[ray]'`.")
 @click.pass_context
-def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], strategies: str | None,
-                split: str | None, benchmark: str, tasks: str | None, samples: int | None, options: dict[str, Any],
-                run_dir: Path | None, max_cost: float | None, limit: int | None, dry_run: bool, quiet: bool,
-                progress_every: float, force: bool, grace: float) -> None:
+@_gather("flags", FlagRun)
+@_gather("overrides", Overrides)
+@_gather("session", SessionFlags)
+def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, flags: FlagRun, overrides: Overrides,
+                session: SessionFlags) -> None:
     """Run (or resume) every rollout of a run spec: results go to RUN_DIR/results.sqlite as they finish.
 
     Without SPEC, `--model M [--model M2] --strategies a,b --split S` (and --limit, --max-cost, --tasks, --samples,
@@ -165,46 +267,64 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
     console = _console()
     lock_fd = None
     if spec is None:
-        made = spec_from_flags(benchmark, models, strategies, split, {
-            "tasks": tasks and [task.strip() for task in tasks.split(",") if task.strip()], "limit": limit,
-            "samples": samples, "max_cost": max_cost, "options": _absolute_paths(benchmark, options)})
-        run_dir = run_dir or Path("runs") / f"{benchmark.replace(':', '_')}-{split}"
+        made = flags.spec(overrides)
+        run_dir = run_dir or flags.run_dir()
         spec = run_dir / SPEC_FILE
         try:  # every check before anything is written, the flags' own first (a typo is not "another run")
-            prepared = prepare(spec, spec=parse_spec(made, FLAGS))
+            prepared = prepare(spec, spec=parse_spec(made, FLAGS), shard=session.shard)
         except ConfigError as exc:  # about the flags, not the file they are to be written to
             raise ConfigError(FLAGS, exc.field, exc.expected, exc.got) from None
+        session.require_team(prepared.spec, FLAGS)
         _same_run(spec, made)
         text = _toml(made)
-        if dry_run:
+        if session.dry_run:
             click.echo(f"# {spec} (a dry run writes nothing)\n{text}", err=True)
         else:
             lock_fd = lock_run_dir(run_dir)  # a run dir another process holds keeps its spec
             spec.write_text(text, encoding="utf-8")
             click.echo(f"# {spec}\n{text}", err=True)
-    elif models or strategies or split or tasks or samples or options:
+    elif flags.given:
         raise click.UsageError("--model, --strategies, --split, --tasks, --samples and --option describe a run "
                                "without a SPEC file; edit the spec")
     else:
-        prepared = prepare(spec, max_cost=max_cost, limit=limit)
+        prepared = prepare(spec, overrides=overrides.given(), shard=session.shard)
+        session.require_team(prepared.spec, str(spec))
+    if session.ray_address is not None and prepared.batched:
+        raise click.UsageError("--ray-address: batch models wait for their batches in one process; run "
+                               f"{', '.join(sorted(prepared.batched))} without Ray, or set batch = false")
     for model in prepared.spec.models:  # without a cap an unknown model runs: a typo's provider errors cost time
         if model.prices is None and price_for(model.model) is None and (near := nearest_priced(model.model)):
             click.echo(f"note: the price table does not know {model.model}: did you mean {near}?", err=True)
     run_dir = run_dir or default_run_dir(spec)
-    if dry_run:
+    resume = f"tripbench run {shlex.quote(str(spec))} --run-dir {shlex.quote(str(run_dir))}"
+    if session.shard is not None:
+        resume += f" --shard {session.shard}"
+        run_dir = session.shard.run_dir(run_dir)
+    if session.dry_run:
         estimates, assumption = asyncio.run(estimate(prepared, run_dir))
         render_estimate(estimates, assumption, console, cap_usd=prepared.spec.max_cost,
                         spent_usd=spent_before(run_dir))
         render_settings(prepared, console)
         return
     tune_for_a_run()  # after `prepare`: the loaded spec and data are frozen out of every collection
+    report = asyncio.run(_execute(prepared, run_dir, session, console, lock_fd))
+    _finish(ctx, report, run_dir, resume, console)
+
+
+async def _execute(prepared: Prepared, run_dir: Path, session: SessionFlags, console: Console,
+                   lock_fd: int | None) -> RunReport:
+    """The session, showing its progress live on a terminal, else as a plain line now and then on `console`."""
     live = Console(stderr=True)
-    if live.is_terminal or quiet:
-        report = asyncio.run(execute(prepared, run_dir, force=force, progress_console=live, show_progress=not quiet,
-                                     grace_s=grace, lock_fd=lock_fd))
-    else:  # nohup, cron, a CI log: a plain line now and then on the summary's console
-        report = asyncio.run(execute(prepared, run_dir, force=force, progress_console=console, show_progress=False,
-                                     log_every_s=progress_every, grace_s=grace, lock_fd=lock_fd))
+    quiet_or_terminal = live.is_terminal or session.quiet
+    # nohup, cron, a CI log: a plain line now and then on the summary's console
+    return await execute(prepared, run_dir, force=session.force, grace_s=session.grace, lock_fd=lock_fd,
+                         ray_address=session.ray_address, progress_console=live if quiet_or_terminal else console,
+                         show_progress=quiet_or_terminal and not session.quiet,
+                         log_every_s=None if quiet_or_terminal else session.progress_every)
+
+
+def _finish(ctx: click.Context, report: RunReport, run_dir: Path, resume: str, console: Console) -> None:
+    """Prints the summary and what to do next; exits with the code of the session's outcome."""
     with load_run(run_dir) as results:
         render_summary(results, console)
         missing = without_result(results)
@@ -215,8 +335,8 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
         console.print(f"note: {note}")
     if report.files:
         console.print(f"outputs: {run_dir / 'outputs'} ({len(report.files)} files)")
-    console.print(f"report: tripbench report {shlex.quote(str(run_dir))}", soft_wrap=True)
-    resume = f"tripbench run {shlex.quote(str(spec))} --run-dir {shlex.quote(str(run_dir))}"
+    whole = run_dir.parent if SHARD_DIR.fullmatch(run_dir.name) else run_dir
+    console.print(f"report: tripbench report {shlex.quote(str(whole))}", soft_wrap=True)
     if report.outcome == INTERRUPTED:
         console.print(f"interrupted: {report.ran} rollouts finished in this session, the rest resume with: {resume}",
                       soft_wrap=True)

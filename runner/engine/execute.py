@@ -15,7 +15,7 @@ import importlib.util
 import json
 import signal
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -38,6 +38,7 @@ from runner.engine.expand import check_size, expand, select_tasks, split_name
 from runner.engine.progress import LiveProgress, RunStats
 from runner.engine.rollout import RolloutModel, record_call, run_rollout
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
+from runner.engine.shard import Shard
 from runner.engine.spec import (
     ModelSpec,
     RunSpec,
@@ -46,6 +47,7 @@ from runner.engine.spec import (
     load_spec,
     parse_options,
     require_agreement,
+    with_overrides,
 )
 from runner.ladder.batches import BatchTransport
 from runner.ladder.budget import SpendCap
@@ -55,12 +57,14 @@ from runner.ladder.ratelimit import Limits, RateLimiter
 from runner.ladder.retry import Retrier
 from runner.store.ledger import StoreLedger, settle_left_open
 from runner.store.outputs import write_outputs
-from runner.store.records import RolloutKey
+from runner.store.records import RolloutKey, RolloutRecord
 from runner.store.results import load_run
+from runner.store.shards import find_shards
 from runner.store.writer import LOCK_FILE, RESULTS_FILE, ResultsStore
 
 if TYPE_CHECKING:  # psycopg is an extra (`tripbench[team]`): imported only by runs with `[team]`
     from runner.team import Team
+    from runner.team.shards import ShardClaim
 
 FAILED = "failed"
 EVALUATE_EVERY_S = 30.0
@@ -81,6 +85,8 @@ class Prepared:
     cache_dir: Path
     batched: frozenset[str]
     """The model strings whose calls go through their provider's batch API (checked able to: `batch_models`)."""
+    shard: Shard | None = None
+    """The shard of the run this process runs (`keys` holds its share), None for the whole run."""
 
     @property
     def split(self) -> str:
@@ -91,29 +97,31 @@ class Prepared:
 
 
 def default_run_dir(spec_path: Path) -> Path:
-    """The spec's own folder when that is a run directory (`RUN_DIR/spec.toml`, say), else `runs/<spec name>` beside
-    the spec file."""
-    if any((spec_path.parent / name).is_file() for name in (RESULTS_FILE, LOCK_FILE)):
-        return spec_path.parent
+    """The spec's own folder when that is a run directory (`RUN_DIR/spec.toml`, say; a sharded run's folder too),
+    else `runs/<spec name>` beside the spec file."""
+    folder = spec_path.parent
+    if any((folder / name).is_file() for name in (RESULTS_FILE, LOCK_FILE)) or find_shards(folder) is not None:
+        return folder
     return spec_path.parent / "runs" / spec_path.stem
 
 
-def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None = None,
-            spec: RunSpec | None = None) -> Prepared:
+def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec: RunSpec | None = None,
+            shard: Shard | None = None) -> Prepared:
     """Reads the spec (with command-line overrides), loads the benchmark, its tasks and strategies, expands the keys.
 
-    `spec`, when given, is the spec `spec_path` is about to hold (one made from command-line flags): checked before
-    anything is written.
+    Args:
+        spec_path: The spec file.
+        overrides: Spec settings the command line replaces (`max_cost`, `limit`), validated as the spec's own.
+        spec: The spec `spec_path` is about to hold (one made from command-line flags): checked before anything is
+            written.
+        shard: Only this shard's rollouts (`runner.engine.shard`).
 
     Raises:
         ConfigError: a bad spec or a strategy the benchmark does not have.
         UserError: an unknown benchmark, missing data (DataError) and the like.
     """
-    spec = spec if spec is not None else load_spec(spec_path)
-    overrides = {name: value for name, value in (("max_cost", max_cost), ("limit", limit)) if value is not None}
-    if overrides:
-        spec = spec.model_copy(update=overrides)
     source = str(spec_path)
+    spec = with_overrides(spec if spec is not None else load_spec(spec_path), overrides or {}, "the command line")
     folder = spec_path.absolute().parent  # relative paths in a spec are relative to its file, printed resolved
     benchmark = get_benchmark(spec.benchmark)
     options = parse_options(benchmark.options_model, spec.options, source, relative_to=folder)
@@ -152,7 +160,9 @@ def prepare(spec_path: Path, *, max_cost: float | None = None, limit: int | None
     cache_dir = folder / spec.cache_dir if spec.cache_dir else default_cache_dir()
     check_size(spec, len(tasks), source)
     keys = expand(spec, tasks, benchmark.name)
-    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir, batched)
+    if shard is not None:
+        keys = shard.select(keys)
+    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir, batched, shard)
 
 
 def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
@@ -309,12 +319,47 @@ def _shown(fields: dict[str, Any], path: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """How a session shows its progress: live rows on `console`, or (`live` False) a plain line there every
+    `log_every_s` seconds when set."""
+
+    console: Console | None = None
+    live: bool = True
+    log_every_s: float | None = None
+
+
+@dataclass(slots=True)
+class Session:
+    """One session of a run with what it has open while its rollouts run."""
+
+    prepared: Prepared
+    store: ResultsStore
+    id: int
+    """The session's id in the results store."""
+    gateway: Gateway
+    spend_cap: SpendCap
+    tools: Any
+    """The benchmark's sandbox tools (`Benchmark.open_tools`)."""
+    report: RunReport
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePlan:
+    """What a session finds in its run directory: the rollouts finished before, and those it runs."""
+
+    finished: set[RolloutKey]
+    pending: list[RolloutKey]
+
+
 async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, progress_console: Console | None = None,
                   show_progress: bool = True, log_every_s: float | None = None, grace_s: float = 30.0,
-                  lock_fd: int | None = None) -> RunReport:
+                  lock_fd: int | None = None, ray_address: str | None = None) -> RunReport:
     """Runs every rollout of the spec not yet finished in `run_dir`, then evaluates and exports.
 
     `lock_fd`: the run directory's lock, when the caller took it already (`runner.store.writer.lock_run_dir`).
+    `ray_address`: run the rollouts on the actors of this Ray cluster (`runner.engine.ray_workers`); this process
+    stays the only writer of the results store.
 
     SIGINT / SIGTERM stop admission and give in-flight rollouts `grace_s` seconds; a second signal cancels them.
     `show_progress` draws live rows on `progress_console`; `log_every_s` prints a plain line there that often.
@@ -323,18 +368,26 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         UserError: the run directory holds another run (see `check_resume`), or the run had to stop (a rejected key).
     """
     spec = prepared.spec
-    store = await ResultsStore.open(run_dir, lock_fd)
+    claim = await _claim_shard(prepared, run_dir)
+    try:
+        store = await ResultsStore.open(run_dir, lock_fd)
+    except BaseException:
+        if claim is not None:
+            await claim.release()
+        raise
     report = RunReport(run_dir, FAILED)
     # Whatever ends the run (an error, a store that cannot write at the end), everything opened is closed, newest
     # first, each even if one before it failed: an unclosed store or cache would keep the process alive and the run
     # directory locked.
     async with contextlib.AsyncExitStack() as opened:
+        if claim is not None:
+            opened.push_async_callback(claim.release)
         opened.push_async_callback(store.close)
         check_resume(await store.last_spec(), spec, str(prepared.spec_path), force)
         finished, again = await store.resume_plan()
-        pending = [key for key in prepared.keys if key not in finished]
-        report.pending = len(pending)
-        report.rerun.update(again[key] for key in pending if key in again)
+        plan = ResumePlan(finished, [key for key in prepared.keys if key not in finished])
+        report.pending = len(plan.pending)
+        report.rerun.update(again[key] for key in plan.pending if key in again)
         session = await store.start_session(spec.public_dump(), str(prepared.spec_path),
                                             version("tripbench"), planned_counts(prepared.keys))
         opened.push_async_callback(lambda: store.end_session(session, report.outcome))
@@ -362,14 +415,19 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         if (close := getattr(tools, "close", None)) is not None:
             opened.callback(close)
         await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
-        outcome = await _run_pending(prepared, pending, finished, store, session, gateway, spend_cap, tools,
-                                     report, progress_console, show_progress, log_every_s, grace_s)
+        watch = Watch(progress_console, show_progress, log_every_s)
+        outcome = await _run_pending(Session(prepared, store, session, gateway, spend_cap, tools, report), plan,
+                                     watch, grace_s, ray_address)
         report.notes += await _evaluate(prepared, store, run_dir)
         if (batches := gateway.batch_counts) is not None and (twice := batches.maybe_twice):
             report.notes.append(f"{twice} batch requests were sent again after their batch's submission got no "
                                 "answer and the batch was not found among the provider's (a Message Batch keeps no "
                                 "tag; a running one is told apart only by its size): they may be billed twice")
         report.outcome = outcome
+    if prepared.shard is not None:  # a shard holds a share of each submission: the merged run writes them
+        report.notes.append(f"shard {prepared.shard}: submission files are written from all shards together by "
+                            f"`tripbench report {run_dir.parent}`")
+        return report
     with load_run(run_dir) as results:
         files, notes = await asyncio.to_thread(
             write_outputs, results, prepared.benchmark, prepared.tasks, prepared.split, spec.samples)
@@ -377,31 +435,68 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
     return report
 
 
-async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: set[RolloutKey], store: ResultsStore,
-                       session: int, gateway: Gateway, spend_cap: SpendCap, tools: Any, report: RunReport,
-                       console: Console | None, show_progress: bool, log_every_s: float | None,
-                       grace_s: float) -> str:
-    spec = prepared.spec
+def booked(session: Session, save: Callable[[RolloutRecord], Awaitable[None]]
+           ) -> Callable[[RolloutRecord], Awaitable[None]]:
+    """`save`, booking first in this run's store what the record's calls cost where they ran (a Ray actor, whose
+    spend cap is the team database's): the run's money then counts its stored rollouts, as `tripbench status` shows."""
+    async def save_booked(record: RolloutRecord) -> None:
+        paid = [(call.model, call.cache_key, call.cost_usd) for call in record.calls if not call.hit and call.cost_usd]
+        if paid:
+            charges = await session.store.book(session.id, paid, [])
+            await session.store.book(session.id, [], [(charge, cost) for charge, (_, _, cost) in zip(
+                charges, paid, strict=True)])
+        await save(record)
+    return save_booked
+
+
+async def _claim_shard(prepared: Prepared, run_dir: Path) -> ShardClaim | None:
+    """A shard's claim in the team database (`runner.team.shards`), so that it runs in one process on any machine;
+    None for a run that is not a shard of a team run. The run is known by its result-changing settings and its
+    folder's name, the same on every machine.
+
+    Raises:
+        ShardTaken: another process runs this shard.
+    """
+    team = prepared.spec.team
+    if prepared.shard is None or team is None:
+        return None
+    require_team_client(str(prepared.spec_path))
+    from runner.team import team_url
+    from runner.team.shards import ShardClaim
+
+    run = {"settings": prepared.spec.result_fields(), "folder": run_dir.parent.name}
+    return await ShardClaim.take(team_url(team.url_env, str(prepared.spec_path)), run, str(prepared.shard))
+
+
+async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s: float,
+                       ray_address: str | None) -> str:
+    """Runs the plan's pending rollouts (here, or on a Ray cluster's actors), storing each as it finishes; returns
+    the outcome (`runner.engine.scheduler`)."""
+    prepared, spec, spend_cap, report = session.prepared, session.prepared.spec, session.spend_cap, session.report
     tasks = {task.id: task for task in prepared.tasks}
     # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
     scheduler = Scheduler(spec.concurrency, {m.label: m.rollout_bound for m in spec.models},
                           admit=lambda: not spend_cap.exhausted, grace_s=grace_s)
-    stats = RunStats(spend_cap, batches=gateway.batch_counts,
-                     spent_before=await asyncio.to_thread(_spent_by_model, store.path.parent))
+    stats = RunStats(spend_cap, batches=session.gateway.batch_counts,
+                     spent_before=await asyncio.to_thread(_spent_by_model, session.store.path.parent))
     totals = {m.label: 0 for m in spec.models}
     done_before = dict.fromkeys(totals, 0)
     for key in prepared.keys:
         totals[key.model] += 1
-        done_before[key.model] += key in finished
-    live = LiveProgress(stats, totals, done_before, console, disable=not show_progress, log_every_s=log_every_s)
+        done_before[key.model] += key in plan.finished
+    live = LiveProgress(stats, totals, done_before, watch.console, disable=not watch.live,
+                        log_every_s=watch.log_every_s)
 
-    async def run_one(key: RolloutKey) -> None:
-        record = await run_rollout(key, tasks[key.task], prepared.strategies[key.strategy],
-                                   bind_model(prepared, gateway, key), tools, stats.observer(key.model))
-        await store.save_rollout(record, session)
+    async def save(record: RolloutRecord) -> None:
+        await session.store.save_rollout(record, session.id)
         report.ran += 1
         report.statuses[record.result.status] += 1
         live.done(record)
+
+    async def run_one(key: RolloutKey) -> None:
+        await save(await run_rollout(key, tasks[key.task], prepared.strategies[key.strategy],
+                                     bind_model(prepared, session.gateway, key), session.tools,
+                                     stats.observer(key.model)))
 
     loop = asyncio.get_running_loop()
     signals = (signal.SIGINT, signal.SIGTERM)
@@ -412,10 +507,19 @@ async def _run_pending(prepared: Prepared, pending: list[RolloutKey], finished: 
     for signum in signals:
         loop.add_signal_handler(signum, stop)
     finished_running = asyncio.Event()
-    evaluator = loop.create_task(_evaluate_every(prepared, store, EVALUATE_EVERY_S, finished_running))
+    evaluator = loop.create_task(_evaluate_every(prepared, session.store, EVALUATE_EVERY_S, finished_running))
     try:
         with live:
-            outcome = await scheduler.run(pending, run_one)
+            if ray_address is None:
+                outcome = await scheduler.run(plan.pending, run_one)
+            else:
+                from runner.engine.ray_workers import run_on_ray  # Ray is an optional extra
+
+                on_ray = await run_on_ray(ray_address, prepared, plan.pending, booked(session, save), scheduler)
+                outcome = on_ray.outcome
+                report.notes.append(f"Ray: {on_ray.actors} actors, {report.ran} rollouts stored" + (
+                    f"; {on_ray.died} died, their chunks' {on_ray.rerun} unstored rollouts ran again on new actors"
+                    if on_ray.died else ""))
     finally:
         finished_running.set()
         await evaluator

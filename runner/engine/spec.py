@@ -36,7 +36,7 @@ import json
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -318,6 +318,20 @@ class RunSpec(BaseModel):
             if model.get("base_url"):
                 model["base_url"] = public_url(model["base_url"])
         return dumped
+
+
+def with_overrides(spec: RunSpec, overrides: Mapping[str, Any], source: str) -> RunSpec:
+    """`spec` with some of its settings replaced (`--max-cost`, `--limit`), validated as the spec's own values are.
+
+    Raises:
+        ConfigError: an override the spec would refuse, naming `source` and the field.
+    """
+    if not overrides:
+        return spec
+    try:
+        return RunSpec.model_validate({**dict(spec), **overrides})  # fields already validated stay as they are
+    except ValidationError as exc:
+        raise config_error(exc, RunSpec, source) from None
 
 
 def batch_models(spec: RunSpec, source: str) -> frozenset[str]:

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from benchmarks.base import Benchmark, Task
+from benchmarks.registry import get_benchmark
 from benchmarks.reporting import slug
 from runner.outcomes import RERUN_STATUSES
 from runner.store.results import RunResults, StoredRollout
@@ -111,6 +112,20 @@ def write_outputs(results: RunResults, benchmark: Benchmark, tasks: Sequence[Tas
             _write_jsonl(path, benchmark.submission(tasks, [results.result(final[task.id]) for task in tasks]))
             written.append(path)
     return written, notes
+
+
+def write_merged_outputs(results: RunResults) -> tuple[list[Path], list[str]]:
+    """`write_outputs` for a sharded run read as one (`load_run` of its folder): no shard holds a whole submission,
+    so they are written from the merged stores into the run directory, with the tasks the shards stored.
+
+    Returns:
+        As `write_outputs`; nothing for a run without a session yet.
+    """
+    splits = sorted({rollout.key.split for rollout in results.rollouts})
+    if not results.spec or len(splits) != 1:
+        return [], []
+    benchmark = get_benchmark(str(results.spec["benchmark"]))
+    return write_outputs(results, benchmark, results.tasks(), splits[0], int(results.spec.get("samples", 1)))
 
 
 def _sample_label(sample: int, samples: int, prefix: str = " sample ") -> str:

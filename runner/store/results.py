@@ -1,7 +1,8 @@
 """Reading a run back: `load_run(run_dir) -> RunResults`, the read side of `runner/store/writer.py` (schema there).
 
 Used by `tripbench status`, the reports and re-scoring. Read-only and synchronous (plain sqlite3, `mode=ro`), so it
-is safe while a run is still writing: WAL readers see the last committed rollout and never block the writer.
+is safe while a run is still writing: WAL readers see the last committed rollout and never block the writer. A
+directory of shard folders (`runner.store.shards`) reads as one run.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from benchmarks.base import Evaluation, RolloutResult, Task, Verdict
 from errors import UserError
 from providers.interface import Usage
 from runner.ladder.calls import CallRecord as CallRecord  # re-exported: a stored call, as reports read it
+from runner.store.migrations import migrate
 from runner.store.records import RolloutKey
+from runner.store.shards import ShardStores, find_shards, merge_stores
 from runner.store.writer import CALL_COLUMNS, OPEN_USD, RESULTS_FILE, ROLLOUT_COLUMNS, damaged_message
 
 
@@ -93,14 +96,21 @@ class StoredCall:
 class RunResults:
     """A run directory's results, read-only. Use as a context manager, or call `close()`."""
 
-    def __init__(self, conn: sqlite3.Connection, run_dir: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, run_dir: Path, shards: ShardStores | None = None,
+                 latest: dict[str, int] | None = None) -> None:
         self.run_dir = run_dir
+        self.shards = shards
+        """The shard folders read, for a sharded run (None: one run directory)."""
         self._conn = conn
         self.sessions = [
             SessionInfo(row[0], orjson.loads(row[1]), row[2], row[3], row[4], orjson.loads(row[5]), *row[6:])
             for row in self._query("SELECT id, spec, spec_path, tool_version, pid, planned, started_at, ended_at, "
-                                   "outcome, spent_usd FROM session ORDER BY id")
+                                   f"outcome, spent_usd FROM session ORDER BY {'started_at, ' if shards else ''}id")
         ]
+        by_id = {session.id: session for session in self.sessions}
+        self.latest = ({name: by_id[session] for name, session in latest.items()} if latest is not None
+                       else {run_dir.name: self.sessions[-1]} if self.sessions else {})
+        """The latest session of each store read, by folder name: the run directory's, or each shard's."""
         self.rollouts = [_rollout(row)
                          for row in self._query(f"SELECT id, {ROLLOUT_COLUMNS} FROM rollout ORDER BY id")]
         # A run last written before batches existed (read-only: not migrated) has no batch tables or column.
@@ -127,6 +137,18 @@ class RunResults:
     def spec(self) -> dict[str, Any]:
         """The spec of the latest session (what the run is doing now)."""
         return self.sessions[-1].spec if self.sessions else {}
+
+    @property
+    def planned(self) -> dict[str, dict[str, int]]:
+        """Rollouts planned per model and strategy by the latest session of each store (all of them, finished ones
+        included): a sharded run's are its shards' shares added up."""
+        planned: dict[str, dict[str, int]] = {}
+        for session in self.latest.values():
+            for model, strategies in session.planned.items():
+                for strategy, count in strategies.items():
+                    planned.setdefault(model, {}).setdefault(strategy, 0)
+                    planned[model][strategy] += count
+        return planned
 
     @property
     def spent_usd(self) -> float:
@@ -215,6 +237,8 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunResults:
     run_dir = Path(run_dir)
     path = run_dir / RESULTS_FILE
     if not path.is_file():
+        if (shards := find_shards(run_dir)) is not None:
+            return _load_shards(run_dir, shards)
         raise UserError(f"{run_dir}: no {RESULTS_FILE} here: not a tripbench run directory")
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
     try:
@@ -225,6 +249,18 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunResults:
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise UserError(damaged_message(path, exc)) from None
+    except BaseException:
+        conn.close()
+        raise
+
+
+def _load_shards(run_dir: Path, shards: ShardStores) -> RunResults:
+    """A sharded run's stores as one run: copied into a private temporary database (deleted when closed)."""
+    conn = sqlite3.connect("", uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        migrate(conn)
+        latest = merge_stores(conn, shards)
+        return RunResults(conn, run_dir, shards, latest)
     except BaseException:
         conn.close()
         raise

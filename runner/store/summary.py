@@ -50,8 +50,7 @@ def without_result(results: RunResults) -> Counter[str]:
 def summarize(results: RunResults) -> list[GroupSummary]:
     """Per (model, strategy): planned (by the latest session) and finished rollouts, statuses, calls and money."""
     groups: dict[tuple[str, str], GroupSummary] = {}
-    planned = results.sessions[-1].planned if results.sessions else {}
-    for model, strategies in planned.items():
+    for model, strategies in results.planned.items():
         for strategy, count in strategies.items():
             groups[model, strategy] = GroupSummary(model, strategy, planned=count)
     for rollout in results.rollouts:
@@ -82,18 +81,47 @@ def session_state(session: SessionInfo) -> str:
     return "running"
 
 
+STATE_ORDER = ("running", "failed", "killed", "interrupted", "budget", "completed")
+"""A sharded run's state is its shards' first state in this order (still going, then the worst way one ended)."""
+
+
+def run_state(results: RunResults) -> str | None:
+    """The run's state (`session_state` of its latest session; of a sharded run, the first of its shards' states in
+    `STATE_ORDER`, naming the shards missing from its folder), None before any session."""
+    states = [session_state(session) for session in results.latest.values()]
+    state = min(states, key=lambda state: STATE_ORDER.index(state) if state in STATE_ORDER else len(STATE_ORDER),
+                default=None)
+    if state is not None and results.shards is not None and (missing := results.shards.missing):
+        return f"{state} (shards missing: {', '.join(f'{index}/{results.shards.count}' for index in missing)})"
+    return state
+
+
+def shard_states(results: RunResults) -> dict[str, str]:
+    """`I/N` -> the state of each shard of a sharded run (`missing`: no store of it here), in shard order; empty
+    for a run directory."""
+    if results.shards is None:
+        return {}
+    states = {}
+    for index in range(1, results.shards.count + 1):
+        folder = results.shards.dirs.get(index)
+        session = results.latest.get(folder.name) if folder is not None else None
+        states[f"{index}/{results.shards.count}"] = (
+            "missing" if folder is None else session_state(session) if session is not None else "starting")
+    return states
+
+
 def render_summary(results: RunResults, console: Console) -> None:
     """Prints the run's state and one table row per (model, strategy) (on a narrow console, a few lines each)."""
     if not results.sessions:
         console.print(f"{results.run_dir}: no session recorded yet")
         return
-    first, last = results.sessions[0], results.sessions[-1]
+    first = results.sessions[0]
     started = datetime.fromtimestamp(first.started_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
     cap = results.spec.get("max_cost")
     reserved = results.reserved_usd
     money = (f"${results.spent_usd:.4f}" + (f" + ${reserved:.4f} reserved" if reserved else "")
              + (f" of a ${cap:.2f} cap" if cap is not None else ""))
-    head = f"run {results.run_dir}: {session_state(last)} · {len(results.sessions)} session(s) since {started}"
+    head = f"run {results.run_dir}: {run_state(results)} · {len(results.sessions)} session(s) since {started}"
     if console.width < WIDE:
         console.print(head, soft_wrap=True)  # a long run directory stays one copyable line
         console.print(f"spent {money}")
@@ -101,6 +129,8 @@ def render_summary(results: RunResults, console: Console) -> None:
     else:
         console.print(f"{head} · spent {money}")
         _render_table(summarize(results), console)
+    if shards := shard_states(results):
+        console.print("shards: " + ", ".join(f"{shard} {state}" for shard, state in shards.items()), highlight=False)
     if live := [b for b in results.batches() if b.live]:
         ids = ", ".join(f"{b.provider_id or '(id not yet known)'} ({b.model}, {b.requests} requests)" for b in live)
         console.print(f"{len(live)} batch(es) live at the provider: {ids}")
@@ -143,10 +173,10 @@ def _render_table(groups: list[GroupSummary], console: Console) -> None:
 
 def summary_json(results: RunResults) -> dict[str, Any]:
     """What `render_summary` prints, as JSON values (`tripbench status --json`)."""
-    last = results.sessions[-1] if results.sessions else None
     return {
         "run_dir": str(results.run_dir),
-        "state": session_state(last) if last is not None else None,
+        "state": run_state(results),
+        "shards": shard_states(results) or None,
         "sessions": len(results.sessions),
         "spent_usd": results.spent_usd,
         "reserved_usd": results.reserved_usd,

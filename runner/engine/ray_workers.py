@@ -1,0 +1,230 @@
+"""Rollouts on the actors of a Ray cluster: `tripbench run SPEC --ray-address ADDRESS` (`pip install 'tripbench[ray]'`).
+
+The driver (the `tripbench run` process) keeps the run: its results store, the resume plan, evaluation and outputs.
+It hands the pending rollouts to actors in chunks; each actor prepares the same spec, opens its own gateway (the
+cache, the spend cap and the rate limits are the team's PostgreSQL: `[team]` is required) and runs its chunk with its
+share of the spec's `concurrency`, returning the finished records, which the driver stores: it is the only writer of
+the results store. An actor that dies (its node lost, an out-of-memory kill) loses its chunk's answers, not its calls:
+the chunk goes to a new actor, minus the rollouts already stored, so no rollout is stored twice, and the calls the
+dead actor made come back from the team's cache.
+
+Actors read API keys and the team database's URL from their own environment (set them where `ray start` runs): no
+key travels through Ray. They read the spec's data at the same paths as the driver (a shared file system, or the
+same layout on every node).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ray
+from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError
+
+from benchmarks.base import BUDGET_EXHAUSTED
+from errors import UserError
+from runner.engine.execute import Prepared, bind_model, build_gateway, open_cache, prepare
+from runner.engine.rollout import run_rollout
+from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
+from runner.engine.spec import RunSpec
+from runner.ladder.budget import SpendCap
+from runner.store.records import RolloutKey, RolloutRecord
+from runner.team import Team, team_url
+
+CHUNKS_PER_ACTOR = 4
+"""Chunks the pending rollouts are cut into per actor, at least: a dead actor loses at most about this share of its
+work, and a slow chunk holds up little at the end."""
+MAX_CHUNK = 64
+"""Rollouts in one chunk at most."""
+CLOSE_S = 30.0
+"""How long actors get to close their gateways at the end (writing the cache entries still queued)."""
+MAX_ATTEMPTS = 3
+"""Actors a chunk is given to before the run fails (a chunk that kills every actor it meets is a bug, not bad luck)."""
+
+
+class RolloutWorker:
+    """A Ray actor: the spec prepared once, a gateway of its own, chunks of rollouts run with `concurrency`."""
+
+    def __init__(self, spec_path: str, spec: RunSpec, concurrency: int) -> None:
+        self._prepared = prepare(Path(spec_path), spec=spec)
+        self._concurrency = concurrency
+        self._opened: contextlib.AsyncExitStack | None = None
+        self._opening: asyncio.Task[None] | None = None
+        self._gateway: Any = None
+        self._tools: Any = None
+
+    async def _open(self) -> None:
+        """The gateway and tools, opened in the actor's event loop on its first chunk: this actor joins the team, whose
+        database holds the cache, the spend cap and the rate limits."""
+        self._opened = contextlib.AsyncExitStack()
+        prepared = self._prepared
+        spec, team_spec = prepared.spec, prepared.spec.team
+        assert team_spec is not None  # `--ray-address` is refused without [team]
+        team = await Team.join(team_url(team_spec.url_env, str(prepared.spec_path)), stale_s=team_spec.stale_s)
+        self._opened.push_async_callback(team.aclose)
+        spend_cap = SpendCap(spec.max_cost, ledger=team.ledger(team_spec.budget, spec.max_cost))
+        cache = open_cache(prepared, spec.cache)
+        if cache is not None:
+            self._opened.callback(cache.close)
+        gateway, _ = build_gateway(prepared, spec.cache, spend_cap, team=team, cache=cache)
+        self._opened.push_async_callback(gateway.aclose)
+        self._gateway = gateway
+        self._tools = await asyncio.to_thread(self._prepared.benchmark.open_tools, self._prepared.options)
+        if (close := getattr(self._tools, "close", None)) is not None:
+            self._opened.callback(close)
+
+    async def run(self, keys: list[RolloutKey]) -> list[RolloutRecord]:
+        """Runs a chunk; returns its finished rollouts (all of them: a rollout's failure is its record)."""
+        if self._opening is None:  # the actor's chunks run concurrently: the first opens, the others wait for it
+            self._opening = asyncio.ensure_future(self._open())
+        await self._opening
+        prepared = self._prepared
+        tasks = {task.id: task for task in prepared.tasks}
+        records: list[RolloutRecord] = []
+
+        async def run_one(key: RolloutKey) -> None:
+            records.append(await run_rollout(key, tasks[key.task], prepared.strategies[key.strategy],
+                                             bind_model(prepared, self._gateway, key), self._tools))
+        await Scheduler(self._concurrency).run(keys, run_one)
+        return records
+
+    async def close(self) -> None:
+        """Writes the cache entries still queued and closes what the actor opened."""
+        if self._opened is not None:
+            await self._opened.aclose()
+
+
+@dataclass(slots=True)
+class _Chunk:
+    keys: list[RolloutKey]
+    attempts: int = 0
+
+
+@dataclass(slots=True)
+class _Pool:
+    """The driver's actors and the chunks each is running."""
+
+    make: Callable[[], Any]
+    actors: list[Any] = field(default_factory=list)
+    running: dict[asyncio.Future[Any], tuple[Any, _Chunk]] = field(default_factory=dict)
+
+    def busy(self, actor: Any) -> int:
+        return sum(1 for running_actor, _ in self.running.values() if running_actor is actor)
+
+    def submit(self, actor: Any, chunk: _Chunk) -> None:
+        chunk.attempts += 1
+        self.running[asyncio.wrap_future(actor.run.remote(chunk.keys).future())] = (actor, chunk)
+
+    def replace(self, dead: Any) -> int:
+        """Drops a dead actor (its other chunks fail on their own) and starts a new one in its place; returns 1 the
+        first time an actor is replaced, 0 after (its other chunks)."""
+        if dead not in self.actors:
+            return 0
+        self.actors.remove(dead)
+        with contextlib.suppress(Exception):
+            ray.kill(dead)
+        self.actors.append(self.make())
+        return 1
+
+
+@dataclass(slots=True)
+class RayOutcome:
+    """How the rollouts went on the cluster."""
+
+    outcome: str
+    """As `Scheduler.run` returns it: `completed`, `interrupted` or `budget`."""
+    actors: int = 0
+    """Actors started at first."""
+    died: int = 0
+    """Actors that died while running chunks (each replaced by a new one)."""
+    rerun: int = 0
+    """Rollouts of dead actors' chunks given to another actor."""
+
+
+async def run_on_ray(address: str, prepared: Prepared, pending: Sequence[RolloutKey],
+                     save: Callable[[RolloutRecord], Awaitable[None]], scheduler: Scheduler) -> RayOutcome:
+    """Runs `pending` on the actors of the Ray cluster at `address` (`local`: a new one on this machine), storing each
+    record through `save` (here, in the driver), once per key.
+
+    `scheduler` is the session's own: its `stop()` (Ctrl-C, SIGTERM) stops handing out chunks; the chunks running get
+    its grace period, then their actors are killed (their rollouts run again on resume).
+
+    Raises:
+        UserError: the cluster cannot be reached, or a chunk failed on `MAX_ATTEMPTS` actors.
+    """
+    def join() -> None:
+        if address == "local":  # a new cluster of this machine: no dashboard (a web server nobody asked for)
+            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False, include_dashboard=False)
+        else:
+            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+    try:
+        await asyncio.to_thread(join)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise UserError(f"--ray-address {address}: no Ray cluster could be joined ({exc})") from None
+    try:
+        return await _drive(prepared, pending, save, scheduler)
+    finally:
+        await asyncio.to_thread(ray.shutdown)
+
+
+async def _drive(prepared: Prepared, pending: Sequence[RolloutKey], save: Callable[[RolloutRecord], Awaitable[None]],
+                 scheduler: Scheduler) -> RayOutcome:
+    cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
+    n_actors = max(1, min(cpus, len(pending)))
+    concurrency = max(1, math.ceil(prepared.spec.concurrency / n_actors))
+    size = max(1, min(MAX_CHUNK, math.ceil(len(pending) / (n_actors * CHUNKS_PER_ACTOR))))
+    chunks = deque(_Chunk(list(pending[i:i + size])) for i in range(0, len(pending), size))
+    worker = ray.remote(num_cpus=1)(RolloutWorker)
+    pool = _Pool(lambda: worker.remote(str(prepared.spec_path), prepared.spec, concurrency))
+    pool.actors = [pool.make() for _ in range(n_actors)]
+    stored: set[RolloutKey] = set()
+    result = RayOutcome(COMPLETED, actors=n_actors)
+    try:
+        while chunks or pool.running:
+            if scheduler.outcome == INTERRUPTED:
+                result.outcome = INTERRUPTED
+                chunks.clear()
+            for actor in list(pool.actors):  # two chunks per actor: the next is queued while one runs
+                while chunks and pool.busy(actor) < 2:
+                    pool.submit(actor, chunks.popleft())
+            if not pool.running:
+                break
+            grace = scheduler.grace_s if result.outcome == INTERRUPTED else None
+            done, _ = await asyncio.wait(list(pool.running), timeout=grace, return_when=asyncio.FIRST_COMPLETED)
+            if not done:  # the grace period ended: the chunks still running are dropped
+                break
+            for future in done:
+                actor, chunk = pool.running.pop(future)
+                try:
+                    records: list[RolloutRecord] = future.result()
+                except (ActorDiedError, ActorUnavailableError, RayActorError):
+                    if chunk.attempts >= MAX_ATTEMPTS:
+                        raise UserError(f"a chunk of {len(chunk.keys)} rollouts (first {chunk.keys[0]}) ended the "
+                                        f"actor running it {chunk.attempts} times") from None
+                    result.died += pool.replace(actor)
+                    chunk.keys = [key for key in chunk.keys if key not in stored]
+                    result.rerun += len(chunk.keys)
+                    chunks.appendleft(chunk)
+                    continue
+                for record in records:
+                    if record.key not in stored:
+                        stored.add(record.key)
+                        await save(record)
+                    if record.result.status == BUDGET_EXHAUSTED and result.outcome == COMPLETED:
+                        result.outcome = BUDGET  # the shared cap is reached: no new chunk starts
+                        chunks.clear()
+    finally:
+        if not pool.running:  # each actor writes the cache entries it still holds; a dropped chunk's are lost
+            closing = [asyncio.wrap_future(actor.close.remote().future()) for actor in pool.actors]
+            await asyncio.wait(closing, timeout=CLOSE_S)
+        for actor in pool.actors:
+            with contextlib.suppress(Exception):
+                ray.kill(actor)
+    return result
