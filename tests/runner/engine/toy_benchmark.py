@@ -35,6 +35,8 @@ class ToyOptions(BaseModel):
     long_every: int = 1
     crash_task: str | None = None
     """A task whose rollout raises (to check a strategy bug is recorded, not fatal)."""
+    preamble: int = 0
+    """Lines of instructions every prompt starts with: one text, so the cache stores its chunks once for all."""
 
 
 def calls_for(task_id: str, max_calls: int, long_every: int = 1) -> int:
@@ -46,8 +48,9 @@ class ScriptedStrategy:
     name = "scripted"
     description = "a fixed number of calls, each prompt carrying a digest of the replies so far"
 
-    def __init__(self, crash_task: str | None = None) -> None:
+    def __init__(self, crash_task: str | None = None, preamble: int = 0) -> None:
         self.crash_task = crash_task
+        self.preamble = "".join(f"Instruction {n}: plan carefully.\n" for n in range(preamble))
 
     async def __call__(self, task: Task, model: Any, tools: Any) -> RolloutResult:
         digest = hashlib.sha256(task.id.encode())
@@ -55,7 +58,7 @@ class ScriptedStrategy:
         for step in range(task.input["calls"]):
             if task.id == self.crash_task and step == 1:
                 raise RuntimeError("scripted crash")
-            prompt = f"task {task.id} step {step} after {digest.hexdigest()[:16]}"
+            prompt = f"{self.preamble}task {task.id} step {step} after {digest.hexdigest()[:16]}"
             reply = await model.complete(ChatRequest(model="", messages=(Message("user", prompt),), max_tokens=24))
             digest.update(reply.text.encode())
             steps.append({"step": step, "reply": reply.text})
@@ -85,7 +88,7 @@ class ToyBenchmark(Benchmark):
 
     def strategies(self, options: BaseModel) -> Sequence[Any]:
         assert isinstance(options, ToyOptions)
-        return [ScriptedStrategy(options.crash_task), SilentStrategy()]
+        return [ScriptedStrategy(options.crash_task, options.preamble), SilentStrategy()]
 
     def open_tools(self, options: BaseModel) -> None:
         return None
