@@ -22,6 +22,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks.jsonl import read_jsonl
 from benchmarks.traveleval import paths
 from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, load_tasks
 from benchmarks.traveleval.evaluation import DIMENSIONS, MODES, evaluate_plan
@@ -30,7 +31,6 @@ from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from datahome import home_option
-from errors import DataError
 
 
 @click.command("evaluate")
@@ -82,23 +82,11 @@ def _query(queries: Mapping[str, Mapping[str, Any]], uid: Any) -> Mapping[str, A
 
 def _read_plans(path: Path) -> list[tuple[dict[str, Any] | None, str]]:
     """(plan object, "") per non-empty line, or (None, why) for a line that is not a JSON object."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text: {exc}") from None
-    if not text.strip():
-        raise DataError(f"{path}: empty: expected one FinalTravelPlan object per line")
     found: list[tuple[dict[str, Any] | None, str]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            plan = json.loads(line)
-        except json.JSONDecodeError as exc:
-            plan, why = None, f"not JSON: {exc}"
-        else:
-            why = "" if isinstance(plan, dict) else f"expected a FinalTravelPlan object, got {type(plan).__name__}"
-        found.append((None, f"{path}:{number}: {why}") if why else (plan, ""))
+    for line in read_jsonl(path, expected="one FinalTravelPlan object"):
+        why = line.error or ("" if isinstance(line.value, dict) else
+                             f"expected a FinalTravelPlan object, got {type(line.value).__name__}")
+        found.append((None, f"{path}:{line.number}: {why}") if why else (line.value, ""))
     return found
 
 

@@ -50,7 +50,7 @@ def test_json_results_per_plan(data_dir: Path, tmp_path: Path, monkeypatch: pyte
     assert results[2]["error"] == "no TravelEval query with uid 'T9999'"
     assert results[3]["metrics"] == results[0]["metrics"]
     assert results[4]["error"] == "no TravelEval query with uid 'T0201_scheme4'"
-    assert results[5]["error"].startswith(f"{path}:6: not JSON")
+    assert results[5]["error"].startswith(f"{path}:6: not valid JSON")
     assert results[6]["error"] == f"{path}:7: expected a FinalTravelPlan object, got list"
 
     corrected = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir),
