@@ -11,6 +11,7 @@ concurrent results must equal.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,8 @@ class ToyOptions(BaseModel):
     """A task whose rollout raises (to check a strategy bug is recorded, not fatal)."""
     preamble: int = 0
     """Lines of instructions every prompt starts with: one text, so the cache stores its chunks once for all."""
+    evaluate_s: float = 0.0
+    """How long scoring takes (a signal can land after the rollouts)."""
 
 
 def calls_for(task_id: str, max_calls: int, long_every: int = 1) -> int:
@@ -95,6 +98,8 @@ class ToyBenchmark(Benchmark):
 
     def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
                  options: BaseModel) -> list[Evaluation | None]:
+        assert isinstance(options, ToyOptions)
+        time.sleep(options.evaluate_s)  # in a worker thread, as every benchmark's scoring
         return [Evaluation((Verdict("toy", "all_calls_made", (r.plan or {}).get("calls") == t.input["calls"]),),
                            {"mode": mode}) for t, r in zip(tasks, results, strict=True)]
 
