@@ -205,8 +205,8 @@ class RateLimiter:
                 bucket(limits.rpm) if limits.rpm else None,
                 bucket(limits.tpm) if limits.tpm else None,
                 asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency and not limits.adaptive else None,
-                AdaptiveLimit(limits.max_concurrency or ADAPTIVE_CEILING, clock=self._clock) if limits.adaptive
-                else None,
+                AdaptiveLimit(limits.max_concurrency or ADAPTIVE_CEILING, clock=self._clock, name=key.display)
+                if limits.adaptive else None,
             )
             self._states[key] = state
         return state
