@@ -61,7 +61,9 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
     """
     check_mode(mode)
     uid = plan.get("query_uid") if isinstance(plan, Mapping) else None
-    head: dict[str, Any] = {"query_uid": uid, "mode": mode, "distance": distances.name}
+    # a uid that is no string (NaN, a number, an object) is named in the error, never echoed as JSON cannot hold it
+    head: dict[str, Any] = {"query_uid": uid if isinstance(uid, str) else None, "mode": mode,
+                            "distance": distances.name}
     if names is not None and isinstance(plan, Mapping):
         standardized = names.standardize(plan)
         plan = standardized.plan

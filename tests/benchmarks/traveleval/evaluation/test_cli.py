@@ -29,6 +29,23 @@ def write_plans(folder: Path, lines: list[str]) -> Path:
     return path
 
 
+def test_hostile_lines_are_error_results_and_every_other_plan_is_scored(data_dir: Path, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AMAP_API_KEY", raising=False)
+    plan = {**plans.plan(), "query_uid": "T0201"}
+    path = write_plans(tmp_path, ['{"query_uid": NaN, "itinerary": {}}', '{"query_uid": "T0201", "n": ' + "9" * 5000
+                                  + "}", "[" * 100_000, json.dumps(plan, ensure_ascii=False)])
+    done = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r.get("error") for r in results[:3]] == [
+        "no TravelEval query with uid nan",
+        f"{path}:2: not readable JSON (Exceeds the limit (4300 digits) for integer string conversion: value has "
+        "5000 digits)",
+        f"{path}:3: JSON nested too deeply"]
+    assert "metrics" in results[3]
+
+
 def test_json_results_per_plan(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AMAP_API_KEY", raising=False)
     plan = plans.plan()
