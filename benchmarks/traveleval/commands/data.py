@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import sqlite3
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +23,7 @@ from benchmarks.traveleval import paths
 from benchmarks.traveleval.commands.manifest import FILES
 from benchmarks.traveleval.dataset import read_queries
 from benchmarks.traveleval.sandbox.build import build_index
-from datahome import download, home_option, staging
+from datahome import copy_file, copy_tree, download, home_option, staging, swap_in
 from errors import DataError, UserError
 
 COMMIT = "3638d55590eda4616d460b82f192a01c2557e6a2"
@@ -71,8 +70,8 @@ def import_command(source: Path, home: Path | None) -> None:
         present = [name for name in paths.QUERY_FILES if (paths.queries_dir(found) / name).is_file()]
         paths.queries_dir(folder).mkdir(parents=True)
         for name in present:
-            shutil.copy2(paths.queries_dir(found) / name, paths.queries_dir(folder) / name)
-        shutil.copytree(paths.database_dir(found), paths.database_dir(folder))
+            copy_file(paths.queries_dir(found) / name, paths.queries_dir(folder) / name)
+        copy_tree(paths.database_dir(found), paths.database_dir(folder))
         caches = _copy_caches(source, found, folder)
         counts = _install(folder, dest)
     _report(dest, counts, caches)
@@ -159,8 +158,8 @@ def _copy_caches(source: Path, found: Path, staging: Path) -> list[str]:
     for name, repository_path in AMAP_CACHES.items():
         for candidate in (source / repository_path, paths.amap_cache_dir(found) / name):
             if candidate.is_file():
-                _check_cache(candidate, str(candidate))
-                shutil.copy2(candidate, folder / name)
+                copy_file(candidate, folder / name)
+                _check_cache(folder / name, str(candidate))
                 copied.append(name)
                 break
     return copied
@@ -171,13 +170,13 @@ def _install(staging: Path, dest: Path) -> dict[str, int]:
     for path in sorted(paths.queries_dir(staging).glob("*.json")):
         read_queries(path)
     counts = build_index(paths.database_dir(staging), paths.index_path(staging))
+    aside = staging / ".old"
+    aside.mkdir()
     for part in ("data", "database", paths.index_path(staging).name, paths.amap_cache_dir(staging).name):
         new, old = staging / part, dest / part
         if not new.exists() or (part == paths.amap_cache_dir(staging).name and not any(new.iterdir())):
             continue
-        if old.is_dir():
-            shutil.rmtree(old)
-        new.replace(old)
+        swap_in(new, old, aside / part)  # renames: a run reading the data home meanwhile never finds a part missing
     return counts
 
 

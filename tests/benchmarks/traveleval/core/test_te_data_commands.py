@@ -4,6 +4,7 @@ files in the repository's layout, every file checked before anything in the home
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from benchmarks.traveleval.commands.data import data_info, fetch_command, holds_
 from benchmarks.traveleval.commands.manifest import FILES
 from errors import DataError, UserError
 from tests.benchmarks.traveleval.core.test_te_sandbox import COUNTS
+from tests.runner.engine.engine_support import run_cli
 
 QUERIES = {"easy.json": 200, "medium.json": 400, "hard.json": 400, "progressive.json": 150}
 
@@ -162,3 +164,25 @@ def test_info_counts_a_malformed_query_file_as_an_error(traveleval_data: Path, t
     folder.mkdir(parents=True)
     (folder / name).write_text("{", encoding="utf-8")
     assert "not a readable JSON file" in data_info(tmp_path)["queries"][name]["error"]
+
+
+@pytest.mark.parametrize(("special", "said"), [
+    ("device", "extra.json: a character device, not a file: not imported"),
+    ("fifo", "extra.json: a FIFO, not a file: not imported"),
+    ("folder link", "loop: a link to a folder: not followed"),
+])
+def test_import_copies_files_only_never_a_device_a_fifo_or_a_linked_folder(traveleval_data: Path, tmp_path: Path,
+                                                                            special: str, said: str) -> None:
+    """A link to /dev/zero once wrote 5 GB in 10 s; a FIFO would wait for ever; a folder linking to itself loops."""
+    source = Path(shutil.copytree(traveleval_data, tmp_path / "source"))
+    extra = source / "database" / "poi" / "extra.json"
+    if special == "device":
+        extra.symlink_to("/dev/zero")
+    elif special == "fifo":
+        os.mkfifo(extra)
+    else:
+        (source / "database" / "loop").symlink_to(source / "database", target_is_directory=True)
+    done = run_cli("data", "import", str(source), "--home", str(tmp_path / "home"))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert said in done.stderr
+    assert not paths.database_dir(paths.data_dir(tmp_path / "home")).exists()  # nothing installed
