@@ -172,7 +172,8 @@ def _install(staging: Path, dest: Path) -> dict[str, int]:
     counts = build_index(paths.database_dir(staging), paths.index_path(staging))
     aside = staging / ".old"
     aside.mkdir()
-    for part in ("data", "database", paths.index_path(staging).name, paths.amap_cache_dir(staging).name):
+    # the index first: a reader meanwhile never finds a database newer than its index, which it would build again
+    for part in (paths.index_path(staging).name, "data", "database", paths.amap_cache_dir(staging).name):
         new, old = staging / part, dest / part
         if not new.exists() or (part == paths.amap_cache_dir(staging).name and not any(new.iterdir())):
             continue

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +20,11 @@ from benchmarks.traveleval.commands.data import data_info, fetch_command, holds_
 from benchmarks.traveleval.commands.manifest import FILES
 from errors import DataError, UserError
 from tests.benchmarks.traveleval.core.test_te_sandbox import COUNTS
+from tests.benchmarks.traveleval.evaluation import plans
 from tests.runner.engine.engine_support import run_cli
 
+IMPORTS = 4
+"""Imports over the data home while `evaluate` reads it."""
 QUERIES = {"easy.json": 200, "medium.json": 400, "hard.json": 400, "progressive.json": 150}
 
 
@@ -186,3 +191,29 @@ def test_import_copies_files_only_never_a_device_a_fifo_or_a_linked_folder(trave
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert said in done.stderr
     assert not paths.database_dir(paths.data_dir(tmp_path / "home")).exists()  # nothing installed
+
+
+def test_evaluate_beside_a_running_import_never_finds_the_data_home_half_replaced(traveleval_data: Path,
+                                                                                  tmp_path: Path) -> None:
+    """`data import` over a data home that runs and `evaluate` are reading: each finds the old data or the new."""
+    home = tmp_path / "home"
+    assert run_cli("data", "import", str(traveleval_data), "--home", str(home)).returncode == 0
+    submission = tmp_path / "plans.jsonl"
+    submission.write_text(json.dumps({**plans.plan(), "query_uid": "T0201"}, ensure_ascii=False) + "\n",
+                          encoding="utf-8")
+    source = Path(shutil.copytree(traveleval_data, tmp_path / "source"))
+
+    def fresh_import() -> subprocess.CompletedProcess[str]:
+        for path in source.rglob("*"):  # a fresh download: every file newer than the index the home holds
+            os.utime(path)
+        return run_cli("data", "import", str(source), "--home", str(home))
+    with ThreadPoolExecutor(1) as pool:
+        imports = pool.submit(lambda: [fresh_import() for _ in range(IMPORTS)])
+        scored = []
+        while not imports.done() or not scored:
+            scored.append(run_cli("evaluate", str(submission), "--benchmark", "traveleval", "--json", "--home",
+                                  str(home)))
+    failed = [done.stderr for done in scored if done.returncode != 0]
+    print(f"\n{len(scored)} evaluations beside {IMPORTS} imports: {len(failed)} failed")
+    assert [done.returncode for done in imports.result()] == [0] * IMPORTS
+    assert failed == []
