@@ -68,6 +68,9 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
         standardized = names.standardize(plan)
         plan = standardized.plan
         head["renamed"] = {old: new for old, new in standardized.matched.items() if old != new}
+        if standardized.too_long:  # said, never silently scored as written
+            head["not_standardized"] = [f"{name[:40]}… ({len(name):,} characters: too long to match)"
+                                        for name in standardized.too_long]
     if query is None:
         return {**head, "error": f"no TravelEval query with uid {uid!r}"}
     itinerary = plan.get("itinerary") if isinstance(plan, Mapping) else None

@@ -46,6 +46,21 @@ def test_hostile_lines_are_error_results_and_every_other_plan_is_scored(data_dir
     assert "metrics" in results[3]
 
 
+def test_a_place_name_too_long_to_match_is_left_as_written_and_said(data_dir: Path, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fuzzy matching costs the product of the lengths: a 100,000-character name took two minutes; it is not matched."""
+    monkeypatch.delenv("AMAP_API_KEY", raising=False)
+    plan = {**plans.plan(), "query_uid": "T0201"}
+    plan["itinerary"]["daily_plans"][0]["activities"][0]["location_name"] = "故宫" * 50_000
+    path = write_plans(tmp_path, [json.dumps(plan, ensure_ascii=False)])
+    done = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir),
+                   "--standardize-names")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["not_standardized"] == ["故宫" * 20 + "… (100,000 characters: too long to match)"]
+    assert "metrics" in result
+
+
 def test_json_results_per_plan(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AMAP_API_KEY", raising=False)
     plan = plans.plan()
