@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -55,14 +55,16 @@ def evaluate_command(plans: Path, mode: str, distance: str | None, data_dir: Pat
     distances = open_distances(distance, folder)
     with Sandbox.open(ensure_index(folder)) as sandbox, closing(distances):
         names = NameMatcher(sandbox) if standardize_names else None
-        results = [evaluate_plan(plan, _query(queries, plan.get("query_uid")), sandbox, mode=mode,
-                                 distances=distances, names=names) if plan is not None else
-                   {"query_uid": None, "mode": mode, "distance": distances.name, "error": why}
-                   for plan, why in _read_plans(plans)]
-    if as_json:
-        for result in results:
-            click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
-        return
+        # a plan at a time, from the file to its result: a file of 100,000 plans is never held whole
+        outcomes = (evaluate_plan(plan, _query(queries, plan.get("query_uid")), sandbox, mode=mode,
+                                  distances=distances, names=names) if plan is not None else
+                    {"query_uid": None, "mode": mode, "distance": distances.name, "error": why}
+                    for plan, why in _read_plans(plans))
+        if as_json:
+            for result in outcomes:
+                click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
+            return
+        results = list(outcomes)
     _print_table(results, mode, distances.name)
 
 
@@ -80,14 +82,12 @@ def _query(queries: Mapping[str, Mapping[str, Any]], uid: Any) -> Mapping[str, A
     return query
 
 
-def _read_plans(path: Path) -> list[tuple[dict[str, Any] | None, str]]:
-    """(plan object, "") per non-empty line, or (None, why) for a line that is not a JSON object."""
-    found: list[tuple[dict[str, Any] | None, str]] = []
+def _read_plans(path: Path) -> Iterator[tuple[dict[str, Any] | None, str]]:
+    """(plan object, "") per non-empty line, or (None, why) for a line that is not a JSON object, read as needed."""
     for line in read_jsonl(path, expected="one FinalTravelPlan object"):
         why = line.error or ("" if isinstance(line.value, dict) else
                              f"expected a FinalTravelPlan object, got {type(line.value).__name__}")
-        found.append((None, f"{path}:{line.number}: {why}") if why else (line.value, ""))
-    return found
+        yield (None, f"{path}:{line.number}: {why}") if why else (line.value, "")
 
 
 def _print_table(results: Sequence[Mapping[str, Any]], mode: str, distance: str) -> None:
