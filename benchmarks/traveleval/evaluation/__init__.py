@@ -84,6 +84,7 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
     city = query.get("target_city") if fixed else destination
     departure = query.get("start_city") if fixed else itinerary.get("summary").get("departure")  # type: ignore[union-attr]
     stage = "plan extraction"
+    failures = getattr(distances, "failures", 0)  # live Gaode calls that failed so far (amap only)
     try:
         check_readable(itinerary)
         facts = city_facts(sandbox, city if isinstance(city, str) else "")
@@ -93,6 +94,8 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
             metrics[stage] = _dimension(stage, itinerary, days, schedules, query, facts, departure, distances, fixed)
     except _PLAN_FAULTS as exc:
         return {**head, "error": f"{stage}: {type(exc).__name__}: {exc}"}
+    if failed := getattr(distances, "failures", 0) - failures:  # those metrics had distances missing: said
+        head["distance_failures"] = failed
     return {**head, "metrics": json_safe(metrics)}
 
 
