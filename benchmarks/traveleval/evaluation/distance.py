@@ -24,7 +24,7 @@ line, a cut body, nested or non-JSON text) is a failed call, and a distance is t
 of metres between 0 and `MAX_KM` (a negative, boolean or absurd one is refused, never cached: cached answers are
 checked the same way when read). Each failed call is counted (`failures`), so a result can say how many of its
 distances could not be had (a key at its QPS limit gives other numbers than a quiet one, officially too); after
-`BREAKER_FAILURES` failures in a row no more calls are made (said once) until `close()`.
+`BREAKER_FAILURES` failures in a row this client makes no more calls (said once).
 """
 
 from __future__ import annotations
