@@ -8,8 +8,8 @@ or partial file that a later command would take for the data.
 from __future__ import annotations
 
 import http.client
-import shutil
 import tempfile
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -18,12 +18,19 @@ from pathlib import Path
 
 from errors import DataError
 
+MAX_DOWNLOAD = 4 << 30
+"""Bytes any download may bring (the largest, TravelPlanner's database archive, is a fraction of it)."""
 
-def download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str) -> None:
+
+def download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str, *,
+             max_bytes: int = MAX_DOWNLOAD, stop: threading.Event | None = None) -> None:
     """Download `url` to `target` (in the staging folder) and check it; `what` names it in errors.
 
     Args:
         check: called with the file and `url` once it arrived whole; raises `DataError` when it is not what was asked.
+        max_bytes: More is refused as it arrives (a file the manifest says is 2 kB is never written to 3 GB).
+        stop: Set by the caller (Ctrl-C in the thread that waits for several downloads): the download ends at its
+            next read, as it would in the main thread.
 
     Raises:
         DataError: the server could not be reached or answered an HTTP error, the connection closed early, or `check`
@@ -31,7 +38,14 @@ def download(url: str, target: Path, timeout: float, check: Callable[[Path, str]
     """
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as out:
-            shutil.copyfileobj(response, out, 1 << 20)
+            written = 0
+            while chunk := response.read1(1 << 20):
+                if stop is not None and stop.is_set():
+                    raise DataError(f"{what}: download stopped")
+                written += out.write(chunk)
+                if written > max_bytes:
+                    raise DataError(f"cannot download {what} from {url}: more than {max_bytes:,} bytes, more than it "
+                                    "can be")
             promised = response.headers.get("Content-Length", "")
         # http.client ends a body cut short by a dropped connection without an error; the length tells
         if promised.isdigit() and (got := target.stat().st_size) != int(promised):

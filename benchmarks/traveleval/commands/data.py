@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import threading
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -48,9 +49,14 @@ def fetch_command(home: Path | None, url: str, timeout: float) -> None:
         raise UserError(f"--url {url!r}: expected a template with {{path}} (a file's path in the repository)")
     dest = paths.data_dir(home)
     click.echo(f"downloading {len(FILES)} files from {url.format(path=ENVIRONMENT + '/...')}", err=True)
+    stop = threading.Event()
     with staging(dest) as folder:
         with ThreadPoolExecutor(_PARALLEL) as pool:
-            list(pool.map(lambda name: _fetch_checked(url, name, folder, timeout), FILES))
+            try:
+                list(pool.map(lambda name: _fetch_checked(url, name, folder, timeout, stop), FILES))
+            except BaseException:  # Ctrl-C, SIGTERM, a failed file: the other downloads end at their next read
+                stop.set()
+                raise
         caches = _fetch_caches(url, folder, timeout)
         counts = _install(folder, dest)
     _report(dest, counts, caches)
@@ -109,7 +115,7 @@ def _official_folder(folder: Path) -> Path | None:
     return None
 
 
-def _fetch_checked(url: str, name: str, staging: Path, timeout: float) -> None:
+def _fetch_checked(url: str, name: str, staging: Path, timeout: float, stop: threading.Event) -> None:
     size, sha256 = FILES[name]
     target = staging / name
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -122,7 +128,7 @@ def _fetch_checked(url: str, name: str, staging: Path, timeout: float) -> None:
             raise DataError(f"{source}: not the official {name} at commit {COMMIT[:12]} (expected {size:,} bytes, "
                             f"sha256 {sha256[:12]}…; got {got:,} bytes, sha256 {digest[:12]}…)")
 
-    download(source, target, timeout, check, name)
+    download(source, target, timeout, check, name, max_bytes=size, stop=stop)
 
 
 def _fetch_caches(url: str, staging: Path, timeout: float) -> list[str]:
@@ -144,8 +150,8 @@ def _fetch_caches(url: str, staging: Path, timeout: float) -> list[str]:
 def _check_cache(path: Path, source: str) -> None:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{source}: not a JSON file: {exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # too deep, a number too long: no cache either
+        raise DataError(f"{source}: not a JSON file: {type(exc).__name__}: {str(exc)[:200]}") from None
     if not isinstance(value, dict):
         raise DataError(f"{source}: expected a JSON object of cached answers")
 

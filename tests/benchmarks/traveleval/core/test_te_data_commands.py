@@ -217,3 +217,24 @@ def test_evaluate_beside_a_running_import_never_finds_the_data_home_half_replace
     print(f"\n{len(scored)} evaluations beside {IMPORTS} imports: {len(failed)} failed")
     assert [done.returncode for done in imports.result()] == [0] * IMPORTS
     assert failed == []
+
+
+def test_fetch_bounds_each_file_to_its_manifest_size_and_reads_hostile_caches_as_errors(
+        traveleval_data: Path, file_server: tuple[str, Path], tmp_path: Path) -> None:
+    """A file the manifest says is some kB, served as 20 MB, is refused as it arrives; a Gaode cache nested 100,000
+    deep or holding a 5,000-digit number is skipped with the reason, never a traceback."""
+    url, root = file_server
+    _serve_repository(traveleval_data, root)
+    (root / "core" / "utils").mkdir(parents=True)
+    (root / "core" / "geo_cache.json").write_text("[" * 100_000, encoding="utf-8")
+    (root / "core" / "utils" / "travel_time_cache.json").write_text('{"a": ' + "9" * 5000 + "}", encoding="utf-8")
+    home = tmp_path / "home"
+    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "skipped the Gaode cache geo_cache.json" in done.stderr and "RecursionError" in done.stderr
+    assert "skipped the Gaode cache travel_time_cache.json" in done.stderr and "4300" in done.stderr
+    categories = root / "environment" / "database" / "categories.json"
+    size = FILES["database/categories.json"][0]
+    categories.write_bytes(b" " * 20_000_000)
+    failed = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    assert failed.returncode == 1 and f"more than {size:,} bytes" in failed.stderr, failed.stderr
