@@ -8,6 +8,9 @@ or partial file that a later command would take for the data.
 from __future__ import annotations
 
 import http.client
+import logging
+import os
+import shutil
 import tempfile
 import threading
 import urllib.error
@@ -17,6 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from errors import DataError
+
+log = logging.getLogger(__name__)
 
 MAX_DOWNLOAD = 4 << 30
 """Bytes any download may bring (the largest, TravelPlanner's database archive, is a fraction of it)."""
@@ -65,7 +70,27 @@ def download(url: str, target: Path, timeout: float, check: Callable[[Path, str]
 
 @contextmanager
 def staging(folder: Path) -> Iterator[Path]:
-    """A fresh hidden folder inside `folder` (made if missing), removed with what is left in it at the end."""
+    """A fresh hidden folder inside `folder` (made if missing), removed with what is left in it at the end.
+
+    Its name holds this process's id: the staging folders a killed fetch or import left (gigabytes, for good) are
+    removed here once their process is gone, and said.
+    """
     folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=folder, prefix=".staging-", ignore_cleanup_errors=True) as path:
+    for left in folder.glob(".staging-*-*"):
+        pid = left.name.split("-")[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(left, ignore_errors=True)
+            log.warning("removed %s, left by a fetch or import that was killed", left)
+    with tempfile.TemporaryDirectory(dir=folder, prefix=f".staging-{os.getpid()}-",
+                                     ignore_cleanup_errors=True) as path:
         yield Path(path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True

@@ -238,3 +238,20 @@ def test_fetch_bounds_each_file_to_its_manifest_size_and_reads_hostile_caches_as
     categories.write_bytes(b" " * 20_000_000)
     failed = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
     assert failed.returncode == 1 and f"more than {size:,} bytes" in failed.stderr, failed.stderr
+
+
+def test_a_staging_folder_a_killed_import_left_is_removed_by_the_next(traveleval_data: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    left = paths.data_dir(home) / f".staging-{_dead_pid()}-x1y2"
+    (left / "database").mkdir(parents=True)
+    (left / "database" / "big.csv").write_bytes(b"0" * 1000)
+    done = run_cli("data", "import", str(traveleval_data), "--home", str(home))
+    assert done.returncode == 0, done.stderr
+    assert not left.exists() and f"removed {left}" in done.stderr
+
+
+def _dead_pid() -> int:
+    """The id of a process that has ended (it names no live one)."""
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
