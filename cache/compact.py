@@ -26,6 +26,9 @@ import orjson
 CHUNK_TABLE = "CREATE TABLE IF NOT EXISTS Chunk (id INTEGER PRIMARY KEY, data BLOB NOT NULL)"
 """Chunks live in a table of their own in the cache's database, beside diskcache's: a chunk costs its bytes and an
 integer, where a diskcache row would add its key twice, nine columns and an expiry index."""
+SWEEP_TABLE = "CREATE TABLE IF NOT EXISTS ChunkSweep (id INTEGER PRIMARY KEY CHECK (id = 0), count INTEGER NOT NULL)"
+"""How many sweeps have deleted chunks: a writer remembers which chunks it stored (so a prompt's next step does not
+send them again) only while this count is the one it saw."""
 CUT_EVERY = 4
 """A line closes a chunk when its hash is a multiple of this: chunks of about this many lines."""
 MAX_CHUNK = 8192

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,7 +164,9 @@ class CacheStore:
         self.refused = 0
         """Entries not served: unreadable, or their fields hash to another key."""
         self._chunks_written: set[int] = set()
-        """Chunks this process stored: a prompt's next step re-sends most of them."""
+        """Chunks this process stored since the sweep count `_sweeps_seen`: a prompt's next step re-sends most of
+        them. A sweep (in any process) may delete them, so a new count empties it."""
+        self._sweeps_seen = 0
         self._lock = threading.Lock()
         self.read_only = not writable(self.directory) and (self.directory / DB_FILE).is_file()
         """Opened from a directory that cannot be written: entries are read, nothing is stored."""
@@ -221,6 +223,7 @@ class CacheStore:
             raise
         try:
             chunks.execute(compact.CHUNK_TABLE)
+            chunks.execute(compact.SWEEP_TABLE)
         except sqlite3.DatabaseError:
             chunks.close()
             cache.close()
@@ -340,35 +343,48 @@ class CacheStore:
     def set_many(self, entries: Mapping[str, CacheEntry]) -> None:
         """Store several entries in one transaction: one commit, where `set` pays one each (~30 us of ~47 us).
 
-        Entries are stored in the compact form (`cache.compact`), each chunk of their prompts once. Nothing is stored
-        in a cache found damaged; damage found here stops further writes (said once).
+        Entries are stored in the compact form (`cache.compact`), each chunk of their prompts once. The chunks and the
+        entries that need them are written in one transaction, so a sweep in another process sees both or neither.
+        Nothing is stored in a cache found damaged; damage found here stops further writes (said once).
         """
         if self.damaged is not None or self.read_only:
             return
         chunks: dict[int, bytes] = {}
-
-        def new_chunk(ref: int, data: bytes) -> None:
-            if ref not in self._chunks_written:
-                chunks[ref] = data
-
-        values = {key: compact.encode(key, entry.stored(), new_chunk) for key, entry in entries.items()}
+        values = {key: compact.encode(key, entry.stored(), chunks.__setitem__) for key, entry in entries.items()}
         try:
-            if chunks:  # before the entries that need them: a crash in between leaves chunks no entry uses
-                with self._lock:
-                    self._chunks.execute("BEGIN IMMEDIATE")
-                    try:
-                        self._chunks.executemany("INSERT OR IGNORE INTO Chunk VALUES (?, ?)", chunks.items())
-                    except BaseException:
-                        self._chunks.execute("ROLLBACK")
-                        raise
-                    self._chunks.execute("COMMIT")
             with self._cache.transact():
+                sweeps = self._sweep_count()
+                with self._lock:
+                    if sweeps != self._sweeps_seen:  # chunks this process stored before may be gone
+                        self._chunks_written.clear()
+                        self._sweeps_seen = sweeps
+                    new = [(ref, data) for ref, data in chunks.items() if ref not in self._chunks_written]
+                self._connection().executemany("INSERT OR IGNORE INTO Chunk VALUES (?, ?)", new)
                 for key, value in values.items():
                     self._cache.set(key, value)
         except sqlite3.DatabaseError as exc:
             self._fail(exc)
-        else:
-            self._chunks_written.update(chunks)
+            return
+        with self._lock:
+            if sweeps == self._sweeps_seen:
+                self._chunks_written.update(ref for ref, _ in new)
+
+    def _connection(self) -> sqlite3.Connection:
+        """diskcache's connection of this thread: statements on it join the transaction `transact()` holds.
+
+        2026-11-27 (issue 33): diskcache 5.6.3's `_con` property; `tests/cache/test_cache_concurrency.py` writes,
+        prunes and verifies from several processes through it."""
+        connection: sqlite3.Connection = self._cache._con
+        return connection
+
+    def _sweep_count(self) -> int:
+        row = self._connection().execute("SELECT count FROM ChunkSweep WHERE id = 0").fetchone()
+        return 0 if row is None else int(row[0])
+
+    def _versions(self) -> dict[str, tuple[int, float]]:
+        """Every row's key -> (rowid, store time): a row written again after this was taken has another version."""
+        rows = self._connection().execute("SELECT key, rowid, store_time FROM Cache WHERE raw = 1")
+        return {key: (rowid, stored) for key, rowid, stored in rows if isinstance(key, str)}
 
     def verify(self, *, repair: bool = False) -> tuple[int, list[BadEntry]]:
         """Reads every entry and checks that its fields hash to its key.
@@ -379,42 +395,66 @@ class CacheStore:
         Returns:
             How many entries were checked, and the bad ones.
         """
-        checked, bad = 0, []
-        for key in self._entry_keys():
-            checked += 1
-            try:
-                entry, _ = self._read(key, fields=True)
-            except (CorruptEntry, OSError) as exc:
-                bad.append(BadEntry(key, "unreadable", f"{type(exc).__name__}: {exc}"))
-                continue
-            except WrongKey:
-                bad.append(BadEntry(key, "mismatched", "it was written under another key"))
-                continue
-            if entry is not None and (found := digest(entry.fields)) != key:
-                bad.append(BadEntry(key, "mismatched", f"its fields hash to {found}"))
+        keys = self._entry_keys()
+        bad = [found for key in keys if (found := self._check(key)) is not None]
+        if bad:
+            # Read again under the write lock: an entry another process pruned or rewrote while it was read (its
+            # chunks swept in between) is not bad, and must not be deleted when it was rewritten.
+            with self._cache.transact():
+                bad = [found for item in bad if (found := self._check(item.key)) is not None]
+                for item in bad if repair else ():
+                    self._cache.delete(item.key)
         if repair:
-            for item in bad:
-                self._cache.delete(item.key)
             self._sweep_chunks()
-        return checked, bad
+        return len(keys), bad
+
+    def _check(self, key: str) -> BadEntry | None:
+        """What is wrong with the entry under `key` (None: it is sound, or gone)."""
+        try:
+            entry, _ = self._read(key, fields=True)
+        except (CorruptEntry, OSError) as exc:
+            return BadEntry(key, "unreadable", f"{type(exc).__name__}: {exc}")
+        except WrongKey:
+            return BadEntry(key, "mismatched", "it was written under another key")
+        if entry is not None and (found := digest(entry.fields)) != key:
+            return BadEntry(key, "mismatched", f"its fields hash to {found}")
+        return None
 
     def _entry_keys(self) -> list[str]:
         """Every entry's key (not the counters')."""
         return [key for key in self._cache.iterkeys() if key not in _META_KEYS]
 
     def _sweep_chunks(self) -> int:
-        """Deletes chunks no entry refers to (left by deleted entries); returns how many."""
-        used: set[int] = set()
-        for key in self._entry_keys():
+        """Deletes chunks no entry refers to (left by deleted entries); returns how many.
+
+        Other processes may be writing meanwhile. The entries are read without holding writers up; then, under the
+        write lock, those written or rewritten since are read too, the chunks no entry refers to are deleted and the
+        sweep is counted (`compact.SWEEP_TABLE`), all in one transaction: a chunk an entry needs is never deleted.
+        """
+        versions = self._versions()
+        used = self._chunks_used(versions)
+        with self._cache.transact():
+            used |= self._chunks_used([key for key, version in self._versions().items()
+                                       if versions.get(key) != version])
+            connection = self._connection()
+            orphans = [ref for (ref,) in connection.execute("SELECT id FROM Chunk") if ref not in used]
+            if orphans:
+                connection.executemany("DELETE FROM Chunk WHERE id = ?", [(ref,) for ref in orphans])
+                connection.execute("INSERT INTO ChunkSweep VALUES (0, 1) ON CONFLICT (id) DO UPDATE "
+                                   "SET count = count + 1")
+        return len(orphans)
+
+    def _chunks_used(self, keys: Iterable[str]) -> frozenset[int]:
+        """The chunks the compact entries under `keys` refer to (an unreadable entry refers to none)."""
+        used: list[int] = []
+        for key in keys:
+            if key in _META_KEYS:
+                continue
             data = self._cache.get(key)
             if data is not None and compact.is_compact(data):
                 with contextlib.suppress(zlib.error, orjson.JSONDecodeError, KeyError, TypeError):
-                    used.update(compact.chunk_ids(data, self._chunk))
-        with self._lock:
-            orphans = [row[0] for row in self._chunks.execute("SELECT id FROM Chunk") if row[0] not in used]
-            self._chunks.executemany("DELETE FROM Chunk WHERE id = ?", [(ref,) for ref in orphans])
-        self._chunks_written.difference_update(orphans)
-        return len(orphans)
+                    used += compact.chunk_ids(data, self._chunk)
+        return frozenset(used)
 
     def entries(self) -> Iterator[tuple[str, CacheEntry]]:
         """Every readable entry with its whole fields (corrupt ones are skipped with a warning), in storage order."""
@@ -440,19 +480,30 @@ class CacheStore:
             How many entries were deleted.
         """
         now = time.time()
-        by_age = sorted((entry.created, key) for key, entry in self.entries())
+        versions = self._versions()  # before the entries are read: an entry written again after it stays
+        by_age = sorted((entry.created, key) for key in self._entry_keys()
+                        if (entry := self.peek(key)) is not None)
         doomed = [key for created, key in by_age if older_than_s is not None and now - created > older_than_s]
-        for key in doomed:
-            self._cache.delete(key)
-        deleted = len(doomed)
+        deleted = self._delete_unchanged(doomed, versions)
         self._sweep_chunks()  # deleted entries free their space only with the chunks no other entry shares
         remaining = [key for _, key in by_age[len(doomed):]]
         while max_bytes is not None and remaining and self._cache.volume() > max_bytes:
             batch, remaining = remaining[:max(1, len(remaining) // 10)], remaining[max(1, len(remaining) // 10):]
-            for key in batch:  # the oldest tenth, then see what it freed
-                self._cache.delete(key)
-            deleted += len(batch)
+            deleted += self._delete_unchanged(batch, versions)  # the oldest tenth, then see what it freed
             self._sweep_chunks()
+        return deleted
+
+    def _delete_unchanged(self, keys: Iterable[str], versions: Mapping[str, tuple[int, float]]) -> int:
+        """Deletes the entries under `keys` still as they were in `versions` (one written again since stays);
+        returns how many."""
+        deleted = 0
+        with self._cache.transact():
+            for key in keys:
+                row = self._connection().execute("SELECT rowid, store_time FROM Cache WHERE key = ? AND raw = 1",
+                                                 (key,)).fetchone()
+                if row is not None and (row[0], row[1]) == versions.get(key):
+                    self._cache.delete(key)
+                    deleted += 1
         return deleted
 
     def flush(self) -> None:

@@ -3,9 +3,12 @@ that fills it. It imports nothing of ours but `errors`, so every layer may use i
 
 from datahome.download import download, staging
 from datahome.home import HOME_ENV, default_cache_dir, default_home, home_option, in_home, price_table_path
+from datahome.install import copy_file, copy_tree, swap_in
 
 __all__ = [
     "HOME_ENV",
+    "copy_file",
+    "copy_tree",
     "default_cache_dir",
     "default_home",
     "download",
@@ -13,4 +16,5 @@ __all__ = [
     "in_home",
     "price_table_path",
     "staging",
+    "swap_in",
 ]

@@ -8,8 +8,11 @@ or partial file that a later command would take for the data.
 from __future__ import annotations
 
 import http.client
+import logging
+import os
 import shutil
 import tempfile
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -18,12 +21,21 @@ from pathlib import Path
 
 from errors import DataError
 
+log = logging.getLogger(__name__)
 
-def download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str) -> None:
+MAX_DOWNLOAD = 4 << 30
+"""Bytes any download may bring (the largest, TravelPlanner's database archive, is a fraction of it)."""
+
+
+def download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str, *,
+             max_bytes: int = MAX_DOWNLOAD, stop: threading.Event | None = None) -> None:
     """Download `url` to `target` (in the staging folder) and check it; `what` names it in errors.
 
     Args:
         check: called with the file and `url` once it arrived whole; raises `DataError` when it is not what was asked.
+        max_bytes: More is refused as it arrives (a file the manifest says is 2 kB is never written to 3 GB).
+        stop: Set by the caller (Ctrl-C in the thread that waits for several downloads): the download ends at its
+            next read, as it would in the main thread.
 
     Raises:
         DataError: the server could not be reached or answered an HTTP error, the connection closed early, or `check`
@@ -31,7 +43,14 @@ def download(url: str, target: Path, timeout: float, check: Callable[[Path, str]
     """
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as out:
-            shutil.copyfileobj(response, out, 1 << 20)
+            written = 0
+            while chunk := response.read1(1 << 20):
+                if stop is not None and stop.is_set():
+                    raise DataError(f"{what}: download stopped")
+                written += out.write(chunk)
+                if written > max_bytes:
+                    raise DataError(f"cannot download {what} from {url}: more than {max_bytes:,} bytes, more than it "
+                                    "can be")
             promised = response.headers.get("Content-Length", "")
         # http.client ends a body cut short by a dropped connection without an error; the length tells
         if promised.isdigit() and (got := target.stat().st_size) != int(promised):
@@ -51,7 +70,27 @@ def download(url: str, target: Path, timeout: float, check: Callable[[Path, str]
 
 @contextmanager
 def staging(folder: Path) -> Iterator[Path]:
-    """A fresh hidden folder inside `folder` (made if missing), removed with what is left in it at the end."""
+    """A fresh hidden folder inside `folder` (made if missing), removed with what is left in it at the end.
+
+    Its name holds this process's id: the staging folders a killed fetch or import left (gigabytes, for good) are
+    removed here once their process is gone, and said.
+    """
     folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=folder, prefix=".staging-", ignore_cleanup_errors=True) as path:
+    for left in folder.glob(".staging-*-*"):
+        pid = left.name.split("-")[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(left, ignore_errors=True)
+            log.warning("removed %s, left by a fetch or import that was killed", left)
+    with tempfile.TemporaryDirectory(dir=folder, prefix=f".staging-{os.getpid()}-",
+                                     ignore_cleanup_errors=True) as path:
         yield Path(path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True

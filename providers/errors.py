@@ -5,6 +5,7 @@
     │   ├── RetryableError        gateway retries, bounded, jittered
     │   │   ├── RateLimited       429; .retry_after (seconds | None) is honoured
     │   │   ├── ServerError       5xx, malformed body, dropped connection
+    │   │   │   └── NotSent       no connection was made (refused, DNS failure): nothing left this machine
     │   │   └── ProviderTimeout   also a TimeoutError
     │   └── PermanentError        never retried
     │       ├── AuthError         401/403: ends the run, not only the rollout
@@ -69,6 +70,11 @@ class RateLimited(RetryableError):
 
 class ServerError(RetryableError):
     """5xx, a malformed body or a dropped connection."""
+
+
+class NotSent(ServerError):
+    """No connection to the server could be made (refused, a DNS failure, connecting timed out): the request never
+    left this machine, so it cannot have been billed."""
 
 
 class ProviderTimeout(RetryableError, TimeoutError):

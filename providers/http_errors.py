@@ -23,6 +23,7 @@ from providers.errors import (
     AuthError,
     BadRequest,
     ContextTooLong,
+    NotSent,
     ProviderError,
     ProviderTimeout,
     RateLimited,
@@ -123,9 +124,12 @@ def map_sdk_errors(sdk: ModuleType, *, provider: str, model: str, secret: str | 
     where: Where = {"provider": provider, "model": model}
     try:
         yield
-    except sdk.APITimeoutError as exc:  # before APIConnectionError, its base class
-        raise ProviderTimeout(f"{provider}:{model}: request timed out", **where) from exc
-    except sdk.APIConnectionError as exc:  # refused, reset or dropped mid-response
+    except sdk.APIConnectionError as exc:  # refused, reset or dropped mid-response; APITimeoutError is one too
+        if isinstance(exc.__cause__, _http_library_errors("ConnectError") + _http_library_errors("ConnectTimeout")):
+            raise NotSent(redact(f"{provider}:{model}: connection failed, nothing sent: {exc.__cause__}", secret),
+                          **where) from exc
+        if isinstance(exc, sdk.APITimeoutError):
+            raise ProviderTimeout(f"{provider}:{model}: request timed out", **where) from exc
         raise ServerError(redact(f"{provider}:{model}: connection failed: {exc.__cause__ or exc}", secret),
                           **where) from exc
     except sdk.APIStatusError as exc:

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import aiohttp
 import orjson
 
-from providers.errors import ProviderTimeout, ServerError, Where
+from providers.errors import NotSent, ProviderTimeout, ServerError, Where
 from providers.http_errors import error_for_status, map_sdk_errors
 from providers.keys import redact
 
@@ -162,7 +162,10 @@ class AiohttpTransport:
                 status, headers = response.status, response.headers
         except TimeoutError as exc:  # aiohttp's ServerTimeoutError is one too
             raise ProviderTimeout(f"{wire.provider}:{wire.model}: request timed out", **where) from exc
-        except aiohttp.ClientError as exc:  # refused, reset, dropped mid-response
+        except aiohttp.ClientConnectorError as exc:  # refused, DNS failure, TLS handshake: the request never left
+            raise NotSent(redact(f"{wire.provider}:{wire.model}: connection failed, nothing sent: {exc}",
+                                 wire.secret), **where) from exc
+        except aiohttp.ClientError as exc:  # reset, dropped mid-response
             raise ServerError(redact(f"{wire.provider}:{wire.model}: connection failed: {exc}", wire.secret),
                               **where) from exc
         if status >= 400:

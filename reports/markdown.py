@@ -16,7 +16,7 @@ def _cell(text: str) -> str:
 
 def markdown_table(table: Table) -> str:
     numeric = [column.kind is not Kind.TEXT for column in table.columns]
-    lines = [f"### {table.title}", "",
+    lines = [f"### {_cell(table.title)}", "",
              "| " + " | ".join(_cell(column.name) for column in table.columns) + " |",
              "|" + "|".join("---:" if right else "---" for right in numeric) + "|"]
     for row in table.rows:

@@ -21,6 +21,7 @@ from providers.errors import (
     BudgetExhausted,
     ContextTooLong,
     LLMError,
+    NotSent,
     ProviderError,
     ProviderTimeout,
     RateLimited,
@@ -52,6 +53,7 @@ POLICY: tuple[ErrorKind, ...] = (
     ErrorKind(BatchRequestLost, PROVIDER_ERROR, rerun=True, billed=False),  # its batch ended without running it
     ErrorKind(BatchUnreadable, PROVIDER_ERROR, rerun=True, billed=True),  # its batch may have run
     ErrorKind(BatchUnanswered, PROVIDER_ERROR, rerun=True, billed=True),  # its batch ran or will: a resume reads it
+    ErrorKind(NotSent, PROVIDER_ERROR, rerun=True, billed=False),  # no connection: the request never left
     ErrorKind(RateLimited, PROVIDER_ERROR, rerun=True, billed=True),
     ErrorKind(ServerError, PROVIDER_ERROR, rerun=True, billed=True),
     ErrorKind(ProviderTimeout, PROVIDER_ERROR, rerun=True, billed=True),

@@ -10,12 +10,16 @@ index `travelplanner.sqlite`. Downloads go to a staging folder in the home; the 
 only once all three arrived, the database only once unpacked, so a failed fetch leaves no empty or partial
 `queries/` that a later command would take for the data. The splits are kept when only the database fails
 (Google Drive often refuses scripted downloads): the user then imports a hand-downloaded database.
+
+The database archive is untrusted until checked: it is unpacked in the staging folder within limits (`MAX_UNPACKED`
+bytes in all, `MAX_RATIO` times its compressed size per file, `MAX_MEMBERS` files), its index is built there, and
+only then do the database and the index replace the ones in the home (by renames): a bad archive leaves the good
+database and index as they were.
 """
 
 from __future__ import annotations
 
-import shutil
-import uuid
+import dataclasses
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +36,11 @@ DEFAULT_DATASET_URL = "https://huggingface.co/datasets/osunlp/TravelPlanner/reso
 # "Download the database" link of the official README (Google Drive file 1pF1Sw6p…), in its direct form.
 DEFAULT_DATABASE_URL = "https://drive.usercontent.google.com/download?id=1pF1Sw6pBmq2sFkJvm-LzJOqrmfWoQgxE&export=download&confirm=t"
 SPLITS = ("train", "validation", "test")
+MAX_UNPACKED = 2 << 30
+"""Bytes an archive may unpack to: the official database is well under 1 GB (its largest table, flights: ~300 MB)."""
+MAX_RATIO = 100
+"""Unpacked bytes per compressed byte a file may reach (CSV deflates about tenfold; a zip bomb a thousandfold)."""
+MAX_MEMBERS = 10_000
 _QUERY_COLUMNS = ("org", "dest", "days", "date", "query", "level")  # present in every split (spec §1.2)
 
 
@@ -76,14 +85,21 @@ def fetch_travelplanner(
         fetched = {split: (folder / f"{split}.csv").replace(queries / f"{split}.csv") for split in SPLITS}
         progress(f"downloading the database archive from {database_url}")
         archive = folder / "database.zip"
+        index = travelplanner_index_path(home)
         try:
             download(database_url, archive, timeout, check=_check_zip, what="the database archive")
-            database = _unpack(archive, root / "database")
+            unpacked = _unpack(archive, folder / "unpacked")
+            progress(f"importing {unpacked}")
+            build = build_travelplanner_index(unpacked, folder / index.name)
         except DataError as exc:
-            raise DataError(f"{exc}; the query splits are saved in {queries}") from exc
-    progress(f"importing {database}")
-    build = build_travelplanner_index(database, travelplanner_index_path(home))
-    return FetchSummary(fetched, database, build)
+            raise DataError(f"{exc}; the query splits are saved in {queries}, the database and index in the data "
+                            "home are as they were") from exc
+        database = root / "database"
+        if database.is_dir() and not database.is_symlink():
+            database.replace(folder / "old-database")  # deleted with the staging folder
+        unpacked.replace(database)
+        (folder / index.name).replace(index)
+    return FetchSummary(fetched, database, dataclasses.replace(build, path=index))
 
 
 def _check_split(path: Path, url: str) -> None:
@@ -102,29 +118,34 @@ def _check_zip(path: Path, url: str) -> None:
         )
 
 
-def _unpack(archive: Path, dest: Path) -> Path:
-    """Extract the archive into a fresh `dest` and return the folder holding the official layout."""
-    staging = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:12]}.tmp")
-    try:
-        with zipfile.ZipFile(archive) as bundle:
-            for member in bundle.namelist():
-                resolved = (staging / member).resolve()
-                if not resolved.is_relative_to(staging.resolve()):
-                    raise DataError(f"{archive}: unsafe path in archive: {member!r}")
-            bundle.extractall(staging)
-        found = [
-            path.parent.parent
-            for path in staging.rglob(Path(schema.CITY_SET).name)
-            if "__MACOSX" not in path.parts
-            and all((path.parent.parent / f).is_file() for f in schema.SOURCE_FILES)
-        ]
-        if not found:
-            raise DataError(
-                f"{archive}: no database folder in the official layout ({', '.join(schema.SOURCE_FILES)})"
-            )
-        if dest.exists():
-            shutil.rmtree(dest)
-        found[0].rename(dest)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return dest
+def _unpack(archive: Path, staging: Path) -> Path:
+    """Extract the archive into `staging` within the limits and return the folder holding the official layout.
+
+    Raises:
+        DataError: an unsafe path, too many files, or more bytes than the limits allow (nothing is extracted then).
+    """
+    with zipfile.ZipFile(archive) as bundle:
+        members = bundle.infolist()
+        if len(members) > MAX_MEMBERS:
+            raise DataError(f"{archive}: {len(members):,} files, more than a TravelPlanner database ({MAX_MEMBERS:,})")
+        total = 0
+        for member in members:
+            if not (staging / member.filename).resolve().is_relative_to(staging.resolve()):
+                raise DataError(f"{archive}: unsafe path in archive: {member.filename!r}")
+            total += member.file_size
+            if member.file_size > MAX_RATIO * max(member.compress_size, 1) + (1 << 20):
+                raise DataError(f"{archive}: {member.filename} unpacks to {member.file_size:,} bytes from "
+                                f"{member.compress_size:,}: not a database file (a zip bomb?)")
+        if total > MAX_UNPACKED:
+            raise DataError(f"{archive}: unpacks to {total:,} bytes, more than a TravelPlanner database "
+                            f"({MAX_UNPACKED:,})")
+        bundle.extractall(staging)  # the sizes are the headers' and zipfile holds each file to its own
+    found = [
+        path.parent.parent
+        for path in staging.rglob(Path(schema.CITY_SET).name)
+        if "__MACOSX" not in path.parts
+        and all((path.parent.parent / f).is_file() for f in schema.SOURCE_FILES)
+    ]
+    if not found:
+        raise DataError(f"{archive}: no database folder in the official layout ({', '.join(schema.SOURCE_FILES)})")
+    return found[0]

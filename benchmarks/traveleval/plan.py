@@ -19,6 +19,7 @@ import json
 import re
 from typing import Any, Literal
 
+import orjson
 from pydantic import BaseModel, Field, ValidationError
 
 _HH_MM = r"^([01]\d|2[0-3]):([0-5]\d)$"
@@ -240,28 +241,44 @@ def parse_plan(text: str, *, query_uid: str | None = None) -> FinalTravelPlan:
         raise PlanError(_describe(exc)) from None
 
 
+MAX_ANSWER_CHARS = 400_000
+"""An answer longer than this is not searched for a plan (a week's plan, indented, is some tens of thousands)."""
+MAX_BROKEN_STARTS = 500
+"""Places a JSON object could start (a "{") that do not start one, after which the search stops: each failed try costs
+up to the text's length (the decoder counts the lines before the error), so an answer crafted with a "{" every few
+characters would take minutes; a real answer has a few, and a broken plan one per nested object."""
+
+
 def extract_json_object(text: str) -> dict[str, Any]:
-    """The JSON object `parse_plan` reads from `text`.
+    """The JSON object `parse_plan` reads from `text`: the first fenced block that is a JSON object, else the
+    largest top-level JSON object in the text. The search is bounded (`MAX_ANSWER_CHARS`, `MAX_BROKEN_STARTS`), so a
+    hostile answer costs a fraction of a second, and an object no result file could hold (an integer past 64 bits,
+    nesting past 255 levels) is no plan.
 
     Raises:
         PlanError: there is none.
     """
+    if len(text) > MAX_ANSWER_CHARS:
+        raise PlanError(f"the answer is {len(text):,} characters, more than any plan ({MAX_ANSWER_CHARS:,}): not "
+                        "searched for one")
     for block in _FENCE.findall(text):
         try:
             value = json.loads(block)
-        except (json.JSONDecodeError, RecursionError):  # nesting too deep for the parser: not a plan either
+        except (ValueError, RecursionError):  # not JSON, too deep, a number too long: not a plan either
             continue
         if isinstance(value, dict):
-            return value
+            return storable(value)
     decoder = json.JSONDecoder()
     objects: list[tuple[int, dict[str, Any]]] = []  # (length in the text, object)
-    first_error: json.JSONDecodeError | RecursionError | None = None
+    first_error: ValueError | RecursionError | None = None
+    broken = 0
     start = text.find("{")
-    while start != -1:
+    while start != -1 and broken < MAX_BROKEN_STARTS:
         try:
             value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # JSONDecodeError, or a number past the interpreter's 4,300 digits
             first_error = first_error or exc
+            broken += 1
             start = text.find("{", start + 1)
             continue
         except RecursionError as exc:  # too deep for the parser: retrying at each "{" inside would be quadratic
@@ -271,11 +288,26 @@ def extract_json_object(text: str) -> dict[str, Any]:
             objects.append((end - start, value))
         start = text.find("{", end)
     if objects:
-        return max(objects, key=lambda found: found[0])[1]
+        return storable(max(objects, key=lambda found: found[0])[1])
     if first_error is not None:
-        reason = "nested too deeply" if isinstance(first_error, RecursionError) else first_error
-        raise PlanError(f"no valid JSON object in the answer (first error: {reason})")
+        reason = "nested too deeply" if isinstance(first_error, RecursionError) else str(first_error).split(";")[0]
+        cut = f"; the search stopped after {broken} places that start none" if broken >= MAX_BROKEN_STARTS else ""
+        raise PlanError(f"no valid JSON object in the answer (first error: {reason}){cut}")
     raise PlanError("no JSON object in the answer")
+
+
+def storable(value: dict[str, Any]) -> dict[str, Any]:
+    """`value`, when a run's result files can hold it; else PlanError (orjson, which writes them, takes integers of
+    64 bits and 255 levels of nesting at most).
+
+    Raises:
+        PlanError: the object holds what no result file can.
+    """
+    try:
+        orjson.dumps(value)
+    except (orjson.JSONEncodeError, TypeError) as exc:
+        raise PlanError(f"the JSON object cannot be stored: {exc}") from None
+    return value
 
 
 def _describe(exc: ValidationError) -> str:

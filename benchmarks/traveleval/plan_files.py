@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from benchmarks.base import DELIVERED, ImportedPlan, ImportedPlans, RolloutResult
+from benchmarks.jsonl import read_jsonl
 from benchmarks.traveleval.agents.statuses import PARSE_FAILURE
 from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, SPLITS, load_tasks
 from benchmarks.traveleval.paths import data_dir as default_data_dir
@@ -98,7 +99,7 @@ def read_entries(path: Path) -> list[PlanEntry]:
     if not text.strip():
         raise DataError(f"{path}: empty: expected one FinalTravelPlan object per line, or a JSON array of them")
     array = _array(path, text)
-    return read_array(path, array) if array is not None else read_lines(path, text)
+    return read_array(path, array) if array is not None else read_lines(path)
 
 
 def _array(path: Path, text: str) -> list[Any] | None:
@@ -136,22 +137,18 @@ def read_array(path: Path, items: Sequence[Any]) -> list[PlanEntry]:
     return entries
 
 
-def read_lines(path: Path, text: str) -> list[PlanEntry]:
-    """The entries of a JSONL file, one per non-empty line."""
+def read_lines(path: Path) -> list[PlanEntry]:
+    """The entries of a JSONL file, one per non-empty line (`benchmarks.jsonl`: lines end at "\\n" only)."""
     entries: list[PlanEntry] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            plan = json.loads(line)
-        except json.JSONDecodeError as exc:
-            entries.append(PlanEntry(where, None, f"not JSON: {exc}"))
-            continue
-        if isinstance(plan, dict):
-            entries.append(PlanEntry(where, plan, uid=_uid(plan)))
+    for line in read_jsonl(path, expected="one FinalTravelPlan object"):
+        where = f"{path}:{line.number}"
+        if line.error is not None:
+            entries.append(PlanEntry(where, None, line.error))
+        elif isinstance(line.value, dict):
+            entries.append(PlanEntry(where, line.value, uid=_uid(line.value)))
         else:
-            entries.append(PlanEntry(where, None, f"expected a FinalTravelPlan object, got {type(plan).__name__}"))
+            entries.append(PlanEntry(where, None,
+                                     f"expected a FinalTravelPlan object, got {type(line.value).__name__}"))
     return entries
 
 

@@ -271,6 +271,10 @@ def planned_counts(keys: Sequence[RolloutKey]) -> dict[str, dict[str, int]]:
     return counts
 
 
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""What stops a run: the first gracefully, a second at once."""
+
+
 @dataclass(slots=True)
 class RunReport:
     """What a session did."""
@@ -367,7 +371,6 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
     Raises:
         UserError: the run directory holds another run (see `check_resume`), or the run had to stop (a rejected key).
     """
-    spec = prepared.spec
     claim = await _claim_shard(prepared, run_dir)
     try:
         store = await ResultsStore.open(run_dir, lock_fd)
@@ -376,6 +379,57 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
             await claim.release()
         raise
     report = RunReport(run_dir, FAILED)
+    interrupts = _Interrupts(report)
+    try:
+        await _execute(prepared, run_dir, store, report, interrupts, claim, force,
+                       Watch(progress_console, show_progress, log_every_s), grace_s, ray_address)
+    except asyncio.CancelledError:
+        if not interrupts.interrupted:
+            raise
+        asyncio.current_task().uncancel()  # type: ignore[union-attr]  # a task runs this
+    finally:
+        interrupts.restore()
+    return report
+
+
+class _Interrupts:
+    """Ctrl-C and SIGTERM outside the rollouts (opening the run, scoring, writing the outputs): the session ends
+    `interrupted` and closed, whatever it finished kept, as a signal during the rollouts ends it (the scheduler's own
+    graceful stop, in `_run_pending`). The work under way is cancelled; the same command resumes it."""
+
+    def __init__(self, report: RunReport) -> None:
+        self._report = report
+        self._task = asyncio.current_task()
+        self._loop = asyncio.get_running_loop()
+        self._previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
+        self.interrupted = False
+        self.armed = True
+        """False while everything opened is being closed: a signal then would cut the closing short."""
+        self.install()
+
+    def install(self) -> None:
+        """Takes the signals (again, after the rollouts' own handlers are gone)."""
+        for signum in SIGNALS:
+            self._loop.add_signal_handler(signum, self._interrupt)
+
+    def _interrupt(self) -> None:
+        if self.armed and not self.interrupted and self._task is not None:
+            self.interrupted = True
+            self._report.outcome = INTERRUPTED
+            self._task.cancel()
+
+    def restore(self) -> None:
+        """Gives the signals back to the handlers they had (the loop's removal would leave SIGTERM's default, the
+        end of the process)."""
+        for signum, handler in self._previous.items():
+            self._loop.remove_signal_handler(signum)
+            signal.signal(signum, handler)
+
+
+async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, report: RunReport,
+                   interrupts: _Interrupts, claim: ShardClaim | None, force: bool, watch: Watch, grace_s: float,
+                   ray_address: str | None) -> None:
+    spec = prepared.spec
     # Whatever ends the run (an error, a store that cannot write at the end), everything opened is closed, newest
     # first, each even if one before it failed: an unclosed store or cache would keep the process alive and the run
     # directory locked.
@@ -415,24 +469,25 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         if (close := getattr(tools, "close", None)) is not None:
             opened.callback(close)
         await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
-        watch = Watch(progress_console, show_progress, log_every_s)
         outcome = await _run_pending(Session(prepared, store, session, gateway, spend_cap, tools, report), plan,
                                      watch, grace_s, ray_address)
+        interrupts.install()
         report.notes += await _evaluate(prepared, store, run_dir)
         if (batches := gateway.batch_counts) is not None and (twice := batches.maybe_twice):
             report.notes.append(f"{twice} batch requests were sent again after their batch's submission got no "
                                 "answer and the batch was not found among the provider's (a Message Batch keeps no "
                                 "tag; a running one is told apart only by its size): they may be billed twice")
         report.outcome = outcome
+        interrupts.armed = False
+    interrupts.armed = True
     if prepared.shard is not None:  # a shard holds a share of each submission: the merged run writes them
         report.notes.append(f"shard {prepared.shard}: submission files are written from all shards together by "
                             f"`tripbench report {run_dir.parent}`")
-        return report
+        return
     with load_run(run_dir) as results:
         files, notes = await asyncio.to_thread(
             write_outputs, results, prepared.benchmark, prepared.tasks, prepared.split, spec.samples)
     report.files, report.notes = files, report.notes + notes
-    return report
 
 
 def booked(session: Session, save: Callable[[RolloutRecord], Awaitable[None]]
@@ -499,12 +554,11 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
                                      stats.observer(key.model)))
 
     loop = asyncio.get_running_loop()
-    signals = (signal.SIGINT, signal.SIGTERM)
 
     def stop() -> None:
         live.stopping(scheduler.in_flight, grace_s, again=scheduler.outcome == INTERRUPTED)
         scheduler.stop()
-    for signum in signals:
+    for signum in SIGNALS:
         loop.add_signal_handler(signum, stop)
     finished_running = asyncio.Event()
     evaluator = loop.create_task(_evaluate_every(prepared, session.store, EVALUATE_EVERY_S, finished_running))
@@ -523,7 +577,7 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
     finally:
         finished_running.set()
         await evaluator
-        for signum in signals:
+        for signum in SIGNALS:
             loop.remove_signal_handler(signum)
     return BUDGET if outcome == COMPLETED and spend_cap.exhausted else outcome
 

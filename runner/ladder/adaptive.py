@@ -12,6 +12,12 @@ The reference is a running mean of calls that were alone in flight from start to
 requests differ in size (a 10-token answer and a 500-token one), and a mean over the same mix of sizes compares like
 with like. It is never taken from calls that shared the server, so it cannot creep up with a queue; after a cut to
 one call, fresh solo calls bring it up to date (prompts grow over an agent's steps).
+
+A server that stopped answering (hung, its GPU wedged) would otherwise hold every call for its timeout and every retry
+(12 minutes a call at the defaults), one call at a time: after `STALLED_AFTER` round trips in a row that timed out, no
+answer between (calls in flight together count once), its calls fail at once for `STALL_PAUSE_S`, unsent (`NotSent`:
+nothing billed, the rollout ends as a provider error that a resume runs again); then one call is let through, and one
+more timeout stops them again.
 """
 
 from __future__ import annotations
@@ -19,11 +25,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 import math
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-from providers.errors import ProviderTimeout, RateLimited, ServerError
+from providers.errors import NotSent, ProviderTimeout, RateLimited, ServerError
+
+log = logging.getLogger(__name__)
 
 TOLERANCE = 1.5
 """Answers this many times slower than calls alone mean requests are queueing in the server (two calls on a
@@ -35,6 +44,10 @@ OVERLOAD_CUT = 0.5
 RECENT = 0.1
 """Weight of the newest answer in the running means of latencies (of all calls, and of calls alone), once they hold
 ten answers (before, each is the plain mean of what it holds)."""
+STALLED_AFTER = 3
+"""Round trips in a row that timed out, with no answer between, that show a server has stopped answering."""
+STALL_PAUSE_S = 60.0
+"""How long the calls to a stalled server fail at once before one is tried again."""
 SOLO_CALLS = 5
 """Calls sent one at a time when the limit starts (after the first, whose latency may include the server loading its
 model or compiling), so the reference is a mean of several, not one call's size."""
@@ -65,8 +78,10 @@ class AdaptiveLimit:
         clock: Monotonic seconds.
     """
 
-    def __init__(self, ceiling: int, *, clock: Callable[[], float]) -> None:
+    def __init__(self, ceiling: int, *, clock: Callable[[], float], name: str = "the server") -> None:
         self.ceiling = max(1, ceiling)
+        self.name = name
+        """The server, as messages name it."""
         self.limit = 1.0
         """Calls allowed in flight (its whole part counts)."""
         self.cuts = 0
@@ -79,6 +94,9 @@ class AdaptiveLimit:
         self._admitted = 0
         self._cut_at = -math.inf
         self._full_at = -math.inf
+        self._timeouts = 0  # round trips in a row that timed out, no answer between
+        self._timed_out_at = -math.inf
+        self._stalled_until = -math.inf
 
     @property
     def in_flight(self) -> int:
@@ -102,6 +120,11 @@ class AdaptiveLimit:
         else:
             self._in_flight += 1
         now = self._clock()
+        if now < self._stalled_until:
+            self._in_flight -= 1
+            self._wake()
+            raise NotSent(f"{self.name} answered none of the last {STALLED_AFTER} calls (each timed out): its calls "
+                          f"are not sent for {self._stalled_until - now:.0f} s more")
         if self._in_flight >= int(self.limit):
             self._full_at = now
         self._admitted += 1
@@ -111,6 +134,8 @@ class AdaptiveLimit:
         except BaseException as error:
             if overloaded(error):
                 self._cut(slot, OVERLOAD_CUT)
+            if isinstance(error, ProviderTimeout):
+                self._timed_out(slot)
             raise
         else:
             self._answered(slot)
@@ -118,7 +143,22 @@ class AdaptiveLimit:
             self._in_flight -= 1
             self._wake()
 
+    def _timed_out(self, slot: Slot) -> None:
+        if slot.sent < self._timed_out_at:
+            return  # in flight with a call that timed out already: one round trip the server left unanswered
+        self._timed_out_at = self._clock()
+        self._timeouts += 1
+        if self._timeouts >= STALLED_AFTER:
+            if self._stalled_until == -math.inf:
+                log.warning("%s answered none of the last %d calls (each timed out): its calls fail at once, unsent, "
+                            "for %.0f s at a time, one call trying it between", self.name, STALLED_AFTER,
+                            STALL_PAUSE_S)
+            self._stalled_until = self._clock() + STALL_PAUSE_S
+            self._timeouts = STALLED_AFTER - 1  # the call let through afterwards decides alone
+
     def _answered(self, slot: Slot) -> None:
+        self._timeouts = 0
+        self._stalled_until = -math.inf
         latency = self._clock() - slot.sent
         if slot.alone and slot.number == self._admitted > 1:  # nobody joined it either; and not the first call,
             self._alone.add(latency)                            # which may include the server's warm-up

@@ -176,6 +176,8 @@ class _KeyState:
     limits: Limits
     shared: SharedBuckets | None = None
     """Holds this key's RPM and TPM buckets instead of `requests` and `tokens`."""
+    paused_until: float = 0.0
+    """A 429's Retry-After holds every call of the key until then, whether or not it has buckets."""
 
 
 @dataclass(slots=True)
@@ -234,8 +236,8 @@ class RateLimiter:
                 bucket(limits.rpm) if limits.rpm and shared is None else None,
                 bucket(limits.tpm) if limits.tpm and shared is None else None,
                 asyncio.Semaphore(limits.max_concurrency) if limits.max_concurrency and not limits.adaptive else None,
-                AdaptiveLimit(limits.max_concurrency or ADAPTIVE_CEILING, clock=self._clock) if limits.adaptive
-                else None,
+                AdaptiveLimit(limits.max_concurrency or ADAPTIVE_CEILING, clock=self._clock, name=key.display)
+                if limits.adaptive else None,
                 key, limits, shared,
             )
             self._states[key] = state
@@ -255,6 +257,8 @@ class RateLimiter:
             slot = await stack.enter_async_context(state.adaptive.slot()) if state.adaptive is not None else None
             if self._global is not None:
                 await stack.enter_async_context(self._global)
+            while (pause := state.paused_until - self._clock()) > 0:
+                await self._sleep(pause)
             if state.requests is not None:
                 await state.requests.take(1)
             if state.tokens is not None:
@@ -270,10 +274,11 @@ class RateLimiter:
         return self._state(key).adaptive
 
     def rate_limited(self, key: LimitKey, retry_after: float | None) -> None:
-        """A 429 for `key`: pause its buckets for the server's Retry-After (or `backoff_s`, at most `max_pause_s`)
-        and empty them."""
+        """A 429 for `key`: pause its calls for the server's Retry-After (or `backoff_s`, at most `max_pause_s`), a
+        model without RPM/TPM limits too, and empty its buckets."""
         state = self._state(key)
         pause = min(retry_after if retry_after is not None else self._backoff_s, self._max_pause_s)
+        state.paused_until = max(state.paused_until, self._clock() + pause)
         for bucket in (state.requests, state.tokens):
             if bucket is not None:
                 bucket.pause(pause)

@@ -20,6 +20,7 @@ from errors import DataError
 from runner.cli.main import cli
 from sandbox_index import open_sandbox, travelplanner_index_path
 from sandbox_index.fetch import fetch_travelplanner
+from tests.runner.engine.engine_support import run_cli
 
 SPLIT_HEADER = "org,dest,days,visiting_city_number,date,people_number,local_constraint,budget,query,level\n"
 
@@ -135,10 +136,33 @@ def test_when_only_the_database_fails_the_splits_are_kept_and_named(server: tupl
     with pytest.raises(DataError, match=message) as raised:
         fetch_travelplanner(home, dataset_url=base + "/{split}.csv", database_url=base + database, timeout=10)
     queries = home / "travelplanner" / "queries"
-    assert str(raised.value).endswith(f"; the query splits are saved in {queries}")
+    assert str(raised.value).endswith(f"; the query splits are saved in {queries}, the database and index in the "
+                                      "data home are as they were")
     assert sorted(p.name for p in queries.iterdir()) == ["test.csv", "train.csv", "validation.csv"]
     assert sorted(p.name for p in home.rglob("*")) == sorted(["travelplanner", "queries", "test.csv", "train.csv",
                                                               "validation.csv"])
+
+
+def test_a_bad_archive_never_replaces_the_good_database_and_index(server: tuple[str, Path], tmp_path: Path) -> None:
+    """A zip bomb (30 MB of zeros in a few kB) and an archive without the official layout: refused before anything in
+    the home is replaced, so the database and index fetched before still serve."""
+    base, root = server
+    home = tmp_path / "home"
+    fetched = run_cli("data", "fetch", "--home", str(home), "--dataset-url", base + "/{split}.csv", "--database-url",
+                      base + "/database.zip")
+    assert fetched.returncode == 0, fetched.stderr
+    index = travelplanner_index_path(home)
+    before = (index.read_bytes(), sorted(p.name for p in (home / "travelplanner" / "database").rglob("*")))
+    with zipfile.ZipFile(root / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as bundle:
+        bundle.writestr("database/flights/clean_Flights_2022.csv", b"0" * 30_000_000)
+    with zipfile.ZipFile(root / "other.zip", "w", zipfile.ZIP_DEFLATED) as bundle:
+        bundle.writestr("notes/readme.txt", "no database here")
+    for archive, said in (("bomb.zip", "not a database file (a zip bomb?)"), ("other.zip", "official layout")):
+        failed = run_cli("data", "fetch", "--home", str(home), "--dataset-url", base + "/{split}.csv",
+                         "--database-url", f"{base}/{archive}")
+        assert failed.returncode == 1 and said in failed.stderr and "Traceback" not in failed.stderr, failed.stderr
+        assert (index.read_bytes(), sorted(p.name for p in (home / "travelplanner" / "database").rglob("*"))) == before
+        assert not [*home.rglob(".staging-*")]
 
 
 def _closed_port() -> int:

@@ -7,14 +7,13 @@ The data home holds them as `natural_plan/<stem>.json` (`trip_planning`, `meetin
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import click
 
 from benchmarks.natural_plan.dataset import FILE_STEMS, TASKS, find_file, read_records
-from datahome import default_home, download, home_option, staging
+from datahome import copy_file, default_home, download, home_option, staging
 from errors import DataError, UserError
 
 COMMIT = "ca76db336072ff8931db43bc1ca8d381038cf073"
@@ -60,7 +59,7 @@ def import_command(source: Path, home: Path | None) -> None:
     for task, path in found.items():
         _check(path, task)
         target = dest / f"{FILE_STEMS[task]}.json"
-        shutil.copy2(path, target)
+        copy_file(path, target)
         click.echo(f"{task}: {target} ({_count(target)} records)")
 
 

@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks.jsonl import parse, read_jsonl
 from benchmarks.natural_plan.benchmark import score_answer
 from benchmarks.natural_plan.commands.data import data_dir
 from benchmarks.natural_plan.dataset import (
@@ -75,16 +76,11 @@ def _answers(path: Path, task: str | None, field: str,
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not a readable JSON file: {exc}") from None
-    if not text.strip():
-        raise DataError(f'{path}: empty: expected the official JSON object or one {{"id", "task", "answer"}} per line')
-    try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None  # JSON lines (or nothing readable: `_read_lines` names the line)
+    whole, _ = parse(text)  # the official format is one JSON object; else JSON lines, which `_read_lines` reads
     if isinstance(whole, dict) and "id" not in whole:  # an object keyed by example id, not a one-line submission
         official = records_from(whole, path, task)
         return official, answers_of(official, field)
-    lines = _read_lines(path, text)
+    lines = _read_lines(path)
     kinds = {task} if task else {str(line.get("task")) for line in lines}
     unknown = kinds - set(TASKS)
     if unknown:
@@ -104,18 +100,14 @@ def _answers(path: Path, task: str | None, field: str,
     return records, texts
 
 
-def _read_lines(path: Path, text: str) -> list[dict[str, Any]]:
+def _read_lines(path: Path) -> list[dict[str, Any]]:
     lines = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            line = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{number}: not JSON: {exc}") from None
-        if not isinstance(line, dict) or "id" not in line:
-            raise DataError(f"{path}:{number}: expected {{\"id\", \"task\", \"answer\"}}")
-        lines.append(line)
+    for line in read_jsonl(path, expected='the official JSON object or one {"id", "task", "answer"}'):
+        if line.error is not None:
+            raise DataError(f"{path}:{line.number}: {line.error}")
+        if not isinstance(line.value, dict) or "id" not in line.value:
+            raise DataError(f"{path}:{line.number}: expected {{\"id\", \"task\", \"answer\"}}")
+        lines.append(line.value)
     return lines
 
 

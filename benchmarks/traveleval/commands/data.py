@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import sqlite3
+import threading
 import urllib.parse
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -27,7 +27,7 @@ from benchmarks.traveleval import paths
 from benchmarks.traveleval.commands.manifest import FILES
 from benchmarks.traveleval.dataset import read_queries
 from benchmarks.traveleval.sandbox.build import build_index
-from datahome import download, home_option, staging
+from datahome import copy_file, copy_tree, download, home_option, staging, swap_in
 from errors import DataError, UserError
 
 COMMIT = "3638d55590eda4616d460b82f192a01c2557e6a2"
@@ -52,9 +52,14 @@ def fetch_command(home: Path | None, url: str, timeout: float) -> None:
         raise UserError(f"--url {url!r}: expected a template with {{path}} (a file's path in the repository)")
     dest = paths.data_dir(home)
     click.echo(f"downloading {len(FILES)} files from {url.format(path=ENVIRONMENT + '/...')}", err=True)
+    stop = threading.Event()
     with staging(dest) as folder:
         with ThreadPoolExecutor(_PARALLEL) as pool:
-            list(pool.map(lambda name: _fetch_checked(url, name, folder, timeout), FILES))
+            try:
+                list(pool.map(lambda name: _fetch_checked(url, name, folder, timeout, stop), FILES))
+            except BaseException:  # Ctrl-C, SIGTERM, a failed file: the other downloads end at their next read
+                stop.set()
+                raise
         caches = _fetch_caches(url, folder, timeout)
         counts = _install(folder, dest)
     _report(dest, counts, caches)
@@ -74,8 +79,8 @@ def import_command(source: Path, home: Path | None) -> None:
         present = [name for name in paths.QUERY_FILES if (paths.queries_dir(found) / name).is_file()]
         paths.queries_dir(folder).mkdir(parents=True)
         for name in present:
-            shutil.copy2(paths.queries_dir(found) / name, paths.queries_dir(folder) / name)
-        shutil.copytree(paths.database_dir(found), paths.database_dir(folder))
+            copy_file(paths.queries_dir(found) / name, paths.queries_dir(folder) / name)
+        copy_tree(paths.database_dir(found), paths.database_dir(folder))
         caches = _copy_caches(source, found, folder)
         counts = _install(folder, dest)
     _report(dest, counts, caches)
@@ -136,7 +141,7 @@ def _official_folder(folder: Path) -> Path | None:
     return None
 
 
-def _fetch_checked(url: str, name: str, staging: Path, timeout: float) -> None:
+def _fetch_checked(url: str, name: str, staging: Path, timeout: float, stop: threading.Event) -> None:
     size, sha256 = FILES[name]
     target = staging / name
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -149,7 +154,7 @@ def _fetch_checked(url: str, name: str, staging: Path, timeout: float) -> None:
             raise DataError(f"{source}: not the official {name} at commit {COMMIT[:12]} (expected {size:,} bytes, "
                             f"sha256 {sha256[:12]}…; got {got:,} bytes, sha256 {digest[:12]}…)")
 
-    download(source, target, timeout, check, name)
+    download(source, target, timeout, check, name, max_bytes=size, stop=stop)
 
 
 def _fetch_caches(url: str, staging: Path, timeout: float) -> list[str]:
@@ -171,8 +176,8 @@ def _fetch_caches(url: str, staging: Path, timeout: float) -> list[str]:
 def _check_cache(path: Path, source: str) -> None:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{source}: not a JSON file: {exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # too deep, a number too long: no cache either
+        raise DataError(f"{source}: not a JSON file: {type(exc).__name__}: {str(exc)[:200]}") from None
     if not isinstance(value, dict):
         raise DataError(f"{source}: expected a JSON object of cached answers")
 
@@ -185,8 +190,8 @@ def _copy_caches(source: Path, found: Path, staging: Path) -> list[str]:
     for name, repository_path in AMAP_CACHES.items():
         for candidate in (source / repository_path, paths.amap_cache_dir(found) / name):
             if candidate.is_file():
-                _check_cache(candidate, str(candidate))
-                shutil.copy2(candidate, folder / name)
+                copy_file(candidate, folder / name)
+                _check_cache(folder / name, str(candidate))
                 copied.append(name)
                 break
     return copied
@@ -197,13 +202,14 @@ def _install(staging: Path, dest: Path) -> dict[str, int]:
     for path in sorted(paths.queries_dir(staging).glob("*.json")):
         read_queries(path)
     counts = build_index(paths.database_dir(staging), paths.index_path(staging))
-    for part in ("data", "database", paths.index_path(staging).name, paths.amap_cache_dir(staging).name):
+    aside = staging / ".old"
+    aside.mkdir()
+    # the index first: a reader meanwhile never finds a database newer than its index, which it would build again
+    for part in (paths.index_path(staging).name, "data", "database", paths.amap_cache_dir(staging).name):
         new, old = staging / part, dest / part
         if not new.exists() or (part == paths.amap_cache_dir(staging).name and not any(new.iterdir())):
             continue
-        if old.is_dir():
-            shutil.rmtree(old)
-        new.replace(old)
+        swap_in(new, old, aside / part)  # renames: a run reading the data home meanwhile never finds a part missing
     return counts
 
 

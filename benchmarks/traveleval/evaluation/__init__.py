@@ -64,11 +64,16 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
     """
     check_mode(mode)
     uid = plan.get("query_uid") if isinstance(plan, Mapping) else None
-    head: dict[str, Any] = {"query_uid": uid, "mode": mode, "distance": distances.name}
+    # a uid that is no string (NaN, a number, an object) is named in the error, never echoed as JSON cannot hold it
+    head: dict[str, Any] = {"query_uid": uid if isinstance(uid, str) else None, "mode": mode,
+                            "distance": distances.name}
     if names is not None and isinstance(plan, Mapping):
         standardized = names.standardize(plan)
         plan = standardized.plan
         head["renamed"] = {old: new for old, new in standardized.matched.items() if old != new}
+        if standardized.too_long:  # said, never silently scored as written
+            head["not_standardized"] = [f"{name[:40]}… ({len(name):,} characters: too long to match)"
+                                        for name in standardized.too_long]
     if query is None:
         return {**head, "error": f"no TravelEval query with uid {uid!r}"}
     itinerary = plan.get("itinerary") if isinstance(plan, Mapping) else None
@@ -82,6 +87,7 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
     city = query.get("target_city") if fixed else destination
     departure = query.get("start_city") if fixed else itinerary.get("summary").get("departure")  # type: ignore[union-attr]
     stage = "plan extraction"
+    failures = getattr(distances, "failures", 0)  # live Gaode calls that failed so far (amap only)
     try:
         check_readable(itinerary)
         facts = city_facts(sandbox, city if isinstance(city, str) else "")
@@ -93,6 +99,8 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
                                         queue, unmeasured)
     except _PLAN_FAULTS as exc:
         return {**head, "error": f"{stage}: {type(exc).__name__}: {exc}"}
+    if failed := getattr(distances, "failures", 0) - failures:  # those metrics had distances missing: said
+        head["distance_failures"] = failed
     return {**head, "metrics": json_safe(metrics), "not_measured": unmeasured}
 
 

@@ -17,11 +17,21 @@ Both sources answer two questions:
   usual ratio of urban road distance to straight-line distance, rounded to 2 decimals like the API's km.
 - `has_transit(origin, destination, city_code, start_time)` (corrected transfer check): `amap` asks the v5
   integrated-transit API (None when it cannot be asked); `offline` assumes a route exists.
+
+The live API is untrusted like any server: a call has a total deadline (`timeout` for the whole answer, not per read:
+a server dripping bytes cannot hold it), an answer is read up to `MAX_ANSWER_BYTES`, anything malformed (a bad status
+line, a cut body, nested or non-JSON text) is a failed call, and a distance is taken only when it is a whole number
+of metres between 0 and `MAX_KM` (a negative, boolean or absurd one is refused, never cached: cached answers are
+checked the same way when read). Each failed call is counted (`failures`), so a result can say how many of its
+distances could not be had (a key at its QPS limit gives other numbers than a quiet one, officially too); after
+`BREAKER_FAILURES` failures in a row this client makes no more calls (said once).
 """
 
 from __future__ import annotations
 
+import http.client
 import json
+import logging
 import math
 import os
 import sqlite3
@@ -36,7 +46,15 @@ from typing import Any, Protocol
 from benchmarks.traveleval.paths import AMAP_CACHE_FILES, amap_cache_dir
 from errors import DataError, UserError
 
+log = logging.getLogger(__name__)
+
 LatLon = tuple[float, float]
+MAX_ANSWER_BYTES = 1 << 20
+"""A Gaode route answer is a few kB; more is no answer."""
+MAX_KM = 5000.0
+"""Longer than any drive within or between the ten cities: a distance beyond is refused."""
+BREAKER_FAILURES = 10
+"""Failed calls in a row after which the API is not asked again during this evaluation."""
 DISTANCE_SETTINGS = ("amap", "offline")
 AMAP_URL = "https://restapi.amap.com"
 KEY_ENV = "AMAP_API_KEY"
@@ -151,6 +169,9 @@ class AmapDistances:
         self._folder = folder
         self._opened: sqlite3.Connection | None = None
         self.live_calls = 0
+        self.failures = 0
+        """Live calls that gave no answer (refused, malformed, timed out) or were not made (the breaker open)."""
+        self._in_a_row = 0
 
     def close(self) -> None:
         with self._lock:
@@ -169,7 +190,7 @@ class AmapDistances:
     def gaode_km(self, origin: LatLon, destination: LatLon) -> float | None:
         answer = self._answer(cache_key("driving", origin, destination), "/v5/direction/driving",
                               {"origin": _lon_lat(origin), "destination": _lon_lat(destination)}, "paths")
-        return None if answer is None or answer is False else float(answer)
+        return None if answer is None or answer is False else _km(answer)  # a cached one is checked too
 
     def driving_km(self, origin: LatLon, destination: LatLon) -> float | None:
         found = self.gaode_km(origin, destination)
@@ -194,6 +215,9 @@ class AmapDistances:
         if not self._key:
             return None
         answer = self._ask(path, params, routes)
+        with self._lock:
+            self._in_a_row = 0 if answer is not None else self._in_a_row + 1
+            self.failures += answer is None
         if answer is not None:
             with self._lock, self._db() as db:
                 db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)", (key, json.dumps(answer)))
@@ -201,21 +225,55 @@ class AmapDistances:
 
     def _ask(self, path: str, params: dict[str, str], routes: str) -> Any:
         with self._lock:
+            if self._in_a_row >= BREAKER_FAILURES:
+                return None
             wait = self._last_call + self.interval - time.monotonic()
             if wait > 0:
                 time.sleep(wait)
             self._last_call = time.monotonic()
             self.live_calls += 1
         query = urllib.parse.urlencode({"key": self._key or "", **params, "output": "json", "extensions": "base"})
+        deadline = time.monotonic() + self.timeout
         try:
             with urllib.request.urlopen(f"{self.base_url}{path}?{query}", timeout=self.timeout) as response:
-                data = json.loads(response.read())
+                body = b""
+                while chunk := response.read1(1 << 16):
+                    body += chunk
+                    if len(body) > MAX_ANSWER_BYTES or time.monotonic() > deadline:
+                        raise TimeoutError("the answer was too long or too slow")
+                if response.length:  # the connection closed before the length it announced
+                    raise http.client.IncompleteRead(body, response.length)
+            data = json.loads(body)
             if data.get("status") != "1":
-                return None  # refused (bad key, quota): not an answer, never cached
+                return self._failed(f"refused ({str(data.get('info'))[:80]})")  # a bad key, a quota: never cached
             found = data.get("route", {}).get(routes) or []
-            return round(int(found[0]["distance"]) / 1000, 2) if found else False
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
-            return None  # network trouble or a malformed answer: unknown, asked again next time
+            if not found:
+                return False
+            metres = found[0]["distance"]
+            km = _km(round(int(metres) / 1000, 2)) if isinstance(metres, str | int) and not isinstance(metres, bool) \
+                else None
+            return km if km is not None else self._failed(f"an impossible distance {str(metres)[:40]!r}")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError,
+                http.client.HTTPException) as exc:  # unknown, asked again next time
+            return self._failed(f"{type(exc).__name__}: {str(exc)[:120]}")
+
+    def _failed(self, why: str) -> None:
+        """Says the first failure, and the breaker opening."""
+        with self._lock:
+            if self.failures == 0:
+                log.warning("Gaode API: a call failed (%s); such distances count as unknown, each result says how "
+                            "many", why)
+            if self._in_a_row + 1 == BREAKER_FAILURES:
+                log.warning("Gaode API: %d calls in a row failed (the last: %s): no more calls in this evaluation",
+                            BREAKER_FAILURES, why)
+        return None
+
+
+def _km(value: Any) -> float | None:
+    """A distance in km as the API's answers give it, or None for one no road has (negative, absurd, not a number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_KM:
+        return None
+    return float(value)
 
 
 def _lon_lat(point: LatLon) -> str:

@@ -86,21 +86,33 @@ def shortest_path_km(order: Sequence[str], places: Mapping[str, LatLon], measure
         km[(here, here)] = 0
     if n > MAX_ROUTE_STOPS:  # checked after the distances, as the official search starts once it has them all
         raise ValueError(f"a day with {n} located stops: the official route search over {n - 2}! orders does not end")
-    last = n - 1
-    best: dict[tuple[int, int], float] = {(1, 0): 0}
-    for mask in range(1, 1 << n):
-        for i in range(n):
-            so_far = best.get((mask, i))
-            if so_far is None:
-                continue
-            for j in range(n):
-                if mask & (1 << j) or (j == last and mask | (1 << j) != (1 << n) - 1):
-                    continue
-                step = so_far + km[(order[i], order[j])]
-                key = (mask | (1 << j), j)
-                if step < best.get(key, float("inf")):
-                    best[key] = step
-    return best[((1 << n) - 1, last)]
+    matrix = np.array([[km[(here, there)] for there in order] for here in order], dtype=np.float64)
+    return _held_karp(matrix)
+
+
+def _held_karp(km: np.ndarray) -> float:
+    """The shortest path from stop 0 through every stop to the last, over `km[i, j]`, one layer of visited sets at a
+    time: each step is the official DP's `best[mask, i] + km[i, j]` and each state keeps the least, so the result is
+    its to the bit, in numpy (a day of 20 stops took 30 s and 440 MB as a dict of states)."""
+    n = len(km)
+    last, full = n - 1, (1 << n) - 1
+    masks = np.arange(1 << n, dtype=np.int64)
+    sizes = np.zeros(1 << n, dtype=np.int8)
+    for bit in range(n):
+        sizes += ((masks >> bit) & 1).astype(np.int8)
+    best = np.full((1 << n, n), np.inf)
+    best[1, 0] = 0.0
+    for size in range(1, n):
+        layer = masks[(sizes == size) & (masks & 1 == 1)]  # the visited sets of this size, the start among them
+        reached = best[layer]
+        for j in range(1, n):
+            if j == last and size != n - 1:
+                continue  # the last stop ends the path: it is entered last
+            free = (layer >> j) & 1 == 0
+            targets = layer[free] | (1 << j)
+            steps = (reached[free] + km[:, j]).min(axis=1)
+            best[targets, j] = np.minimum(best[targets, j], steps)
+    return float(best[full, last])
 
 
 def misalignment(days: Mapping[Any, Sequence[str]], places: Mapping[str, LatLon], lodgings: set[Any],

@@ -291,7 +291,7 @@ def _train_rows(path: Path) -> Iterator[tuple[Any, ...]]:
 def _flight_rows(path: Path) -> Iterator[tuple[Any, ...]]:
     cities = tuple(CITY_DIRS)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): JSON strings may hold U+2028
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text: {exc}") from None
     for number, line in enumerate(lines, 1):

@@ -152,6 +152,10 @@ class Match:
 
 NO_MATCH = Match(None, 0)
 
+MAX_NAME_CHARS = 300
+"""A name longer than this is not matched (the database's longest place name has 58 characters): the fuzzy scores
+cost time in the product of the two lengths, and a 100,000-character name took two minutes."""
+
 
 @dataclass(frozen=True, slots=True)
 class _City:
@@ -169,6 +173,8 @@ class Standardized:
     """Name in the plan -> the POI name it was given (the same name too, when it was already right)."""
     unmatched: tuple[str, ...]
     """Names left as they were, sorted."""
+    too_long: tuple[str, ...] = ()
+    """Names left as they were without being matched, longer than `MAX_NAME_CHARS`, sorted."""
 
 
 class NameMatcher:
@@ -254,6 +260,7 @@ class NameMatcher:
         itinerary = result.get("itinerary")
         matched: dict[str, str] = {}
         unmatched: set[str] = set()
+        too_long: set[str] = set()
         if not isinstance(itinerary, dict):
             return Standardized(result, matched, ())
         summary = itinerary.get("summary")
@@ -263,6 +270,9 @@ class NameMatcher:
         def standard(holder: Any, key: str) -> None:
             value = holder.get(key) if isinstance(holder, dict) else None
             if not value or not isinstance(value, str):
+                return
+            if len(value) > MAX_NAME_CHARS:
+                too_long.add(value)
                 return
             found = self.match(value, city)
             if found.name and found.score >= self.min_score:
@@ -280,7 +290,7 @@ class NameMatcher:
                 standard(day.get("ending_point"), "location_name")
                 for activity in _list(day.get("activities")):
                     standard(activity, "location_name")
-        return Standardized(result, matched, tuple(sorted(unmatched)))
+        return Standardized(result, matched, tuple(sorted(unmatched | too_long)), tuple(sorted(too_long)))
 
 
 def _list(value: Any) -> list[Any]:

@@ -7,14 +7,13 @@ of the other commands and of run specs points there.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import click
 
 from benchmarks.travelplanner.dataset import SPLIT_SIZES, SUFFIXES
-from datahome import default_home, home_option
+from datahome import copy_file, default_home, home_option
 from sandbox_index import BuildSummary, build_travelplanner_index, open_sandbox, travelplanner_index_path
 from sandbox_index.fetch import DEFAULT_DATABASE_URL, DEFAULT_DATASET_URL, fetch_travelplanner
 
@@ -71,10 +70,11 @@ def stage_splits(source: Path, dest: Path) -> dict[str, Path]:
             dest.mkdir(parents=True, exist_ok=True)
             for stale in (dest / f"{split}{suffix}" for suffix in SUFFIXES):
                 stale.unlink(missing_ok=True)  # a split staged earlier in another format would shadow this one
-            staged[split] = Path(shutil.copy2(found, dest / found.name))
+            copy_file(found, dest / found.name)
+            staged[split] = dest / found.name
             routes = base / f"{split}_ref_routes.jsonl"
             if routes.is_file():
-                shutil.copy2(routes, dest / routes.name)
+                copy_file(routes, dest / routes.name)
     return staged
 
 

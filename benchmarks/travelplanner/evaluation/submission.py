@@ -13,12 +13,12 @@ official driver raises IndexError); every plan is scored even when it would cras
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.jsonl import Line, read_jsonl
 from benchmarks.travelplanner.dataset import SPLIT_SIZES, Query, query_from_record
 from benchmarks.travelplanner.evaluation import EvaluationSandbox, PlanVerdict, make_evaluator
 from benchmarks.travelplanner.evaluation.metrics import Scores, compute_scores
@@ -76,22 +76,15 @@ def read_submission(path: Path) -> list[SubmissionLine]:
     Raises:
         DataError: when the file cannot be read at all.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: cannot read submission: {exc}") from exc
-    if not text.strip():  # the official evaluator fails on it (IndexError); a table of zeros would hide the mistake
-        raise DataError(f'{path}: empty: expected one {{"idx", "query", "plan"}} object per line')
-    return [_parse_line(path, number, line) for number, line in enumerate(text.strip().split("\n"), start=1)]
+    # an empty file: the official evaluator fails on it (IndexError); a table of zeros would hide the mistake
+    return [_parse_line(path, line) for line in read_jsonl(path, expected='one {"idx", "query", "plan"} object',
+                                                            positional=True)]
 
 
-def _parse_line(path: Path, number: int, line: str) -> SubmissionLine:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        return SubmissionLine(number, error=f"line {number}: not valid JSON ({exc.msg})")
-    except RecursionError:
-        return SubmissionLine(number, error=f"line {number}: JSON nested too deeply")
+def _parse_line(path: Path, line: Line) -> SubmissionLine:
+    number, record = line.number, line.value
+    if line.error is not None:
+        return SubmissionLine(number, error=f"line {number}: {line.error}")
     if not isinstance(record, dict):
         return SubmissionLine(number, error=f"line {number}: expected a JSON object, got {type(record).__name__}")
     query, plan = record.get("query"), record.get("plan")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from providers.interface import ChatRequest, Message
 from runner.engine.execute import build_gateway, execute, prepare
 from runner.engine.spec import load_spec
 from runner.ladder.budget import SpendCap
+from runner.mock_server import MockConfig
 from runner.store.results import load_run
+from tests.runner.engine.engine_support import start_run
 
 TIMEOUT_S = 0.3
 
@@ -102,3 +105,23 @@ async def test_a_run_retries_a_hung_call_after_its_timeout_and_the_timeout_keys_
         assert all(r.cache_hits == r.calls for r in results.rollouts)
     report = await execute(prepare(patient), tmp_path / "first", show_progress=False)
     assert (report.pending, report.ran) == (0, 0)
+
+
+async def test_a_stalled_local_server_is_not_waited_out_call_after_call(start_mock_llm, write_spec, tmp_path: Path,
+                                                                         toy_on_path) -> None:
+    """`concurrency = "auto"` against a server that answers nothing: after three timeouts in a row its calls fail at
+    once, unsent, instead of each waiting out its timeout six times (12 minutes a call at the defaults); the rollouts
+    end as provider errors that the same command runs again."""
+    server = await start_mock_llm(MockConfig(faults={"hang": 1.0, "hang_s": 60.0}))
+    model = {"model": f"openai-compatible:toy@{server.base_url}/v1", "name": "toy", "concurrency": "auto",
+             "request_timeout_s": 0.3, "prices": {"input": 0.0, "output": 0.0}}
+    spec = write_spec(server.base_url, models=[model], options={"tasks": 8, "max_calls": 1},
+                      retry={"max_attempts": 6, "base_delay_s": 0.05, "max_delay_s": 0.2})
+    process = await start_run(spec, tmp_path / "run")
+    output, _ = await process.communicate()
+    assert process.returncode == 4, output.decode()
+    with load_run(tmp_path / "run") as results:
+        errors = Counter(r.error_type for r in results.rollouts)
+    print(f"\nstalled server: {server.tally.requests} requests sent for 8 rollouts of 6 attempts each; {dict(errors)}")
+    assert server.tally.requests == 3  # 48 without the stop
+    assert sum(errors.values()) == 8 and set(errors) <= {"ProviderTimeout", "NotSent"}

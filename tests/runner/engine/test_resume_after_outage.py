@@ -4,6 +4,7 @@ and every rollout is still stored and reported once."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from pathlib import Path
 
 import pytest
@@ -12,9 +13,10 @@ from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, DELIVERED, PROVIDER_ERROR
 from reports.collect import collect_run
 from runner.engine.dryrun import estimate
 from runner.engine.execute import execute, prepare
+from runner.mock_server import serve
 from runner.outcomes import runs_again
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import CLI, reference
+from tests.runner.engine.engine_support import CLI, PRICE, reference, start_run
 from tests.runner.engine.toy_benchmark import ToyOptions
 
 OPTIONS = {"tasks": 12, "max_calls": 6}
@@ -34,6 +36,7 @@ def model(server, name: str) -> dict[str, object]:
     (PROVIDER_ERROR, "RateLimited", True),
     (PROVIDER_ERROR, "ServerError", True),
     (PROVIDER_ERROR, "ProviderTimeout", True),
+    (PROVIDER_ERROR, "NotSent", True),  # no connection was made: an outage, never billed
     (PROVIDER_ERROR, "BadRequest", False),  # a content filter or refusal is the model's outcome: never re-drawn
     (PROVIDER_ERROR, "BatchRequestLost", True),  # expired or cancelled in every batch it was sent in
     (PROVIDER_ERROR, "BatchUnreadable", True),
@@ -111,3 +114,43 @@ async def test_a_resume_after_an_outage_reruns_only_the_unavailable_providers_ro
     # Resumed once more: everything has its final result, nothing runs again.
     report = await execute(prepare(spec), run_dir, show_progress=False)
     assert (report.pending, report.ran, report.rerun) == (0, 0, {})
+
+
+def free_port() -> int:
+    """A port nothing listens on (until the test starts its server there)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize("transport", ["aiohttp", "sdk"])
+async def test_requests_refused_a_connection_are_released_and_the_cap_is_whole_when_the_server_is_back(
+        start_mock_llm, write_spec, tmp_path: Path, toy_on_path, transport: str) -> None:
+    """Nothing left the machine (connection refused), so nothing stays reserved: the outage ends as provider errors
+    (exit 4), not at the spend cap, and once the server is back the same command finishes the run."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    toy = {"model": f"openai-compatible:toy@{url}/v1", "name": "toy", "transport": transport, "prices": PRICE}
+    # A toy call's worst case is about $0.075 and an answered one costs about $0.047: the ten attempts the outage
+    # fails would hold $0.75 of the cap for good without the release, and the run could not finish under it.
+    spec = write_spec(url, models=[toy], max_cost=1.0, concurrency=2, options={"tasks": 5, "max_calls": 2},
+                      retry={"max_attempts": 2, "base_delay_s": 0.01})
+    run_dir = tmp_path / "run"
+    process = await start_run(spec, run_dir)
+    output, _ = await process.communicate()
+    with load_run(run_dir) as results:
+        spent, reserved = results.spent_usd, results.reserved_usd
+        errors = {r.error_type for r in results.rollouts}
+    print(f"\nafter the outage ({transport}): ${spent:.4f} spent, ${reserved:.4f} reserved, exit {process.returncode}")
+    assert (spent, reserved) == (0.0, 0.0), output.decode()
+    assert process.returncode == 4 and errors == {"NotSent"}, output.decode()
+
+    server = await serve("127.0.0.1", port)  # the server is back
+    try:
+        process = await start_run(spec, run_dir)
+        output, _ = await process.communicate()
+    finally:
+        await server.close()
+    assert process.returncode == 0, output.decode()
+    with load_run(run_dir) as results:
+        assert {r.status for r in results.rollouts} == {DELIVERED} and results.reserved_usd == 0.0

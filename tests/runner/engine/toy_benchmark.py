@@ -11,6 +11,7 @@ concurrent results must equal.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,10 @@ class ToyOptions(BaseModel):
     long_every: int = 1
     crash_task: str | None = None
     """A task whose rollout raises (to check a strategy bug is recorded, not fatal)."""
+    preamble: int = 0
+    """Lines of instructions every prompt starts with: one text, so the cache stores its chunks once for all."""
+    evaluate_s: float = 0.0
+    """How long scoring takes (a signal can land after the rollouts)."""
 
 
 def calls_for(task_id: str, max_calls: int, long_every: int = 1) -> int:
@@ -46,8 +51,9 @@ class ScriptedStrategy:
     name = "scripted"
     description = "a fixed number of calls, each prompt carrying a digest of the replies so far"
 
-    def __init__(self, crash_task: str | None = None) -> None:
+    def __init__(self, crash_task: str | None = None, preamble: int = 0) -> None:
         self.crash_task = crash_task
+        self.preamble = "".join(f"Instruction {n}: plan carefully.\n" for n in range(preamble))
 
     async def __call__(self, task: Task, model: Any, tools: Any) -> RolloutResult:
         digest = hashlib.sha256(task.id.encode())
@@ -55,7 +61,7 @@ class ScriptedStrategy:
         for step in range(task.input["calls"]):
             if task.id == self.crash_task and step == 1:
                 raise RuntimeError("scripted crash")
-            prompt = f"task {task.id} step {step} after {digest.hexdigest()[:16]}"
+            prompt = f"{self.preamble}task {task.id} step {step} after {digest.hexdigest()[:16]}"
             reply = await model.complete(ChatRequest(model="", messages=(Message("user", prompt),), max_tokens=24))
             digest.update(reply.text.encode())
             steps.append({"step": step, "reply": reply.text})
@@ -85,13 +91,15 @@ class ToyBenchmark(Benchmark):
 
     def strategies(self, options: BaseModel) -> Sequence[Any]:
         assert isinstance(options, ToyOptions)
-        return [ScriptedStrategy(options.crash_task), SilentStrategy()]
+        return [ScriptedStrategy(options.crash_task, options.preamble), SilentStrategy()]
 
     def open_tools(self, options: BaseModel) -> None:
         return None
 
     def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
                  options: BaseModel) -> list[Evaluation | None]:
+        assert isinstance(options, ToyOptions)
+        time.sleep(options.evaluate_s)  # in a worker thread, as every benchmark's scoring
         return [Evaluation((Verdict("toy", "all_calls_made", (r.plan or {}).get("calls") == t.input["calls"]),),
                            {"mode": mode}) for t, r in zip(tasks, results, strict=True)]
 

@@ -9,8 +9,8 @@ import heapq
 
 import pytest
 
-from providers.errors import BadRequest, ProviderTimeout, RateLimited, ServerError
-from runner.ladder.adaptive import SOLO_CALLS, AdaptiveLimit
+from providers.errors import BadRequest, NotSent, ProviderTimeout, RateLimited, ServerError
+from runner.ladder.adaptive import SOLO_CALLS, STALL_PAUSE_S, STALLED_AFTER, AdaptiveLimit
 from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter
 from tests.runner.gateway.gateway_doubles import FakeClock
 
@@ -170,3 +170,16 @@ async def test_the_rate_limiter_times_the_request_not_the_wait_for_its_buckets(f
         async with limiter.admit(key, estimated_tokens=10):
             raise ProviderTimeout("t")
     assert adaptive.limit == 1
+
+
+async def test_a_server_that_stopped_answering_gets_no_call_for_a_while_then_one(fake_clock: FakeClock) -> None:
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    for _ in range(ONE_AT_A_TIME + 3):
+        await round_trip(limit, fake_clock, 1.0)
+    for _ in range(STALLED_AFTER):  # 16, then 8, then 4 calls in flight, all timing out: three round trips
+        await round_trip(limit, fake_clock, 120.0, ProviderTimeout("t"))
+    with pytest.raises(NotSent, match="answered none of the last 3 calls"):
+        await round_trip(limit, fake_clock, 1.0)
+    fake_clock.now += STALL_PAUSE_S
+    await round_trip(limit, fake_clock, 1.0)  # one is let through; it is answered: calls flow again
+    await round_trip(limit, fake_clock, 1.0)

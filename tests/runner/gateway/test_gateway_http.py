@@ -131,6 +131,23 @@ async def test_server_429s_are_waited_out(  # type: ignore[no-untyped-def]
     assert sum(r.retries for r in records) == server.tally.rate_limited
 
 
+async def test_a_429s_retry_after_holds_every_call_of_a_model_without_rate_limits(  # type: ignore[no-untyped-def]
+        start_mock_llm, make_gateway: Callable[..., Gateway]) -> None:
+    server = await start_mock_llm()
+    gw = make_gateway(limiter=RateLimiter())  # no rpm or tpm for this model: only the server paces it
+    server.plan.fail_next(429, retry_after=1.5)
+    first = asyncio.create_task(gw.complete(ask(model_of(server), 0)))
+    async with asyncio.timeout(5.0):
+        while not server.tally.statuses["429"]:
+            await asyncio.sleep(0.01)
+    told = time.monotonic()
+    others = [asyncio.create_task(gw.complete(ask(model_of(server), i))) for i in range(1, 6)]
+    await asyncio.sleep(1.0)
+    assert server.tally.statuses == {"429": 1}  # nothing sent while the server asked to wait
+    await asyncio.gather(first, *others)
+    assert time.monotonic() - told >= 1.4 and server.tally.statuses == {"429": 1, "200": 6}
+
+
 async def test_a_429_from_one_server_pauses_no_other_server_of_the_same_model_name(  # type: ignore[no-untyped-def]
         start_mock_llm, records: list[CallRecord], make_gateway: Callable[..., Gateway]) -> None:
     busy, idle = await start_mock_llm(), await start_mock_llm()

@@ -147,3 +147,18 @@ def test_buckets_are_per_endpoint_and_the_display_shows_no_credentials() -> None
     assert a.limit_key != b.limit_key and a.limit_key.key_id == b.limit_key.key_id
     assert (a.limit_key.display, b.limit_key.display) == ("openai/m@127.0.0.1:8000/v1", "openai/m@127.0.0.1:8001/v1")
     assert LimitKey("offline", "greedy").display == "offline/greedy"  # a provider without an endpoint
+
+
+async def test_a_429_pauses_a_model_without_rpm_or_tpm_limits(fake_clock: FakeClock) -> None:
+    limiter = RateLimiter(clock=fake_clock, sleep=fake_clock.sleep)  # no buckets at all
+    limiter.rate_limited(KEY, retry_after=7.0)
+    async with limiter.admit(KEY, 10):
+        assert fake_clock.now >= 7.0
+    limiter.rate_limited(KEY, retry_after=None)  # no Retry-After: the limiter's own backoff
+    started = fake_clock.now
+    async with limiter.admit(KEY, 10):
+        assert fake_clock.now >= started + 1.0
+    other = LimitKey("openai", "gpt-4o-mini", "another-key")
+    started = fake_clock.now
+    async with limiter.admit(other, 10):
+        assert fake_clock.now == started

@@ -4,7 +4,10 @@ files in the repository's layout, every file checked before anything in the home
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,11 @@ from benchmarks.traveleval.commands.data import data_info, fetch_command, holds_
 from benchmarks.traveleval.commands.manifest import FILES
 from errors import DataError, UserError
 from tests.benchmarks.traveleval.core.test_te_sandbox import COUNTS
+from tests.benchmarks.traveleval.evaluation import plans
+from tests.runner.engine.engine_support import run_cli
 
+IMPORTS = 4
+"""Imports over the data home while `evaluate` reads it."""
 QUERIES = {"easy.json": 200, "medium.json": 400, "hard.json": 400, "progressive.json": 150}
 
 
@@ -162,3 +169,89 @@ def test_info_counts_a_malformed_query_file_as_an_error(traveleval_data: Path, t
     folder.mkdir(parents=True)
     (folder / name).write_text("{", encoding="utf-8")
     assert "not a readable JSON file" in data_info(tmp_path)["queries"][name]["error"]
+
+
+@pytest.mark.parametrize(("special", "said"), [
+    ("device", "extra.json: a character device, not a file: not imported"),
+    ("fifo", "extra.json: a FIFO, not a file: not imported"),
+    ("folder link", "loop: a link to a folder: not followed"),
+])
+def test_import_copies_files_only_never_a_device_a_fifo_or_a_linked_folder(traveleval_data: Path, tmp_path: Path,
+                                                                            special: str, said: str) -> None:
+    """A link to /dev/zero once wrote 5 GB in 10 s; a FIFO would wait for ever; a folder linking to itself loops."""
+    source = Path(shutil.copytree(traveleval_data, tmp_path / "source"))
+    extra = source / "database" / "poi" / "extra.json"
+    if special == "device":
+        extra.symlink_to("/dev/zero")
+    elif special == "fifo":
+        os.mkfifo(extra)
+    else:
+        (source / "database" / "loop").symlink_to(source / "database", target_is_directory=True)
+    done = run_cli("data", "import", str(source), "--home", str(tmp_path / "home"))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert said in done.stderr
+    assert not paths.database_dir(paths.data_dir(tmp_path / "home")).exists()  # nothing installed
+
+
+def test_evaluate_beside_a_running_import_never_finds_the_data_home_half_replaced(traveleval_data: Path,
+                                                                                  tmp_path: Path) -> None:
+    """`data import` over a data home that runs and `evaluate` are reading: each finds the old data or the new."""
+    home = tmp_path / "home"
+    assert run_cli("data", "import", str(traveleval_data), "--home", str(home)).returncode == 0
+    submission = tmp_path / "plans.jsonl"
+    submission.write_text(json.dumps({**plans.plan(), "query_uid": "T0201"}, ensure_ascii=False) + "\n",
+                          encoding="utf-8")
+    source = Path(shutil.copytree(traveleval_data, tmp_path / "source"))
+
+    def fresh_import() -> subprocess.CompletedProcess[str]:
+        for path in source.rglob("*"):  # a fresh download: every file newer than the index the home holds
+            os.utime(path)
+        return run_cli("data", "import", str(source), "--home", str(home))
+    with ThreadPoolExecutor(1) as pool:
+        imports = pool.submit(lambda: [fresh_import() for _ in range(IMPORTS)])
+        scored = []
+        while not imports.done() or not scored:
+            scored.append(run_cli("evaluate", str(submission), "--benchmark", "traveleval", "--json", "--home",
+                                  str(home)))
+    failed = [done.stderr for done in scored if done.returncode != 0]
+    print(f"\n{len(scored)} evaluations beside {IMPORTS} imports: {len(failed)} failed")
+    assert [done.returncode for done in imports.result()] == [0] * IMPORTS
+    assert failed == []
+
+
+def test_fetch_bounds_each_file_to_its_manifest_size_and_reads_hostile_caches_as_errors(
+        traveleval_data: Path, file_server: tuple[str, Path], tmp_path: Path) -> None:
+    """A file the manifest says is some kB, served as 20 MB, is refused as it arrives; a Gaode cache nested 100,000
+    deep or holding a 5,000-digit number is skipped with the reason, never a traceback."""
+    url, root = file_server
+    _serve_repository(traveleval_data, root)
+    (root / "core" / "utils").mkdir(parents=True)
+    (root / "core" / "geo_cache.json").write_text("[" * 100_000, encoding="utf-8")
+    (root / "core" / "utils" / "travel_time_cache.json").write_text('{"a": ' + "9" * 5000 + "}", encoding="utf-8")
+    home = tmp_path / "home"
+    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "skipped the Gaode cache geo_cache.json" in done.stderr and "RecursionError" in done.stderr
+    assert "skipped the Gaode cache travel_time_cache.json" in done.stderr and "4300" in done.stderr
+    categories = root / "environment" / "database" / "categories.json"
+    size = FILES["database/categories.json"][0]
+    categories.write_bytes(b" " * 20_000_000)
+    failed = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    assert failed.returncode == 1 and f"more than {size:,} bytes" in failed.stderr, failed.stderr
+
+
+def test_a_staging_folder_a_killed_import_left_is_removed_by_the_next(traveleval_data: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    left = paths.data_dir(home) / f".staging-{_dead_pid()}-x1y2"
+    (left / "database").mkdir(parents=True)
+    (left / "database" / "big.csv").write_bytes(b"0" * 1000)
+    done = run_cli("data", "import", str(traveleval_data), "--home", str(home))
+    assert done.returncode == 0, done.stderr
+    assert not left.exists() and f"removed {left}" in done.stderr
+
+
+def _dead_pid() -> int:
+    """The id of a process that has ended (it names no live one)."""
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid

@@ -135,8 +135,14 @@ def test_a_schema_failure_is_located(path: str, value: Any, reason: str) -> None
     ("I could not find a plan.", "no JSON object in the answer"),
     ('{"query_uid": "T0001", "itinerary": {"summary": ', "no valid JSON object in the answer (first error: "),
     ("[1, 2, 3]", "no JSON object in the answer"),
-    ('{"a":' * 100_000, "no valid JSON object in the answer (first error: nested too deeply)"),
+    ('{"a":' * 50_000, "no valid JSON object in the answer (first error: nested too deeply)"),
     ("```json\n" + "[" * 100_000 + "\n```", "no JSON object in the answer"),
+    ('{"n": ' + "9" * 5000 + "}", "no valid JSON object in the answer (first error: Exceeds the limit (4300 digits)"),
+    ('{"n": ' + "9" * 40 + "}", "the JSON object cannot be stored: Integer exceeds 64-bit range"),
+    ('{"n": ' + "[" * 300 + "]" * 300 + "}", "the JSON object cannot be stored: Recursion limit reached"),
+    # an answer crafted to cost minutes: a "{" every six characters, none starting an object
+    ('{"a":1,' + '"{":1,' * 60_000, "no valid JSON object in the answer (first error: Expecting property name"),
+    ("x" * 400_001, "the answer is 400,001 characters, more than any plan (400,000): not searched for one"),
 ])
 def test_no_json_object(text: str, reason: str) -> None:
     with pytest.raises(PlanError) as raised:

@@ -18,6 +18,38 @@ def write_plans(folder: Path, lines: list[str]) -> Path:
     return path
 
 
+def test_hostile_lines_are_error_results_and_every_other_plan_is_scored(data_dir: Path, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AMAP_API_KEY", raising=False)
+    plan = {**plans.plan(), "query_uid": "T0201"}
+    path = write_plans(tmp_path, ['{"query_uid": NaN, "itinerary": {}}', '{"query_uid": "T0201", "n": ' + "9" * 5000
+                                  + "}", "[" * 100_000, json.dumps(plan, ensure_ascii=False)])
+    done = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r.get("error") for r in results[:3]] == [
+        "no TravelEval query with uid nan",
+        f"{path}:2: not readable JSON (Exceeds the limit (4300 digits) for integer string conversion: value has "
+        "5000 digits)",
+        f"{path}:3: JSON nested too deeply"]
+    assert "metrics" in results[3]
+
+
+def test_a_place_name_too_long_to_match_is_left_as_written_and_said(data_dir: Path, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fuzzy matching costs the product of the lengths: a 100,000-character name took two minutes; it is not matched."""
+    monkeypatch.delenv("AMAP_API_KEY", raising=False)
+    plan = {**plans.plan(), "query_uid": "T0201"}
+    plan["itinerary"]["daily_plans"][0]["activities"][0]["location_name"] = "故宫" * 50_000
+    path = write_plans(tmp_path, [json.dumps(plan, ensure_ascii=False)])
+    done = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir),
+                   "--standardize-names")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["not_standardized"] == ["故宫" * 20 + "… (100,000 characters: too long to match)"]
+    assert "metrics" in result
+
+
 def test_json_results_per_plan(data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AMAP_API_KEY", raising=False)
     plan = plans.plan()
@@ -39,7 +71,7 @@ def test_json_results_per_plan(data_dir: Path, tmp_path: Path, monkeypatch: pyte
     assert results[2]["error"] == "no TravelEval query with uid 'T9999'"
     assert results[3]["metrics"] == results[0]["metrics"]
     assert results[4]["error"] == "no TravelEval query with uid 'T0201_scheme4'"
-    assert results[5]["error"].startswith(f"{path}:6: not JSON")
+    assert results[5]["error"].startswith(f"{path}:6: not valid JSON")
     assert results[6]["error"] == f"{path}:7: expected a FinalTravelPlan object, got list"
 
     corrected = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.parse
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -154,3 +155,63 @@ def test_the_source_by_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert open_distances("offline", tmp_path).name == "offline"
     assert isinstance(chosen, AmapDistances)
     chosen.close()
+
+
+class HostileAmap(BaseHTTPRequestHandler):
+    """A Gaode look-alike gone bad, one way per `mode`."""
+
+    mode = ""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        route = {"status": "1", "route": {"paths": [{"distance": "12340"}]}}
+        bodies = {"negative": '{"status": "1", "route": {"paths": [{"distance": "-5000"}]}}',
+                  "boolean": '{"status": "1", "route": {"paths": [{"distance": true}]}}',
+                  "absurd": '{"status": "1", "route": {"paths": [{"distance": "99999999999"}]}}',
+                  "nested": "[" * 100_000, "quota": '{"status": "0", "info": "CUQPS_HAS_EXCEEDED_THE_LIMIT"}'}
+        if self.mode == "status line":
+            self.wfile.write(b"HTTP/1.1 two hundred OK\r\n\r\n")
+            return
+        data = bodies.get(self.mode, json.dumps(route)).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data) * (2 if self.mode == "truncated" else 1)))
+        self.end_headers()
+        if self.mode == "drip":
+            for byte in data:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(0.05)
+            return
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("mode", ["status line", "truncated", "nested", "negative", "boolean", "absurd", "quota",
+                                  "drip"])
+def test_a_hostile_answer_is_a_counted_failure_never_a_distance_nor_cached(tmp_path: Path, mode: str) -> None:
+    HostileAmap.mode = mode
+    server = ThreadingHTTPServer(("127.0.0.1", 0), HostileAmap)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        distances = AmapDistances(KEY, tmp_path, base_url=f"http://127.0.0.1:{server.server_address[1]}", interval=0,
+                                  timeout=0.5)
+        started = time.monotonic()
+        assert distances.gaode_km(HERE, THERE) is None
+        assert time.monotonic() - started < 3.0  # a dripping answer has a deadline, not a per-read timeout
+        assert distances.failures == 1
+        HostileAmap.mode = ""  # the server is fine again: the failed answer was not cached
+        assert distances.gaode_km(HERE, THERE) == 12.34
+        distances.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_after_ten_failures_in_a_row_no_more_calls_are_made(tmp_path: Path) -> None:
+    distances = AmapDistances(KEY, tmp_path, base_url="http://127.0.0.1:9", interval=0, timeout=0.5)
+    for step in range(15):
+        assert distances.gaode_km(HERE, (THERE[0] + step, THERE[1])) is None
+    assert (distances.live_calls, distances.failures) == (10, 15)
+    distances.close()

@@ -142,3 +142,18 @@ def test_the_shortest_path_is_the_brute_force_minimum_to_the_bit() -> None:
             total += 0 if here == there else km(places[here], places[there])
         best = min(best, total)
     assert shortest_path_km(order, places, km) == best
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_shortest_path_of_ten_stops_is_the_brute_force_minimum_to_the_bit(seed: int) -> None:
+    rng = random.Random(seed)
+    places = {f"p{i}": (rng.uniform(30, 31), rng.uniform(120, 121)) for i in range(10)}
+    order = list(places)
+
+    def km(origin: tuple[float, float], destination: tuple[float, float]) -> float:
+        return round(math.dist(origin, destination) * 111.3 + 0.01 * origin[0], 2)
+
+    best = min(sum(km(places[here], places[there]) for here, there in itertools.pairwise((order[0], *middle,
+                                                                                           order[-1])))
+               for middle in itertools.permutations(order[1:-1]))
+    assert shortest_path_km(order, places, km) == best

@@ -1,0 +1,85 @@
+"""JSON-lines answer files (submissions, plans, answers), read one way by every benchmark.
+
+A line ends at "\\n" and nowhere else. JSON strings may hold U+2028, U+2029 and U+0085 raw (orjson writes them so, as
+a run's own `submission.jsonl` does), and `str.splitlines()` cuts a line at each of them: a plan holding one became
+two lines that are not JSON. The file is read a line at a time, so a large one is never held whole. A line that
+cannot be read (not UTF-8, not JSON, nested too deeply, a number too long to convert) is kept with why, never
+raised: every other line still counts, and the caller reports the bad one where its result would be.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from errors import DataError
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One non-blank line of a JSON-lines file."""
+
+    number: int
+    """1-based, counting blank lines."""
+    value: Any = None
+    """The parsed JSON (None when `error` is set)."""
+    error: str | None = None
+    """Why the line is not JSON, e.g. `not valid JSON (Expecting value)`."""
+
+
+def parse(text: str) -> tuple[Any, str | None]:
+    """`text` as JSON, or (None, why it is not).
+
+    Python's own rules (NaN and Infinity are read, as the official tools write them); a value nested beyond the
+    interpreter's recursion limit or an integer past its 4,300-digit conversion limit is a bad line, not a crash.
+    """
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg})"
+    except RecursionError:
+        return None, "JSON nested too deeply"
+    except ValueError as exc:  # the interpreter's integer-conversion limit (sys.get_int_max_str_digits)
+        return None, f"not readable JSON ({str(exc).split(';')[0]})"
+
+
+def read_jsonl(path: Path, *, expected: str, positional: bool = False) -> Iterator[Line]:
+    """Every non-blank line of the file at `path`, parsed, in order.
+
+    Args:
+        path: The file.
+        expected: What each line holds, for the message about an empty file (e.g. `one FinalTravelPlan object`).
+        positional: Lines are paired with queries by their position (TravelPlanner's submissions): a blank line
+            between two others holds a position and comes as a bad line; blank lines before the first and after
+            the last are skipped, as everywhere.
+
+    Raises:
+        DataError: The file cannot be opened or read, or holds no line at all.
+    """
+    found = False
+    blanks: list[int] = []
+    try:
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if number == 1:
+                    raw = raw.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark some editors write
+                if not raw.strip():
+                    blanks += [number] * (positional and found)
+                    continue
+                found = True
+                yield from (Line(blank, error="not valid JSON (a blank line)") for blank in blanks)
+                blanks.clear()
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    yield Line(number, error=f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+                    continue
+                value, error = parse(text)
+                yield Line(number, value, error)
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not found:
+        raise DataError(f"{path}: empty: expected {expected} per line")

@@ -1,0 +1,36 @@
+"""`benchmarks.jsonl`: the one reader of JSON-lines answer files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.jsonl import read_jsonl
+from errors import DataError
+
+
+def test_lines_end_at_a_line_feed_only_and_bad_lines_say_why(tmp_path: Path) -> None:
+    path = tmp_path / "answers.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + '{"a": "x\u2028y\u2029z\u0085"}\r\n'.encode()
+                     + b"\n[1,\n" + b'{"n": ' + b"9" * 5000 + b"}\n" + b"[" * 100_000 + b"\n" + b"\xff\n\n")
+    lines = list(read_jsonl(path, expected="an object"))
+    assert [(line.number, line.value, line.error) for line in lines] == [
+        (1, {"a": "x\u2028y\u2029z\u0085"}, None),
+        (3, None, "not valid JSON (Expecting value)"),
+        (4, None, "not readable JSON (Exceeds the limit (4300 digits) for integer string conversion: value has "
+                  "5000 digits)"),
+        (5, None, "JSON nested too deeply"),
+        (6, None, "not UTF-8 text (invalid start byte at byte 0)"),
+    ]
+    # paired by position: a blank line between two others holds its place
+    assert [line.error for line in read_jsonl(path, expected="an object", positional=True)][1] == \
+        "not valid JSON (a blank line)"
+
+
+@pytest.mark.parametrize("content", [b"", b"\n \n"])
+def test_an_empty_file_is_an_error_naming_what_was_expected(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "plans.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(DataError, match="plans.jsonl: empty: expected one plan per line"):
+        list(read_jsonl(path, expected="one plan"))
