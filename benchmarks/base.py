@@ -251,6 +251,11 @@ class Commands(Protocol):
         """What the data home holds for this benchmark, as JSON values; reads only, creates nothing."""
         ...
 
+    def holds_answers(self, path: Path) -> bool:
+        """Whether `path` is a file of answers this benchmark's `evaluate` scores (`tripbench evaluate FILE` without
+        --benchmark picks the benchmark by it); reads only its start (`benchmarks.answers_files`)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class DemoRun:

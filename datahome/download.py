@@ -18,12 +18,17 @@ from pathlib import Path
 
 from errors import DataError
 
+OFFLINE = "offline? `tripbench data import DIR` imports a local folder"
+"""What a failed download of benchmark data suggests."""
 
-def download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str) -> None:
+
+def download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str,
+             offline: str = OFFLINE) -> None:
     """Download `url` to `target` (in the staging folder) and check it; `what` names it in errors.
 
     Args:
         check: called with the file and `url` once it arrived whole; raises `DataError` when it is not what was asked.
+        offline: what to do instead when the server cannot be reached (a command that works as printed).
 
     Raises:
         DataError: the server could not be reached or answered an HTTP error, the connection closed early, or `check`
@@ -43,8 +48,7 @@ def download(url: str, target: Path, timeout: float, check: Callable[[Path, str]
     except (TimeoutError, urllib.error.URLError, ConnectionError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         raise DataError(
-            f"cannot download {what} from {url}: {reason} "
-            "(offline? `tripbench data import DIR` imports a local folder)"
+            f"cannot download {what} from {url}: {reason} ({offline})"
         ) from exc
     check(target, url)
 

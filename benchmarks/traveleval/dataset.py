@@ -15,7 +15,7 @@ from typing import Any
 
 from benchmarks.base import Task
 from benchmarks.traveleval import paths
-from errors import DataError
+from errors import DataError, MissingInput
 
 TIERS = ("easy", "medium", "hard")
 ALL = "all"
@@ -43,8 +43,8 @@ def load_tasks(data_dir: Path, split: str) -> list[Task]:
     for name in TIERS if split == ALL else (split,):
         path = paths.queries_dir(data_dir) / f"{name}.json"
         if not path.is_file():
-            raise DataError(f"{path}: no such file (run `tripbench data fetch traveleval`, or `tripbench data import "
-                            "DIR` for a folder holding the official data/ and database/)")
+            raise MissingInput(f"{path}: no such file (run `tripbench data fetch traveleval`, or `tripbench data "
+                               "import DIR` for a folder holding the official data/ and database/)")
         tasks += read_queries(path)
     return tasks
 

@@ -37,7 +37,11 @@ def fetch_command(args: tuple[str, ...]) -> None:
                                                   "recognises it).")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def import_command(benchmark: str | None, args: tuple[str, ...]) -> None:
-    """Import a local folder of a benchmark's data into the data home: `data import DIR [OPTIONS]`."""
+    """Import a local folder of a benchmark's data into the data home: `data import [BENCHMARK] DIR [OPTIONS]`."""
+    if args and args[0] in available():  # `data import natural-plan DIR`, as `data fetch natural-plan`
+        if benchmark not in (None, args[0]):
+            raise click.UsageError(f"two benchmarks named: {args[0]} and --benchmark {benchmark}")
+        benchmark, args = args[0], args[1:]
     folder = next((Path(arg) for arg in args if not arg.startswith("-") and Path(arg).is_dir()), None)
     if benchmark is None and folder is not None:
         matching = [name for name in available()
@@ -73,5 +77,7 @@ def _echo(value: dict[str, object], indent: str) -> None:
         if isinstance(item, dict):
             click.echo(f"{indent}{key}:" + ("" if item else " none"))
             _echo(item, indent + "  ")
-        else:
-            click.echo(f"{indent}{key}: {item}")
+        elif isinstance(item, list):
+            click.echo(f"{indent}{key}: {', '.join(map(str, item)) or 'none'}")
+        else:  # None: not there
+            click.echo(f"{indent}{key}: {'none' if item is None else item}")

@@ -18,9 +18,11 @@ from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import DEFAULT, get_benchmark
 from errors import ConfigError
 from providers.prices import nearest_priced, price_for
+from runner.cli.console import output_console
 from runner.engine.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine.execute import FAILED, default_run_dir, execute, prepare
 from runner.engine.gc_tuning import tune_for_a_run
+from runner.engine.preflight import preflight
 from runner.engine.scheduler import BUDGET, INTERRUPTED
 from runner.engine.spec import load_spec, parse_options, parse_spec
 from runner.store.results import load_run
@@ -41,15 +43,6 @@ Models that need no key: """ + "; ".join(f"{model}: {does}" for model, does in K
 
 The benchmarks' strategies (two-stage is the tool agent; react is a sole-planning strategy) and the models with a
 price: `tripbench list`."""
-LOG_WIDTH = 160
-"""Columns of the summary when stdout is a file or a pipe (rich would wrap at 80)."""
-
-
-def _console() -> Console:
-    console = Console()
-    return console if console.is_terminal else Console(width=LOG_WIDTH)
-
-
 SPEC_FILE = "spec.toml"
 """The spec a run made from flags keeps in its run directory (`tripbench run RUN_DIR/spec.toml` resumes it)."""
 FLAGS = "the command-line flags"
@@ -162,7 +155,7 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
     `tripbench run RUN_DIR/spec.toml` (or the same flags) resumes it. Flags for other models or strategies on the
     same split are refused until given a --run-dir of their own.
     """
-    console = _console()
+    console = output_console()
     lock_fd = None
     if spec is None:
         made = spec_from_flags(benchmark, models, strategies, split, {
@@ -175,6 +168,8 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
         except ConfigError as exc:  # about the flags, not the file they are to be written to
             raise ConfigError(FLAGS, exc.field, exc.expected, exc.got) from None
         _same_run(spec, made)
+        if not dry_run:
+            asyncio.run(preflight(prepared))  # keys, servers, tools: a start that fails writes no folder
         text = _toml(made)
         if dry_run:
             click.echo(f"# {spec} (a dry run writes nothing)\n{text}", err=True)
@@ -187,6 +182,8 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
                                "without a SPEC file; edit the spec")
     else:
         prepared = prepare(spec, max_cost=max_cost, limit=limit)
+        if not dry_run:
+            asyncio.run(preflight(prepared))
     for model in prepared.spec.models:  # without a cap an unknown model runs: a typo's provider errors cost time
         if model.prices is None and price_for(model.model) is None and (near := nearest_priced(model.model)):
             click.echo(f"note: the price table does not know {model.model}: did you mean {near}?", err=True)
@@ -243,4 +240,4 @@ def status_command(run_dir: Path, as_json: bool) -> None:
         if as_json:
             click.echo(orjson.dumps(summary_json(results), option=orjson.OPT_INDENT_2).decode())
         else:
-            render_summary(results, _console())
+            render_summary(results, output_console())
