@@ -71,6 +71,8 @@ def read_records(path: Path, task: str | None = None) -> dict[str, dict[str, Any
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MissingInput(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DataError(f"{path}: not a readable JSON file: {exc}") from None
     return records_from(data, path, task)

@@ -58,6 +58,8 @@ def read_queries(path: Path) -> list[Task]:
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MissingInput(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DataError(f"{path}: not a readable JSON file: {exc}") from None
     found: list[tuple[str, Any, dict[str, Any]]]

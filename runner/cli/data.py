@@ -72,6 +72,13 @@ def info_command(home: Path | None, as_json: bool) -> None:
         _echo(holds, "  ")
 
 
+def _word(value: object) -> str:
+    """A value as `data info` prints it: `none` for what is not there, `yes` / `no` for a flag."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "none" if value is None else str(value)
+
+
 def _echo(value: dict[str, object], indent: str) -> None:
     for key, item in value.items():
         if isinstance(item, dict):
@@ -80,4 +87,4 @@ def _echo(value: dict[str, object], indent: str) -> None:
         elif isinstance(item, list):
             click.echo(f"{indent}{key}: {', '.join(map(str, item)) or 'none'}")
         else:  # None: not there
-            click.echo(f"{indent}{key}: {'none' if item is None else item}")
+            click.echo(f"{indent}{key}: {_word(item)}")
