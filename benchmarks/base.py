@@ -297,6 +297,10 @@ class Responder:
     """(model name, prompt) -> the reply, or None when the prompt is not this benchmark's."""
     fallback: bool = False
     """Answers any prompt: asked after every other benchmark's."""
+    explain: Callable[[Sequence[Task], Sequence[str], Any], list[str | None]] | None = None
+    """(tasks, their strategies, the run's tools: `Benchmark.open_tools`) -> for each, why `offline:oracle` cannot
+    pass it, from the benchmark's data (a flight the table lacks, a budget below the cheapest plan), None where it
+    should pass: reports and the end of a run say it where the oracle fails (`reports.oracle`)."""
 
 
 P = TypeVar("P")

@@ -32,8 +32,8 @@ MODELS = {
                       "fails only where that data allows no passing answer (a flight missing from a partial flights "
                       "table, a budget no plan can meet), and the run and report say so",
     "offline:noisy": "the oracle with seeded, known mistakes (`?seed=1&rate=0.5`); on TravelPlanner they target the "
-                     "tool agent (two-stage: dead loops, max steps, token limit, an unparsable plan), sole-planning "
-                     "strategies meet only the unparsable plans",
+                     "tool agent (two-stage: dead loops, max steps, token limit, an unparsable plan): of the "
+                     "sole-planning strategies only direct meets one, its unparsable plans",
 }
 """The models that need no key and no network, and what each does (`tripbench list`, `tripbench run --help`)."""
 

@@ -18,6 +18,7 @@ from errors import UsageError
 from reports import plots
 from reports.collect import Group, RunData, benchmarks_of, collect_runs, load_benchmark
 from reports.compare import compare_tables
+from reports.oracle import ORACLE, oracle_table
 from reports.plots import Plot
 from reports.table import Column, Kind, Table
 from reports.usage import cost_table, status_table, usage_of
@@ -84,6 +85,8 @@ def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[s
             raise UsageError(f"{run.run_dir}: no `{mode}` evaluation is stored, only {', '.join(run.spec_modes)}: "
                              f"report those (--mode {run.spec_modes[0]}), or add \"{mode}\" to the spec's `evaluate` "
                              "and run it again (finished rollouts are not re-run)")
+    if (oracle := oracle_table(reported, with_run=with_run)) is not None:
+        sections.append(Section(f"Where {ORACLE} failed", [oracle]))
     if failures := _failures(reported, with_run=with_run):
         sections.append(failures)
     sections.append(_cost_section(groups, with_run=with_run))

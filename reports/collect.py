@@ -113,6 +113,8 @@ class RunData:
     """The benchmark options of the run's spec (`[options]`)."""
     benchmark: str = ""
     """The spec's `benchmark`: a registry name or a `module:attribute` path (what `get_benchmark` takes)."""
+    models: dict[str, str] = field(default_factory=dict)
+    """Each model's label -> its model string (`offline:oracle`, `openai:gpt-4o-mini`, ...)."""
 
     @property
     def finished(self) -> int:
@@ -169,7 +171,9 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunD
         planned = sum(n for strategies in results.sessions[-1].planned.values() for n in strategies.values())
         return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
                        tuple(spec.get("evaluate", ())), planned, dict(spec.get("options") or {}),
-                       str(spec.get("benchmark", "")))
+                       str(spec.get("benchmark", "")),
+                       {str(model.get("name") or model.get("model")): str(model.get("model"))
+                        for model in spec.get("models", [])})
 
 
 def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:

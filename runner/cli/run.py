@@ -205,6 +205,10 @@ def run_command(ctx: click.Context, spec: Path | None, models: tuple[str, ...], 
     with load_run(run_dir) as results:
         render_summary(results, console)
         missing = without_result(results)
+    from reports.oracle import oracle_note  # the report code, only once a run ends (`run --help` stays light)
+
+    if (oracle := oracle_note(run_dir)) is not None:  # its failures are the data's: say so (issue 31)
+        console.print(oracle, markup=False, highlight=False, soft_wrap=True)
     if report.rerun:  # a resume after an outage or a spend cap: say which stored rollouts were tried again
         counts = ", ".join(f"{status} {n}" for status, n in report.rerun.most_common())
         console.print(f"run again in this session: {report.rerun.total()} stored rollouts that had ended as {counts}")
