@@ -103,6 +103,11 @@ def explain(tasks: Sequence[Task], strategies: Sequence[str], sandbox: Sandbox) 
         elif floor > budget:
             reasons.append(f"the budget ({budget:,.0f}) is below what the cheapest allowed legs and rooms alone cost "
                            f"({floor:,.0f}): no plan keeping the other constraints meets it")
+        elif (plan := build_plan(sandbox, task.input)) and not (summary := plan["itinerary"]["summary"])[
+                "is_within_budget"]:
+            cost = float(summary["calculated_total_cost"])
+            reasons.append(f"the oracle's plan (legs, rooms, meals, visits) costs {cost:,.0f}, over the budget of "
+                           f"{budget:,.0f}, and so does its thrifty variant")
         else:
             reasons.append(None)
     return reasons
