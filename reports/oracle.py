@@ -33,8 +33,11 @@ class OracleMiss:
 
 
 def _failed(view: RolloutView) -> bool:
+    """The oracle answered (a strategy without LLM calls, such as a greedy baseline, never asked it) and the rollout
+    did not deliver or its answer failed a check."""
     verdicts = view.evaluation.verdicts if view.evaluation is not None else ()
-    return view.status != DELIVERED or any(verdict.passed is False for verdict in verdicts)
+    answered = view.stored.calls > 0
+    return answered and (view.status != DELIVERED or any(verdict.passed is False for verdict in verdicts))
 
 
 def oracle_misses(run: RunData) -> list[OracleMiss]:

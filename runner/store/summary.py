@@ -60,7 +60,8 @@ def failure_reason(rollout: StoredRollout) -> str | None:
     if rollout.status == DELIVERED:
         return None
     error = (rollout.error or rollout.error_type or "").strip().splitlines()
-    reason = f"{rollout.status}: {error[0]}" if error else rollout.status
+    said = error[0] if error else ""
+    reason = said if said.startswith(rollout.status) else f"{rollout.status}: {said}" if said else rollout.status
     return reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1] + "…"
 
 
