@@ -21,9 +21,12 @@ def head(path: Path) -> str:
 
 
 def first_record(path: Path) -> Any:
-    """The first non-blank line of `path` as JSON (a JSON-lines file's first record), None when it is not JSON."""
-    line = next((line for line in head(path).splitlines() if line.strip()), "")
-    try:
-        return json.loads(line)
-    except ValueError:
-        return None
+    """The first line of `path` that is a JSON object (a JSON-lines file's first readable record), None when none is."""
+    for line in head(path).splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            return record
+    return None

@@ -1,9 +1,9 @@
 """Where `offline:oracle` failed, and why: what the benchmark's data lacks there (issue 31).
 
-The oracle plans from the benchmark's own data, so a task it fails is one whose data allows no passing answer (the
-staged TravelPlanner flights table is a sample of the official one; some TravelEval budgets are below the cheapest
-plan). The benchmark's offline part says why per task (`benchmarks.base.Responder.explain`); the report lists each
-failure with it, and the end of a run counts them, so a user does not suspect the evaluator.
+The oracle plans from the benchmark's own data, so a task it fails is one whose data allows no passing answer (a
+staged flights table that is a sample of the official one, a budget below the cheapest plan). The benchmark's
+offline part says why per task (`benchmarks.base.Responder.explain`); the report lists each failure with it, and the
+end of a run counts them, so a user does not suspect the evaluator.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ def fetch_command(args: tuple[str, ...]) -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def import_command(benchmark: str | None, args: tuple[str, ...]) -> None:
     """Import a local folder of a benchmark's data into the data home: `data import [BENCHMARK] DIR [OPTIONS]`."""
-    if args and args[0] in available():  # `data import natural-plan DIR`, as `data fetch natural-plan`
+    if args and args[0] in available():  # `data import NAME DIR`, as `data fetch NAME`
         if benchmark not in (None, args[0]):
             raise click.UsageError(f"two benchmarks named: {args[0]} and --benchmark {benchmark}")
         benchmark, args = args[0], args[1:]

@@ -41,14 +41,14 @@ def run_benchmark_command(benchmark: str, name: str, args: list[str], prog_name:
 
 def answers_benchmark(args: Sequence[str]) -> str:
     """The benchmark whose answers a file among `args` holds (`Commands.holds_answers`; the first file some benchmark
-    recognises, an option's value such as a query file being another); the default benchmark when no existing file
-    is named (`--help`, a missing file: its command says what is wrong).
+    recognises, an option's value such as a query file being another); the default benchmark when no file is named
+    or one is empty (`--help`, a missing or empty file: its command says what is wrong).
 
     Raises:
         UserError: no benchmark recognises any of the files (exit 1), or several recognise one.
     """
     files = [Path(arg) for arg in args if not arg.startswith("-") and Path(arg).is_file()]
-    if not files:
+    if not files or any(_blank(path) for path in files):  # the default's command says what is wrong (an empty file)
         return DEFAULT
     scorers = {other: commands for other in available()
                if (commands := get_benchmark(other).commands) is not None and "evaluate" in commands.by_name()}
@@ -60,6 +60,11 @@ def answers_benchmark(args: Sequence[str]) -> str:
             raise UserError(f"{path}: answers of {' or '.join(matching)}? choose with --benchmark NAME")
     raise UserError(f"{files[0]}: no benchmark recognises these answers ({', '.join(scorers)} looked; each one's "
                     "`tripbench evaluate --benchmark NAME -h` says what it reads); --benchmark NAME scores it anyway")
+
+
+def _blank(path: Path) -> bool:
+    with open(path, "rb") as file:
+        return not file.read(1 << 16).strip()
 
 
 def dispatching(name: str, summary: str) -> click.Command:

@@ -50,7 +50,7 @@ def tool_command(action: str, reference: bool, as_json: bool, home: Path | None,
                             "model), not by the sandbox; try FlightSearch, AttractionSearch, AccommodationSearch, "
                             "RestaurantSearch, GoogleDistanceMatrix or CitySearch") from None
     if outcome.state != SUCCESSFUL:  # an unknown tool or bad arguments: a usage error (exit 2), as for TravelEval
-        raise UsageError(f"{action}: {outcome.observation}")
+        raise UsageError(_printable(f"{action}: {outcome.observation}"))
     if as_json:
         data = records(outcome.data) if isinstance(outcome.data, Frame) else outcome.data
         _echo(json.dumps(outcome.observation if data is None else data, ensure_ascii=False, indent=2))
@@ -59,5 +59,9 @@ def tool_command(action: str, reference: bool, as_json: bool, home: Path | None,
 
 
 def _echo(text: str) -> None:
+    click.echo(_printable(text))
+
+
+def _printable(text: str) -> str:
     # Arguments are echoed back in error texts; a lone surrogate cannot be written as UTF-8.
-    click.echo(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
