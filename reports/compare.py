@@ -22,7 +22,7 @@ GroupKey = tuple[str, str, str, str, int]
 class Comparison:
     tables: list[Table]
     warnings: list[str] = field(default_factory=list)
-    """Compared runs over other task sets than the base run's."""
+    """Compared runs with no (model, strategy, split) in common with the base run, or over other task sets."""
 
 
 def _key(group: Group) -> GroupKey:
