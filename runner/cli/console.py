@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from rich.console import Console
 
 LOG_WIDTH = 160
@@ -11,6 +9,6 @@ LOG_WIDTH = 160
 
 
 def output_console() -> Console:
-    """stdout's console: the terminal's width, or when it is not a terminal `$COLUMNS`, else `LOG_WIDTH`."""
+    """stdout's console: the terminal's width, or `LOG_WIDTH` columns when it is not a terminal."""
     console = Console()
-    return console if console.is_terminal or os.environ.get("COLUMNS") else Console(width=LOG_WIDTH)
+    return console if console.is_terminal else Console(width=LOG_WIDTH)
