@@ -85,6 +85,8 @@ def oracle_note(run_dir: Path) -> str | None:
     example; None when the run has no oracle or it failed nowhere."""
     with load_run(run_dir) as results:
         modes = [str(mode) for mode in results.spec.get("evaluate") or ()]
+        if not any(str(model.get("model", "")).startswith(ORACLE) for model in results.spec.get("models", [])):
+            return None  # a run without the oracle is not read again
     run = collect_run(run_dir, modes[0] if modes else "official")
     misses = oracle_misses(run)
     if not misses:
