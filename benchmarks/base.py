@@ -259,6 +259,11 @@ class Commands(Protocol):
         """What the data home holds for this benchmark, as JSON values; reads only, creates nothing."""
         ...
 
+    def holds_answers(self, path: Path) -> bool:
+        """Whether `path` is a file of answers this benchmark's `evaluate` scores (`tripbench evaluate FILE` without
+        --benchmark picks the benchmark by it); reads only its start (`benchmarks.answers_files`)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class ImportedPlan:
@@ -348,6 +353,10 @@ class Responder:
     """Answers any prompt: asked after every other benchmark's."""
     unrecognised: str | None = None
     """A fallback's reply to a prompt it does not recognise: the mock server refuses such a request instead."""
+    explain: Callable[[Sequence[Task], Sequence[str], Any], list[str | None]] | None = None
+    """(tasks, their strategies, the run's tools: `Benchmark.open_tools`) -> for each, why `offline:oracle` cannot
+    pass it, from the benchmark's data (a flight the table lacks, a budget below the cheapest plan), None where it
+    should pass: reports and the end of a run say it where the oracle fails (`reports.oracle`)."""
 
 
 P = TypeVar("P")

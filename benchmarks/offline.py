@@ -28,8 +28,12 @@ from providers.scripted_replies import MockRequest, NoReply, complete
 
 CHARS_PER_TOKEN = 4
 MODELS = {
-    "offline:oracle": "the reference answer to every benchmark prompt (all pass)",
-    "offline:noisy": "the oracle with seeded, known mistakes (`?seed=1&rate=0.5`)",
+    "offline:oracle": "the reference answer to every benchmark prompt, planned from the benchmark's own data: it "
+                      "fails only where that data allows no passing answer (a flight missing from a partial flights "
+                      "table, a budget no plan can meet), and the run and report say so",
+    "offline:noisy": "the oracle with seeded, known mistakes (`?seed=1&rate=0.5`); on TravelPlanner they target the "
+                     "tool agent (two-stage: dead loops, max steps, token limit, an unparsable plan): of the "
+                     "sole-planning strategies only direct meets one, its unparsable plans",
 }
 """The models that need no key and no network, and what each does (`tripbench list`, `tripbench run --help`)."""
 

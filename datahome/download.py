@@ -25,10 +25,12 @@ log = logging.getLogger(__name__)
 
 MAX_DOWNLOAD = 4 << 30
 """Bytes any download may bring (the largest, TravelPlanner's database archive, is a fraction of it)."""
+OFFLINE = "offline? `tripbench data import DIR` imports a local folder"
+"""What a failed download of benchmark data suggests."""
 
 
 def download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str, *,
-             max_bytes: int = MAX_DOWNLOAD, stop: threading.Event | None = None) -> None:
+             offline: str = OFFLINE, max_bytes: int = MAX_DOWNLOAD, stop: threading.Event | None = None) -> None:
     """Download `url` to `target` (in the staging folder) and check it; `what` names it in errors.
 
     Args:
@@ -36,6 +38,7 @@ def download(url: str, target: Path, timeout: float, check: Callable[[Path, str]
         max_bytes: More is refused as it arrives (a file the manifest says is 2 kB is never written to 3 GB).
         stop: Set by the caller (Ctrl-C in the thread that waits for several downloads): the download ends at its
             next read, as it would in the main thread.
+        offline: what to do instead when the server cannot be reached (a command that works as printed).
 
     Raises:
         DataError: the server could not be reached or answered an HTTP error, the connection closed early, or `check`
@@ -62,8 +65,7 @@ def download(url: str, target: Path, timeout: float, check: Callable[[Path, str]
     except (TimeoutError, urllib.error.URLError, ConnectionError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         raise DataError(
-            f"cannot download {what} from {url}: {reason} "
-            "(offline? `tripbench data import DIR` imports a local folder)"
+            f"cannot download {what} from {url}: {reason} ({offline})"
         ) from exc
     check(target, url)
 

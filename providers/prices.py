@@ -221,11 +221,17 @@ def _on_own_machines(model: str) -> bool:
 
 
 def nearest_priced(model: str) -> str | None:
-    """The price table's model string closest to an unknown `model` (a typo: `openai:gpt-4o-mni`), if one is close."""
-    prefix = model.split(":", 1)[0]
-    same_provider = [known for known in price_table().models if known.startswith(f"{prefix}:")]
-    close = difflib.get_close_matches(model, same_provider, n=1, cutoff=0.85)
-    return close[0] if close else None
+    """The price table's model string closest to an unknown `model` (a typo: `openai:gpt-4o-mni`), if one is close;
+    a name without its provider (`claude-sonet-4-5`) is compared with the table's names without theirs."""
+    candidates: dict[str, str] = {}  # what is compared -> the model string it stands for (the first listed wins)
+    if ":" in model:
+        prefix = model.split(":", 1)[0]
+        candidates = {known: known for known in price_table().models if known.startswith(f"{prefix}:")}
+    else:
+        for known in price_table().models:
+            candidates.setdefault(known.partition(":")[2], known)
+    close = difflib.get_close_matches(model, list(candidates), n=1, cutoff=0.85)
+    return candidates[close[0]] if close else None
 
 
 def cost_usd(usage: Usage, model: str, *, overrides: Mapping[str, Price] | None = None,

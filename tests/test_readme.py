@@ -32,6 +32,20 @@ def test_the_first_code_block_is_the_two_setup_commands() -> None:
     assert [line.split("&& ")[-1] for line in block] == [".venv/bin/tripbench demo", ".venv/bin/python -m pytest -q"]
 
 
+def test_the_demo_command_compiles_nothing_the_test_command_installs_the_local_model() -> None:
+    """The first command is the main job (no llama.cpp build); the second installs what the whole suite needs, and
+    `.ci/run` runs exactly that line."""
+    demo, tests = README.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = project["project"]["optional-dependencies"]
+    assert "pip install -q -e . &&" in demo
+    assert "'.[dev,local-model]'" in tests
+    assert any(package.startswith("llama-cpp-python") for package in extras["local-model"])
+    assert not any("llama" in package for package in project["project"]["dependencies"] + extras["dev"])
+    ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert "n==2" in ci and 'eval "$test_command"' in ci
+
+
 def test_the_example_spec_is_a_valid_spec() -> None:
     spec = README.split("```toml\n", 1)[1].split("```", 1)[0]
     assert RunSpec.model_validate(tomllib.loads(spec)).models[1].label == "llama"

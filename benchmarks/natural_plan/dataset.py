@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.base import Task
-from errors import DataError
+from errors import DataError, MissingInput
 
 FILE_STEMS: Mapping[str, str] = {"trip": "trip_planning", "meeting": "meeting_planning",
                                  "calendar": "calendar_scheduling"}
@@ -44,8 +44,8 @@ def find_file(data_dir: Path, task: str) -> Path:
     for name in (f"{stem}.json", f"{stem}_100.json"):
         if (data_dir / name).is_file():
             return data_dir / name
-    raise DataError(f"{data_dir}: no {stem}.json (run `tripbench data fetch natural-plan`, or `tripbench data import "
-                    "natural-plan DIR` for a folder holding the official files)")
+    raise MissingInput(f"{data_dir}: no {stem}.json (run `tripbench data fetch natural-plan`, or `tripbench data "
+                       "import DIR` for a folder holding the official files)")
 
 
 def task_of(example_id: str, record: Mapping[str, Any]) -> str | None:
@@ -71,6 +71,8 @@ def read_records(path: Path, task: str | None = None) -> dict[str, dict[str, Any
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MissingInput(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DataError(f"{path}: not a readable JSON file: {exc}") from None
     return records_from(data, path, task)

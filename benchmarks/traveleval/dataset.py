@@ -16,7 +16,7 @@ from typing import Any
 
 from benchmarks.base import Task
 from benchmarks.traveleval import paths
-from errors import DataError
+from errors import DataError, MissingInput
 
 TIERS = ("easy", "medium", "hard")
 ALL = "all"
@@ -47,8 +47,8 @@ def load_tasks(data_dir: Path, split: str) -> list[Task]:
     for name in FILES.get(split, (split,)):
         path = paths.queries_dir(data_dir) / f"{name}.json"
         if not path.is_file():
-            raise DataError(f"{path}: no such file (run `tripbench data fetch traveleval`, or `tripbench data import "
-                            "DIR` for a folder holding the official data/ and database/)")
+            raise MissingInput(f"{path}: no such file (run `tripbench data fetch traveleval`, or `tripbench data "
+                               "import DIR` for a folder holding the official data/ and database/)")
         tasks += read_queries(path)
     return tasks
 
@@ -62,6 +62,8 @@ def read_queries(path: Path) -> list[Task]:
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MissingInput(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DataError(f"{path}: not a readable JSON file: {exc}") from None
     found: list[tuple[str, Any, dict[str, Any]]]

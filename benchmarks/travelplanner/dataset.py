@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from errors import DataError
+from errors import DataError, MissingInput
 
 SPLIT_SIZES = {"train": 45, "validation": 180, "test": 1000}
 """Queries per official split (spec §1.2)."""
@@ -96,7 +96,9 @@ def find_split_file(data_dir: str | os.PathLike[str], split: str) -> Path:
         if candidate.is_file():
             return candidate
     tried = ", ".join(str(c) for c in candidates)
-    raise DataError(f"no query file for split {split!r} under {data_dir} (looked for {tried})")
+    raise MissingInput(f"no query file for split {split!r} under {data_dir} (looked for {tried}); run `tripbench data "
+                    "fetch` (the public splits and database), or `tripbench data import DIR` for a folder holding "
+                    "the official database/ and queries/")
 
 
 def load_queries(path: str | os.PathLike[str]) -> list[Query]:
@@ -113,7 +115,7 @@ def load_queries(path: str | os.PathLike[str]) -> list[Query]:
     if suffix not in SUFFIXES:
         raise DataError(f"{path}: unsupported query file type {suffix!r} (expected one of {', '.join(SUFFIXES)})")
     if not path.is_file():
-        raise DataError(f"{path}: query file not found")
+        raise MissingInput(f"{path}: query file not found")
     reader = {".jsonl": _jsonl_records, ".csv": _csv_records, ".parquet": _parquet_records}[suffix]
     try:
         return [query_from_record(record, f"{path}:{where}") for where, record in reader(path)]

@@ -18,7 +18,7 @@ from benchmarks.registry import OFFLINE, load_all
 from cache import CacheStore, Explanation, explain, key_fields, load_request
 from cache.store import DB_FILE, CacheDamaged
 from datahome import default_cache_dir
-from errors import UserError
+from errors import MissingInput, UsageError, UserError
 from providers.registry import resolve_model
 from runner.ladder.gateway import Target
 
@@ -38,7 +38,8 @@ def _open(cache_dir: Path | None) -> Iterator[CacheStore]:
     """The cache, as found: a damaged database is reported (with what to do), never moved or rebuilt here."""
     directory = cache_dir or default_cache_dir()
     if not (directory / DB_FILE).is_file():  # inspecting must not create a cache, in a run folder say
-        raise UserError(f"no cache at {directory} (no {DB_FILE}): nothing was cached there yet (or pass --cache-dir)")
+        raise MissingInput(f"no cache at {directory} (no {DB_FILE}): nothing was cached there yet (or pass "
+                           "--cache-dir)")
     try:
         with CacheStore(directory, repair=False) as store:
             yield store
@@ -50,14 +51,14 @@ def _open(cache_dir: Path | None) -> Iterator[CacheStore]:
 def _duration(text: str) -> float:
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*", text.lower())
     if not match:
-        raise UserError(f"--older-than: expected a duration such as 30d, 12h or 90m, got {text!r}")
+        raise UsageError(f"--older-than: expected a duration such as 30d, 12h or 90m, got {text!r}")
     return float(match[1]) * _UNITS[match[2]]
 
 
 def _size(text: str) -> int:
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?b?)\s*", text.lower())
     if not match:
-        raise UserError(f"--max-size: expected a size such as 500MB or 2GB, got {text!r}")
+        raise UsageError(f"--max-size: expected a size such as 500MB or 2GB, got {text!r}")
     return int(float(match[1]) * _SIZES[match[2] if match[2] in _SIZES else match[2] + "b"])
 
 

@@ -37,7 +37,11 @@ def fetch_command(args: tuple[str, ...]) -> None:
                                                   "recognises it).")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def import_command(benchmark: str | None, args: tuple[str, ...]) -> None:
-    """Import a local folder of a benchmark's data into the data home: `data import DIR [OPTIONS]`."""
+    """Import a local folder of a benchmark's data into the data home: `data import [BENCHMARK] DIR [OPTIONS]`."""
+    if args and args[0] in available():  # `data import NAME DIR`, as `data fetch NAME`
+        if benchmark not in (None, args[0]):
+            raise click.UsageError(f"two benchmarks named: {args[0]} and --benchmark {benchmark}")
+        benchmark, args = args[0], args[1:]
     folder = next((Path(arg) for arg in args if not arg.startswith("-") and Path(arg).is_dir()), None)
     if benchmark is None and folder is not None:
         matching = [name for name in available()
@@ -68,10 +72,19 @@ def info_command(home: Path | None, as_json: bool) -> None:
         _echo(holds, "  ")
 
 
+def _word(value: object) -> str:
+    """A value as `data info` prints it: `none` for what is not there, `yes` / `no` for a flag."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "none" if value is None else str(value)
+
+
 def _echo(value: dict[str, object], indent: str) -> None:
     for key, item in value.items():
         if isinstance(item, dict):
             click.echo(f"{indent}{key}:" + ("" if item else " none"))
             _echo(item, indent + "  ")
-        else:
-            click.echo(f"{indent}{key}: {item}")
+        elif isinstance(item, list):
+            click.echo(f"{indent}{key}: {', '.join(map(str, item)) or 'none'}")
+        else:  # None: not there
+            click.echo(f"{indent}{key}: {_word(item)}")

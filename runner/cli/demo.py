@@ -29,6 +29,7 @@ from benchmarks.registry import DEFAULT, available, get_benchmark
 from benchmarks.reporting import Table
 from reports import build_report, write_report
 from reports.terminal import terminal_table
+from runner.cli.console import output_console
 from runner.engine.execute import execute, prepare
 from runner.mock_server import MockConfig, RunningServer, serve
 
@@ -55,7 +56,7 @@ class DemoReport:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the generated worlds.")
 def demo_command(out: Path | None, seed: int) -> None:
     """Run the full pipeline on generated worlds with offline models: no download, no API key."""
-    console = Console()
+    console = output_console()
     out = out or Path(tempfile.mkdtemp(prefix="tripbench-demo-"))
     report = asyncio.run(run_demo(out, seed=seed, console=console))
     _render(report, console)

@@ -4,10 +4,13 @@ benchmark."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 import click
 
 from benchmarks.registry import DEFAULT, available, get_benchmark
-from errors import UserError
+from errors import UsageError, UserError
 
 
 def benchmark_command(benchmark: str, name: str) -> click.Command:
@@ -22,7 +25,7 @@ def benchmark_command(benchmark: str, name: str) -> click.Command:
         having = [other for other in available() if other != benchmark
                   and (candidate := get_benchmark(other).commands) is not None and name in candidate.by_name()]
         also = f" ({', '.join(having)} has one)" if having else ""
-        raise UserError(f"benchmark {benchmark} has no `{name}` command{also}")
+        raise UsageError(f"benchmark {benchmark} has no `{name}` command{also}")
     return commands[name]
 
 
@@ -36,14 +39,47 @@ def run_benchmark_command(benchmark: str, name: str, args: list[str], prog_name:
                    f"({', '.join(available())}; default {DEFAULT}).")
 
 
+def answers_benchmark(args: Sequence[str]) -> str:
+    """The benchmark whose answers a file among `args` holds (`Commands.holds_answers`; the first file some benchmark
+    recognises, an option's value such as a query file being another); the default benchmark when no file is named
+    or one is empty (`--help`, a missing or empty file: its command says what is wrong).
+
+    Raises:
+        UserError: no benchmark recognises any of the files (exit 1), or several recognise one.
+    """
+    files = [Path(arg) for arg in args if not arg.startswith("-") and Path(arg).is_file()]
+    if not files or any(_blank(path) for path in files):  # the default's command says what is wrong (an empty file)
+        return DEFAULT
+    scorers = {other: commands for other in available()
+               if (commands := get_benchmark(other).commands) is not None and "evaluate" in commands.by_name()}
+    for path in files:
+        matching = [other for other, commands in scorers.items() if commands.holds_answers(path)]
+        if len(matching) == 1:
+            return matching[0]
+        if matching:
+            raise UserError(f"{path}: answers of {' or '.join(matching)}? choose with --benchmark NAME")
+    raise UserError(f"{files[0]}: no benchmark recognises these answers ({', '.join(scorers)} looked; each one's "
+                    "`tripbench evaluate --benchmark NAME -h` says what it reads); --benchmark NAME scores it anyway")
+
+
+def _blank(path: Path) -> bool:
+    with open(path, "rb") as file:
+        return not file.read(1 << 16).strip()
+
+
 def dispatching(name: str, summary: str) -> click.Command:
-    """A command `name` that forwards its arguments to the chosen benchmark's command of that name."""
+    """A command `name` that forwards its arguments to the chosen benchmark's command of that name (`evaluate`
+    without --benchmark: the benchmark whose answers the file holds)."""
 
     @click.command(name, help=summary, add_help_option=False,
                    context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-    @click.option("--benchmark", default=DEFAULT, metavar="NAME", help="The benchmark whose command runs.")
+    @click.option("--benchmark", default=None, metavar="NAME",
+                  help=f"The benchmark whose command runs (default: {DEFAULT}"
+                       + ("; evaluate: the one whose answers FILE holds)." if name == "evaluate" else ")."))
     @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-    def command(benchmark: str, args: tuple[str, ...]) -> None:
+    def command(benchmark: str | None, args: tuple[str, ...]) -> None:
+        if benchmark is None:
+            benchmark = answers_benchmark(args) if name == "evaluate" else DEFAULT
         run_benchmark_command(benchmark, name, list(args), f"tripbench {name}")
 
     return command

@@ -43,12 +43,11 @@ class LazyGroup(click.Group):
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        # A stand-in carrying the summary is shortened to the column width exactly as the command's own help is.
+        # Each summary whole, wrapped onto more lines, never cut mid-phrase at the column width (click's default).
         listed = [(name, self.commands[name] if name in self.commands
                    else click.Command(name, help=self.lazy_commands[name].summary))
                   for name in self.list_commands(ctx)]
         rows = [(name, command) for name, command in listed if not command.hidden]
         if rows:
-            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
             with formatter.section("Commands"):
-                formatter.write_dl([(name, command.get_short_help_str(limit)) for name, command in rows])
+                formatter.write_dl([(name, command.get_short_help_str(limit=10_000)) for name, command in rows])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import click
 
 from benchmarks.offline import MODELS as KEYLESS
@@ -31,8 +33,9 @@ def list_command() -> None:
             click.echo(f"    {strategy.name:<{width}}  {getattr(strategy, 'description', '(no description)')}")
     click.echo("models that need no key (free; `tripbench mock-server --reply` serves them):")
     width = max(map(len, KEYLESS))
-    for model, does in KEYLESS.items():
-        click.echo(f"  {model:<{width}}  {does}")
+    for model, does in KEYLESS.items():  # wrapped under itself, within 80 columns
+        click.echo(textwrap.fill(does, 80, initial_indent=f"  {model:<{width}}  ",
+                                 subsequent_indent=" " * (width + 4), break_on_hyphens=False))
     table = price_table()
     providers = len({model.partition(":")[0] for model in table.models})
     click.echo(f"priced models: {len(table.models):,} of {providers} providers (`tripbench prices show TEXT`)")

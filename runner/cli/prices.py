@@ -45,6 +45,11 @@ def show_command(pattern: str) -> None:
         click.echo(f"  {model}: {online[0]:g} / {online[1]:g} / {online[2]:g}; {batch[0]:g} / {batch[2]:g}")
 
 
+OFFLINE = ("the table in use stays; offline? `tripbench prices update --url file:///PATH/TO/"
+           "model_prices_and_context_window.json` reads a saved copy of LiteLLM's list")
+"""What a failed download suggests (`--url` takes any URL urllib opens, a file:// one included)."""
+
+
 @prices_command.command("update")
 @click.option("--url", default=LITELLM_URL, show_default=True, help="Where LiteLLM's price list is.")
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds the download may take.")
@@ -63,7 +68,7 @@ def update_command(url: str, timeout: float, home: Path | None) -> None:
         table = _read_litellm(path, source)
 
     with tempfile.TemporaryDirectory() as folder:
-        download(url, Path(folder) / "litellm.json", timeout, convert, "the price list")
+        download(url, Path(folder) / "litellm.json", timeout, convert, "the price list", offline=OFFLINE)
     assert table is not None  # download returns only once its check passed
     home.mkdir(parents=True, exist_ok=True)
     write_table(table, price_table_path(home))

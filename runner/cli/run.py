@@ -22,9 +22,11 @@ from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import DEFAULT, get_benchmark
 from errors import ConfigError
 from providers.prices import nearest_priced, price_for
+from runner.cli.console import output_console
 from runner.engine.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine.execute import FAILED, Prepared, RunReport, default_run_dir, execute, prepare
 from runner.engine.gc_tuning import tune_for_a_run
+from runner.engine.preflight import preflight
 from runner.engine.scheduler import BUDGET, INTERRUPTED
 from runner.engine.shard import Shard, parse_shard
 from runner.engine.spec import RunSpec, load_spec, parse_options, parse_spec
@@ -47,15 +49,6 @@ Models that need no key: """ + "; ".join(f"{model}: {does}" for model, does in K
 
 The benchmarks' strategies (two-stage is the tool agent; react is a sole-planning strategy) and the models with a
 price: `tripbench list`."""
-LOG_WIDTH = 160
-"""Columns of the summary when stdout is a file or a pipe (rich would wrap at 80)."""
-
-
-def _console() -> Console:
-    console = Console()
-    return console if console.is_terminal else Console(width=LOG_WIDTH)
-
-
 SPEC_FILE = "spec.toml"
 """The spec a run made from flags keeps in its run directory (`tripbench run RUN_DIR/spec.toml` resumes it)."""
 FLAGS = "the command-line flags"
@@ -264,7 +257,7 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     `tripbench run RUN_DIR/spec.toml` (or the same flags) resumes it. Flags for other models or strategies on the
     same split are refused until given a --run-dir of their own.
     """
-    console = _console()
+    console = output_console()
     lock_fd = None
     if spec is None:
         made = flags.spec(overrides)
@@ -276,6 +269,8 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
             raise ConfigError(FLAGS, exc.field, exc.expected, exc.got) from None
         session.require_team(prepared.spec, FLAGS)
         _same_run(spec, made)
+        if not session.dry_run:
+            asyncio.run(preflight(prepared))  # keys, servers, tools: a start that fails writes no folder
         text = _toml(made)
         if session.dry_run:
             click.echo(f"# {spec} (a dry run writes nothing)\n{text}", err=True)
@@ -289,6 +284,8 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     else:
         prepared = prepare(spec, overrides=overrides.given(), shard=session.shard)
         session.require_team(prepared.spec, str(spec))
+        if not session.dry_run:
+            asyncio.run(preflight(prepared))
     if session.ray_address is not None and prepared.batched:
         raise click.UsageError("--ray-address: batch models wait for their batches in one process; run "
                                f"{', '.join(sorted(prepared.batched))} without Ray, or set batch = false")
@@ -328,6 +325,10 @@ def _finish(ctx: click.Context, report: RunReport, run_dir: Path, resume: str, c
     with load_run(run_dir) as results:
         render_summary(results, console)
         missing = without_result(results)
+    from reports.oracle import oracle_note  # the report code, only once a run ends (`run --help` stays light)
+
+    if (oracle := oracle_note(run_dir)) is not None:  # its failures are the data's: say so (issue 31)
+        console.print(oracle, markup=False, highlight=False, soft_wrap=True)
     if report.rerun:  # a resume after an outage or a spend cap: say which stored rollouts were tried again
         counts = ", ".join(f"{status} {n}" for status, n in report.rerun.most_common())
         console.print(f"run again in this session: {report.rerun.total()} stored rollouts that had ended as {counts}")
@@ -363,4 +364,4 @@ def status_command(run_dir: Path, as_json: bool) -> None:
         if as_json:
             click.echo(orjson.dumps(summary_json(results), option=orjson.OPT_INDENT_2).decode())
         else:
-            render_summary(results, _console())
+            render_summary(results, output_console())

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from benchmarks.base import Evaluation, RolloutResult, Task, Verdict
-from errors import UserError
+from errors import MissingInput, UserError
 from providers.interface import Usage
 from runner.ladder.calls import CallRecord as CallRecord  # re-exported: a stored call, as reports read it
 from runner.store.migrations import migrate
@@ -239,7 +239,7 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunResults:
     if not path.is_file():
         if (shards := find_shards(run_dir)) is not None:
             return _load_shards(run_dir, shards)
-        raise UserError(f"{run_dir}: no {RESULTS_FILE} here: not a tripbench run directory")
+        raise MissingInput(f"{run_dir}: no {RESULTS_FILE} here: not a tripbench run directory")
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
     try:
         tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('session', 'rollout')").fetchone()[0]

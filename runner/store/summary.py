@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -13,7 +14,7 @@ from rich.table import Table
 
 from benchmarks.base import CRASHED, DELIVERED
 from runner.outcomes import runs_again
-from runner.store.results import RunResults, SessionInfo
+from runner.store.results import RunResults, SessionInfo, StoredRollout
 
 WIDE = 130
 """Console columns below which the summary is a few lines per (model, strategy) instead of a table (which wraps)."""
@@ -45,6 +46,33 @@ def without_result(results: RunResults) -> Counter[str]:
     replay-mode misses, errors of an unavailable provider) and strategy crashes. A permanent provider error (a bad
     request, a refusal) is the rollout's result, like a delivered plan. A completed run holding any exits non-zero."""
     return Counter(r.status for r in results.rollouts if r.status == CRASHED or runs_again(r.status, r.error_type))
+
+
+TOP_REASONS = 3
+"""Failure reasons shown per model by the summary, `status` and the report."""
+REASON_CHARS = 200
+"""A reason longer than this (a provider's whole error page) is cut here."""
+
+
+def failure_reason(rollout: StoredRollout) -> str | None:
+    """Why a rollout did not deliver, in one line: its status and the first line of its error (a provider's message,
+    the agent's own words), None when it delivered."""
+    if rollout.status == DELIVERED:
+        return None
+    error = (rollout.error or rollout.error_type or "").strip().splitlines()
+    said = error[0] if error else ""
+    reason = said if said.startswith(rollout.status) else f"{rollout.status}: {said}" if said else rollout.status
+    return reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1] + "…"
+
+
+def failure_reasons(rollouts: Iterable[StoredRollout], top: int = TOP_REASONS) -> dict[str, list[tuple[str, int]]]:
+    """Per model label, its `top` most frequent failure reasons with their counts, most frequent first; models
+    whose rollouts all delivered are left out."""
+    counts: dict[str, Counter[str]] = {}
+    for rollout in rollouts:
+        if (reason := failure_reason(rollout)) is not None:
+            counts.setdefault(rollout.key.model, Counter())[reason] += 1
+    return {model: reasons.most_common(top) for model, reasons in counts.items()}
 
 
 def summarize(results: RunResults) -> list[GroupSummary]:
@@ -137,6 +165,11 @@ def render_summary(results: RunResults, console: Console) -> None:
     if missing := without_result(results):
         counts = ", ".join(f"{status} {n}" for status, n in missing.most_common())
         console.print(f"{missing.total()} rollouts have no result of their own: {counts}")
+    if reasons := failure_reasons(results.rollouts):
+        console.print("most frequent failure reasons, per model (rollouts):")
+        for model, top in reasons.items():
+            for reason, count in top:
+                console.print(f"  {model}: {count} × {reason}", highlight=False, markup=False, soft_wrap=True)
     if untrusted := results.untrusted_calls():
         console.print(f"{untrusted} calls had no trustworthy usage (missing, malformed or impossible): charged at "
                       "their worst case")
@@ -183,6 +216,8 @@ def summary_json(results: RunResults) -> dict[str, Any]:
         "max_cost": results.spec.get("max_cost"),
         "without_result": dict(without_result(results)),
         "untrusted_usage_calls": results.untrusted_calls(),
+        "failure_reasons": {model: [{"reason": reason, "count": count} for reason, count in top]
+                            for model, top in failure_reasons(results.rollouts).items()},
         "batches": [{"id": b.provider_id, "model": b.model, "state": b.state, "requests": b.requests}
                     for b in results.batches()],
         "groups": [{"model": g.model, "strategy": g.strategy, "planned": g.planned, "done": g.done,

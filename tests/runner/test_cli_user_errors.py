@@ -11,7 +11,8 @@ import pytest
 from tests.runner.engine.engine_support import run_cli
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
-"""The README's exit codes: 1 failed (a path that cannot be used, a damaged file), 2 a usage or spec error."""
+"""The README's exit codes: 1 failed (a path that cannot be made or written, a damaged file), 2 a usage or spec error
+or an input that is not there."""
 
 SPEC = """benchmark = "natural-plan"
 {source}
@@ -64,9 +65,9 @@ def test_bad_paths_name_the_path(world: Path) -> None:
         (("run", str(world / "file")), EXIT_USAGE, str(world / "file")),
         (("run", spec(world, "cache", top='cache_dir = "/proc/tripbench-cache"'), "--quiet"), EXIT_FAILED,
          "/proc/tripbench-cache"),
-        (("run", spec(world, "queries", source='queries = "missing.json"')), EXIT_FAILED,
+        (("run", spec(world, "queries", source='queries = "missing.json"')), EXIT_USAGE,
          str(world / "missing.json")),
-        (("run", spec(world, "data", top='[options]\ndata_dir = "elsewhere"')), EXIT_FAILED,
+        (("run", spec(world, "data", top='[options]\ndata_dir = "elsewhere"')), EXIT_USAGE,
          str(world / "elsewhere")),  # relative to the spec's folder, printed resolved
         (("report", run, "--out", "/proc/tripbench-report"), EXIT_FAILED, "/proc/tripbench-report"),
         (("report", run, "--out", "/sys/tripbench-report"), EXIT_FAILED, "/sys/tripbench-report"),  # unwritable
@@ -74,9 +75,9 @@ def test_bad_paths_name_the_path(world: Path) -> None:
         (("report", run, "--out", under_file), EXIT_FAILED, under_file),
         (("report", run, "--out", str(world / "taken")), EXIT_USAGE, str(world / "taken"), "not a report"),
         (("report", under_file), EXIT_USAGE, under_file),
-        (("status", "/proc/tripbench-run"), EXIT_FAILED, "/proc/tripbench-run"),
+        (("status", "/proc/tripbench-run"), EXIT_USAGE, "/proc/tripbench-run"),  # an input that is not there
         (("status", str(world / "file")), EXIT_USAGE, str(world / "file")),
-        (("cache", "stats", "--cache-dir", "/proc/tripbench-cache"), EXIT_FAILED, "/proc/tripbench-cache"),
+        (("cache", "stats", "--cache-dir", "/proc/tripbench-cache"), EXIT_USAGE, "/proc/tripbench-cache"),
         (("cache", "verify", "--cache-dir", str(world / "file")), EXIT_USAGE, str(world / "file")),
         (("data", "import", str(home / "natural_plan"), "--home", "/proc/tripbench-home"), EXIT_FAILED,
          "/proc/tripbench-home"),
@@ -85,7 +86,7 @@ def test_bad_paths_name_the_path(world: Path) -> None:
         (("check-submission", under_file), EXIT_USAGE, under_file),
         (("mock-server", "--config", "/proc/mock.toml"), EXIT_USAGE, "/proc/mock.toml"),
         (("demo", "--out", under_file), EXIT_FAILED, under_file),
-        (("tool", "--index", "/proc/index.sqlite", "FlightSearch[A, B, 2022-03-01]"), EXIT_FAILED,
+        (("tool", "--index", "/proc/index.sqlite", "FlightSearch[A, B, 2022-03-01]"), EXIT_USAGE,
          "/proc/index.sqlite"),
     ]
     for args, code, *named in cases:

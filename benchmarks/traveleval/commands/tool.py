@@ -15,7 +15,7 @@ from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from benchmarks.traveleval.tools import TOOLS_TEXT, run_tool
 from datahome import home_option
-from errors import UsageError, UserError
+from errors import UsageError
 from providers.interface import ChatModel, ChatRequest, ChatResponse
 
 
@@ -43,14 +43,14 @@ def tool_command(action: str, home: Path | None, data_dir: Path | None, strategy
     try:
         call = prompts.parse_action(f"Action: {action}")
     except prompts.ActionError as exc:
-        raise UserError(f"{exc}\nThe tools:\n{TOOLS_TEXT}") from None
+        raise UsageError(f"{exc}\nThe tools:\n{TOOLS_TEXT}") from None
     if call.name == prompts.FINISH:
-        raise UserError("`finish` ends a rollout with its plan; score plans with `tripbench evaluate --benchmark "
+        raise UsageError("`finish` ends a rollout with its plan; score plans with `tripbench evaluate --benchmark "
                         "traveleval`")
     with Sandbox.open(ensure_index(folder)) as sandbox:
         result = run_tool(sandbox, call.name, call.arguments)
-    if result.error is not None:
-        raise UserError(result.observation)
+    if result.error is not None:  # an unknown tool or bad arguments: a usage error (exit 2), as for TravelPlanner
+        raise UsageError(result.observation)
     # Arguments are echoed back in observations; a lone surrogate cannot be written as UTF-8.
     click.echo(result.observation.encode("utf-8", "backslashreplace").decode("utf-8"))
 

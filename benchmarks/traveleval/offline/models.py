@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from benchmarks.base import Responder
+from benchmarks.base import Responder, Task
 from benchmarks.offline import oracle_or_noisy
 from benchmarks.traveleval import prompts
 from benchmarks.traveleval.offline.known import query_for, query_key
 from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
-from benchmarks.traveleval.offline.plan_builder import build_plan
+from benchmarks.traveleval.offline.plan_builder import build_plan, cost_floor
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 
@@ -113,6 +113,29 @@ def _rounds(plan: Mapping[str, Any]) -> str:
             f"Observation: {len(itinerary['daily_plans'])} days, {cost:.0f} in all.")
 
 
+def explain(tasks: Sequence[Task], strategies: Sequence[str], sandbox: Sandbox) -> list[str | None]:
+    """Why the oracle's plan cannot pass each task (whatever the strategy: every one plans from the sandbox): a
+    budget below what the cheapest allowed legs and rooms alone cost (`plan_builder.cost_floor`), or no allowed leg
+    or hotel at all."""
+    reasons: list[str | None] = []
+    for task in tasks:
+        floor = cost_floor(sandbox, task.input)
+        budget = float(task.input["budget"])
+        if floor is None:
+            reasons.append("the sandbox has no allowed intercity leg or hotel for this trip")
+        elif floor > budget:
+            reasons.append(f"the budget ({budget:,.0f}) is below what the cheapest allowed legs and rooms alone cost "
+                           f"({floor:,.0f}): no plan keeping the other constraints meets it")
+        elif (plan := build_plan(sandbox, task.input)) and not (summary := plan["itinerary"]["summary"])[
+                "is_within_budget"]:
+            cost = float(summary["calculated_total_cost"])
+            reasons.append(f"the oracle's plan (legs, rooms, meals, visits) costs {cost:,.0f}, over the budget of "
+                           f"{budget:,.0f}, and so does its thrifty variant")
+        else:
+            reasons.append(None)
+    return reasons
+
+
 validate = oracle_or_noisy(NoisyConfig.parse)
-RESPONDER = Responder(validate, reply_for)
+RESPONDER = Responder(validate, reply_for, explain=explain)
 """TravelEval's answers."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from benchmarks.traveleval import paths
 from benchmarks.traveleval.sandbox.cities import CITY_DIRS
-from errors import DataError
+from errors import DataError, MissingInput
 
 SCHEMA_VERSION = "1"
 """Stored in the index; `ensure_index` rebuilds an index of another version."""
@@ -148,7 +148,7 @@ def ensure_index(data_dir: Path) -> Path:
     """
     index, database = paths.index_path(data_dir), paths.database_dir(data_dir)
     if not database.is_dir():
-        raise DataError(f"{database}: no TravelEval database (run `tripbench data fetch traveleval`, or `tripbench "
+        raise MissingInput(f"{database}: no TravelEval database (run `tripbench data fetch traveleval`, or `tripbench "
                         "data import DIR` for a folder holding the official data/ and database/)")
     newest = max(path.stat().st_mtime for path in source_files(database))
     if not index.is_file() or index.stat().st_mtime < newest or _version(index) != SCHEMA_VERSION:

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from benchmarks.traveleval.sandbox import cities
 from benchmarks.traveleval.sandbox.build import SCHEMA_VERSION
-from errors import DataError
+from errors import DataError, MissingInput
 from sandbox_index.connections import ThreadConnections
 
 ROOM_TYPES: Mapping[str, str] = {"单人房": "single_room", "大床房": "king_room", "双人房": "double_bed",
@@ -160,6 +160,9 @@ _TRAIN = ("from_city, to_city, train_id, train_type, from_station, to_station, b
 _FLIGHT = "flight_id, from_airport, to_airport, begin_time, end_time, duration, cost"
 
 T = TypeVar("T")
+REBUILD = ("`tripbench data import DIR` (a folder holding the official data/ and database/) or `tripbench data "
+           "fetch traveleval` rebuilds it")
+"""The commands that (re)build an index, as printed in its errors (a test runs them)."""
 
 
 def _hotel(row: tuple[Any, ...]) -> Hotel:
@@ -199,11 +202,11 @@ class Sandbox:
             meta = dict(self._conn().execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.Error as exc:
             self.close()
-            raise DataError(f"{path}: not a TravelEval sandbox index ({exc}); `tripbench data import` builds it")
+            raise DataError(f"{path}: not a TravelEval sandbox index ({exc}); {REBUILD}")
         if meta.get("schema_version") != SCHEMA_VERSION:
             self.close()
             raise DataError(f"{path}: index schema {meta.get('schema_version')!r}, expected {SCHEMA_VERSION!r}: "
-                            "rebuild it (`tripbench data import`)")
+                            f"{REBUILD}")
         self._categories = {kind: tuple(values) for kind, values in json.loads(meta["categories"]).items()}
         self._counts: dict[str, int] = json.loads(meta["counts"])
         self._cities = tuple(row[0] for row in self._rows("SELECT DISTINCT city FROM attractions ORDER BY city"))
@@ -216,7 +219,7 @@ class Sandbox:
             DataError: no file there, or not an index of this version.
         """
         if not Path(path).is_file():
-            raise DataError(f"{path}: no TravelEval sandbox index (`tripbench data import` builds it)")
+            raise MissingInput(f"{path}: no TravelEval sandbox index; {REBUILD}")
         return cls(Path(path))
 
     def _conn(self) -> sqlite3.Connection:

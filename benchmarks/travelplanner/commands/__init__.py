@@ -3,11 +3,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
+from benchmarks.answers_files import first_record
 from benchmarks.travelplanner.commands.data import data_info, holds_data
 
-__all__ = ["by_name", "data_info", "holds_data"]
+__all__ = ["by_name", "data_info", "holds_answers", "holds_data"]
+
+
+def holds_answers(path: Path) -> bool:
+    """A submission file: `{"idx", "query", "plan"}` per line."""
+    record = first_record(path)
+    return isinstance(record, dict) and "plan" in record and ("idx" in record or "query" in record)
 
 
 def by_name() -> dict[str, click.Command]:

@@ -10,9 +10,9 @@ import click
 from benchmarks.travelplanner.agents.planner_tool import format_step
 from benchmarks.travelplanner.reference import entry_for_action
 from benchmarks.travelplanner.render import records
-from benchmarks.travelplanner.tools import execute_action, parse_action
+from benchmarks.travelplanner.tools import SUCCESSFUL, execute_action, parse_action
 from datahome import default_home, home_option
-from errors import UserError
+from errors import UsageError, UserError
 from sandbox_index import Frame, open_sandbox, travelplanner_index_path
 
 
@@ -49,6 +49,8 @@ def tool_command(action: str, reference: bool, as_json: bool, home: Path | None,
             raise UserError(f"{action_type} is handled by the agent inside a rollout (its notebook, its planner "
                             "model), not by the sandbox; try FlightSearch, AttractionSearch, AccommodationSearch, "
                             "RestaurantSearch, GoogleDistanceMatrix or CitySearch") from None
+    if outcome.state != SUCCESSFUL:  # an unknown tool or bad arguments: a usage error (exit 2), as for TravelEval
+        raise UsageError(_printable(f"{action}: {outcome.observation}"))
     if as_json:
         data = records(outcome.data) if isinstance(outcome.data, Frame) else outcome.data
         _echo(json.dumps(outcome.observation if data is None else data, ensure_ascii=False, indent=2))
@@ -57,5 +59,9 @@ def tool_command(action: str, reference: bool, as_json: bool, home: Path | None,
 
 
 def _echo(text: str) -> None:
+    click.echo(_printable(text))
+
+
+def _printable(text: str) -> str:
     # Arguments are echoed back in error texts; a lone surrogate cannot be written as UTF-8.
-    click.echo(text.encode("utf-8", "backslashreplace").decode("utf-8"))
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -219,10 +219,12 @@ def plan_problems(plan: Any, days: int | None) -> list[str]:
         return []
     if not isinstance(plan, list):
         return [f"plan must be a list of day objects, got {type(plan).__name__}"]
+    problems = []
     if days is None:
         days = next((i for i, day in enumerate(plan)
                      if not isinstance(day, dict) or not day or day.get("current_city") == NOT_FILLED), len(plan))
-    problems = []
+    elif len(plan) < days:
+        problems.append(f"the plan has {len(plan)} day(s), the query asks for {days}")
     for i, day in enumerate(plan[:days], start=1):
         if not isinstance(day, dict):
             problems.append(f"day {i}: expected an object, got {type(day).__name__}")

@@ -27,10 +27,11 @@ The model itself (`benchmarks.offline.OfflineModel`) is shared with the other be
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
-from benchmarks.base import Responder
+from benchmarks.base import Responder, Task
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.offline.oracle import (
     MAX_STEPS,
@@ -44,6 +45,7 @@ from benchmarks.travelplanner.offline.oracle import (
 from benchmarks.travelplanner.prompts import EXTRACTION_PREFIX, PLANNER_INSTRUCTION
 from benchmarks.travelplanner.query_facts import read_query
 from errors import UserError
+from sandbox_index import Sandbox
 
 FAULT_KINDS = ("invalid_action", "argument_error", "same_action", "max_steps", "planner_token_limit",
                "unparsable_plan")
@@ -175,5 +177,12 @@ def _validate(model: str) -> None:
     reply_for(model, "")
 
 
-RESPONDER = Responder(_validate, reply_for, fallback=True, unrecognised=NO_ANSWER)
+def _explain(tasks: Sequence[Task], strategies: Sequence[str], sandbox: Sandbox) -> list[str | None]:
+    from benchmarks.travelplanner.offline.limits import explain  # the tools' code, only when a report asks
+
+    return explain(tasks, strategies, sandbox)
+
+
+RESPONDER = Responder(_validate, reply_for, fallback=True, unrecognised=NO_ANSWER,
+                      explain=_explain)
 """TravelPlanner's answers; the fallback, since the oracle answers any prompt as an agent would."""

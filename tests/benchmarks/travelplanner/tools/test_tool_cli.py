@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchmarks.travelplanner.tools import execute_action, parse_action
-from errors import DataError, UserError
+from errors import DataError, UsageError, UserError
 from runner.cli.main import cli
 
 
@@ -27,13 +27,22 @@ def tool(index: Path, *args: str, **env: str):
     "RestaurantSearch[Rockford]",
     "CitySearch[Illinois]",
     "GoogleDistanceMatrix[Kansas City, Pensacola, self-driving]",
-    "FlightSearch[Rockford, Gotham, 2022-03-16]",
-    "Fly[there]",
 ])
 def test_prints_the_agents_observation(sandbox, travelplanner_index: Path, action: str) -> None:
     done = tool(travelplanner_index, action)
     assert done.exit_code == 0, done.output
     assert done.output == execute_action(sandbox, *parse_action(action)).observation + "\n"
+
+
+@pytest.mark.parametrize("action", ["FlightSearch[Rockford, Gotham, 2022-03-16]", "Fly[there]",
+                                    "FlightSearch[Rockford]"])
+def test_a_call_the_tools_refuse_is_a_usage_error_saying_what_the_agent_sees(sandbox, travelplanner_index: Path,
+                                                                             action: str) -> None:
+    """An unknown tool or bad arguments: exit 2 as for TravelEval's tools (README exit codes), the agent's
+    observation in the message."""
+    done = tool(travelplanner_index, action)
+    assert isinstance(done.exception, UsageError), done.output
+    assert str(done.exception) == f"{action}: " + execute_action(sandbox, *parse_action(action)).observation
 
 
 def test_action_is_normalised_as_the_agent_does(travelplanner_index: Path) -> None:
@@ -63,8 +72,6 @@ def test_json_prints_the_rows(travelplanner_index: Path, travelplanner_data: Pat
         official = json.loads(handle.readline())
     assert rows == official["Flight from St. Petersburg to Rockford on 2022-03-16"]
     assert json.loads(tool(travelplanner_index, "--json", "CitySearch[Illinois]").output)[-1] == "Peoria"
-    message = json.loads(tool(travelplanner_index, "--json", "FlightSearch[Rockford]").output)
-    assert message == "Illegal Flight Search. Please try again."
 
 
 def test_home_option_finds_the_index(travelplanner_index: Path) -> None:
@@ -75,8 +82,8 @@ def test_home_option_finds_the_index(travelplanner_index: Path) -> None:
 
 def test_odd_arguments_are_echoed_not_crashed_on(travelplanner_index: Path) -> None:
     done = tool(travelplanner_index, "AttractionSearch[Rock\ud800ford]")
-    assert done.exit_code == 0
-    assert done.output.startswith("Rock\\ud800ford is not valid city in [")
+    assert isinstance(done.exception, UsageError)  # a refused call (README exit codes: 2), printable as UTF-8
+    assert str(done.exception).startswith("AttractionSearch[Rock\\ud800ford]: Rock\\ud800ford is not valid city in [")
 
 
 @pytest.mark.parametrize("args, error, text", [
@@ -96,5 +103,5 @@ def test_missing_index_is_a_one_line_hint(tmp_path: Path) -> None:
          "CitySearch[Ohio]"],
         capture_output=True, text=True, timeout=60,
     )
-    assert done.returncode == 1
+    assert done.returncode == 2  # an input that is not there (README exit codes)
     assert done.stderr.count("\n") == 1 and "tripbench data import" in done.stderr

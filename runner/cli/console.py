@@ -1,0 +1,14 @@
+"""The console a command prints its tables and summaries on."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+LOG_WIDTH = 160
+"""Columns when stdout is a file or a pipe (nohup, tee, a CI log), where rich would cut or wrap at 80."""
+
+
+def output_console() -> Console:
+    """stdout's console: the terminal's width, or `LOG_WIDTH` columns when it is not a terminal."""
+    console = Console()
+    return console if console.is_terminal else Console(width=LOG_WIDTH)
