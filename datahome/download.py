@@ -11,6 +11,7 @@ import http.client
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import urllib.error
@@ -76,17 +77,28 @@ def staging(folder: Path) -> Iterator[Path]:
     removed here once their process is gone, and said.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    for left in folder.glob(".staging-*-*"):
-        pid = left.name.split("-")[1]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(left, ignore_errors=True)
-            log.warning("removed %s, left by a fetch or import that was killed", left)
+    for left, size in stale_staging(folder):
+        shutil.rmtree(left, ignore_errors=True)
+        log.warning("removed %s (%s bytes), left by a fetch or import that was killed", left, f"{size:,}")
     with tempfile.TemporaryDirectory(dir=folder, prefix=f".staging-{os.getpid()}-",
                                      ignore_cleanup_errors=True) as path:
         yield Path(path)
 
 
+def stale_staging(folder: Path) -> list[tuple[Path, int]]:
+    """The staging folders in `folder` whose process is gone, with the bytes each holds (`data info` lists them)."""
+    found = []
+    for left in sorted(folder.glob(".staging-*-*")) if folder.is_dir() else []:
+        pid = left.name.split("-")[1]
+        if left.is_dir() and pid.isdigit() and not _alive(int(pid)):
+            found.append((left, sum(path.stat().st_size for path in left.rglob("*")
+                                    if path.is_file() and not path.is_symlink())))
+    return found
+
+
 def _alive(pid: int) -> bool:
+    if sys.platform == "win32":  # os.kill(pid, 0) would end that process there: a folder is never taken for stale
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
