@@ -14,6 +14,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -26,15 +27,19 @@ log = logging.getLogger(__name__)
 
 MAX_DOWNLOAD = 4 << 30
 """Bytes any download may bring (the largest, TravelPlanner's database archive, is a fraction of it)."""
+DEADLINE = 1800.0
+"""Seconds any download may take in all (`timeout` bounds each read: a server sending a byte now and then would
+otherwise hold a fetch for ever)."""
 
 
 def download(url: str, target: Path, timeout: float, check: Callable[[Path, str], None], what: str, *,
-             max_bytes: int = MAX_DOWNLOAD, stop: threading.Event | None = None) -> None:
+             max_bytes: int = MAX_DOWNLOAD, stop: threading.Event | None = None, deadline: float = DEADLINE) -> None:
     """Download `url` to `target` (in the staging folder) and check it; `what` names it in errors.
 
     Args:
         check: called with the file and `url` once it arrived whole; raises `DataError` when it is not what was asked.
         max_bytes: More is refused as it arrives (a file the manifest says is 2 kB is never written to 3 GB).
+        deadline: Seconds the whole download may take (one more read's `timeout` at most).
         stop: Set by the caller (Ctrl-C in the thread that waits for several downloads): the download ends at its
             next read, as it would in the main thread.
 
@@ -42,12 +47,16 @@ def download(url: str, target: Path, timeout: float, check: Callable[[Path, str]
         DataError: the server could not be reached or answered an HTTP error, the connection closed early, or `check`
             refused the file.
     """
+    ends = time.monotonic() + deadline
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as out:
             written = 0
             while chunk := response.read1(1 << 20):
                 if stop is not None and stop.is_set():
                     raise DataError(f"{what}: download stopped")
+                if time.monotonic() > ends:
+                    raise DataError(f"cannot download {what} from {url}: not complete after the {deadline:g} s "
+                                    "allowed (a server that slow; try again or another mirror)")
                 written += out.write(chunk)
                 if written > max_bytes:
                     raise DataError(f"cannot download {what} from {url}: more than {max_bytes:,} bytes, more than it "
