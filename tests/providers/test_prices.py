@@ -111,7 +111,8 @@ def _cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
                                                                             "PATH": "/usr/bin:/bin"})
 
 
-def test_prices_update_refreshes_the_table_and_a_bad_download_keeps_it(file_server, tmp_path: Path) -> None:
+def test_prices_update_refreshes_the_table_and_a_bad_download_keeps_it(file_server: tuple[str, Path],
+                                                                     tmp_path: Path) -> None:
     url, served = file_server
     cheaper = {**LITELLM_SAMPLE, "gpt-4o": {**LITELLM_SAMPLE["gpt-4o"], "input_cost_per_token": 2e-06}}
     (served / "prices.json").write_text(json.dumps(cheaper))

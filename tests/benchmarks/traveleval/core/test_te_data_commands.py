@@ -209,7 +209,7 @@ def test_evaluate_beside_a_running_import_never_finds_the_data_home_half_replace
         return run_cli("data", "import", str(source), "--home", str(home))
     with ThreadPoolExecutor(1) as pool:
         imports = pool.submit(lambda: [fresh_import() for _ in range(IMPORTS)])
-        scored = []
+        scored: list[subprocess.CompletedProcess[str]] = []
         while not imports.done() or not scored:
             scored.append(run_cli("evaluate", str(submission), "--benchmark", "traveleval", "--json", "--home",
                                   str(home)))
