@@ -1,7 +1,7 @@
 """Where tripbench keeps what it downloads, imports and caches: the data home, the places in it, and the downloader
 that fills it. It imports nothing of ours but `errors`, so every layer may use it."""
 
-from datahome.download import download, staging
+from datahome.download import download, staging, stale_staging
 from datahome.home import HOME_ENV, default_cache_dir, default_home, home_option, in_home, price_table_path
 from datahome.install import copy_file, copy_tree, swap_in
 
@@ -15,6 +15,7 @@ __all__ = [
     "home_option",
     "in_home",
     "price_table_path",
+    "stale_staging",
     "staging",
     "swap_in",
 ]

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from benchmarks.registry import DEFAULT, available, get_benchmark
-from datahome import default_home, home_option
+from datahome import default_home, home_option, stale_staging
 from errors import UserError
 from runner.cli.dispatch import run_benchmark_command
 
@@ -63,13 +63,20 @@ def info_command(home: Path | None, as_json: bool) -> None:
     home = home or default_home()
     benchmarks = {name: dict(found.data_info(home)) for name in available()
                   if (found := get_benchmark(name).commands) is not None}
+    # what a killed fetch or import left (the next one of that folder removes it)
+    folders = [home, *sorted(path for path in home.iterdir() if path.is_dir() and not path.name.startswith("."))] \
+        if home.is_dir() else []
+    stale = {str(path): size for folder in folders for path, size in stale_staging(folder)}
     if as_json:
-        click.echo(json.dumps({"home": str(home), "benchmarks": benchmarks}, ensure_ascii=False))
+        click.echo(json.dumps({"home": str(home), "benchmarks": benchmarks, "stale_staging": stale},
+                              ensure_ascii=False))
         return
     click.echo(f"data home: {home}")
     for name, holds in benchmarks.items():
         click.echo(f"{name}:")
         _echo(holds, "  ")
+    for path, size in stale.items():
+        click.echo(f"left by a killed fetch or import: {path} ({size:,} bytes; the next one there removes it)")
 
 
 def _word(value: object) -> str:

@@ -19,6 +19,9 @@ from providers.prices import (
     write_table,
 )
 
+MAX_PRICE_LIST_BYTES = 64 << 20
+"""The most the downloaded price list may hold (LiteLLM's is about 1 MB): it is read whole."""
+
 
 @click.group("prices")
 def prices_command() -> None:
@@ -68,7 +71,8 @@ def update_command(url: str, timeout: float, home: Path | None) -> None:
         table = _read_litellm(path, source)
 
     with tempfile.TemporaryDirectory() as folder:
-        download(url, Path(folder) / "litellm.json", timeout, convert, "the price list", offline=OFFLINE)
+        download(url, Path(folder) / "litellm.json", timeout, convert, "the price list", offline=OFFLINE,
+                 max_bytes=MAX_PRICE_LIST_BYTES)
     assert table is not None  # download returns only once its check passed
     home.mkdir(parents=True, exist_ok=True)
     write_table(table, price_table_path(home))

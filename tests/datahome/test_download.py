@@ -2,12 +2,54 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from datahome import download, staging
 from errors import DataError
+
+
+class Dripping(BaseHTTPRequestHandler):
+    """A 1,000-byte body, a byte every 0.2 s (200 s in all; no read ever waits long)."""
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        self.send_response(200)
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        try:
+            for _ in range(1000):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.2)
+        except OSError:
+            pass
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def dripping() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Dripping)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/file"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_dripping_download_ends_at_its_deadline(dripping: str, tmp_path: Path) -> None:
+    started = time.monotonic()
+    with pytest.raises(DataError, match="not complete after the 1 s allowed"):
+        download(dripping, tmp_path / "got", 30, lambda path, url: None, "the file", deadline=1)
+    assert time.monotonic() - started < 5  # the per-read timeout alone (30 s) would have let it run 200 s
 
 
 def test_a_download_arrives_whole_and_is_checked(file_server: tuple[str, Path], tmp_path: Path) -> None:

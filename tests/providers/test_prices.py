@@ -111,7 +111,8 @@ def _cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
                                                                             "PATH": "/usr/bin:/bin"})
 
 
-def test_prices_update_refreshes_the_table_and_a_bad_download_keeps_it(file_server, tmp_path: Path) -> None:
+def test_prices_update_refreshes_the_table_and_a_bad_download_keeps_it(file_server: tuple[str, Path],
+                                                                     tmp_path: Path) -> None:
     url, served = file_server
     cheaper = {**LITELLM_SAMPLE, "gpt-4o": {**LITELLM_SAMPLE["gpt-4o"], "input_cost_per_token": 2e-06}}
     (served / "prices.json").write_text(json.dumps(cheaper))
@@ -137,3 +138,13 @@ def test_prices_validate_like_run_spec_fields() -> None:
         Price(input=-1, output=1)
     with pytest.raises(ValidationError):
         Price.model_validate({"input": 1, "output": 1, "ouput_cached": 1})
+
+
+def test_prices_update_refuses_a_price_list_too_large(file_server: tuple[str, Path], tmp_path: Path) -> None:
+    url, served = file_server
+    with open(served / "huge.json", "wb") as huge:
+        huge.truncate(65 << 20)  # a sparse 65 MiB file: the price list is read whole, so more is refused
+    failed = _cli("prices", "update", "--url", f"{url}/huge.json", home=tmp_path / "home")
+    assert failed.returncode == 1 and "Traceback" not in failed.stderr
+    assert "more than 67,108,864 bytes" in failed.stderr
+    assert not (tmp_path / "home" / "prices.json").exists()

@@ -24,7 +24,9 @@ line, a cut body, nested or non-JSON text) is a failed call, and a distance is t
 of metres between 0 and `MAX_KM` (a negative, boolean or absurd one is refused, never cached: cached answers are
 checked the same way when read). Each failed call is counted (`failures`), so a result can say how many of its
 distances could not be had (a key at its QPS limit gives other numbers than a quiet one, officially too); after
-`BREAKER_FAILURES` failures in a row this client makes no more calls (said once).
+`BREAKER_FAILURES` failures in a row this client makes no more calls (said once). A failed call is asked again
+up to `ATTEMPTS` times in all, `RETRY_WAIT` s then twice that apart, before the distance counts as failed: a key at
+its QPS limit or a server's passing 429 or 500 then gives the numbers a quiet one gives.
 """
 
 from __future__ import annotations
@@ -58,6 +60,16 @@ BREAKER_FAILURES = 10
 DISTANCE_SETTINGS = ("amap", "offline")
 AMAP_URL = "https://restapi.amap.com"
 KEY_ENV = "AMAP_API_KEY"
+URL_ENV = "AMAP_API_URL"
+"""Another base URL for the Gaode web API (a proxy or a mirror); default `AMAP_URL`."""
+INTERVAL_ENV = "AMAP_INTERVAL"
+"""Seconds between two calls (default 0.4, the official sleep; a key with a higher QPS quota may ask faster)."""
+ATTEMPTS = 3
+RETRY_WAIT = 1.0
+_PASSING_REFUSALS = frozenset({"10004", "10014", "10015", "10016", "10019", "10020", "10021"})
+"""Gaode refusals worth asking again at once: too frequent, server busy, gateway timeout, QPS limits (a bad key or a
+spent daily quota are not)."""
+_REFUSED = object()
 DETOUR_FACTOR = 1.3
 """Road km per straight-line km in the offline estimate."""
 EARTH_RADIUS_KM = 6371.0
@@ -158,8 +170,10 @@ class AmapDistances:
     name = "amap"
 
     def __init__(self, key: str | None, folder: Path, *, caches: OfficialCaches | None = None,
-                 base_url: str = AMAP_URL, interval: float = 0.4, timeout: float = 10.0) -> None:
+                 base_url: str = AMAP_URL, interval: float = 0.4, timeout: float = 10.0,
+                 retry_wait: float = RETRY_WAIT) -> None:
         self._key = key
+        self.retry_wait = retry_wait
         self.caches = caches or OfficialCaches(folder)
         self.base_url = base_url.rstrip("/")
         self.interval = interval
@@ -214,9 +228,17 @@ class AmapDistances:
             return json.loads(row[0])
         if not self._key:
             return None
-        answer = self._ask(path, params, routes)
+        for attempt in range(ATTEMPTS):
+            if attempt:
+                time.sleep(self.retry_wait * 2 ** (attempt - 1))
+            answer = self._ask(path, params, routes)
+            refused = answer is _REFUSED
+            answer = None if refused else answer
+            with self._lock:
+                self._in_a_row = 0 if answer is not None else self._in_a_row + 1
+            if answer is not None or refused or self._in_a_row >= BREAKER_FAILURES:
+                break
         with self._lock:
-            self._in_a_row = 0 if answer is not None else self._in_a_row + 1
             self.failures += answer is None
         if answer is not None:
             with self._lock, self._db() as db:
@@ -244,8 +266,9 @@ class AmapDistances:
                 if response.length:  # the connection closed before the length it announced
                     raise http.client.IncompleteRead(body, response.length)
             data = json.loads(body)
-            if data.get("status") != "1":
-                return self._failed(f"refused ({str(data.get('info'))[:80]})")  # a bad key, a quota: never cached
+            if data.get("status") != "1":  # never cached; asked again at once only when it passes (QPS, busy)
+                self._failed(f"refused ({str(data.get('info'))[:80]})")
+                return None if str(data.get("infocode")) in _PASSING_REFUSALS else _REFUSED
             found = data.get("route", {}).get(routes) or []
             if not found:
                 return False
@@ -295,4 +318,12 @@ def open_distances(setting: str | None, folder: Path) -> Distances:
         raise UserError(f"unknown distance setting {setting!r} (expected one of {', '.join(DISTANCE_SETTINGS)})")
     if not key:
         raise UserError(f"--distance amap needs a Gaode web-service key in ${KEY_ENV}")
-    return AmapDistances(key, amap_cache_dir(folder), caches=caches)
+    interval = os.environ.get(INTERVAL_ENV) or "0.4"
+    try:
+        seconds = float(interval)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds <= 60:
+        raise UserError(f"${INTERVAL_ENV} = {interval!r}: expected seconds between Gaode calls, from 0 to 60")
+    return AmapDistances(key, amap_cache_dir(folder), caches=caches, base_url=os.environ.get(URL_ENV) or AMAP_URL,
+                         interval=seconds)

@@ -209,7 +209,7 @@ def test_evaluate_beside_a_running_import_never_finds_the_data_home_half_replace
         return run_cli("data", "import", str(source), "--home", str(home))
     with ThreadPoolExecutor(1) as pool:
         imports = pool.submit(lambda: [fresh_import() for _ in range(IMPORTS)])
-        scored = []
+        scored: list[subprocess.CompletedProcess[str]] = []
         while not imports.done() or not scored:
             scored.append(run_cli("evaluate", str(submission), "--benchmark", "traveleval", "--json", "--home",
                                   str(home)))
@@ -245,9 +245,14 @@ def test_a_staging_folder_a_killed_import_left_is_removed_by_the_next(traveleval
     left = paths.data_dir(home) / f".staging-{_dead_pid()}-x1y2"
     (left / "database").mkdir(parents=True)
     (left / "database" / "big.csv").write_bytes(b"0" * 1000)
+    info = run_cli("data", "info", "--json", "--home", str(home))  # said before it goes
+    assert json.loads(info.stdout)["stale_staging"] == {str(left): 1000}
+    assert f"left by a killed fetch or import: {left} (1,000 bytes" in run_cli("data", "info", "--home",
+                                                                               str(home)).stdout
     done = run_cli("data", "import", str(traveleval_data), "--home", str(home))
     assert done.returncode == 0, done.stderr
-    assert not left.exists() and f"removed {left}" in done.stderr
+    assert not left.exists() and f"removed {left} (1,000 bytes)" in done.stderr
+    assert json.loads(run_cli("data", "info", "--json", "--home", str(home)).stdout)["stale_staging"] == {}
 
 
 def _dead_pid() -> int:

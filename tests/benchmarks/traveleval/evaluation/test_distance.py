@@ -71,7 +71,7 @@ def amap() -> Iterator[str]:
 
 
 def client(url: str, folder: Path, key: str | None = KEY) -> AmapDistances:
-    return AmapDistances(key, folder, base_url=url, interval=0)
+    return AmapDistances(key, folder, base_url=url, interval=0, retry_wait=0)
 
 
 def test_a_live_answer_is_asked_as_the_official_code_asks_and_kept_on_disk(amap: str, tmp_path: Path) -> None:
@@ -196,7 +196,7 @@ def test_a_hostile_answer_is_a_counted_failure_never_a_distance_nor_cached(tmp_p
     thread.start()
     try:
         distances = AmapDistances(KEY, tmp_path, base_url=f"http://127.0.0.1:{server.server_address[1]}", interval=0,
-                                  timeout=0.5)
+                                  timeout=0.5, retry_wait=0)
         started = time.monotonic()
         assert distances.gaode_km(HERE, THERE) is None
         assert time.monotonic() - started < 3.0  # a dripping answer has a deadline, not a per-read timeout
@@ -210,7 +210,8 @@ def test_a_hostile_answer_is_a_counted_failure_never_a_distance_nor_cached(tmp_p
 
 
 def test_after_ten_failures_in_a_row_no_more_calls_are_made(tmp_path: Path) -> None:
-    distances = AmapDistances(KEY, tmp_path, base_url="http://127.0.0.1:9", interval=0, timeout=0.5)
+    distances = AmapDistances(KEY, tmp_path, base_url="http://127.0.0.1:9", interval=0, timeout=0.5,
+                               retry_wait=0)
     for step in range(15):
         assert distances.gaode_km(HERE, (THERE[0] + step, THERE[1])) is None
     assert (distances.live_calls, distances.failures) == (10, 15)
