@@ -193,3 +193,15 @@ def test_import_pairs_the_react_and_reflexion_file_and_reads_failed_answers(data
     assert found == {(first["query_uid"], "react", 0, "delivered"), (first["query_uid"], "reflexion", 0, "delivered"),
                      (second["query_uid"], "react", 0, "delivered"),
                      (second["query_uid"], "reflexion", 0, "parse_failure")}
+
+
+def test_evaluate_recognises_an_official_array_without_benchmark(both_formats: tuple[Path, Path], data_dir: Path,
+                                                                  tmp_path: Path) -> None:
+    official, lines = both_formats
+    renamed = tmp_path / "mine.json"  # not the official name: recognised by its content
+    renamed.write_bytes(official.read_bytes())
+    expected = [r["metrics"] for r in _evaluate(lines, data_dir)]
+    for path in (official, renamed):
+        done = run_cli("evaluate", str(path), "--json", "--data-dir", str(data_dir), "--distance", "offline")
+        assert done.returncode == 0, done.stderr
+        assert [json.loads(line)["metrics"] for line in done.stdout.splitlines()] == expected
