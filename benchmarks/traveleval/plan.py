@@ -210,10 +210,12 @@ def parse_plan_official(text: str) -> FinalTravelPlan:
         raise PlanError(f"not JSON, even with single quotes made double ({exc})") from None
     except RecursionError:
         raise PlanError("not JSON (nested too deeply)") from None
+    except ValueError as exc:  # a number past the interpreter's 4,300 digits: no crash, no plan
+        raise PlanError(f"not JSON ({str(exc).split(';')[0]})") from None
     if not isinstance(found, dict):
         raise PlanError(f"the JSON is {type(found).__name__}, not an object")
     try:
-        return FinalTravelPlan.model_validate(found)
+        return FinalTravelPlan.model_validate(storable(found))
     except ValidationError as exc:
         raise PlanError(_describe(exc)) from None
 

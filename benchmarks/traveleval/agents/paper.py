@@ -17,6 +17,7 @@ Every call sends the official sampling for the model's family unless the options
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +64,8 @@ class PaperStrategy:
         response = await self._ask(model, Message("system", prompts.paper_system(self.kind, stations)),
                                    Message("user", prompts.paper_user(query, self.kind)))
         steps: list[dict[str, Any]] = [{"call": self.kind}]
-        first = conclude(response.text, steps, task.id, response.finish_reason, self.parsing)
+        # off the event loop: reading a plan out of a long hostile answer takes up to half a second (`plan.py`)
+        first = await asyncio.to_thread(conclude, response.text, steps, task.id, response.finish_reason, self.parsing)
         if not self.critique:
             return first
         if first.status != DELIVERED:
@@ -72,7 +74,7 @@ class PaperStrategy:
         steps[0]["answer"] = response.text
         steps.append({"call": "critique"})
         response = await self._ask(model, Message("user", prompts.critique_prompt(first.plan)))
-        return conclude(response.text, steps, task.id, response.finish_reason, self.parsing)
+        return await asyncio.to_thread(conclude, response.text, steps, task.id, response.finish_reason, self.parsing)
 
     async def _ask(self, model: ChatModel, *messages: Message) -> ChatResponse:
         temperature, max_tokens = (official_sampling(getattr(model, "name", "")) if self.sampling == "official"

@@ -18,6 +18,7 @@ follows only a failed attempt. These agents send the provider's sampling default
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -102,7 +103,9 @@ async def react_attempt(model: ChatModel, sandbox: Sandbox, task: Task, limits: 
             entry.update(thought=action.thought, action=action.name, arguments=action.arguments)
             if action.name == prompts.FINISH:
                 scratchpad += prompts.format_step(n, reply, None)
-                return Attempt(conclude(action.answer, steps, task.id, response.finish_reason, parsing), scratchpad)
+                concluded = await asyncio.to_thread(conclude, action.answer, steps, task.id, response.finish_reason,
+                                                    parsing)  # off the loop, as `paper.py` reads its plans
+                return Attempt(concluded, scratchpad)
             call = action.name + json.dumps(action.arguments, sort_keys=True, ensure_ascii=False)
             repeats = repeats + 1 if call == last_call else 1
             last_call = call
