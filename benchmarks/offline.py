@@ -1,29 +1,34 @@
 """Offline, deterministic models every benchmark answers: `offline:oracle` and `offline:noisy[?OPTIONS]`.
 
-No network and no key: a benchmark's `offline` part (a `base.Responder`) recognises its own prompts and answers them
-as its oracle would (or with the mistakes `noisy` injects). The registry serves `offline:` model strings through
-`providers.registry.resolve_model` and asks the offline parts of the benchmarks it loaded (a run's; every benchmark in
-a process that loaded none, like `tripbench mock-server`), in load order; a `fallback` part (one that answers any
-prompt) is asked last.
+No network and no key: a benchmark's `offline` part (`base.OfflineAnswers`) builds a `base.Responder` from the tasks it
+is to answer, which recognises their prompts and answers them as its oracle would (or with the mistakes `noisy`
+injects). `OfflineModels` is one set of such answers, an ordinary value: a run builds its own from its benchmark and
+tasks where it is prepared (`offline_models`) and resolves its `offline:` model strings through it; a mock server in
+a process of its own asks every benchmark's, over what the data home holds (`data_home_models`). A `fallback`
+responder (one that answers any prompt) is asked last.
 
 Both models apply stop sequences and `max_tokens` exactly as the mock server does (one shared function), so a
-direct call and a call through the mock server and the openai SDK return the same text. `mock_reply` is the mock
-server's reply function (`reply = "benchmarks.offline:mock_reply"`): the SDK's model name (`oracle`,
-`noisy?seed=1`) selects the model.
+direct call and a call through the mock server and the openai SDK return the same text. `mock_reply` is the reply
+function of a mock server of its own (`reply = "benchmarks.offline:mock_reply"`): the SDK's model name (`oracle`,
+`noisy?seed=1`) selects the model; `OfflineModels.mock_reply` is the same for a server given the models of a run.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from time import perf_counter
 from urllib.parse import parse_qsl
 
-from benchmarks.base import Responder
-from benchmarks.registry import OFFLINE, load_all, loaded_benchmarks
+from pydantic import BaseModel
+
+from benchmarks.base import Benchmark, Responder, Task
+from benchmarks.registry import available, get_benchmark
 from benchmarks.reporting import RolloutView, RunView
 from errors import UsageError, UserError
 from providers.interface import ChatRequest, ChatResponse, Usage
+from providers.prices import OFFLINE
 from providers.scripted_replies import MockRequest, complete
 
 CHARS_PER_TOKEN = 4
@@ -34,46 +39,84 @@ MODELS = {
 """The models that need no key and no network, and what each does (`tripbench list`, `tripbench run --help`)."""
 
 
-def _ordered() -> list[Responder]:
-    """The offline parts of the loaded benchmarks, in load order, fallbacks last (each imported at its first use)."""
-    found = [part for benchmark in loaded_benchmarks() if (part := benchmark.offline) is not None]
-    return sorted(found, key=lambda responder: responder.fallback)
+def is_offline(model: str) -> bool:
+    """Whether a model string names an offline model (`offline:NAME`)."""
+    return model.startswith(f"{OFFLINE}:")
 
 
-def reply_for(model: str, prompt: str) -> str:
-    """The reply of offline model `model` (`oracle`, `noisy`, `noisy?seed=1`) to a prompt.
+class OfflineModels:
+    """The offline models answering a given set of prompts: those the responders recognise, asked in order, fallbacks
+    last."""
 
-    Raises:
-        UserError: no benchmark's offline model takes this name, or none recognises the prompt.
-    """
-    for responder in _ordered():
-        if (reply := responder.reply(model, prompt)) is not None:
-            return reply
-    raise UserError(f"offline:{model}: no benchmark's offline model recognises this prompt")
+    def __init__(self, responders: Sequence[Responder] = ()) -> None:
+        self._responders = sorted(responders, key=lambda responder: responder.fallback)
+
+    def include(self, other: OfflineModels) -> None:
+        """Answers `other`'s prompts too (a demo's mock server, as each run is prepared)."""
+        self._responders = sorted([*self._responders, *other._responders], key=lambda responder: responder.fallback)
+
+    def reply_for(self, model: str, prompt: str) -> str:
+        """The reply of offline model `model` (`oracle`, `noisy`, `noisy?seed=1`) to a prompt.
+
+        Raises:
+            UserError: no responder takes this name, or none recognises the prompt.
+        """
+        for responder in self._responders:
+            if (reply := responder.reply(model, prompt)) is not None:
+                return reply
+        raise UserError(f"offline:{model}: no benchmark's offline model recognises this prompt")
+
+    def validate(self, model: str) -> None:
+        """Raises `UsageError` unless some responder takes the offline model name `model`."""
+        problems: list[str] = []
+        for responder in self._responders:
+            try:
+                responder.validate(model)
+                return
+            except UserError as exc:
+                problems.append(str(exc))
+        raise UsageError("; ".join(problems) or f"offline:{model}: no offline models here (a benchmark's `offline` "
+                         "part gives them)")
+
+    def resolve(self, model: str) -> OfflineModel:
+        """The `ChatModel` of an `offline:NAME` model string, its name checked now (`UsageError`)."""
+        return OfflineModel(model.removeprefix(f"{OFFLINE}:"), self)
+
+    def mock_reply(self, request: MockRequest) -> str:
+        """A mock server's reply function: the offline model named by the request's model field."""
+        return self.reply_as(request.model.removeprefix(f"{OFFLINE}:"), request)
+
+    def reply_as(self, model: str, request: MockRequest) -> str:
+        """A mock server's answer to `request` as offline model `model`, whatever model the request names."""
+        return self.reply_for(model, next((m.content for m in reversed(request.messages) if m.role == "user"), ""))
 
 
-def validate(model: str) -> None:
-    """Raises `UsageError` unless some loaded benchmark's offline part takes the offline model name `model`."""
-    problems: list[str] = []
-    for responder in _ordered():
-        try:
-            responder.validate(model)
-            return
-        except UserError as exc:
-            problems.append(str(exc))
-    loaded = ", ".join(benchmark.name for benchmark in loaded_benchmarks()) or "none"
-    raise UsageError("; ".join(problems) or f"offline:{model}: no offline models here (benchmarks loaded: {loaded}; "
-                     "a benchmark's `offline` part gives them)")
+def offline_models(benchmark: Benchmark, tasks: Sequence[Task], options: BaseModel | None) -> OfflineModels:
+    """The offline models of a run: its benchmark's answers to the prompts of its tasks (none without an `offline`
+    part)."""
+    part = benchmark.offline
+    return OfflineModels([part.responder(tasks, options)] if part is not None else [])
+
+
+@functools.cache
+def data_home_models() -> OfflineModels:
+    """Every built-in and installed benchmark's offline models with no run behind them (a mock server of its own,
+    `tripbench cache explain`): each answers what it can find in the data home."""
+    models = OfflineModels()
+    for name in available():
+        models.include(offline_models(get_benchmark(name), (), None))
+    return models
 
 
 class OfflineModel:
-    """A `ChatModel` answering from `reply_for`; no network, deterministic."""
+    """A `ChatModel` answering from an `OfflineModels`; no network, deterministic."""
 
-    def __init__(self, name: str) -> None:
-        validate(name)  # the name and its options are checked now, not at the first call
+    def __init__(self, name: str, models: OfflineModels) -> None:
+        models.validate(name)  # the name and its options are checked now, not at the first call
         self.name = name
         self.provider = OFFLINE
         self.model = name
+        self._models = models
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         started = perf_counter()
@@ -83,34 +126,27 @@ class OfflineModel:
         # offline models bill nothing, so an estimate will do: exact counting of every ~10k-token ReAct prompt
         # would be most of a demo's CPU time
         estimate = sum(len(m.content) for m in messages) // CHARS_PER_TOKEN
-        done = complete(mock, reply_for(self.name, prompt), estimate)
+        done = complete(mock, self._models.reply_for(self.name, prompt), estimate)
         return ChatResponse(text=done.text, finish_reason=done.finish,
                             usage=Usage(input_tokens=done.input_tokens, output_tokens=done.output_tokens),
                             latency_s=perf_counter() - started)
 
 
 def mock_reply(request: MockRequest) -> str:
-    """The mock server's reply function: the offline model named by the request's model field, with every built-in
-    and installed benchmark's responder loaded."""
-    return _reply_as(request.model.removeprefix(f"{OFFLINE}:"), request)
+    """The reply function of a mock server of its own: the offline model named by the request's model field, as every
+    built-in and installed benchmark answers with no run behind it (`data_home_models`)."""
+    return data_home_models().mock_reply(request)
 
 
 def oracle_reply(request: MockRequest) -> str:
     """The mock server's reply function of `tripbench mock-server --reply oracle`: `offline:oracle`'s answer, whatever
     model the request names."""
-    return _reply_as("oracle", request)
+    return data_home_models().reply_as("oracle", request)
 
 
 def noisy_reply(request: MockRequest) -> str:
     """`tripbench mock-server --reply noisy`: `offline:noisy`'s answer, whatever model the request names."""
-    return _reply_as("noisy", request)
-
-
-def _reply_as(model: str, request: MockRequest) -> str:
-    if not loaded_benchmarks():  # a mock server in a process of its own
-        load_all()
-    prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-    return reply_for(model, prompt)
+    return data_home_models().reply_as("noisy", request)
 
 
 def oracle_or_noisy(parse_noisy: Callable[[str], object]) -> Callable[[str], None]:

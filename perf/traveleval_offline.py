@@ -11,7 +11,7 @@ no better), and off target (another mistake's metric shows a problem the oracle'
 
     python perf/traveleval_offline.py                 # the 1,000 queries of `all`
     python perf/traveleval_offline.py --mode corrected
-    python perf/traveleval_offline.py --size 40       # CI smoke
+    python perf/traveleval_offline.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from statistics import fmean
 from typing import Any
+
+from _smoke import parse_args
 
 from benchmarks.traveleval import dataset
 from benchmarks.traveleval.evaluation import MODES, evaluate_plan
@@ -54,7 +56,7 @@ def main() -> None:
     parser.add_argument("--split", default="all")
     parser.add_argument("--size", type=int, default=None, help="only the first N queries")
     parser.add_argument("--mode", choices=MODES, default="official", help="evaluator mode")
-    args = parser.parse_args()
+    args = parse_args(parser, size=30)
     tasks = dataset.load_tasks(DATA, args.split)[: args.size]
     with tempfile.TemporaryDirectory() as folder:
         index = Path(folder) / "traveleval.sqlite"

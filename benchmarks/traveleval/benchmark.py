@@ -21,8 +21,8 @@ from benchmarks.base import (
     Commands,
     Demo,
     Evaluation,
+    OfflineAnswers,
     Part,
-    Responder,
     RolloutResult,
     Strategy,
     Task,
@@ -34,7 +34,6 @@ from benchmarks.traveleval.agents.direct import COT, DIRECT
 from benchmarks.traveleval.agents.react import ReactLimits, react, reflexion
 from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, evaluate_plan, make_distances
-from benchmarks.traveleval.offline import known
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
@@ -84,7 +83,7 @@ class TravelEvalBenchmark(Benchmark):
     report = Part[ReportSections]("benchmarks.traveleval.report")
     """The paper's views: six dimensions by model and strategy, tier, progressive step; radar charts; budget
     satisfaction and cost composition."""
-    offline = Part[Responder]("benchmarks.traveleval.offline.models:RESPONDER")
+    offline = Part[OfflineAnswers]("benchmarks.traveleval.offline.models")
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """The tasks of a split (`easy`, `medium`, `hard`, `all`, `progressive`) or of an official query file.
@@ -92,10 +91,9 @@ class TravelEvalBenchmark(Benchmark):
         Raises:
             DataError: unknown split, missing or malformed query file.
         """
-        data_dir = _data_dir(_options(options))
-        tasks = dataset.read_queries(split) if isinstance(split, Path) else dataset.load_tasks(data_dir, split)
-        known.remember(tasks, data_dir)  # the offline models answer their prompts
-        return tasks
+        if isinstance(split, Path):
+            return dataset.read_queries(split)
+        return dataset.load_tasks(_data_dir(_options(options)), split)
 
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:
         """`direct`, `cot`, `react`, `reflexion`."""
@@ -156,6 +154,11 @@ def _options(options: BaseModel) -> TravelEvalOptions:
     if isinstance(options, TravelEvalOptions):
         return options
     return TravelEvalOptions.model_validate(options.model_dump())
+
+
+def data_dir_of(options: BaseModel) -> Path:
+    """The data folder a run's options name (default: the data home's)."""
+    return _data_dir(_options(options))
 
 
 def _data_dir(options: TravelEvalOptions) -> Path:

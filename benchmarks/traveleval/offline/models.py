@@ -1,8 +1,8 @@
 """TravelEval's answers for the offline models: `offline:oracle` gives the plan `plan_builder` builds from the sandbox,
 `offline:noisy[?seed=N&rate=R]` the same plan with one known mistake in a share `rate` of the queries (`mistakes`).
 
-A prompt is recognised by its `QUERY_JSON:` line (`prompts.find_query`); the models answer those of the tasks this
-process loaded, from their data folder's sandbox (`known`). `RESPONDER` is the benchmark's `offline` part.
+A prompt is recognised by its `QUERY_JSON:` line (`prompts.find_query`); the models answer those of the tasks they are
+built from, from their data folder's sandbox (`known`). This module is the benchmark's `offline` part (`responder`).
 
 How each strategy's prompt is answered (`prompts.prompt_kind`):
 * `direct`: the plan in a ```json fence;
@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
-from functools import lru_cache
+from collections.abc import Mapping, Sequence
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
-from benchmarks.base import Responder
+from pydantic import BaseModel
+
+from benchmarks.base import Responder, Task
 from benchmarks.offline import oracle_or_noisy
-from benchmarks.traveleval import prompts
-from benchmarks.traveleval.offline.known import folder_for, query_key
+from benchmarks.traveleval import paths, prompts
+from benchmarks.traveleval.benchmark import data_dir_of
+from benchmarks.traveleval.offline.known import KnownQueries, query_key
 from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.sandbox.build import ensure_index
@@ -68,11 +71,11 @@ def _reasoning(plan: Mapping[str, Any]) -> str:
             f"4. Cost {summary['calculated_total_cost']:.0f} against a budget of {summary['total_budget']}.")
 
 
-def reply_for(model: str, prompt: str) -> str | None:
-    """The offline model's answer to a TravelEval prompt of a remembered task (None: not one)."""
+def reply_for(known: KnownQueries, model: str, prompt: str) -> str | None:
+    """The offline model's answer to a TravelEval prompt of a known task (None: not one)."""
     query = prompts.find_query(prompt)
     kind = prompts.prompt_kind(prompt)
-    folder = folder_for(query) if query is not None else None
+    folder = known.folder_for(query) if query is not None else None
     if query is None or kind is None or folder is None:
         return None
     validate(model)
@@ -91,5 +94,10 @@ def reply_for(model: str, prompt: str) -> str | None:
 
 
 validate = oracle_or_noisy(NoisyConfig.parse)
-RESPONDER = Responder(validate, reply_for)
-"""TravelEval's answers."""
+
+
+def responder(tasks: Sequence[Task], options: BaseModel | None) -> Responder:
+    """TravelEval's answers to the prompts of `tasks`, from the sandbox of the options' data folder (none: no
+    prompt)."""
+    data_dir = data_dir_of(options) if options is not None else paths.data_dir()
+    return Responder(validate, partial(reply_for, KnownQueries(tasks, data_dir)))

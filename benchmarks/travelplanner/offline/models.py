@@ -20,17 +20,20 @@ The fault kinds and the terminal status each must produce (`benchmarks.travelpla
 
 (The long NotebookWrites each store the last table again, so the notebook passes the Planner's 12,000 tokens.)
 
-The model itself (`benchmarks.offline.OfflineModel`) is shared with the other benchmarks: `RESPONDER`, the benchmark's
-`offline` part, gives it TravelPlanner's answers.
+The model itself (`benchmarks.offline.OfflineModel`) is shared with the other benchmarks: this module is the
+benchmark's `offline` part, and `RESPONDER` gives the model TravelPlanner's answers.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
-from benchmarks.base import Responder
+from pydantic import BaseModel
+
+from benchmarks.base import Responder, Task
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.offline.oracle import (
     MAX_STEPS,
@@ -176,3 +179,8 @@ def _validate(model: str) -> None:
 
 RESPONDER = Responder(_validate, reply_for, fallback=True)
 """TravelPlanner's answers; the fallback, since the oracle answers any prompt as an agent would."""
+
+
+def responder(tasks: Sequence[Task], options: BaseModel | None) -> Responder:
+    """TravelPlanner's answers: the prompt holds all they need, so the same for any tasks (`RESPONDER`)."""
+    return RESPONDER

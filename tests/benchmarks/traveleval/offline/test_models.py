@@ -7,10 +7,11 @@ import json
 
 import pytest
 
-from benchmarks import offline
-from benchmarks.registry import get_benchmark
+from benchmarks.base import Responder
+from benchmarks.offline import OfflineModels
 from benchmarks.traveleval import dataset, prompts
-from benchmarks.traveleval.offline import known, models
+from benchmarks.traveleval.benchmark import TravelEvalOptions
+from benchmarks.traveleval.offline import models
 from benchmarks.traveleval.offline.mistakes import NoisyConfig, injected_mistake
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.offline.world import TravelEvalWorld
@@ -21,10 +22,20 @@ from errors import UserError
 
 
 @pytest.fixture(scope="module")
+def responder(world: TravelEvalWorld) -> Responder:
+    """TravelEval's answers to the prompts of the world's tasks."""
+    tasks = dataset.load_tasks(world.folder, "all") + dataset.load_tasks(world.folder, "progressive")
+    return models.responder(tasks, TravelEvalOptions(data_dir=world.folder))
+
+
+@pytest.fixture(scope="module")
+def offline(responder: Responder) -> OfflineModels:
+    return OfflineModels([responder])
+
+
+@pytest.fixture(scope="module")
 def queries(world: TravelEvalWorld) -> list[dict[str, object]]:
     tasks = dataset.load_tasks(world.folder, "all") + dataset.load_tasks(world.folder, "progressive")
-    get_benchmark("traveleval")  # the offline models answer as the benchmarks the registry loaded
-    known.remember(tasks, world.folder)
     return [dict(task.input) for task in tasks]
 
 
@@ -32,8 +43,8 @@ def _plan(reply: str) -> dict[str, object]:
     return parse_plan(reply).model_dump(mode="json")
 
 
-def test_direct_and_cot_answer_with_the_oracle_plan(queries: list[dict[str, object]],
-                                                    world_sandbox: Sandbox) -> None:
+def test_direct_and_cot_answer_with_the_oracle_plan(queries: list[dict[str, object]], world_sandbox: Sandbox,
+                                                    offline: OfflineModels) -> None:
     for query in queries:
         expected = build_plan(world_sandbox, query)
         direct = offline.reply_for("oracle", prompts.request_prompt(query, prompts.DIRECT_TASK))
@@ -42,7 +53,8 @@ def test_direct_and_cot_answer_with_the_oracle_plan(queries: list[dict[str, obje
         assert cot.startswith("1. Legs:") and _plan(cot) == _plan(direct)
 
 
-def test_react_looks_once_then_finishes(queries: list[dict[str, object]], world_sandbox: Sandbox) -> None:
+def test_react_looks_once_then_finishes(queries: list[dict[str, object]], world_sandbox: Sandbox,
+                                        offline: OfflineModels) -> None:
     query = queries[0]
     stations = ["北京南站"]
     first = offline.reply_for("oracle", prompts.react_prompt(query, TOOLS_TEXT, stations, ""))
@@ -55,7 +67,7 @@ def test_react_looks_once_then_finishes(queries: list[dict[str, object]], world_
     assert reflection == models.REFLECTION
 
 
-def test_noisy_answers_carry_the_drawn_mistake(queries: list[dict[str, object]], world_sandbox: Sandbox) -> None:
+def test_noisy_answers_carry_the_drawn_mistake(queries: list[dict[str, object]], offline: OfflineModels) -> None:
     differing = 0
     for query in queries:
         prompt = prompts.request_prompt(query, prompts.DIRECT_TASK)
@@ -66,10 +78,13 @@ def test_noisy_answers_carry_the_drawn_mistake(queries: list[dict[str, object]],
     assert offline.reply_for("noisy?rate=0", prompt) == offline.reply_for("oracle", prompt)
 
 
-def test_other_prompts_are_not_answered(queries: list[dict[str, object]]) -> None:
+def test_other_prompts_are_not_answered(queries: list[dict[str, object]], responder: Responder,
+                                        world: TravelEvalWorld) -> None:
     unknown = {**queries[0], "uid": "T9999"}
-    assert models.reply_for("oracle", prompts.request_prompt(unknown, prompts.DIRECT_TASK)) is None
-    assert models.reply_for("oracle", "Plan me a trip to Rome.") is None
+    assert responder.reply("oracle", prompts.request_prompt(unknown, prompts.DIRECT_TASK)) is None
+    assert responder.reply("oracle", "Plan me a trip to Rome.") is None
+    built_from_no_task = models.responder([], TravelEvalOptions(data_dir=world.folder))
+    assert built_from_no_task.reply("oracle", prompts.request_prompt(queries[0], prompts.DIRECT_TASK)) is None
 
 
 @pytest.mark.parametrize("name", ["noisy?rate=2", "noisy?colour=red", "noisy?seed=x", "oracle?seed=1", "genius"])

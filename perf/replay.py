@@ -1,0 +1,104 @@
+"""Replay speed: a two-stage TravelPlanner run answered entirely from the cache, beside the time to read the same
+cache entries alone.
+
+Fills a fresh cache with a run of `offline:oracle` (two-stage, the staged validation queries, `--samples` samples
+each to reach `--rollouts`), then replays it as a user would: `tripbench run SPEC --run-dir NEW` with
+`cache = "replay"` (a miss is an error), timed from the command's start to its exit (start-up, task loading,
+every rollout, evaluation and outputs included). The baseline, same run: this process reading every entry of the
+cache with `CacheStore.get`, as the gateway does on a hit. Printed: the replay's wall time, its time per rollout,
+and the ratio to the bare read (goal: 1,000 rollouts in <= 10 s).
+
+    python perf/replay.py                 # 1,000 rollouts (180 validation queries x 6 samples, the first 1,000)
+    python perf/replay.py --smoke         # a smoke size (seconds; CI runs it)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _smoke import parse_args
+
+from cache import CacheStore
+from runner.engine.execute import execute, prepare
+from sandbox_index import build_travelplanner_index
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner"
+REPO = Path(__file__).resolve().parents[1]
+VALIDATION_QUERIES = 180
+
+
+def write_spec(folder: Path, name: str, args: argparse.Namespace, index: Path, cache: str) -> Path:
+    samples = math.ceil(args.rollouts / VALIDATION_QUERIES)
+    spec = folder / f"{name}.toml"
+    spec.write_text(f"""benchmark = "travelplanner"
+split = "validation"
+strategies = ["two-stage"]
+samples = {samples}
+limit = {math.ceil(args.rollouts / samples)}
+cache = "{cache}"
+cache_dir = "cache"
+concurrency = {args.concurrency}
+
+[options]
+data_dir = "{args.data}"
+index = "{index}"
+
+[[models]]
+model = "offline:oracle"
+""", encoding="utf-8")
+    return spec
+
+
+def read_alone(cache_dir: Path) -> tuple[int, float]:
+    """Entries in the cache and the seconds `CacheStore.get` takes to read them all."""
+    with CacheStore(cache_dir) as store:
+        keys = [key for key, _ in store.entries()]
+        store.counting = False
+        started = time.perf_counter()
+        for key in keys:
+            assert store.get(key) is not None
+        return len(keys), time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="replay.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--rollouts", type=int, default=1000, help="rollouts of the run (default 1000)")
+    parser.add_argument("--concurrency", type=int, default=64, help="rollouts in flight (default 64)")
+    parser.add_argument("--data", type=Path, default=DATA, help="the staged TravelPlanner folder")
+    args = parse_args(parser, rollouts=20)
+    with tempfile.TemporaryDirectory(prefix="tripbench-replay-") as tmp:
+        folder = Path(tmp)
+        index = folder / "travelplanner.sqlite"
+        build_travelplanner_index(args.data / "database", index)
+        started = time.perf_counter()
+        fill = asyncio.run(execute(prepare(write_spec(folder, "fill", args, index, "readwrite")), folder / "fill",
+                                   show_progress=False))
+        fill_s = time.perf_counter() - started
+        replay = write_spec(folder, "replay", args, index, "replay")
+        env = {**os.environ, "TRIPBENCH_HOME": str(folder / "home"), "PYTHONPATH": str(REPO)}
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "runner.cli.main", "run", str(replay), "--run-dir",
+                               str(folder / "replay"), "--quiet"], cwd=REPO, env=env, capture_output=True, text=True,
+                              check=False)
+        replay_s = time.perf_counter() - started
+        if done.returncode != 0:
+            raise SystemExit(f"the replay failed ({done.returncode}): {done.stderr[-2000:]}{done.stdout[-2000:]}")
+        entries, read_s = read_alone(folder / "cache")
+    print(f"{fill.ran:,} two-stage rollouts (offline:oracle), {entries:,} cache entries; filling the cache took "
+          f"{fill_s:.1f} s")
+    print(f"replay (tripbench run, cache = \"replay\", new run dir): {replay_s:.2f} s wall, "
+          f"{1000 * replay_s / max(fill.ran, 1):.1f} ms per rollout (goal: 1,000 rollouts <= 10 s)")
+    print(f"reading the same {entries:,} entries alone: {read_s:.3f} s; the replay takes "
+          f"{replay_s / max(read_s, 1e-9):.1f} x the cache read alone")
+
+
+if __name__ == "__main__":
+    main()
