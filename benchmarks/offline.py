@@ -48,12 +48,15 @@ class OfflineModels:
     """The offline models answering a given set of prompts: those the responders recognise, asked in order, fallbacks
     last."""
 
-    def __init__(self, responders: Sequence[Responder] = ()) -> None:
+    def __init__(self, responders: Sequence[Responder] = (), benchmarks: Sequence[str] = ()) -> None:
         self._responders = sorted(responders, key=lambda responder: responder.fallback)
+        self._benchmarks = list(benchmarks)
+        """The names of the benchmarks whose answers these are (for messages)."""
 
     def include(self, other: OfflineModels) -> None:
         """Answers `other`'s prompts too (a demo's mock server, as each run is prepared)."""
         self._responders = sorted([*self._responders, *other._responders], key=lambda responder: responder.fallback)
+        self._benchmarks += other._benchmarks
 
     def reply_for(self, model: str, prompt: str) -> str:
         """The reply of offline model `model` (`oracle`, `noisy`, `noisy?seed=1`) to a prompt.
@@ -75,8 +78,8 @@ class OfflineModels:
                 return
             except UserError as exc:
                 problems.append(str(exc))
-        raise UsageError("; ".join(problems) or f"offline:{model}: no offline models here (a benchmark's `offline` "
-                         "part gives them)")
+        raise UsageError("; ".join(problems) or f"offline:{model}: no offline models here (benchmarks: "
+                         f"{', '.join(self._benchmarks) or 'none'}; a benchmark's `offline` part gives them)")
 
     def resolve(self, model: str) -> OfflineModel:
         """The `ChatModel` of an `offline:NAME` model string, its name checked now (`UsageError`)."""
@@ -95,7 +98,7 @@ def offline_models(benchmark: Benchmark, tasks: Sequence[Task], options: BaseMod
     """The offline models of a run: its benchmark's answers to the prompts of its tasks (none without an `offline`
     part)."""
     part = benchmark.offline
-    return OfflineModels([part.responder(tasks, options)] if part is not None else [])
+    return OfflineModels([part.responder(tasks, options)] if part is not None else [], [benchmark.name])
 
 
 @functools.cache
