@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from time import perf_counter
 from urllib.parse import parse_qsl
 
@@ -152,37 +153,65 @@ def noisy_reply(request: MockRequest) -> str:
     return data_home_models().reply_as("noisy", request)
 
 
-def oracle_or_noisy(parse_noisy: Callable[[str], object]) -> Callable[[str], None]:
-    """A responder's `validate` for the usual pair: `oracle` (no options) and `noisy[?OPTIONS]`, whose options
-    `parse_noisy` checks (raising `UserError`)."""
-    def validate(model: str) -> None:
+@dataclass(frozen=True, slots=True)
+class NoisyConfig:
+    """`offline:noisy`'s options, read by its benchmark's `NoisyOptions`: the seed of its draws and the share of tasks
+    that get a mistake."""
+
+    seed: int
+    rate: float
+    """The share of tasks that get a mistake (the sum of `kinds` where the benchmark rates each kind)."""
+    kinds: Mapping[str, float] = field(default_factory=dict)
+    """Mistake kind -> the share of tasks that get it, for a benchmark that lets each kind be rated; else empty."""
+
+
+@dataclass(frozen=True, slots=True)
+class NoisyOptions:
+    """How one benchmark's noisy model reads `seed=3&rate=0.5` (the part of the model string after `?`): its default
+    rate, and the mistake kinds a user may rate one by one (`&same_action=0.2`), sharing `rate` equally otherwise."""
+
+    benchmark: str
+    default_rate: float
+    kinds: tuple[str, ...] = ()
+
+    @property
+    def default(self) -> NoisyConfig:
+        """`offline:noisy` with no options."""
+        return self.parse("")
+
+    def parse(self, options: str) -> NoisyConfig:
+        """The config of `offline:noisy?OPTIONS`.
+
+        Raises:
+            UserError: an unknown option, a value that is not a number, a rate outside 0..1 (or rates of kinds that
+                are negative or add up to more than 1).
+        """
+        values = dict(parse_qsl(options, keep_blank_values=True))
+        if unknown := sorted(set(values) - {"seed", "rate", *self.kinds}):
+            raise UserError(f"offline:noisy?{options}: {self.benchmark}'s noisy model takes "
+                            f"{', '.join(('seed', 'rate', *self.kinds))}, not {', '.join(unknown)}")
+        try:
+            seed, rate = int(values.pop("seed", 0)), float(values.pop("rate", self.default_rate))
+            kinds = {kind: float(values.get(kind, rate / len(self.kinds))) for kind in self.kinds}
+        except ValueError as exc:
+            raise UserError(f"offline:noisy?{options}: options must be numbers ({exc})") from None
+        if kinds:
+            if sum(kinds.values()) > 1 or min(kinds.values()) < 0:
+                raise UserError(f"offline:noisy?{options}: the rates of mistakes must be >= 0 and add up to at most 1")
+            rate = sum(kinds.values())
+        elif not 0 <= rate <= 1:
+            raise UserError(f"offline:noisy?{options}: rate must be between 0 and 1")
+        return NoisyConfig(seed, rate, kinds)
+
+    def validate(self, model: str) -> None:
+        """A responder's `validate`: `oracle` (no options) and `noisy[?OPTIONS]` (`parse` checks them) are the
+        offline models; any other name is a `UserError`."""
         name, _, options = model.partition("?")
         if name == "noisy":
-            parse_noisy(options)
+            self.parse(options)
         elif name != "oracle" or options:
             raise UserError(f"unknown offline model {model!r}: expected offline:oracle or "
                             "offline:noisy[?seed=N&rate=R]")
-    return validate
-
-
-def seed_and_rate(options: str, default_rate: float, benchmark: str) -> tuple[int, float]:
-    """Read a noisy model's `seed=3&rate=0.5` (the part of the model string after `?`).
-
-    Raises:
-        UserError: another option, a value that is not a number, a rate outside 0..1.
-    """
-    values = dict(parse_qsl(options, keep_blank_values=True))
-    unknown = set(values) - {"seed", "rate"}
-    if unknown:
-        raise UserError(f"offline:noisy?{options}: {benchmark}'s noisy model takes seed and rate, not "
-                        f"{', '.join(sorted(unknown))}")
-    try:
-        seed, rate = int(values.get("seed", 0)), float(values.get("rate", default_rate))
-    except ValueError as exc:
-        raise UserError(f"offline:noisy?{options}: options must be numbers ({exc})") from None
-    if not 0 <= rate <= 1:
-        raise UserError(f"offline:noisy?{options}: rate must be between 0 and 1")
-    return seed, rate
 
 
 def noisy_check(run: RunView, expected: Callable[[RolloutView], str], found: Callable[[RolloutView], str],

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -30,7 +29,7 @@ from benchmarks.natural_plan.evaluation import calendar, trip
 from benchmarks.natural_plan.evaluation.scored import UNPARSEABLE
 from benchmarks.natural_plan.offline.known import KnownPrompts
 from benchmarks.natural_plan.offline.world import DAYS, trip_plan_text
-from benchmarks.offline import oracle_or_noisy, seed_and_rate
+from benchmarks.offline import NoisyConfig, NoisyOptions
 
 DEFAULT_RATE = 0.6
 PROSE = "I could not find a plan that satisfies every constraint, sorry"
@@ -42,15 +41,8 @@ MISTAKES: Mapping[str, tuple[str, ...]] = {
 """Task -> the mistakes `offline:noisy` makes, named by the error kind scoring reports for each."""
 
 
-@dataclass(frozen=True, slots=True)
-class NoisyConfig:
-    seed: int = 0
-    rate: float = DEFAULT_RATE
-
-    @classmethod
-    def parse(cls, options: str) -> NoisyConfig:
-        """Read `seed=3&rate=0.5` (the part of the model string after `?`)."""
-        return cls(*seed_and_rate(options, DEFAULT_RATE, "Natural Plan"))
+NOISY = NoisyOptions("Natural Plan", DEFAULT_RATE)
+"""`offline:noisy`'s options: `seed=3&rate=0.5`."""
 
 
 def oracle_answer(record: Mapping[str, Any]) -> str:
@@ -117,9 +109,9 @@ def reply_for(known: KnownPrompts, model: str, prompt: str) -> str | None:
     name, _, options = model.partition("?")
     if name == "oracle" and not options:
         return oracle_answer(record)
-    return noisy_answer(record, NoisyConfig.parse(options))
+    return noisy_answer(record, NOISY.parse(options))
 
 
 def responder(tasks: Sequence[Task], options: BaseModel | None) -> Responder:
     """Natural Plan's answers to the prompts of `tasks` (none: of the data home's tasks)."""
-    return Responder(oracle_or_noisy(NoisyConfig.parse), partial(reply_for, KnownPrompts(tasks)))
+    return Responder(NOISY.validate, partial(reply_for, KnownPrompts(tasks)))

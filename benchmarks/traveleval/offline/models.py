@@ -24,11 +24,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from benchmarks.base import Responder, Task
-from benchmarks.offline import oracle_or_noisy
 from benchmarks.traveleval import paths, prompts
 from benchmarks.traveleval.benchmark import data_dir_of
 from benchmarks.traveleval.offline.known import KnownQueries, query_key
-from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
+from benchmarks.traveleval.offline.mistakes import NOISY, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
@@ -55,7 +54,7 @@ def _plan_text(folder: Path, key: str, model: str) -> str | None:
     query = json.loads(key)
     sandbox = _sandbox(folder)
     name, _, options = model.partition("?")
-    plan = build_plan(sandbox, query) if name == "oracle" else noisy_plan(sandbox, query, NoisyConfig.parse(options))[0]
+    plan = build_plan(sandbox, query) if name == "oracle" else noisy_plan(sandbox, query, NOISY.parse(options))[0]
     return None if plan is None else json.dumps(plan, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -93,7 +92,7 @@ def reply_for(known: KnownQueries, model: str, prompt: str) -> str | None:
     return fenced if kind == "direct" else f"{_reasoning(json.loads(text))}\n\n{fenced}"
 
 
-validate = oracle_or_noisy(NoisyConfig.parse)
+validate = NOISY.validate
 
 
 def responder(tasks: Sequence[Task], options: BaseModel | None) -> Responder:

@@ -12,7 +12,7 @@ from benchmarks.offline import OfflineModels
 from benchmarks.traveleval import dataset, prompts
 from benchmarks.traveleval.benchmark import TravelEvalOptions
 from benchmarks.traveleval.offline import models
-from benchmarks.traveleval.offline.mistakes import NoisyConfig, injected_mistake
+from benchmarks.traveleval.offline.mistakes import NOISY, injected_mistake
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.offline.world import TravelEvalWorld
 from benchmarks.traveleval.plan import parse_plan
@@ -72,7 +72,7 @@ def test_noisy_answers_carry_the_drawn_mistake(queries: list[dict[str, object]],
     for query in queries:
         prompt = prompts.request_prompt(query, prompts.DIRECT_TASK)
         same = offline.reply_for("noisy?seed=0", prompt) == offline.reply_for("oracle", prompt)
-        assert same == (injected_mistake(query, NoisyConfig(seed=0)) is None)
+        assert same == (injected_mistake(query, NOISY.parse("seed=0")) is None)
         differing += not same
     assert differing >= 6
     assert offline.reply_for("noisy?rate=0", prompt) == offline.reply_for("oracle", prompt)

@@ -16,7 +16,7 @@ from benchmarks.reporting import Radar, Section, StackedShares, Table
 from benchmarks.traveleval import dataset, report
 from benchmarks.traveleval.evaluation import evaluate_plan
 from benchmarks.traveleval.evaluation.distance import open_distances
-from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
+from benchmarks.traveleval.offline.mistakes import NOISY, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.offline.world import generate_world
 from benchmarks.traveleval.sandbox.build import ensure_index
@@ -89,7 +89,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
         for split in ("all", "progressive"):
             tasks = dataset.load_tasks(folder, split)
             oracle = [_view(t, build_plan(sandbox, t.input), sandbox, folder) for t in tasks]
-            noisy = [_view(t, noisy_plan(sandbox, t.input, NoisyConfig())[0], sandbox, folder) for t in tasks]
+            noisy = [_view(t, noisy_plan(sandbox, t.input, NOISY.default)[0], sandbox, folder) for t in tasks]
             noisy[0] = _view(tasks[0], None, sandbox, folder)  # one rollout without a plan
             made.append(Run(split, tasks, [Group(split, "oracle", split, oracle), Group(split, "noisy", split, noisy)]))
     return made

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from benchmarks.travelplanner.benchmark import TravelPlannerBenchmark
 from benchmarks.travelplanner.dataset import load_queries, query_from_record
 from benchmarks.travelplanner.evaluation.metrics import compute_scores
 from benchmarks.travelplanner.evaluation.official import OfficialEvaluator
-from benchmarks.travelplanner.offline.models import FAULT_KINDS, NoisyConfig, injected_fault
+from benchmarks.travelplanner.offline.models import FAULT_KINDS, NOISY, injected_fault
 from benchmarks.travelplanner.offline.oracle import oracle_reply
 from benchmarks.travelplanner.prompts import extraction_prompt
 from errors import UsageError, UserError
@@ -72,7 +73,7 @@ async def test_oracle_delivers_every_train_query(travelplanner_data: Path, trave
 
 async def test_noisy_faults_are_classified_exactly_as_injected(demo_world):
     tasks = _tasks(demo_world.summary.queries, demo_world.index)
-    config = NoisyConfig.parse("rate=1")
+    config = NOISY.parse("rate=1")
     with open_sandbox(demo_world.index) as sandbox:
         results = await _run(_model("noisy?rate=1"), tasks, sandbox)
     faults = [injected_fault(t.input["query"], config) for t in tasks]
@@ -89,7 +90,7 @@ async def test_noisy_error_breakdown_matches_the_injected_truth(demo_world):
     tasks = _tasks(demo_world.summary.queries, demo_world.index)
     with open_sandbox(demo_world.index) as sandbox:
         results = await _run(_model("noisy?seed=5"), tasks, sandbox)
-    truth = Counter(f.expected_status if (f := injected_fault(t.input["query"], NoisyConfig(seed=5))) else DELIVERED
+    truth = Counter(f.expected_status if (f := injected_fault(t.input["query"], NOISY.parse("seed=5"))) else DELIVERED
                     for t in tasks)
     assert Counter(r.status for r in results) == truth
     assert 0 < truth[DELIVERED] < len(tasks)  # the default rate 0.6 leaves some queries clean
@@ -103,13 +104,13 @@ def test_injected_shares_follow_the_configured_rates(travelplanner_data: Path, o
     noisy run (equal to the draws, tests above) can be read against the rates themselves."""
     queries = [q.query for split in ("train", "validation")
                for q in load_queries(travelplanner_data / "queries" / f"{split}.jsonl")]
-    config = NoisyConfig.parse(options)
+    config = NOISY.parse(options)
     draws = Counter()
     for seed in range(10):  # 2,250 draws: the 225 staged queries under ten seeds
-        trial = NoisyConfig(config.seed + seed, config.rates)
+        trial = dataclasses.replace(config, seed=config.seed + seed)
         draws.update(f.kind if (f := injected_fault(q, trial)) else None for q in queries)
     n = sum(draws.values())
-    rates = {**config.rates, None: 1 - sum(config.rates.values())}
+    rates = {**config.kinds, None: 1 - sum(config.kinds.values())}
     for kind, rate in rates.items():
         assert abs(draws[kind] - n * rate) <= 4 * (n * rate * (1 - rate)) ** 0.5, (kind, draws[kind], n * rate)
     chi2 = sum((draws[kind] - n * rate) ** 2 / (n * rate) for kind, rate in rates.items())
