@@ -33,9 +33,8 @@ from benchmarks.traveleval import dataset, paths
 from benchmarks.traveleval.agents.direct import COT, DIRECT
 from benchmarks.traveleval.agents.react import ReactLimits, react, reflexion
 from benchmarks.traveleval.agents.statuses import STATUSES
-from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, evaluate_plan, make_distances
+from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, open_scorer
 from benchmarks.traveleval.sandbox.build import ensure_index
-from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from errors import DataError
 
@@ -117,20 +116,11 @@ class TravelEvalBenchmark(Benchmark):
         if mode not in MODES:
             raise DataError(f"unknown TravelEval evaluation mode {mode!r} (expected one of {', '.join(MODES)})")
         opts = _options(options)
-        data_dir = _data_dir(opts)
-        with Sandbox.open(ensure_index(data_dir)) as sandbox:
-            distances = make_distances(opts.distance, sandbox, data_dir)
-            names = NameMatcher(sandbox) if opts.standardize_names else None
-            try:
-                return [evaluation(evaluate_plan(result.plan, task.input, sandbox, mode=mode, distances=distances,
-                                                 names=names)
-                                   if result.plan is not None else
-                                   {"query_uid": task.id, "error": f"no plan ({result.status}: {result.error})"},
-                                   CONSTRAINT_METRICS)
-                        for task, result in zip(tasks, results, strict=True)]
-            finally:
-                if (close := getattr(distances, "close", None)) is not None:
-                    close()  # the Gaode client and its answer cache
+        with open_scorer(_data_dir(opts), distance=opts.distance, standardize_names=opts.standardize_names) as scorer:
+            return [evaluation(scorer.score(result.plan, task.input, mode) if result.plan is not None else
+                               {"query_uid": task.id, "error": f"no plan ({result.status}: {result.error})"},
+                               CONSTRAINT_METRICS)
+                    for task, result in zip(tasks, results, strict=True)]
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """The delivered plans, one `FinalTravelPlan` per line in task order (what `tripbench evaluate --benchmark

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +23,8 @@ from rich.table import Table
 
 from benchmarks.traveleval import paths
 from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, load_tasks
-from benchmarks.traveleval.evaluation import DIMENSIONS, MODES, evaluate_plan
-from benchmarks.traveleval.evaluation.distance import DISTANCE_SETTINGS, open_distances
-from benchmarks.traveleval.sandbox.build import ensure_index
-from benchmarks.traveleval.sandbox.names import NameMatcher
-from benchmarks.traveleval.sandbox.sandbox import Sandbox
+from benchmarks.traveleval.evaluation import DIMENSIONS, MODES, open_scorer
+from benchmarks.traveleval.evaluation.distance import DISTANCE_SETTINGS
 from datahome import home_option
 from errors import DataError
 
@@ -52,18 +48,15 @@ def evaluate_command(plans: Path, mode: str, distance: str | None, data_dir: Pat
     """Score TravelEval plans (one FinalTravelPlan JSON object per line of PLANS) with the six metric groups."""
     folder = data_dir or paths.data_dir(home)
     queries = {task.id: task.input for split in (ALL, PROGRESSIVE) for task in load_tasks(folder, split)}
-    distances = open_distances(distance, folder)
-    with Sandbox.open(ensure_index(folder)) as sandbox, closing(distances):
-        names = NameMatcher(sandbox) if standardize_names else None
-        results = [evaluate_plan(plan, _query(queries, plan.get("query_uid")), sandbox, mode=mode,
-                                 distances=distances, names=names) if plan is not None else
-                   {"query_uid": None, "mode": mode, "distance": distances.name, "error": why}
+    with open_scorer(folder, distance=distance, standardize_names=standardize_names) as scorer:
+        results = [scorer.score(plan, _query(queries, plan.get("query_uid")), mode) if plan is not None else
+                   {"query_uid": None, "mode": mode, "distance": scorer.distances.name, "error": why}
                    for plan, why in _read_plans(plans)]
     if as_json:
         for result in results:
             click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
         return
-    _print_table(results, mode, distances.name)
+    _print_table(results, mode, scorer.distances.name)
 
 
 def _query(queries: Mapping[str, Mapping[str, Any]], uid: Any) -> Mapping[str, Any] | None:
