@@ -12,7 +12,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 ROOTS = ("benchmarks", "cache", "datahome", "docs", "errors", "perf", "providers", "reports", "runner",
          "sandbox_index", "tests")
-PATH = re.compile(r"(?<![\w./-])((?:%s)/[\w./-]*[\w/])(?:\s+§(\d+(?:\.\d+)?))?" % "|".join(ROOTS))
+PATH = re.compile(r"(?<![\w./-])((?:" + "|".join(ROOTS) + r")/[\w./-]*[\w/])(?:\s+§(\d+(?:\.\d+)?))?")
 """A path under one of our top-level folders, and the section cited after it, if any."""
 PLACEHOLDER = re.compile(r"/[A-Z_]+(?:\.\w+)?$|\*")
 """`perf/NAME.py`, `tests/*`: a pattern, not a path."""

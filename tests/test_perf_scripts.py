@@ -4,8 +4,8 @@ in a note can always be measured again; a new script without a smoke size fails 
 Every script starts the way the closing notes run it: `python perf/<script>.py` from the repository root. The
 script's folder is then first on the import path, so no script may be named like one of our packages (a script
 named `runner.py` in perf/ once shadowed `runner` and broke most of them on import). Modules whose name starts with
-`_` are the scripts' shared helpers, not scripts. The figures themselves are the full-size runs' business: here each script
-must end well and print the line that carries its result.
+`_` are the scripts' shared helpers, not scripts. The figures themselves are the full-size runs' business: here
+each script must end well and print the line that carries its result.
 """
 
 from __future__ import annotations
