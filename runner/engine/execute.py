@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from benchmarks.base import Benchmark, Strategy, Task
+from benchmarks.offline import OfflineModels, is_offline, offline_models
 from benchmarks.registry import get_benchmark
 from cache import CallCache
 from cache.modes import CacheMode
@@ -85,6 +86,8 @@ class Prepared:
     cache_dir: Path
     batched: frozenset[str]
     """The model strings whose calls go through their provider's batch API (checked able to: `batch_models`)."""
+    offline: OfflineModels
+    """The run's offline models (`offline:oracle`, ...): its benchmark's answers to the prompts of its tasks."""
     shard: Shard | None = None
     """The shard of the run this process runs (`keys` holds its share), None for the whole run."""
 
@@ -130,8 +133,9 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
     splits = benchmark.splits  # checked here, once for all benchmarks
     if spec.split is not None and splits and spec.split not in splits:
         raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
-    for model in spec.models:  # a misspelt provider or offline model fails before the run directory is touched
-        check_model(model.model)
+    for model in spec.models:  # a misspelt provider fails before the run directory is touched
+        if not is_offline(model.model):
+            check_model(model.model)
     batched = batch_models(spec, source)
     if spec.team is not None:  # before the run directory is touched: no team, no run
         require_team_client(source)
@@ -157,12 +161,18 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
                                   f"also calls {extra}, which the bundled price table does not know")
     split: str | Path = spec.split if spec.split is not None else folder / (spec.queries or "")
     tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
+    # the offline models, when the run calls any (their module loads then only), checked as the providers above
+    called = [*(model.model for model in spec.models), *benchmark.extra_models(options)]
+    offline = offline_models(benchmark, tasks, options) if any(map(is_offline, called)) else OfflineModels()
+    for string in filter(is_offline, called):
+        offline.resolve(string)
     cache_dir = folder / spec.cache_dir if spec.cache_dir else default_cache_dir()
     check_size(spec, len(tasks), source)
     keys = expand(spec, tasks, benchmark.name)
     if shard is not None:
         keys = shard.select(keys)
-    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir, batched, shard)
+    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir, batched, offline,
+                    shard)
 
 
 def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
@@ -184,13 +194,14 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     targets: dict[str, Target] = {}
     for model in spec.models:
         if model.model not in targets:  # entries sharing a model string agree on their client (parse_spec checked)
-            provider = resolve_model(model.model, api_key_env=model.api_key_env, base_url=model.base_url,
-                                     timeout_s=model.request_timeout_s, transport=model.transport,
-                                     pool_size=_pool_size(spec, model.model), offline=offline)
+            provider = prepared.offline.resolve(model.model) if is_offline(model.model) else resolve_model(
+                model.model, api_key_env=model.api_key_env, base_url=model.base_url, timeout_s=model.request_timeout_s,
+                transport=model.transport, pool_size=_pool_size(spec, model.model), offline=offline)
             targets[model.model] = Target.of(model.model, provider)
     for extra in extra_models(prepared):  # a plan parser's model, say: the provider's defaults
         if extra not in targets:
-            targets[extra] = Target.of(extra, resolve_model(extra, pool_size=spec.concurrency, offline=offline))
+            targets[extra] = Target.of(extra, prepared.offline.resolve(extra) if is_offline(extra) else
+                                       resolve_model(extra, pool_size=spec.concurrency, offline=offline))
     display = {string: target.limit_key.display for string, target in targets.items()}
     # The limiter looks limits up by display name, and two model strings may still reach one server and model
     # (`…/v1` and `…/v1/`): one set of numbers must not silently win over the other.
