@@ -282,6 +282,13 @@ def planned_counts(keys: Sequence[RolloutKey]) -> dict[str, dict[str, int]]:
     return counts
 
 
+RemoteRun = Callable[["Prepared", Sequence[RolloutKey], Callable[[RolloutRecord], Awaitable[None]], Scheduler],
+                    Awaitable[tuple[str, str]]]
+"""Runs pending rollouts elsewhere (`runner.engine.ray_workers.on_ray`), storing each record through the callback
+(here: this process stays the only writer of the results store), under the session's scheduler (its `stop()`);
+returns the outcome (`runner.engine.scheduler`) and a note for the report."""
+
+
 @dataclass(slots=True)
 class RunReport:
     """What a session did."""
@@ -365,12 +372,12 @@ class ResumePlan:
 
 async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, progress_console: Console | None = None,
                   show_progress: bool = True, log_every_s: float | None = None, grace_s: float = 30.0,
-                  lock_fd: int | None = None, ray_address: str | None = None) -> RunReport:
+                  lock_fd: int | None = None, remote: RemoteRun | None = None) -> RunReport:
     """Runs every rollout of the spec not yet finished in `run_dir`, then evaluates and exports.
 
     `lock_fd`: the run directory's lock, when the caller took it already (`runner.store.writer.lock_run_dir`).
-    `ray_address`: run the rollouts on the actors of this Ray cluster (`runner.engine.ray_workers`); this process
-    stays the only writer of the results store.
+    `remote`: run the rollouts there (the actors of a Ray cluster: `runner.engine.ray_workers.on_ray`); this
+    process stays the only writer of the results store.
 
     SIGINT / SIGTERM stop admission and give in-flight rollouts `grace_s` seconds; a second signal cancels them.
     `show_progress` draws live rows on `progress_console`; `log_every_s` prints a plain line there that often.
@@ -428,7 +435,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
         await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
         watch = Watch(progress_console, show_progress, log_every_s)
         outcome = await _run_pending(Session(prepared, store, session, gateway, spend_cap, tools, report), plan,
-                                     watch, grace_s, ray_address)
+                                     watch, grace_s, remote)
         report.notes += await _evaluate(prepared, store, run_dir)
         if (batches := gateway.batch_counts) is not None and (twice := batches.maybe_twice):
             report.notes.append(f"{twice} batch requests were sent again after their batch's submission got no "
@@ -480,7 +487,7 @@ async def _claim_shard(prepared: Prepared, run_dir: Path) -> ShardClaim | None:
 
 
 async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s: float,
-                       ray_address: str | None) -> str:
+                       remote: RemoteRun | None) -> str:
     """Runs the plan's pending rollouts (here, or on a Ray cluster's actors), storing each as it finishes; returns
     the outcome (`runner.engine.scheduler`)."""
     prepared, spec, spend_cap, report = session.prepared, session.prepared.spec, session.spend_cap, session.report
@@ -521,16 +528,11 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
     evaluator = loop.create_task(_evaluate_every(prepared, session.store, EVALUATE_EVERY_S, finished_running))
     try:
         with live:
-            if ray_address is None:
+            if remote is None:
                 outcome = await scheduler.run(plan.pending, run_one)
             else:
-                from runner.engine.ray_workers import run_on_ray  # Ray is an optional extra
-
-                on_ray = await run_on_ray(ray_address, prepared, plan.pending, booked(session, save), scheduler)
-                outcome = on_ray.outcome
-                report.notes.append(f"Ray: {on_ray.actors} actors, {report.ran} rollouts stored" + (
-                    f"; {on_ray.died} died, their chunks' {on_ray.rerun} unstored rollouts ran again on new actors"
-                    if on_ray.died else ""))
+                outcome, note = await remote(prepared, plan.pending, booked(session, save), scheduler)
+                report.notes.append(note)
     finally:
         finished_running.set()
         await evaluator
