@@ -24,89 +24,54 @@ from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast, get_args, overload, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, cast, get_args, overload, runtime_checkable
 
 import click
 from pydantic import BaseModel
 
+from benchmarks.reporting import ReportSections, RunView
+from benchmarks.tasks import (
+    BUDGET_EXHAUSTED,
+    CALL_LIMIT,
+    CRASHED,
+    DELIVERED,
+    GENERIC_STATUSES,
+    PROVIDER_ERROR,
+    REPLAY_MISS,
+    TOKEN_LIMIT,
+    Evaluation,
+    RolloutResult,
+    Task,
+    Verdict,
+)
 from errors import UserError
 from providers.interface import ChatModel
 
-if TYPE_CHECKING:  # reporting's views are built on this module's values
-    from benchmarks.reporting import ReportSections, RunView
-
-# Generic terminal statuses, set by strategies (DELIVERED) or by the runner (the rest).
-DELIVERED = "delivered"
-"""The strategy produced its answer."""
-PROVIDER_ERROR = "provider_error"
-"""An LLM call failed for good (retries exhausted, bad request); re-run on resume if the provider was unavailable."""
-TOKEN_LIMIT = "token_limit"
-"""The prompt no longer fits the model's context window."""
-BUDGET_EXHAUSTED = "budget_exhausted"
-"""The run's spend cap stopped the rollout; not a model failure, it runs again on resume with a higher cap."""
-REPLAY_MISS = "replay_miss"
-"""Cache mode `replay` and a call that is not in the cache."""
-CALL_LIMIT = "call_limit"
-"""The rollout reached the run's `max_calls` LLM calls (a safety net; benchmarks keep their own step limits)."""
-CRASHED = "crashed"
-"""The strategy raised an unexpected exception: a bug, recorded with its traceback, never fatal to the run."""
-
-GENERIC_STATUSES: Mapping[str, str] = {
-    DELIVERED: "the strategy produced its answer",
-    PROVIDER_ERROR: "an LLM call failed for good (re-run on resume if the provider was unavailable)",
-    TOKEN_LIMIT: "the prompt no longer fits the context window",
-    BUDGET_EXHAUSTED: "stopped by the spend cap (re-run on resume)",
-    REPLAY_MISS: "replay mode and an uncached call",
-    CALL_LIMIT: "reached the run's max_calls per rollout",
-    CRASHED: "the strategy raised an unexpected exception",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Task:
-    """One benchmark item, e.g. one TravelPlanner query."""
-
-    id: str
-    """Stable within its split: part of the rollout key, so resume and reports depend on it."""
-    input: Mapping[str, Any]
-    """JSON-serialisable record the strategies and the evaluator read (the runner stores it, never reads it)."""
-
-
-@dataclass(slots=True)
-class RolloutResult:
-    """What a strategy returns for one task. Every field is JSON-serialisable."""
-
-    status: str
-    """`DELIVERED`, or a benchmark status listed in `Benchmark.statuses` (e.g. a dead-loop type)."""
-    answer: str | None = None
-    """The final text answer (TravelPlanner: the plan as the model wrote it)."""
-    plan: Any = None
-    """The structured answer the evaluator and the submission formatter read (JSON)."""
-    steps: list[dict[str, Any]] = field(default_factory=list)
-    """The trajectory, one JSON object per step (thought, action, observation, state, ...)."""
-    error: str | None = None
-    """Why the rollout ended early, in words; None when delivered."""
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """One constraint checked on one rollout's answer."""
-
-    group: str
-    """Constraint family, e.g. `commonsense` or `hard`."""
-    constraint: str
-    """Official constraint key, e.g. `is_valid_restaurants`."""
-    passed: bool | None
-    """None when the constraint does not apply to this task."""
-    message: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Evaluation:
-    """All verdicts on one rollout, plus benchmark-specific JSON details (e.g. the plan's total cost)."""
-
-    verdicts: tuple[Verdict, ...]
-    details: Mapping[str, Any] = field(default_factory=dict)
+__all__ = [  # the contract's own names and the values it is about (`benchmarks.tasks`), exported here too
+    "BUDGET_EXHAUSTED",
+    "Benchmark",
+    "CALL_LIMIT",
+    "CRASHED",
+    "Commands",
+    "DELIVERED",
+    "Demo",
+    "DemoRun",
+    "Evaluation",
+    "ExpectedCalls",
+    "GENERIC_STATUSES",
+    "OfflineAnswers",
+    "PROVIDER_ERROR",
+    "Part",
+    "REPLAY_MISS",
+    "REQUIRED_ATTRIBUTES",
+    "Responder",
+    "RolloutResult",
+    "Strategy",
+    "TOKEN_LIMIT",
+    "Task",
+    "Verdict",
+    "import_target",
+]
 
 
 @runtime_checkable
@@ -166,7 +131,7 @@ class Benchmark(Protocol):
     report: ReportSections | None = None
     """Its own report sections (`benchmarks.reporting.ReportSections`); without them a report shows the generic
     status table for its runs."""
-    offline: Responder | None = None
+    offline: OfflineAnswers | None = None
     """Its answers for the offline models `offline:oracle` and `offline:noisy` (`benchmarks.offline`)."""
     plan_files: PlanFiles | None = None
     """Reading answers made outside tripbench into rollouts (`tripbench import-plans`)."""
@@ -343,7 +308,7 @@ class Demo(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Responder:
-    """An optional part of a `Benchmark`: its answers for the offline models (`benchmarks.offline`)."""
+    """A benchmark's answers for the offline models (`benchmarks.offline`) to the prompts of some tasks."""
 
     validate: Callable[[str], None]
     """Raises `UserError` for a model name (`noisy?seed=2`) this benchmark's offline models cannot take."""
@@ -357,6 +322,16 @@ class Responder:
     """(tasks, their strategies, the run's tools: `Benchmark.open_tools`) -> for each, why `offline:oracle` cannot
     pass it, from the benchmark's data (a flight the table lacks, a budget below the cheapest plan), None where it
     should pass: reports and the end of a run say it where the oracle fails (`reports.oracle`)."""
+
+
+class OfflineAnswers(Protocol):
+    """An optional part of a `Benchmark`: its answers for the offline models (`benchmarks.offline`), built from what
+    they answer."""
+
+    def responder(self, tasks: Sequence[Task], options: BaseModel | None) -> Responder:
+        """The answers to the prompts of `tasks`, loaded with the run's `options`; with no tasks and no options (a mock
+        server with no run behind it), to those the benchmark finds in the data home, if any."""
+        ...
 
 
 P = TypeVar("P")

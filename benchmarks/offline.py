@@ -1,29 +1,35 @@
 """Offline, deterministic models every benchmark answers: `offline:oracle` and `offline:noisy[?OPTIONS]`.
 
-No network and no key: a benchmark's `offline` part (a `base.Responder`) recognises its own prompts and answers them
-as its oracle would (or with the mistakes `noisy` injects). The registry serves `offline:` model strings through
-`providers.registry.resolve_model` and asks the offline parts of the benchmarks it loaded (a run's; every benchmark in
-a process that loaded none, like `tripbench mock-server`), in load order; a `fallback` part (one that answers any
-prompt) is asked last.
+No network and no key: a benchmark's `offline` part (`base.OfflineAnswers`) builds a `base.Responder` from the tasks it
+is to answer, which recognises their prompts and answers them as its oracle would (or with the mistakes `noisy`
+injects). `OfflineModels` is one set of such answers, an ordinary value: a run builds its own from its benchmark and
+tasks where it is prepared (`offline_models`) and resolves its `offline:` model strings through it; a mock server in
+a process of its own asks every benchmark's, over what the data home holds (`data_home_models`). A `fallback`
+responder (one that answers any prompt) is asked last.
 
 Both models apply stop sequences and `max_tokens` exactly as the mock server does (one shared function), so a
-direct call and a call through the mock server and the openai SDK return the same text. `mock_reply` is the mock
-server's reply function (`reply = "benchmarks.offline:mock_reply"`): the SDK's model name (`oracle`,
-`noisy?seed=1`) selects the model.
+direct call and a call through the mock server and the openai SDK return the same text. `mock_reply` is the reply
+function of a mock server of its own (`reply = "benchmarks.offline:mock_reply"`): the SDK's model name (`oracle`,
+`noisy?seed=1`) selects the model; `OfflineModels.mock_reply` is the same for a server given the models of a run.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from time import perf_counter
 from urllib.parse import parse_qsl
 
-from benchmarks.base import Responder
-from benchmarks.registry import OFFLINE, load_all, loaded_benchmarks
+from pydantic import BaseModel
+
+from benchmarks.base import Benchmark, Responder, Task
+from benchmarks.registry import available, get_benchmark
 from benchmarks.reporting import RolloutView, RunView
 from errors import UsageError, UserError
 from providers.interface import ChatRequest, ChatResponse, Usage
+from providers.prices import OFFLINE
 from providers.scripted_replies import MockRequest, NoReply, complete
 
 CHARS_PER_TOKEN = 4
@@ -38,46 +44,99 @@ MODELS = {
 """The models that need no key and no network, and what each does (`tripbench list`, `tripbench run --help`)."""
 
 
-def _ordered() -> list[Responder]:
-    """The offline parts of the loaded benchmarks, in load order, fallbacks last (each imported at its first use)."""
-    found = [part for benchmark in loaded_benchmarks() if (part := benchmark.offline) is not None]
-    return sorted(found, key=lambda responder: responder.fallback)
+def is_offline(model: str) -> bool:
+    """Whether a model string names an offline model (`offline:NAME`)."""
+    return model.startswith(f"{OFFLINE}:")
 
 
-def reply_for(model: str, prompt: str) -> str:
-    """The reply of offline model `model` (`oracle`, `noisy`, `noisy?seed=1`) to a prompt.
+class OfflineModels:
+    """The offline models answering a given set of prompts: those the responders recognise, asked in order, fallbacks
+    last."""
 
-    Raises:
-        UserError: no benchmark's offline model takes this name, or none recognises the prompt.
-    """
-    for responder in _ordered():
-        if (reply := responder.reply(model, prompt)) is not None:
-            return reply
-    raise UserError(f"offline:{model}: no benchmark's offline model recognises this prompt")
+    def __init__(self, responders: Sequence[Responder] = (), benchmarks: Sequence[str] = ()) -> None:
+        self._responders = sorted(responders, key=lambda responder: responder.fallback)
+        self._benchmarks = list(benchmarks)
+        """The names of the benchmarks whose answers these are (for messages)."""
 
+    def include(self, other: OfflineModels) -> None:
+        """Answers `other`'s prompts too (a demo's mock server, as each run is prepared)."""
+        self._responders = sorted([*self._responders, *other._responders], key=lambda responder: responder.fallback)
+        self._benchmarks += other._benchmarks
 
-def validate(model: str) -> None:
-    """Raises `UsageError` unless some loaded benchmark's offline part takes the offline model name `model`."""
-    problems: list[str] = []
-    for responder in _ordered():
+    def reply_for(self, model: str, prompt: str) -> str:
+        """The reply of offline model `model` (`oracle`, `noisy`, `noisy?seed=1`) to a prompt.
+
+        Raises:
+            UserError: no responder takes this name, or none recognises the prompt.
+        """
+        for responder in self._responders:
+            if (reply := responder.reply(model, prompt)) is not None:
+                return reply
+        raise UserError(f"offline:{model}: no benchmark's offline model recognises this prompt")
+
+    def validate(self, model: str) -> None:
+        """Raises `UsageError` unless some responder takes the offline model name `model`."""
+        problems: list[str] = []
+        for responder in self._responders:
+            try:
+                responder.validate(model)
+                return
+            except UserError as exc:
+                problems.append(str(exc))
+        raise UsageError("; ".join(problems) or f"offline:{model}: no offline models here (benchmarks: "
+                         f"{', '.join(self._benchmarks) or 'none'}; a benchmark's `offline` part gives them)")
+
+    def resolve(self, model: str) -> OfflineModel:
+        """The `ChatModel` of an `offline:NAME` model string, its name checked now (`UsageError`)."""
+        return OfflineModel(model.removeprefix(f"{OFFLINE}:"), self)
+
+    def mock_reply(self, request: MockRequest) -> str:
+        """A mock server's reply function: the offline model named by the request's model field."""
+        return self.reply_as(request.model.removeprefix(f"{OFFLINE}:"), request)
+
+    def reply_as(self, model: str, request: MockRequest) -> str:
+        """A mock server's answer to `request` as offline model `model`, whatever model the request names.
+
+        Raises:
+            NoReply: no responder recognises the prompt (a fallback's `unrecognised` reply included): the mock server
+                refuses the request.
+        """
+        prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
         try:
-            responder.validate(model)
-            return
+            reply = self.reply_for(model, prompt)
         except UserError as exc:
-            problems.append(str(exc))
-    loaded = ", ".join(benchmark.name for benchmark in loaded_benchmarks()) or "none"
-    raise UsageError("; ".join(problems) or f"offline:{model}: no offline models here (benchmarks loaded: {loaded}; "
-                     "a benchmark's `offline` part gives them)")
+            raise NoReply(str(exc)) from None
+        if any(reply == responder.unrecognised for responder in self._responders):
+            raise NoReply(f"offline:{model}: no installed benchmark's offline model recognises this prompt")
+        return reply
+
+
+def offline_models(benchmark: Benchmark, tasks: Sequence[Task], options: BaseModel | None) -> OfflineModels:
+    """The offline models of a run: its benchmark's answers to the prompts of its tasks (none without an `offline`
+    part)."""
+    part = benchmark.offline
+    return OfflineModels([part.responder(tasks, options)] if part is not None else [], [benchmark.name])
+
+
+@functools.cache
+def data_home_models() -> OfflineModels:
+    """Every built-in and installed benchmark's offline models with no run behind them (a mock server of its own,
+    `tripbench cache explain`): each answers what it can find in the data home."""
+    models = OfflineModels()
+    for name in available():
+        models.include(offline_models(get_benchmark(name), (), None))
+    return models
 
 
 class OfflineModel:
-    """A `ChatModel` answering from `reply_for`; no network, deterministic."""
+    """A `ChatModel` answering from an `OfflineModels`; no network, deterministic."""
 
-    def __init__(self, name: str) -> None:
-        validate(name)  # the name and its options are checked now, not at the first call
+    def __init__(self, name: str, models: OfflineModels) -> None:
+        models.validate(name)  # the name and its options are checked now, not at the first call
         self.name = name
         self.provider = OFFLINE
         self.model = name
+        self._models = models
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         started = perf_counter()
@@ -87,73 +146,88 @@ class OfflineModel:
         # offline models bill nothing, so an estimate will do: exact counting of every ~10k-token ReAct prompt
         # would be most of a demo's CPU time
         estimate = sum(len(m.content) for m in messages) // CHARS_PER_TOKEN
-        done = complete(mock, reply_for(self.name, prompt), estimate)
+        done = complete(mock, self._models.reply_for(self.name, prompt), estimate)
         return ChatResponse(text=done.text, finish_reason=done.finish,
                             usage=Usage(input_tokens=done.input_tokens, output_tokens=done.output_tokens),
                             latency_s=perf_counter() - started)
 
 
 def mock_reply(request: MockRequest) -> str:
-    """The mock server's reply function: the offline model named by the request's model field, with every built-in
-    and installed benchmark's responder loaded."""
-    return _reply_as(request.model.removeprefix(f"{OFFLINE}:"), request)
+    """The reply function of a mock server of its own: the offline model named by the request's model field, as every
+    built-in and installed benchmark answers with no run behind it (`data_home_models`)."""
+    return data_home_models().mock_reply(request)
 
 
 def oracle_reply(request: MockRequest) -> str:
     """The mock server's reply function of `tripbench mock-server --reply oracle`: `offline:oracle`'s answer, whatever
     model the request names."""
-    return _reply_as("oracle", request)
+    return data_home_models().reply_as("oracle", request)
 
 
 def noisy_reply(request: MockRequest) -> str:
     """`tripbench mock-server --reply noisy`: `offline:noisy`'s answer, whatever model the request names."""
-    return _reply_as("noisy", request)
+    return data_home_models().reply_as("noisy", request)
 
 
-def _reply_as(model: str, request: MockRequest) -> str:
-    if not loaded_benchmarks():  # a mock server in a process of its own
-        load_all()
-    prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
-    try:
-        reply = reply_for(model, prompt)
-    except UserError as exc:
-        raise NoReply(str(exc)) from None
-    if any(reply == responder.unrecognised for responder in _ordered()):
-        raise NoReply(f"offline:{model}: no installed benchmark's offline model recognises this prompt")
-    return reply
+@dataclass(frozen=True, slots=True)
+class NoisyConfig:
+    """`offline:noisy`'s options, read by its benchmark's `NoisyOptions`: the seed of its draws and the share of tasks
+    that get a mistake."""
+
+    seed: int
+    rate: float
+    """The share of tasks that get a mistake (the sum of `kinds` where the benchmark rates each kind)."""
+    kinds: Mapping[str, float] = field(default_factory=dict)
+    """Mistake kind -> the share of tasks that get it, for a benchmark that lets each kind be rated; else empty."""
 
 
-def oracle_or_noisy(parse_noisy: Callable[[str], object]) -> Callable[[str], None]:
-    """A responder's `validate` for the usual pair: `oracle` (no options) and `noisy[?OPTIONS]`, whose options
-    `parse_noisy` checks (raising `UserError`)."""
-    def validate(model: str) -> None:
+@dataclass(frozen=True, slots=True)
+class NoisyOptions:
+    """How one benchmark's noisy model reads `seed=3&rate=0.5` (the part of the model string after `?`): its default
+    rate, and the mistake kinds a user may rate one by one (`&same_action=0.2`), sharing `rate` equally otherwise."""
+
+    benchmark: str
+    default_rate: float
+    kinds: tuple[str, ...] = ()
+
+    @property
+    def default(self) -> NoisyConfig:
+        """`offline:noisy` with no options."""
+        return self.parse("")
+
+    def parse(self, options: str) -> NoisyConfig:
+        """The config of `offline:noisy?OPTIONS`.
+
+        Raises:
+            UserError: an unknown option, a value that is not a number, a rate outside 0..1 (or rates of kinds that
+                are negative or add up to more than 1).
+        """
+        values = dict(parse_qsl(options, keep_blank_values=True))
+        if unknown := sorted(set(values) - {"seed", "rate", *self.kinds}):
+            raise UserError(f"offline:noisy?{options}: {self.benchmark}'s noisy model takes "
+                            f"{', '.join(('seed', 'rate', *self.kinds))}, not {', '.join(unknown)}")
+        try:
+            seed, rate = int(values.pop("seed", 0)), float(values.pop("rate", self.default_rate))
+            kinds = {kind: float(values.get(kind, rate / len(self.kinds))) for kind in self.kinds}
+        except ValueError as exc:
+            raise UserError(f"offline:noisy?{options}: options must be numbers ({exc})") from None
+        if kinds:
+            if sum(kinds.values()) > 1 or min(kinds.values()) < 0:
+                raise UserError(f"offline:noisy?{options}: the rates of mistakes must be >= 0 and add up to at most 1")
+            rate = sum(kinds.values())
+        elif not 0 <= rate <= 1:
+            raise UserError(f"offline:noisy?{options}: rate must be between 0 and 1")
+        return NoisyConfig(seed, rate, kinds)
+
+    def validate(self, model: str) -> None:
+        """A responder's `validate`: `oracle` (no options) and `noisy[?OPTIONS]` (`parse` checks them) are the
+        offline models; any other name is a `UserError`."""
         name, _, options = model.partition("?")
         if name == "noisy":
-            parse_noisy(options)
+            self.parse(options)
         elif name != "oracle" or options:
             raise UserError(f"unknown offline model {model!r}: expected offline:oracle or "
                             "offline:noisy[?seed=N&rate=R]")
-    return validate
-
-
-def seed_and_rate(options: str, default_rate: float, benchmark: str) -> tuple[int, float]:
-    """Read a noisy model's `seed=3&rate=0.5` (the part of the model string after `?`).
-
-    Raises:
-        UserError: another option, a value that is not a number, a rate outside 0..1.
-    """
-    values = dict(parse_qsl(options, keep_blank_values=True))
-    unknown = set(values) - {"seed", "rate"}
-    if unknown:
-        raise UserError(f"offline:noisy?{options}: {benchmark}'s noisy model takes seed and rate, not "
-                        f"{', '.join(sorted(unknown))}")
-    try:
-        seed, rate = int(values.get("seed", 0)), float(values.get("rate", default_rate))
-    except ValueError as exc:
-        raise UserError(f"offline:noisy?{options}: options must be numbers ({exc})") from None
-    if not 0 <= rate <= 1:
-        raise UserError(f"offline:noisy?{options}: rate must be between 0 and 1")
-    return seed, rate
 
 
 def noisy_check(run: RunView, expected: Callable[[RolloutView], str], found: Callable[[RolloutView], str],

@@ -6,8 +6,8 @@ is how a project or a test plugs in its own benchmark without installing anythin
 `Benchmark` instance or a class that builds one with no arguments; a subclass of `Benchmark` keeps its parts unloaded
 until they are asked for.
 
-Loading a benchmark also serves the offline models (`offline:oracle`, `offline:noisy`, `benchmarks.offline`), which
-answer as the `offline` parts of the benchmarks loaded so far: in a run, its own benchmark's only.
+Looking a benchmark up has no other effect: what a run needs of it (its tasks, its offline models) is built where the
+run is prepared (`runner.engine.execute.prepare`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,6 @@ from typing import cast
 
 from benchmarks.base import REQUIRED_ATTRIBUTES, Benchmark, import_target
 from errors import UsageError, UserError
-from providers.interface import ChatModel
-from providers.prices import register_free_provider
-from providers.registry import register_provider
 
 BUILTIN: dict[str, str] = {
     "travelplanner": "benchmarks.travelplanner.benchmark:TravelPlannerBenchmark",
@@ -29,10 +26,6 @@ BUILTIN: dict[str, str] = {
 DEFAULT = "travelplanner"
 """The benchmark commands use when `--benchmark` is not given."""
 ENTRY_POINT_GROUP = "tripbench.benchmarks"
-OFFLINE = "offline"
-"""The provider prefix of the offline models."""
-
-_loaded: dict[str, Benchmark] = {}
 
 
 def available() -> list[str]:
@@ -52,8 +45,7 @@ def _target(name: str) -> str:
 
 
 def get_benchmark(name: str) -> Benchmark:
-    """Returns the benchmark called `name`, importing its module now (not its parts), and serves the offline models
-with its `offline` part too.
+    """Returns the benchmark called `name`, importing its module now (not its parts).
 
     Args:
         name: A built-in or entry-point name, or a `module:attribute` import path.
@@ -73,26 +65,4 @@ with its `offline` part too.
     elif not isinstance(benchmark, Benchmark):
         raise UserError(f"benchmark {name!r}: {target} does not provide the Benchmark interface (subclass "
                         "benchmarks.base.Benchmark for the defaults of its optional parts)")
-    loaded = cast(Benchmark, benchmark)
-    _loaded.setdefault(loaded.name, loaded)
-    register_provider(OFFLINE, _offline_model)
-    register_free_provider(OFFLINE)
-    return loaded
-
-
-def load_all() -> None:
-    """Loads every built-in and installed benchmark: what a process that may meet any benchmark's offline models needs
-    (a mock server of its own, `tripbench cache explain`)."""
-    for name in available():
-        get_benchmark(name)
-
-
-def loaded_benchmarks() -> list[Benchmark]:
-    """The benchmarks `get_benchmark` loaded in this process, in the order they were first loaded."""
-    return list(_loaded.values())
-
-
-def _offline_model(name: str) -> ChatModel:
-    from benchmarks.offline import OfflineModel  # with the mock server's reply code: only once an offline model is used
-
-    return OfflineModel(name)
+    return cast(Benchmark, benchmark)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
-from benchmarks.base import Evaluation, Task
+from benchmarks.tasks import Evaluation, Task
 
 Cell = str | int | float | None
 

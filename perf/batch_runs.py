@@ -9,7 +9,7 @@ Every answer comes from a batch: the script checks that the mock billed no onlin
 twice.
 
     python perf/batch_runs.py                                # 1,000 direct + 200 two-stage, 1 s per batch
-    python perf/batch_runs.py --direct 30 --two-stage 9 --delay 0.2   # a smoke size
+    python perf/batch_runs.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -23,14 +23,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from _smoke import parse_args
+
 from benchmarks.natural_plan.offline.world import generate_world as natural_plan_world
+from benchmarks.offline import OfflineModels, offline_models
 from benchmarks.travelplanner.offline.world import generate_world as travelplanner_world
 from runner.engine.execute import execute, prepare
 from runner.mock_server import MockConfig, RunningServer, serve
 from runner.store.results import load_run
 from sandbox_index import build_travelplanner_index
 
-MOCK_REPLY = "benchmarks.offline:mock_reply"
 KEY_ENV = "TRIPBENCH_PERF_BATCH_KEY"
 
 
@@ -46,10 +48,13 @@ def _spec(path: Path, server: RunningServer, lines: list[str], options: list[str
     return path
 
 
-async def _measure(name: str, spec: Path, run_dir: Path, server: RunningServer, round_s: float) -> None:
+async def _measure(name: str, spec: Path, run_dir: Path, server: RunningServer, answers: OfflineModels,
+                   round_s: float) -> None:
     before = server.tally.batches, sum(server.tally.batch_requests.values())
     cpu, wall = time.process_time(), time.perf_counter()
-    report = await execute(prepare(spec), run_dir, show_progress=False)
+    prepared = prepare(spec)
+    answers.include(offline_models(prepared.benchmark, prepared.tasks, prepared.options))
+    report = await execute(prepared, run_dir, show_progress=False)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     batches = server.tally.batches - before[0]
     requests = sum(server.tally.batch_requests.values()) - before[1]
@@ -64,7 +69,8 @@ async def _measure(name: str, spec: Path, run_dir: Path, server: RunningServer, 
 
 async def main(args: argparse.Namespace) -> None:
     os.environ.setdefault(KEY_ENV, "sk-perf-batch")
-    server = await serve("127.0.0.1", 0, MockConfig(reply=MOCK_REPLY, batches={"delay_s": args.delay}))
+    answers = OfflineModels()  # the mock server answers as the offline models of the runs prepared so far
+    server = await serve("127.0.0.1", 0, MockConfig(batches={"delay_s": args.delay}), reply=answers.mock_reply)
     try:
         with tempfile.TemporaryDirectory() as folder:
             root = Path(folder)
@@ -85,8 +91,8 @@ async def main(args: argparse.Namespace) -> None:
             print(f"mock batch processing delay {args.delay} s; batch_size {args.batch_size}, flush {args.flush} s, "
                   f"poll {args.poll} s")
             round_s = args.flush + args.delay  # a batch waits `flush` for more requests, then the mock's delay
-            await _measure("natural-plan direct", direct, root / "runs" / "direct", server, round_s)
-            await _measure("travelplanner two-stage", two_stage, root / "runs" / "two-stage", server, round_s)
+            await _measure("natural-plan direct", direct, root / "runs" / "direct", server, answers, round_s)
+            await _measure("travelplanner two-stage", two_stage, root / "runs" / "two-stage", server, answers, round_s)
             tally = server.tally
             print(f"mock tally: {tally.served} online calls, {tally.batch_served:,} batch answers, "
                   f"most submissions of one request {max(tally.batch_requests.values(), default=0)}; "
@@ -103,4 +109,4 @@ if __name__ == "__main__":
     parser.add_argument("--batch-size", type=int, default=1000)
     parser.add_argument("--flush", type=float, default=0.2, help="batch_flush_s")
     parser.add_argument("--poll", type=float, default=0.1, help="batch_poll_s")
-    asyncio.run(main(parser.parse_args()))
+    asyncio.run(main(parse_args(parser, direct=12, two_stage=2, delay=0.05, flush=0.05)))

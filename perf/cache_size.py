@@ -6,8 +6,8 @@ cache, which tripbench writes compact. The same entries are then written whole, 
 directory and their ratio (goal: compact <= 15 % of whole), and the latency of a hit (`CacheStore.get`, as the
 gateway reads) in each, p50 / p95 over every entry (goal: p95 <= 0.3 ms).
 
-    python perf/cache_size.py --data ../shared/data/travelplanner           # the 45 train queries
-    python perf/cache_size.py --data ../shared/data/travelplanner --limit 5 # a smoke size
+    python perf/cache_size.py            # the 45 train queries of ../shared/data/travelplanner
+    python perf/cache_size.py --smoke    # 2 queries
 """
 
 from __future__ import annotations
@@ -21,9 +21,12 @@ from pathlib import Path
 
 import diskcache
 import orjson
+from _smoke import parse_args
 
 from cache import CacheStore
 from runner.engine.execute import execute, prepare
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner"
 
 
 def disk_bytes(folder: Path) -> int:
@@ -43,9 +46,9 @@ def hit_latencies_ms(folder: Path, keys: list[str]) -> list[float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, required=True, help="the staged TravelPlanner folder")
+    parser.add_argument("--data", type=Path, default=DATA, help="the staged TravelPlanner folder")
     parser.add_argument("--limit", type=int, default=45, help="train queries (default 45)")
-    args = parser.parse_args()
+    args = parse_args(parser, limit=2)
     data = args.data.resolve()
     with tempfile.TemporaryDirectory(prefix="tripbench-perf-") as tmp:
         folder = Path(tmp)

@@ -6,7 +6,7 @@ importing every module of runner/cli/ first, as the CLI did before its commands 
 interleave all variants; the best of `--repeat` rounds is kept.
 
     python perf/cli_startup.py               # best of 5
-    python perf/cli_startup.py --repeat 1    # CI smoke
+    python perf/cli_startup.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _smoke import parse_args
 
 from cache import CacheStore
 
@@ -66,4 +68,4 @@ def main(repeat: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed rounds, best kept (default 5)")
-    main(parser.parse_args().repeat)
+    main(parse_args(parser, repeat=1).repeat)

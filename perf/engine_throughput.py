@@ -17,7 +17,7 @@ cached calls in <= 60 s; peak RSS <= 1 GB. On a small machine the SDK's own CPU 
 flight on 2 cores) caps run 2, hence run 3, far below the ideal rate: run 3 is then judged against run 2.
 
     python perf/engine_throughput.py                    # 1,000 rollouts x 30 calls, 200 ms, concurrency 256
-    python perf/engine_throughput.py --size 20          # a smoke size
+    python perf/engine_throughput.py --smoke   # a smoke size (seconds; CI runs it)
     python perf/engine_throughput.py --transport aiohttp  # runs 2 and 3 without the SDK's client
 """
 
@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import Any
 
 import openai
+from _smoke import parse_args
 from pydantic import BaseModel, ConfigDict
 
-from benchmarks.base import DELIVERED, Evaluation, RolloutResult, Task
+from benchmarks.base import DELIVERED, Benchmark, Evaluation, RolloutResult, Task
 from providers.interface import ChatRequest, ChatResponse, Message, Usage
 from providers.registry import register_provider
 from runner.engine.execute import execute, prepare
@@ -73,7 +74,7 @@ class FixedCalls:
         return RolloutResult(DELIVERED, answer=text)
 
 
-class PerfBenchmark:
+class PerfBenchmark(Benchmark):
     """Tasks with nothing in them; the work is all LLM calls."""
 
     name = "perf"
@@ -91,7 +92,8 @@ class PerfBenchmark:
     def open_tools(self, options: BaseModel) -> None:
         return None
 
-    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
+                 options: BaseModel) -> list[Evaluation | None]:
         return [None] * len(tasks)
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
@@ -220,7 +222,7 @@ async def main() -> None:
                         help="how run 3 sends its requests (default sdk; perf/transports.py compares them)")
     parser.add_argument("--no-sdk", action="store_true",
                         help="skip the mock-server run (minutes on a small machine); replay the in-process run")
-    args = parser.parse_args()
+    args = parse_args(parser, size=10, calls=3, latency=0.01, concurrency=8)
     calls = args.size * args.calls
     # calls x latency / concurrency, counted in whole waves of rollouts (equal when concurrency divides the size)
     ideal = math.ceil(args.size / args.concurrency) * args.calls * args.latency

@@ -9,7 +9,7 @@ them, so the ratio isolates the lookup layer. The official evaluator itself (a `
 whole table per name) was measured at about 160 ms per plan on this machine (issue 3).
 
     python perf/evaluate.py                 # 1,000 plans
-    python perf/evaluate.py --size 200      # CI smoke
+    python perf/evaluate.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from _smoke import parse_args
 
 from benchmarks.travelplanner.dataset import Query, load_queries
 from benchmarks.travelplanner.evaluation import make_evaluator
@@ -115,7 +116,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1000, help="plans to score (default 1000)")
     parser.add_argument("--baseline-size", type=int, default=200, help="plans scored over pandas (default 200)")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parse_args(parser, size=50, baseline_size=3)
     queries = load_queries(DATA / "queries" / "train.jsonl")
     cases = make_plans(queries, args.size, args.seed)
     with tempfile.TemporaryDirectory() as tmp:

@@ -3,11 +3,12 @@
 Compares each entry byte for byte with the dataset's `reference_information` and value for value with
 `database/train_ref_info.jsonl` (spec §1.2), and lists the mismatching entries. On the staged data the
 residue is 32 flight tables whose rows come out in the staged file's order instead of the official one
-(`tests/travelplanner/tools/test_reference_fidelity.py` explains and pins it); `--official-flight-order`
+(`tests/benchmarks/travelplanner/tools/test_reference_fidelity.py` explains and pins it); `--official-flight-order`
 re-sorts flight rows by flight number, the official file's order, to show that nothing else differs.
 
     python perf/fidelity_reference.py
     python perf/fidelity_reference.py --official-flight-order
+    python perf/fidelity_reference.py --smoke    # the same: every train query takes seconds
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import dataclasses
 import json
 import tempfile
 from pathlib import Path
+
+from _smoke import parse_args
 
 from benchmarks.travelplanner.reference import compare_reference
 from sandbox_index import Frame, Sandbox, build_travelplanner_index, open_sandbox
@@ -46,7 +49,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA, help="folder with queries/ and database/")
     parser.add_argument("--index", type=Path, help="an existing index (default: build one from --data)")
     parser.add_argument("--official-flight-order", action="store_true", help="sort flight rows by number")
-    args = parser.parse_args()
+    args = parse_args(parser, official_flight_order=True)
     queries = [json.loads(line) for line in (args.data / "queries/train.jsonl").read_text("utf-8").splitlines()]
     rows = [json.loads(line) for line in (args.data / "database/train_ref_info.jsonl").read_text("utf-8").splitlines()]
     with tempfile.TemporaryDirectory() as scratch:

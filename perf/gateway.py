@@ -15,7 +15,7 @@ The garbage collector is set as `tripbench run` sets it (runner/engine/gc_tuning
 
     python perf/gateway.py                        # 2,000 calls
     python perf/gateway.py --python-gc-defaults   # the same at Python's garbage-collector defaults
-    python perf/gateway.py --size 200             # CI smoke
+    python perf/gateway.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import openai
+from _smoke import parse_args
 
 from cache.modes import CacheMode
 from cache.store import CacheStore
@@ -151,5 +152,5 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; each path keeps its best")
     parser.add_argument("--python-gc-defaults", action="store_true",
                         help="leave the garbage collector at Python's defaults instead of tripbench run's settings")
-    args = parser.parse_args()
+    args = parse_args(parser, size=200, rounds=1)
     asyncio.run(main(args.size, args.concurrency, args.rounds, not args.python_gc_defaults))

@@ -8,7 +8,7 @@ the gateway recorded beside the server's own tally (they must be equal). The sam
 limiter is the baseline: it shows what the server does to an unpaced client.
 
     python perf/gateway_limits.py                 # 2,000 calls at RPM 600 / TPM 100k: about 200 s
-    python perf/gateway_limits.py --size 200      # CI smoke, about 20 s
+    python perf/gateway_limits.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
+
+from _smoke import parse_args
 
 from providers.interface import ChatRequest, ChatResponse, Message
 from providers.registry import resolve_model
@@ -74,7 +76,7 @@ def main() -> None:
     parser.add_argument("--tpm", type=int, default=100_000, help="tokens per minute (server and client)")
     parser.add_argument("--burst-s", type=float, default=1.0,
                         help="client bucket depth in seconds of rate (the mock server's buckets hold 60)")
-    args = parser.parse_args()
+    args = parse_args(parser, size=40, rpm=1200, tpm=200_000)
     for limited in (False, True):
         r = asyncio.run(_burst(args.size, args.rpm, args.tpm, limited=limited, burst_s=args.burst_s))
         # The allowed rate: requests/s under RPM, or under TPM at this workload's billed tokens per call.

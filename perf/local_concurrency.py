@@ -13,7 +13,7 @@ answered (its wait for a slot included), and (auto) the limit it ended at and ho
 keep the baseline's throughput with no timeouts, where 64 loses both.
 
     python perf/local_concurrency.py                    # 60 calls of <= 64 tokens per setting, 5 s timeout
-    python perf/local_concurrency.py --calls 12         # a smaller size
+    python perf/local_concurrency.py --smoke            # a smoke size: 4 calls, settings 1 and auto
     python perf/local_concurrency.py --settings 1,auto,64,auto,1   # other settings, in this order
 """
 
@@ -27,6 +27,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from _smoke import parse_args
 
 # `tests.local_server` starts the server the test suite uses; the repository root is not on the path of a script.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -155,6 +157,6 @@ if __name__ == "__main__":
     parser.add_argument("--max-tokens", type=int, default=64, help="completion tokens per request")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds per request before it times out")
     parser.add_argument("--n-ctx", type=int, default=1024, help="the server's context window")
-    args = parser.parse_args()
+    args = parse_args(parser, calls=4, settings="1,auto")
     chosen = [part if part == "auto" else int(part) for part in args.settings.split(",")]
     asyncio.run(main(chosen, args.calls, args.max_tokens, args.timeout, args.n_ctx))

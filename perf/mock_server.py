@@ -8,7 +8,7 @@ All in one process on 127.0.0.1, zero latency, same client concurrency. Four mea
 - mock server, our provider: `resolve_model("openai:…")` (the SDK call plus error mapping and response mapping).
 
     python perf/mock_server.py                        # 2,000 requests per row and round
-    python perf/mock_server.py --size 100 --rounds 1  # CI smoke
+    python perf/mock_server.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 
 import aiohttp
 import openai
+from _smoke import parse_args
 from aiohttp import web
 
 from providers.interface import ChatRequest, Message
@@ -120,5 +121,5 @@ if __name__ == "__main__":
     parser.add_argument("--size", type=int, default=2000, help="requests per measurement")
     parser.add_argument("--concurrency", type=int, default=32, help="requests in flight")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per row (the best one counts)")
-    args = parser.parse_args()
+    args = parse_args(parser, size=100, rounds=1)
     asyncio.run(main(args.size, args.concurrency, args.rounds))

@@ -9,7 +9,7 @@ the same process:
     write      write_report: report.md, one CSV per table, PNGs, the self-contained HTML with the drill-down
 
     python perf/report_render.py               # ~1,000 rollouts (the run takes about a minute to make)
-    python perf/report_render.py --size 100    # CI smoke
+    python perf/report_render.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import math
 import tempfile
 import time
 from pathlib import Path
+
+from _smoke import parse_args
 
 from reports import build_report, write_report
 from runner.engine.execute import execute, prepare
@@ -59,7 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=1000, help="rollouts, about (default 1000)")
     parser.add_argument("--repeat", type=int, default=3, help="timed rounds, best kept (default 3)")
-    args = parser.parse_args()
+    args = parse_args(parser, size=50, repeat=1)
     with tempfile.TemporaryDirectory(prefix="tripbench-perf-report-") as tmp:
         folder = Path(tmp)
         started = time.perf_counter()

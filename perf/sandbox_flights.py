@@ -6,7 +6,7 @@ it), and the same lookups as the official tool does them: a boolean mask over a 
 rows. Also times the other tools' lookups. Prints p50 / p99 and the speed-up.
 
     python perf/sandbox_flights.py                 # 3,827,361 rows (about a minute to build)
-    python perf/sandbox_flights.py --size 20000    # CI smoke: seconds
+    python perf/sandbox_flights.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
+from _smoke import parse_args
 
 from sandbox_index import Frame, Sandbox, build_travelplanner_index, open_sandbox
 
@@ -100,7 +101,7 @@ def main() -> None:
     parser.add_argument("--baseline-lookups", type=int, default=20, help="timed pandas scans")
     parser.add_argument("--source", type=Path, default=SOURCE, help="TravelPlanner database folder")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parse_args(parser, size=20000, lookups=200, baseline_lookups=2)
     rng = random.Random(args.seed)
     print(f"load average before: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 

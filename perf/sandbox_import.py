@@ -6,7 +6,7 @@ as an official-layout CSV and times importing that (a user's path with the full 
 is what the official FlightSearch does before it can answer: `pd.read_csv(...).dropna()` of that CSV.
 
     python perf/sandbox_import.py                  # 3,827,361 rows
-    python perf/sandbox_import.py --size 20000     # CI smoke: seconds
+    python perf/sandbox_import.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _smoke import parse_args
 
 SOURCE = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner" / "database"
 FULL_SIZE = 3_827_361
@@ -71,7 +73,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=FULL_SIZE, help="total flight rows (real + synthetic)")
     parser.add_argument("--source", type=Path, default=SOURCE, help="TravelPlanner database folder")
     parser.add_argument("--repeat", type=int, default=3, help="cold opens to time (the best is printed too)")
-    args = parser.parse_args()
+    args = parse_args(parser, size=20000, repeat=1)
     from sandbox_index import build_travelplanner_index, schema
 
     print(f"load average before: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")

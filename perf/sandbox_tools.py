@@ -7,7 +7,7 @@ path in pandas (boolean filters over the in-memory tables, `to_string`, the same
 same run on the same lookups. Prints p50 / p99 (wall and CPU time) and the speed-up. Goal: p99 <= 1 ms.
 
     python perf/sandbox_tools.py                   # 10,000 actions per tool on the staged database
-    python perf/sandbox_tools.py --size 500        # CI smoke
+    python perf/sandbox_tools.py --smoke   # a smoke size (seconds; CI runs it)
     python perf/sandbox_tools.py --index ~/.local/share/tripbench/travelplanner.sqlite --synthetic
 """
 
@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
+from _smoke import parse_args
 
 from benchmarks.travelplanner.reference import city_entry, flight_entry
 from benchmarks.travelplanner.tools import cost_enquiry, execute_action, parse_action
@@ -146,7 +147,7 @@ def main() -> None:
     parser.add_argument("--index", type=Path, help="an existing index (default: build one from --source)")
     parser.add_argument("--synthetic", action="store_true", help="open the index with its synthetic flights")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parse_args(parser, size=50, baseline_size=3)
     rng = random.Random(args.seed)
     print(f"load average before: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as scratch:

@@ -10,7 +10,7 @@ Printed: both wall times, their ratio, and whether the merged shards hold the on
 A throwaway PostgreSQL is started on a Unix socket (tests/postgres_server.py).
 
     python perf/shards.py                        # 180 rollouts, one process beside 4 shards
-    python perf/shards.py --size 18 --shards 2   # CI smoke (about a minute on a loaded 2-core machine)
+    python perf/shards.py --smoke                # --size 9 --shards 2 (about a minute on a loaded 2-core machine)
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 import psycopg  # noqa: E402
+from _smoke import parse_args  # noqa: E402
 
 from benchmarks.travelplanner.offline.world import generate_world  # noqa: E402
 from runner.store.results import load_run  # noqa: E402
@@ -109,5 +110,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="shards.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=180, help="rollouts in the sweep")
     parser.add_argument("--shards", type=int, default=4, help="shard processes beside the one")
-    arguments = parser.parse_args()
+    arguments = parse_args(parser, size=9, shards=2)
     main(arguments.size, arguments.shards)

@@ -6,7 +6,7 @@ three times, as one call counts it: the agent's length check, the gateway's TPM 
 server's bill. Baseline, same run: tiktoken encoding each whole prompt. The two counts must agree exactly.
 
     python perf/token_counting.py              # 45 train queries x 20 steps
-    python perf/token_counting.py --queries 3  # CI smoke
+    python perf/token_counting.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+
+from _smoke import parse_args
 
 from benchmarks.travelplanner.dataset import load_queries
 from benchmarks.travelplanner.prompts import ZEROSHOT_REACT_INSTRUCTION
@@ -62,5 +64,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=45, help="train queries (at most 45)")
     parser.add_argument("--steps", type=int, default=20, help="calls per query, one observation more each")
-    args = parser.parse_args()
+    args = parse_args(parser, queries=2, steps=5)
     main(args.queries, args.steps)

@@ -11,7 +11,7 @@ for `sdk` (the official openai SDK's client) and `aiohttp` in the same run, inte
    200 ms in <= 3 s wall (the ideal, waves x latency, is printed beside it).
 
     python perf/transports.py                      # 4,000 calls, 1,080 rollouts, concurrency 256, 3 rounds
-    python perf/transports.py --calls 500 --rollouts 100 --rounds 1   # a smoke size
+    python perf/transports.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _smoke import parse_args
 from engine_throughput import start_mock_server, timed_run, write_spec
 
 from providers.interface import ChatRequest, Message
@@ -57,7 +58,7 @@ async def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per call in the run (default 0.2)")
     parser.add_argument("--concurrency", type=int, default=256, help="in flight (default 256)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the best is kept (default 3)")
-    args = parser.parse_args()
+    args = parse_args(parser, calls=200, rollouts=50, latency=0.05, concurrency=32, rounds=1)
     tune_for_a_run()
     with tempfile.TemporaryDirectory(prefix="tripbench-perf-") as tmp:
         folder = Path(tmp)

@@ -11,7 +11,7 @@ and airplane.jsonl re-read), without its metric arithmetic (the issue measured t
 ~0.08 s per plan offline, plus ~1.5 s start-up).
 
     python perf/traveleval_evaluate.py               # 200 plans
-    python perf/traveleval_evaluate.py --plans 20    # smoke
+    python perf/traveleval_evaluate.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from _smoke import parse_args
 
 from benchmarks.traveleval.dataset import load_tasks
 from benchmarks.traveleval.evaluation import evaluate_plan
@@ -88,7 +89,7 @@ def _rate(label: str, plans: list[dict[str, Any]], score: Callable[[dict[str, An
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plans", type=int, default=200)
-    args = parser.parse_args()
+    args = parse_args(parser, plans=20)
     with tempfile.TemporaryDirectory() as scratch:
         index = Path(scratch) / "traveleval.sqlite"
         build_index(DATA / "database", index)

@@ -11,7 +11,7 @@ no better), and off target (another mistake's metric shows a problem the oracle'
 
     python perf/traveleval_offline.py                 # the 1,000 queries of `all`
     python perf/traveleval_offline.py --mode corrected
-    python perf/traveleval_offline.py --size 40       # CI smoke
+    python perf/traveleval_offline.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -25,10 +25,12 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from _smoke import parse_args
+
 from benchmarks.traveleval import dataset
 from benchmarks.traveleval.evaluation import MODES, evaluate_plan
 from benchmarks.traveleval.evaluation.distance import open_distances
-from benchmarks.traveleval.offline.mistakes import MISTAKES, NoisyConfig, found_mistakes, injected_mistake, noisy_plan
+from benchmarks.traveleval.offline.mistakes import MISTAKES, NOISY, found_mistakes, injected_mistake, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan, cost_floor
 from benchmarks.traveleval.sandbox.build import build_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
@@ -54,7 +56,7 @@ def main() -> None:
     parser.add_argument("--split", default="all")
     parser.add_argument("--size", type=int, default=None, help="only the first N queries")
     parser.add_argument("--mode", choices=MODES, default="official", help="evaluator mode")
-    args = parser.parse_args()
+    args = parse_args(parser, size=30)
     tasks = dataset.load_tasks(DATA, args.split)[: args.size]
     with tempfile.TemporaryDirectory() as folder:
         index = Path(folder) / "traveleval.sqlite"
@@ -73,7 +75,7 @@ def main() -> None:
             oracle_plans = [build_plan(sandbox, task.input) for task in tasks]
             oracle_s = time.perf_counter() - started
             started = time.perf_counter()
-            noisy = [noisy_plan(sandbox, task.input, NoisyConfig()) for task in tasks]
+            noisy = [noisy_plan(sandbox, task.input, NOISY.default) for task in tasks]
             noisy_s = time.perf_counter() - started
             oracle = [score(plan, task.input) for plan, task in zip(oracle_plans, tasks)]
             floors = [cost_floor(sandbox, task.input) for task in tasks]
@@ -95,7 +97,7 @@ def main() -> None:
 
     drawn, made, moved, already, off = Counter[str](), Counter[str](), Counter[str](), Counter[str](), Counter[str]()
     for task, (_, mistake), clean, dirty in zip(tasks, noisy, oracle, mistaken):
-        wanted = injected_mistake(task.input, NoisyConfig())
+        wanted = injected_mistake(task.input, NOISY.default)
         if wanted is not None:
             drawn[wanted.name] += 1
         if mistake is None:

@@ -7,7 +7,7 @@ keeping the airports that start with the city names). Random real names, one loo
 there. Prints p50 / p99 per lookup and the baseline's p50 over ours. Goal: p99 well under 1 ms.
 
     python perf/traveleval_sandbox.py                    # 10,000 lookups each on the staged database
-    python perf/traveleval_sandbox.py --size 200         # smoke
+    python perf/traveleval_sandbox.py --smoke   # a smoke size (seconds; CI runs it)
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from _smoke import parse_args
 from sandbox_tools import _percentiles, _time
 
 from benchmarks.traveleval.sandbox.build import build_index, city_files
@@ -82,7 +83,7 @@ def main() -> None:
     parser.add_argument("--baseline-size", type=int, default=1_000, help="timed official calls of each kind")
     parser.add_argument("--database", type=Path, default=DATA, help="a TravelEval database folder")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parse_args(parser, size=200, baseline_size=3)
     rng = random.Random(args.seed)
     print(f"load average before: {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory() as scratch:

@@ -10,7 +10,7 @@ names one (`prices = "together_ai:..."`, see `entry`), since the server behind a
 name. A run spec can override or add prices (`overrides`), including a `PREFIX:*` wildcard such as
 `{"openai-compatible:*": Price(input=0, output=0)}`. An `openai-compatible:` server on the user's own machines
 (localhost, a private address: `LOCAL_PRICE`) costs 0 unless told otherwise, and a provider that never bills
-(`offline:`, see `register_free_provider`) is free; other unknown models cost None (unknown), never a guessed 0.
+(`offline:`, see `OFFLINE`) is free; other unknown models cost None (unknown), never a guessed 0.
 """
 
 from __future__ import annotations
@@ -174,12 +174,9 @@ _SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
 
 
 FREE = Price(input=0.0, output=0.0)
-_free_prefixes: set[str] = set()
-
-
-def register_free_provider(prefix: str) -> None:
-    """`PREFIX:NAME` models cost nothing whatever the tables say (offline models: no provider bills them)."""
-    _free_prefixes.add(prefix)
+OFFLINE = "offline"
+"""The prefix of the offline models (`benchmarks.offline`): they cost nothing whatever the tables say, since no
+provider bills them."""
 
 
 def price_for(model: str, overrides: Mapping[str, Price] | None = None) -> Price | None:
@@ -193,7 +190,7 @@ def price_for(model: str, overrides: Mapping[str, Price] | None = None) -> Price
         The price, or None when nobody knows it.
     """
     prefix = model.split(":", 1)[0]
-    if prefix in _free_prefixes:
+    if prefix == OFFLINE:
         return FREE
     bundled = price_table().models
     for table in (overrides or {}, bundled):

@@ -48,21 +48,23 @@ def oracle_misses(run: RunData) -> list[OracleMiss]:
     if not failed:
         return []
     benchmark = load_benchmark(run.benchmark or failed[0][0].benchmark)
-    explain = benchmark.offline.explain if benchmark.offline is not None else None
     tasks = [view.task for _, view in failed]
     whys: list[str | None] = [None] * len(failed)
-    if explain is not None and all(task is not None for task in tasks):
+    if benchmark.offline is None or any(task is None for task in tasks):
+        return [OracleMiss(group.model, view.task_id, None) for group, view in failed]
+    known = [task for task in tasks if task is not None]
+    try:
+        options = benchmark.options_model.model_validate(run.options)
+        explain = benchmark.offline.responder(known, options).explain
+        tools = benchmark.open_tools(options) if explain is not None else None
+    except (UserError, ValueError):  # the data moved since the run: the failures are listed unexplained
+        explain = tools = None
+    if explain is not None and tools is not None:
         try:
-            tools = benchmark.open_tools(benchmark.options_model.model_validate(run.options))
-        except (UserError, ValueError):  # the data moved since the run: the failures are listed unexplained
-            tools = None
-        if tools is not None:
-            try:
-                whys = explain([task for task in tasks if task is not None], [group.strategy for group, _ in failed],
-                               tools)
-            finally:
-                if (close := getattr(tools, "close", None)) is not None:
-                    close()
+            whys = explain(known, [group.strategy for group, _ in failed], tools)
+        finally:
+            if (close := getattr(tools, "close", None)) is not None:
+                close()
     return [OracleMiss(group.model, view.task_id, why) for (group, view), why in zip(failed, whys, strict=True)]
 
 

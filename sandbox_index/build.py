@@ -7,7 +7,6 @@ import hashlib
 import os
 import sqlite3
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from errors import DataError
 from sandbox_index import schema
+from sandbox_index.atomic import atomic_build
 from sandbox_index.csv_semantics import CsvScan, read_lines, scan_csv, typed_rows
 from sandbox_index.schema import SourceTable
 from sandbox_index.synthetic import insert_synthetic_flights
@@ -39,8 +39,8 @@ def build_travelplanner_index(
 ) -> BuildSummary:
     """Build the TravelPlanner index from a database folder in the official layout.
 
-    The index is written to a temporary file beside `dest` and renamed over it only when complete, so a
-    failure (bad input, interruption) leaves `dest` as it was and no partial file behind.
+    The index is built atomically (`atomic.atomic_build`): a failure (bad input, interruption) leaves `dest` as it
+    was and no partial file behind.
 
     Args:
         source_dir: folder holding `flights/clean_Flights_2022.csv`, `accommodations/…`, `attractions/…`,
@@ -64,36 +64,18 @@ def build_travelplanner_index(
         if not path.is_file():
             layout = ", ".join(schema.SOURCE_FILES)
             raise DataError(f"{path}: missing file (a TravelPlanner database folder holds {layout})")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    # Beside dest (same file system, so the rename is atomic); SQLite creates it with the umask's mode.
-    temp = dest.parent / f".{dest.name}.{uuid.uuid4().hex[:12]}.tmp"
-    try:
-        conn = sqlite3.connect(temp, isolation_level=None)
-        try:
-            # A crash mid-build only loses a temp file that is deleted anyway: no journal, no fsync.
-            conn.execute("PRAGMA journal_mode=OFF")
-            conn.execute("PRAGMA synchronous=OFF")
-            conn.execute("PRAGMA cache_size=-262144")  # 256 MiB for the index builds
-            conn.execute("BEGIN")
-            with _gc_paused():
-                rows, dropped = _import_sources(conn, paths)
-            conn.execute(schema.create_table(schema.FLIGHTS, schema.SYNTHETIC_FLIGHTS))
-            added = _add_synthetic(conn, rows["flights"], synthetic_flights, seed)
-            for ddl in schema.CREATE_INDEXES + schema.CREATE_SYNTHETIC_INDEXES:
-                conn.execute(ddl)
-            conn.execute("PRAGMA analysis_limit=1000")  # sampled statistics: seconds faster on 3.8M rows
-            conn.execute("ANALYZE")
-            seconds = time.perf_counter() - started
-            metadata = _metadata(source_dir, paths, rows, dropped, added, seed, seconds)
-            conn.executemany("INSERT INTO metadata VALUES (?, ?)", sorted(metadata.items()))
-            conn.execute(f"PRAGMA user_version={schema.SCHEMA_VERSION}")
-            conn.execute("COMMIT")
-        finally:
-            conn.close()
-        os.replace(temp, dest)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    with atomic_build(dest, schema.SCHEMA_VERSION, cache_mib=256) as conn:  # 256 MiB for the index builds
+        with _gc_paused():
+            rows, dropped = _import_sources(conn, paths)
+        conn.execute(schema.create_table(schema.FLIGHTS, schema.SYNTHETIC_FLIGHTS))
+        added = _add_synthetic(conn, rows["flights"], synthetic_flights, seed)
+        for ddl in schema.CREATE_INDEXES + schema.CREATE_SYNTHETIC_INDEXES:
+            conn.execute(ddl)
+        conn.execute("PRAGMA analysis_limit=1000")  # sampled statistics: seconds faster on 3.8M rows
+        conn.execute("ANALYZE")
+        seconds = time.perf_counter() - started
+        metadata = _metadata(source_dir, paths, rows, dropped, added, seed, seconds)
+        conn.executemany("INSERT INTO metadata VALUES (?, ?)", sorted(metadata.items()))
     return BuildSummary(dest, rows, dropped, added, seconds, metadata)
 
 

@@ -12,6 +12,7 @@ from typing import NamedTuple
 from datahome import in_home
 from errors import DataError, MissingInput
 from sandbox_index import queries, schema
+from sandbox_index.atomic import stored_version
 from sandbox_index.connections import ThreadConnections
 
 _MMAP_BYTES = 1 << 32  # an upper bound: SQLite maps at most the file's size
@@ -206,12 +207,9 @@ def open_sandbox(path: str | os.PathLike[str] | None = None, *, synthetic: bool 
     path = Path(path) if path is not None else travelplanner_index_path()
     if not path.is_file():
         raise MissingInput(f"{path}: no TravelPlanner index: {_REIMPORT}")
-    try:
-        with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as probe:
-            found = probe.execute("PRAGMA user_version").fetchone()[0]
-        probe.close()
-    except sqlite3.DatabaseError as exc:
-        raise DataError(f"{path}: not a TravelPlanner index ({exc}): {_REIMPORT}") from exc
+    found = stored_version(path)
+    if found is None:
+        raise DataError(f"{path}: not a TravelPlanner index (not SQLite, or damaged): {_REIMPORT}")
     if found == 0:  # a SQLite file tripbench did not build (every index sets user_version)
         raise DataError(f"{path}: not a TravelPlanner index (no schema version): {_REIMPORT}")
     if found != schema.SCHEMA_VERSION:

@@ -119,8 +119,8 @@ async def start_mock_llm():
 
     started = []
 
-    async def start(config=None):
-        server = await serve("127.0.0.1", 0, config)
+    async def start(config=None, reply=None):
+        server = await serve("127.0.0.1", 0, config, reply=reply)
         started.append(server)
         return server
 

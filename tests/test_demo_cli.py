@@ -48,14 +48,15 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
     assert page.count("<table") == page.count('<div class="scroll"><table')
     specs = sorted(out.glob("*.toml"))  # the closing summary lists the specs the demo wrote, as examples
     assert len(specs) >= 3 and all(f"    {spec}\n" in first.output for spec in specs)
-    # TravelEval in the same demo: model, strategy, split, N, the seven constraint rates and all seven together
-    te_cells = [[cell.strip() for cell in row.split("│")[1:13]] for row in te_rows]
+    # TravelEval in the same demo: model, strategy, split, N, plans scored, delivery, the seven constraint rates, all
+    # seven together (over the scored plans, then over the rollouts)
+    te_cells = [[cell.strip() for cell in row.split("│")[1:16]] for row in te_rows]
     assert [cells[:4] for cells in te_cells] == [
         [model, strategy, "all", "9"] for model in ("oracle", "noisy", "oracle-via-mock-server")
         for strategy in ("direct", "react")] + [["oracle", "direct", "progressive", "3"],
                                                 ["noisy", "direct", "progressive", "3"]]
-    assert all(cells[4:] == ["100.0"] * 8 for cells in te_cells if cells[0] != "noisy")
-    assert all(float(cells[11]) < 100 for cells in te_cells if cells[0] == "noisy")
+    assert all(cells[4] == cells[3] and cells[5:] == ["100.0"] * 10 for cells in te_cells if cells[0] != "noisy")
+    assert all(float(cells[13]) < 100 for cells in te_cells if cells[0] == "noisy")
     assert ("offline:noisy: 18/18 TravelEval plans scored as built: each mistake moved its metric and only it, or "
             "none moved" in first.output.replace("\n", " "))
     assert (out / "report" / "plots" / "te_radar_1.png").is_file()  # a radar chart per model

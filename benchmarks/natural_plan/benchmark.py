@@ -13,8 +13,8 @@ from benchmarks.base import (
     Commands,
     Demo,
     Evaluation,
+    OfflineAnswers,
     Part,
-    Responder,
     RolloutResult,
     Strategy,
     Task,
@@ -23,7 +23,6 @@ from benchmarks.base import (
 from benchmarks.natural_plan import dataset
 from benchmarks.natural_plan.agents.direct import DirectStrategy
 from benchmarks.natural_plan.evaluation import SCORERS, Scored
-from benchmarks.natural_plan.offline import known
 from benchmarks.reporting import ReportSections
 from datahome import default_home
 from errors import DataError
@@ -56,17 +55,14 @@ class NaturalPlanBenchmark(Benchmark):
     demo = Part[Demo]("benchmarks.natural_plan.offline.demo")
     report = Part[ReportSections]("benchmarks.natural_plan.report")
     """Accuracy per task, by complexity, and the error breakdown."""
-    offline = Part[Responder]("benchmarks.natural_plan.offline.models:RESPONDER")
+    offline = Part[OfflineAnswers]("benchmarks.natural_plan.offline.models")
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:
         """The tasks of a task name (`trip`, `meeting`, `calendar`), `all`, or an official-format records file."""
         opts = _options(options)
         if isinstance(split, Path):
-            tasks = dataset.tasks_of(dataset.read_records(split))
-        else:
-            tasks = dataset.load_tasks(opts.data_dir or default_home() / "natural_plan", split)
-        known.remember(tasks)  # the offline models answer their prompts
-        return tasks
+            return dataset.tasks_of(dataset.read_records(split))
+        return dataset.load_tasks(opts.data_dir or default_home() / "natural_plan", split)
 
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:
         """`direct`: the official prompt, one call."""

@@ -27,9 +27,9 @@ from benchmarks.base import (
     Commands,
     Demo,
     Evaluation,
+    OfflineAnswers,
     Part,
     PlanFiles,
-    Responder,
     RolloutResult,
     Strategy,
     Task,
@@ -41,11 +41,9 @@ from benchmarks.traveleval.agents.paper import paper_strategies
 from benchmarks.traveleval.agents.react import ReactLimits, react_tools, reflexion_tools
 from benchmarks.traveleval.agents.sampling import SamplingSource, official_sampling
 from benchmarks.traveleval.agents.statuses import STATUSES
-from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, evaluate_plan, make_distances
-from benchmarks.traveleval.offline import known
+from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, open_scorer
 from benchmarks.traveleval.plan import Parsing
 from benchmarks.traveleval.sandbox.build import ensure_index
-from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from errors import DataError
 
@@ -105,7 +103,7 @@ class TravelEvalBenchmark(Benchmark):
     report = Part[ReportSections]("benchmarks.traveleval.report")
     """The paper's views: six dimensions by model and strategy, tier, progressive step; radar charts; budget
     satisfaction and cost composition."""
-    offline = Part[Responder]("benchmarks.traveleval.offline.models:RESPONDER")
+    offline = Part[OfflineAnswers]("benchmarks.traveleval.offline.models")
     plan_files = Part[PlanFiles]("benchmarks.traveleval.plan_files")
     """JSONL and the official `plans_<model>_<strategy>.json` arrays, for `tripbench import-plans`."""
 
@@ -115,10 +113,9 @@ class TravelEvalBenchmark(Benchmark):
         Raises:
             DataError: unknown split, missing or malformed query file.
         """
-        data_dir = _data_dir(_options(options))
-        tasks = dataset.read_queries(split) if isinstance(split, Path) else dataset.load_tasks(data_dir, split)
-        known.remember(tasks, data_dir)  # the offline models answer their prompts
-        return tasks
+        if isinstance(split, Path):
+            return dataset.read_queries(split)
+        return dataset.load_tasks(_data_dir(_options(options)), split)
 
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:
         """The paper's `direct`, `cot`, `react`, `reflexion`; beyond it, `react-tools` and `reflexion-tools`."""
@@ -159,20 +156,11 @@ class TravelEvalBenchmark(Benchmark):
         if mode not in MODES:
             raise DataError(f"unknown TravelEval evaluation mode {mode!r} (expected one of {', '.join(MODES)})")
         opts = _options(options)
-        data_dir = _data_dir(opts)
-        with Sandbox.open(ensure_index(data_dir)) as sandbox:
-            distances = make_distances(opts.distance, sandbox, data_dir)
-            names = NameMatcher(sandbox) if opts.standardize_names else None
-            try:
-                return [evaluation(evaluate_plan(result.plan, task.input, sandbox, mode=mode, distances=distances,
-                                                 names=names)
-                                   if result.plan is not None else
-                                   {"query_uid": task.id, "error": f"no plan ({result.status}: {result.error})"},
-                                   CONSTRAINT_METRICS)
-                        for task, result in zip(tasks, results, strict=True)]
-            finally:
-                if (close := getattr(distances, "close", None)) is not None:
-                    close()  # the Gaode client and its answer cache
+        with open_scorer(_data_dir(opts), distance=opts.distance, standardize_names=opts.standardize_names) as scorer:
+            return [evaluation(scorer.score(result.plan, task.input, mode) if result.plan is not None else
+                               {"query_uid": task.id, "error": f"no plan ({result.status}: {result.error})"},
+                               CONSTRAINT_METRICS)
+                    for task, result in zip(tasks, results, strict=True)]
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """The delivered plans, one `FinalTravelPlan` per line in task order (what `tripbench evaluate --benchmark
@@ -196,6 +184,11 @@ def _options(options: BaseModel) -> TravelEvalOptions:
     if isinstance(options, TravelEvalOptions):
         return options
     return TravelEvalOptions.model_validate(options.model_dump())
+
+
+def data_dir_of(options: BaseModel) -> Path:
+    """The data folder a run's options name (default: the data home's)."""
+    return _data_dir(_options(options))
 
 
 def _data_dir(options: TravelEvalOptions) -> Path:

@@ -31,8 +31,8 @@ from benchmarks.base import (
     Commands,
     Demo,
     Evaluation,
+    OfflineAnswers,
     Part,
-    Responder,
     RolloutResult,
     Strategy,
     Task,
@@ -99,7 +99,7 @@ class TravelPlannerBenchmark(Benchmark):
     demo = Part[Demo]("benchmarks.travelplanner.offline.demo")
     report = Part[ReportSections]("benchmarks.travelplanner.report")
     """Paper Tables 3-5 and Figure 2."""
-    offline = Part[Responder]("benchmarks.travelplanner.offline.models:RESPONDER")
+    offline = Part[OfflineAnswers]("benchmarks.travelplanner.offline.models")
     """The oracle and noisy agents (the demo; a greedy run, which needs some model and no key)."""
 
     def load_tasks(self, split: str | Path, options: BaseModel) -> Sequence[Task]:

@@ -1,8 +1,8 @@
 """Read a TravelPlanner request back out of its natural-language text (the offline models see only the prompt).
 
 The official queries were verbalised from a JSON record by an LLM (spec §9); these rules cover the phrasings of
-the 45 train and 180 validation queries and of the demo world's templates. `tests/travelplanner/offline/` measures
-the agreement with the structured fields on the staged splits.
+the 45 train and 180 validation queries and of the demo world's templates.
+`tests/benchmarks/travelplanner/offline/` measures the agreement with the structured fields on the staged splits.
 """
 
 from __future__ import annotations

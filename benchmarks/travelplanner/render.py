@@ -6,12 +6,13 @@ restaurant tables of `reference_information` keep the CSV row labels (`to_string
 below follow pandas 2.x `pandas/io/formats/format.py` (`DataFrameFormatter`, `FloatArrayFormatter`,
 `_IntArrayFormatter`, `_GenericArrayFormatter`, `_trim_zeros_float`) for the cases a `Frame` can hold: int64,
 float64 (never NaN: the official tables are `dropna()`ed) and str columns under a flat column index.
-`tests/travelplanner/tools/test_render.py` checks the equivalence against real pandas.
+`tests/benchmarks/travelplanner/tools/test_render.py` checks the equivalence against real pandas.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -48,6 +49,14 @@ def to_string(frame: Frame, *, index: bool = False) -> str:
         columns.insert(0, [" " * width] + [label.ljust(width) for label in labels])
     # `adjoin(1, ...)`: every column is already padded to one width, so one space joins them.
     return "\n".join(" ".join(line) for line in zip(*columns))
+
+
+@lru_cache(maxsize=4096)
+def table_text(frame: Frame) -> str:
+    """`to_string(frame)`, rendered once: an agent renders a table when a search returns it, again to mask it in its
+    scratchpad, and again in the notebook it hands the Planner, and every sample of a query searches alike. A Frame
+    is hashed and compared in C, in a fraction of its rendering's time."""
+    return to_string(frame)
 
 
 def records(frame: Frame) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 import orjson
 
-from benchmarks.registry import OFFLINE, load_all
+from benchmarks.offline import data_home_models, is_offline
 from cache import CacheStore, Explanation, explain, key_fields, load_request
 from cache.store import DB_FILE, CacheDamaged
 from datahome import default_cache_dir
@@ -96,9 +96,8 @@ def stats_command(as_json: bool, cache_dir: Path | None) -> None:
 
 
 def _target(model: str) -> Target:
-    if model.startswith(f"{OFFLINE}:"):
-        load_all()  # the offline models are served by the benchmarks that answer them
-    provider = resolve_model(model)
+    # the offline models with no run behind them: only their identity is needed here
+    provider = data_home_models().resolve(model) if is_offline(model) else resolve_model(model)
     if (close := getattr(provider, "aclose", None)) is not None:
         asyncio.run(close())  # only its identity is needed; nothing is sent
     return Target.of(model, provider)

@@ -1,7 +1,7 @@
 """`tripbench demo`: the whole pipeline on generated worlds, with no download and no API key.
 
 1. every benchmark with a demo (`benchmarks.base.Demo`) generates a small world and writes its run specs;
-2. the mock LLM server starts, answering as the offline models do (`benchmarks.offline.mock_reply`);
+2. the mock LLM server starts, answering as the offline models of the demo's runs do (`benchmarks.offline`);
 3. every run goes through the real engine, gateway and cache, and is evaluated by the benchmark's evaluator;
 4. one report covers all runs (`tripbench report`); the demo prints each benchmark's headline table from it and
    the benchmarks' checks (e.g. the noisy model's mistakes found again by the evaluation).
@@ -25,6 +25,7 @@ import click
 from rich.console import Console
 
 from benchmarks.base import Demo
+from benchmarks.offline import OfflineModels, offline_models
 from benchmarks.registry import DEFAULT, available, get_benchmark
 from benchmarks.reporting import Table
 from reports import build_report, write_report
@@ -33,7 +34,6 @@ from runner.cli.console import output_console
 from runner.engine.execute import execute, prepare
 from runner.mock_server import MockConfig, RunningServer, serve
 
-MOCK_REPLY = "benchmarks.offline:mock_reply"
 MOCK_PORT_FILE = "mock-server.port"
 
 
@@ -66,7 +66,8 @@ async def run_demo(out: Path, *, seed: int = 0, console: Console | None = None) 
     """Generate, run, evaluate and report every benchmark's demo; returns what the demo found."""
     out = out.resolve()
     report = DemoReport(out)
-    server = await _serve_mock(out / MOCK_PORT_FILE)
+    answers = OfflineModels()  # the mock server answers as the offline models of the runs prepared so far
+    server = await _serve_mock(out / MOCK_PORT_FILE, answers)
     headlines: list[str] = []
     ran: list[Demo] = []
     names = sorted(available(), key=lambda name: name != DEFAULT)  # the default benchmark first
@@ -77,7 +78,9 @@ async def run_demo(out: Path, *, seed: int = 0, console: Console | None = None) 
                 run_dir = out / "runs" / run.name
                 # A demo run starts afresh: on a second demo every call is answered by the cache, for free.
                 await asyncio.to_thread(shutil.rmtree, run_dir, ignore_errors=True)
-                await execute(await asyncio.to_thread(prepare, run.spec), run_dir, show_progress=False)
+                prepared = await asyncio.to_thread(prepare, run.spec)
+                answers.include(offline_models(prepared.benchmark, prepared.tasks, prepared.options))
+                await execute(prepared, run_dir, show_progress=False)
                 report.runs.append(run_dir)
                 report.specs.append(run.spec)
                 ran.append(demo)
@@ -94,16 +97,17 @@ async def run_demo(out: Path, *, seed: int = 0, console: Console | None = None) 
     return report
 
 
-async def _serve_mock(port_file: Path) -> RunningServer:
-    """The mock server on the port an earlier demo in this folder used, if free: its base URL is part of the
-    model's cache key (endpoint identity), so the same port is what lets a second demo replay from the cache."""
-    config = MockConfig(reply=MOCK_REPLY)
+async def _serve_mock(port_file: Path, answers: OfflineModels) -> RunningServer:
+    """The mock server answering as `answers`, on the port an earlier demo in this folder used, if free: its base URL
+    is part of the model's cache key (endpoint identity), so the same port is what lets a second demo replay from the
+    cache."""
+    config = MockConfig()
     port_file.parent.mkdir(parents=True, exist_ok=True)
     port = int(port_file.read_text()) if port_file.is_file() and port_file.read_text().strip().isdigit() else 0
     try:
-        server = await serve("127.0.0.1", port, config)
+        server = await serve("127.0.0.1", port, config, reply=answers.mock_reply)
     except OSError:  # taken by now: a new port, and the mock model's calls miss the cache this once
-        server = await serve("127.0.0.1", 0, config)
+        server = await serve("127.0.0.1", 0, config, reply=answers.mock_reply)
     port_file.write_text(str(urlsplit(server.base_url).port))
     return server
 

@@ -314,8 +314,13 @@ async def _execute(prepared: Prepared, run_dir: Path, session: SessionFlags, con
     live = Console(stderr=True)
     quiet_or_terminal = live.is_terminal or session.quiet
     # nohup, cron, a CI log: a plain line now and then on the summary's console
+    remote = None
+    if session.ray_address is not None:
+        from runner.engine.ray_workers import on_ray  # Ray is an optional extra
+
+        remote = on_ray(session.ray_address)
     return await execute(prepared, run_dir, force=session.force, grace_s=session.grace, lock_fd=lock_fd,
-                         ray_address=session.ray_address, progress_console=live if quiet_or_terminal else console,
+                         remote=remote, progress_console=live if quiet_or_terminal else console,
                          show_progress=quiet_or_terminal and not session.quiet,
                          log_every_s=None if quiet_or_terminal else session.progress_every)
 

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from benchmarks.base import Benchmark, Strategy, Task
+from benchmarks.offline import OfflineModels, is_offline, offline_models
 from benchmarks.registry import get_benchmark
 from cache import CallCache
 from cache.modes import CacheMode
@@ -85,6 +86,8 @@ class Prepared:
     cache_dir: Path
     batched: frozenset[str]
     """The model strings whose calls go through their provider's batch API (checked able to: `batch_models`)."""
+    offline: OfflineModels
+    """The run's offline models (`offline:oracle`, ...): its benchmark's answers to the prompts of its tasks."""
     shard: Shard | None = None
     """The shard of the run this process runs (`keys` holds its share), None for the whole run."""
 
@@ -130,8 +133,9 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
     splits = benchmark.splits  # checked here, once for all benchmarks
     if spec.split is not None and splits and spec.split not in splits:
         raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
-    for model in spec.models:  # a misspelt provider or offline model fails before the run directory is touched
-        check_model(model.model)
+    for model in spec.models:  # a misspelt provider fails before the run directory is touched
+        if not is_offline(model.model):
+            check_model(model.model)
     batched = batch_models(spec, source)
     if spec.team is not None:  # before the run directory is touched: no team, no run
         require_team_client(source)
@@ -157,12 +161,18 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
                                   f"also calls {extra}, which the bundled price table does not know")
     split: str | Path = spec.split if spec.split is not None else folder / (spec.queries or "")
     tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
+    # the offline models, when the run calls any (their module loads then only), checked as the providers above
+    called = [*(model.model for model in spec.models), *benchmark.extra_models(options)]
+    offline = offline_models(benchmark, tasks, options) if any(map(is_offline, called)) else OfflineModels()
+    for string in filter(is_offline, called):
+        offline.resolve(string)
     cache_dir = folder / spec.cache_dir if spec.cache_dir else default_cache_dir()
     check_size(spec, len(tasks), source)
     keys = expand(spec, tasks, benchmark.name)
     if shard is not None:
         keys = shard.select(keys)
-    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir, batched, shard)
+    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir, batched, offline,
+                    shard)
 
 
 def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
@@ -184,13 +194,14 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     targets: dict[str, Target] = {}
     for model in spec.models:
         if model.model not in targets:  # entries sharing a model string agree on their client (parse_spec checked)
-            provider = resolve_model(model.model, api_key_env=model.api_key_env, base_url=model.base_url,
-                                     timeout_s=model.request_timeout_s, transport=model.transport,
-                                     pool_size=_pool_size(spec, model.model), offline=offline)
+            provider = prepared.offline.resolve(model.model) if is_offline(model.model) else resolve_model(
+                model.model, api_key_env=model.api_key_env, base_url=model.base_url, timeout_s=model.request_timeout_s,
+                transport=model.transport, pool_size=_pool_size(spec, model.model), offline=offline)
             targets[model.model] = Target.of(model.model, provider)
     for extra in extra_models(prepared):  # a plan parser's model, say: the provider's defaults
         if extra not in targets:
-            targets[extra] = Target.of(extra, resolve_model(extra, pool_size=spec.concurrency, offline=offline))
+            targets[extra] = Target.of(extra, prepared.offline.resolve(extra) if is_offline(extra) else
+                                       resolve_model(extra, pool_size=spec.concurrency, offline=offline))
     display = {string: target.limit_key.display for string, target in targets.items()}
     # The limiter looks limits up by display name, and two model strings may still reach one server and model
     # (`…/v1` and `…/v1/`): one set of numbers must not silently win over the other.
@@ -273,6 +284,13 @@ def planned_counts(keys: Sequence[RolloutKey]) -> dict[str, dict[str, int]]:
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 """What stops a run: the first gracefully, a second at once."""
+
+
+RemoteRun = Callable[["Prepared", Sequence[RolloutKey], Callable[[RolloutRecord], Awaitable[None]], Scheduler],
+                    Awaitable[tuple[str, str]]]
+"""Runs pending rollouts elsewhere (`runner.engine.ray_workers.on_ray`), storing each record through the callback
+(here: this process stays the only writer of the results store), under the session's scheduler (its `stop()`);
+returns the outcome (`runner.engine.scheduler`) and a note for the report."""
 
 
 @dataclass(slots=True)
@@ -358,12 +376,12 @@ class ResumePlan:
 
 async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, progress_console: Console | None = None,
                   show_progress: bool = True, log_every_s: float | None = None, grace_s: float = 30.0,
-                  lock_fd: int | None = None, ray_address: str | None = None) -> RunReport:
+                  lock_fd: int | None = None, remote: RemoteRun | None = None) -> RunReport:
     """Runs every rollout of the spec not yet finished in `run_dir`, then evaluates and exports.
 
     `lock_fd`: the run directory's lock, when the caller took it already (`runner.store.writer.lock_run_dir`).
-    `ray_address`: run the rollouts on the actors of this Ray cluster (`runner.engine.ray_workers`); this process
-    stays the only writer of the results store.
+    `remote`: run the rollouts there (the actors of a Ray cluster: `runner.engine.ray_workers.on_ray`); this
+    process stays the only writer of the results store.
 
     SIGINT / SIGTERM stop admission and give in-flight rollouts `grace_s` seconds; a second signal cancels them.
     `show_progress` draws live rows on `progress_console`; `log_every_s` prints a plain line there that often.
@@ -382,7 +400,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
     interrupts = _Interrupts(report)
     try:
         await _execute(prepared, run_dir, store, report, interrupts, claim, force,
-                       Watch(progress_console, show_progress, log_every_s), grace_s, ray_address)
+                       Watch(progress_console, show_progress, log_every_s), grace_s, remote)
     except asyncio.CancelledError:
         if not interrupts.interrupted:
             raise
@@ -428,7 +446,7 @@ class _Interrupts:
 
 async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, report: RunReport,
                    interrupts: _Interrupts, claim: ShardClaim | None, force: bool, watch: Watch, grace_s: float,
-                   ray_address: str | None) -> None:
+                   remote: RemoteRun | None) -> None:
     spec = prepared.spec
     # Whatever ends the run (an error, a store that cannot write at the end), everything opened is closed, newest
     # first, each even if one before it failed: an unclosed store or cache would keep the process alive and the run
@@ -470,7 +488,7 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
             opened.callback(close)
         await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
         outcome = await _run_pending(Session(prepared, store, session, gateway, spend_cap, tools, report), plan,
-                                     watch, grace_s, ray_address)
+                                     watch, grace_s, remote)
         interrupts.install()
         report.notes += await _evaluate(prepared, store, run_dir)
         if (batches := gateway.batch_counts) is not None and (twice := batches.maybe_twice):
@@ -524,7 +542,7 @@ async def _claim_shard(prepared: Prepared, run_dir: Path) -> ShardClaim | None:
 
 
 async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s: float,
-                       ray_address: str | None) -> str:
+                       remote: RemoteRun | None) -> str:
     """Runs the plan's pending rollouts (here, or on a Ray cluster's actors), storing each as it finishes; returns
     the outcome (`runner.engine.scheduler`)."""
     prepared, spec, spend_cap, report = session.prepared, session.prepared.spec, session.spend_cap, session.report
@@ -564,16 +582,11 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
     evaluator = loop.create_task(_evaluate_every(prepared, session.store, EVALUATE_EVERY_S, finished_running))
     try:
         with live:
-            if ray_address is None:
+            if remote is None:
                 outcome = await scheduler.run(plan.pending, run_one)
             else:
-                from runner.engine.ray_workers import run_on_ray  # Ray is an optional extra
-
-                on_ray = await run_on_ray(ray_address, prepared, plan.pending, booked(session, save), scheduler)
-                outcome = on_ray.outcome
-                report.notes.append(f"Ray: {on_ray.actors} actors, {report.ran} rollouts stored" + (
-                    f"; {on_ray.died} died, their chunks' {on_ray.rerun} unstored rollouts ran again on new actors"
-                    if on_ray.died else ""))
+                outcome, note = await remote(prepared, plan.pending, booked(session, save), scheduler)
+                report.notes.append(note)
     finally:
         finished_running.set()
         await evaluator

@@ -30,7 +30,7 @@ from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError
 
 from benchmarks.base import BUDGET_EXHAUSTED
 from errors import UserError
-from runner.engine.execute import Prepared, bind_model, build_gateway, open_cache, prepare
+from runner.engine.execute import Prepared, RemoteRun, bind_model, build_gateway, open_cache, prepare
 from runner.engine.rollout import run_rollout
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
 from runner.engine.spec import RunSpec
@@ -146,6 +146,23 @@ class RayOutcome:
     """Actors that died while running chunks (each replaced by a new one)."""
     rerun: int = 0
     """Rollouts of dead actors' chunks given to another actor."""
+
+
+def on_ray(address: str) -> RemoteRun:
+    """`execute`'s `remote`: `run_on_ray` on the cluster at `address`, with its note for the run's report."""
+    async def run(prepared: Prepared, pending: Sequence[RolloutKey], save: Callable[[RolloutRecord], Awaitable[None]],
+                  scheduler: Scheduler) -> tuple[str, str]:
+        stored = 0
+
+        async def counted(record: RolloutRecord) -> None:
+            nonlocal stored
+            await save(record)
+            stored += 1
+        done = await run_on_ray(address, prepared, pending, counted, scheduler)
+        died = (f"; {done.died} died, their chunks' {done.rerun} unstored rollouts ran again on new actors"
+                if done.died else "")
+        return done.outcome, f"Ray: {done.actors} actors, {stored} rollouts stored{died}"
+    return run
 
 
 async def run_on_ray(address: str, prepared: Prepared, pending: Sequence[RolloutKey],

@@ -22,6 +22,7 @@ from runner.mock_server.batches import add_batch_routes
 from runner.mock_server.config import MockConfig
 from runner.mock_server.faults import Fault
 from runner.mock_server.openai_chat import OpenAIChatWire
+from runner.mock_server.replies import ReplyFunction
 from runner.mock_server.state import MOCK_STATE, MockState, ReceivedRequest, Refused, drop_connection
 from runner.mock_server.usage_lies import tell
 from runner.mock_server.wire import Wire
@@ -158,10 +159,11 @@ async def _release_hung_requests(app: web.Application) -> None:
         timer.cancel()
 
 
-def create_app(config: MockConfig | None = None) -> web.Application:
-    """The mock LLM server as an aiohttp application (serve it with `serve`, or aiohttp's test utilities)."""
+def create_app(config: MockConfig | None = None, *, reply: ReplyFunction | None = None) -> web.Application:
+    """The mock LLM server as an aiohttp application (serve it with `serve`, or aiohttp's test utilities); `reply`
+    replaces the config's reply function."""
     app = web.Application(client_max_size=MAX_BODY_BYTES)
-    app[MOCK_STATE] = MockState(config or MockConfig())
+    app[MOCK_STATE] = MockState(config or MockConfig(), reply)
     for wire in (OpenAIChatWire(), AnthropicMessagesWire()):
         app.router.add_post(wire.path, _chat_handler(wire))
     add_batch_routes(app)

@@ -10,6 +10,7 @@ from aiohttp import web
 from runner.mock_server.app import create_app
 from runner.mock_server.config import MockConfig
 from runner.mock_server.faults import FaultPlan
+from runner.mock_server.replies import ReplyFunction
 from runner.mock_server.state import MOCK_STATE, ReceivedRequest, Tally
 
 
@@ -62,18 +63,21 @@ class RunningServer:
         await self.close()
 
 
-async def serve(host: str = "127.0.0.1", port: int = 0, config: MockConfig | None = None) -> RunningServer:
+async def serve(host: str = "127.0.0.1", port: int = 0, config: MockConfig | None = None, *,
+                reply: ReplyFunction | None = None) -> RunningServer:
     """Start the mock server on `host:port` (port 0 picks a free one) and return it running.
 
     Args:
         host: interface to bind.
         port: TCP port; 0 lets the OS choose (read it from `base_url`).
         config: the server's knobs; defaults to an honest, instant, unlimited server.
+        reply: the reply function, instead of the one the config names (a value of this process, such as the offline
+            models of the runs it prepares).
 
     Returns:
         The running server; `await server.close()` (or `async with`) stops it.
     """
-    runner = web.AppRunner(create_app(config), access_log=None, shutdown_timeout=1.0)
+    runner = web.AppRunner(create_app(config, reply=reply), access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     try:

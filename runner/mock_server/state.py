@@ -18,7 +18,7 @@ from runner.mock_server.batch_book import BatchBook
 from runner.mock_server.config import Latency, MockConfig
 from runner.mock_server.faults import FaultPlan
 from runner.mock_server.ratelimits import RateLimits
-from runner.mock_server.replies import load_reply_function
+from runner.mock_server.replies import ReplyFunction, load_reply_function
 from runner.mock_server.wire import Wire, WireError
 
 log = logging.getLogger(__name__)
@@ -82,11 +82,11 @@ class ReceivedRequest:
 class MockState:
     """Everything one running app holds (stored in the app under `MOCK_STATE`)."""
 
-    def __init__(self, config: MockConfig) -> None:
+    def __init__(self, config: MockConfig, reply: ReplyFunction | None = None) -> None:
         self.config = config
         self.plan = FaultPlan(config.faults, config.seed)
         self.limits = RateLimits(config.rpm, config.tpm)
-        self.reply = load_reply_function(config.reply)
+        self.reply = reply or load_reply_function(config.reply)
         self.tally = Tally()
         self.received: deque[ReceivedRequest] = deque(maxlen=config.keep_requests)
         self.batches = BatchBook(config.batches)

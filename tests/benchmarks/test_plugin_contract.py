@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.base import DELIVERED, Benchmark, Commands, Demo, Part, Responder
+from benchmarks.base import DELIVERED, Benchmark, Commands, Demo, OfflineAnswers, Part, Responder
 from benchmarks.registry import BUILTIN, get_benchmark
 from benchmarks.reporting import ReportSections
 from errors import UserError
@@ -19,7 +19,7 @@ from tests.runner.engine.engine_support import TOY, run_cli
 from tests.runner.engine.toy_benchmark import ToyBenchmark
 
 REPO = Path(__file__).resolve().parents[2]
-PROTOCOLS = {"commands": Commands, "demo": Demo, "report": ReportSections}
+PROTOCOLS = {"commands": Commands, "demo": Demo, "report": ReportSections, "offline": OfflineAnswers}
 
 
 class Unplugged:
@@ -43,7 +43,7 @@ def test_every_part_of_a_builtin_benchmark_implements_its_protocol(name: str) ->
         part = getattr(benchmark, attribute)
         assert part is not None, attribute
         assert [m for m in _members(protocol) if not callable(getattr(part, m, None))] == [], attribute
-    assert isinstance(benchmark.offline, Responder)
+    assert isinstance(benchmark.offline.responder([], None), Responder)
 
 
 def test_an_object_without_the_contract_is_refused_with_the_way_out() -> None:
@@ -74,9 +74,9 @@ def test_loading_a_benchmark_loads_none_of_its_parts_nor_another_benchmark(name:
     loaded = done.stdout.split()
     package = BUILTIN[name].split(".")[1]
     assert not [m for m in loaded if m.startswith("benchmarks.") and m.split(".")[1] not in
-                (package, "base", "reporting", "registry")]
+                (package, "base", "tasks", "reporting", "registry")]
     declared = vars(type(get_benchmark(name)))
-    parts = [declared[attribute].target.partition(":")[0] for attribute in (*PROTOCOLS, "offline")]
+    parts = [declared[attribute].target.partition(":")[0] for attribute in PROTOCOLS]
     assert parts and not set(parts) & set(loaded)
     assert "matplotlib" not in loaded
 
@@ -90,13 +90,20 @@ def _toy_reply(model: str, prompt: str) -> str | None:
     return f"toy says {prompt}" if prompt.startswith("task ") else None
 
 
-TOY_ANSWERS = Responder(_check_oracle, _toy_reply)
+class ToyAnswers:
+    """The toy's offline part: the same answers whatever the tasks."""
+
+    def responder(self, tasks: Any, options: Any) -> Responder:
+        return Responder(_check_oracle, _toy_reply)
+
+
+TOY_ANSWERS = ToyAnswers()
 
 
 class OfflineToy(ToyBenchmark):
     """The toy benchmark with offline answers of its own."""
 
-    offline = Part[Responder](f"{__name__}:TOY_ANSWERS")
+    offline = Part[OfflineAnswers](f"{__name__}:TOY_ANSWERS")
 
 
 SPEC = """benchmark = "{benchmark}"
@@ -126,7 +133,7 @@ def test_offline_oracle_for_a_benchmark_without_offline_answers_says_so(tmp_path
     (tmp_path / "spec.toml").write_text(SPEC.format(benchmark=TOY), encoding="utf-8")
     done = run_cli("run", str(tmp_path / "spec.toml"), "--run-dir", str(tmp_path / "run"), cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
-    assert "offline:oracle: no offline models here (benchmarks loaded: toy" in done.stderr
+    assert "offline:oracle: no offline models here (benchmarks: toy;" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "run").exists()
 
 
@@ -172,7 +179,7 @@ def half_a_report() -> None:
 
 class HalfReport(ToyBenchmark):
     report = Part[ReportSections](__name__)  # this module: it has none of ReportSections' functions
-    offline = Part[Responder](f"{__name__}:half_a_report")  # a function where a Responder belongs
+    offline = Part[OfflineAnswers](f"{__name__}:half_a_report")  # a function where an OfflineAnswers belongs
 
 
 def test_a_part_lacking_its_protocols_members_says_which() -> None:
@@ -181,6 +188,6 @@ def test_a_part_lacking_its_protocols_members_says_which() -> None:
                                         r"group_rates, report_sections, rollout_category of "
                                         r"benchmarks.reporting.ReportSections"):
         _ = benchmark.report
-    with pytest.raises(UserError, match=r"HalfReport.offline \(.*:half_a_report\) is a function, expected a "
-                                        r"benchmarks.base.Responder"):
+    with pytest.raises(UserError, match=r"HalfReport.offline \(.*:half_a_report\) lacks responder of "
+                                        r"benchmarks.base.OfflineAnswers"):
         _ = benchmark.offline

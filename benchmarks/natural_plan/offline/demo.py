@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.base import DemoRun
-from benchmarks.natural_plan.offline.models import NoisyConfig, injected_mistake
+from benchmarks.natural_plan.offline.models import NOISY, injected_mistake
 from benchmarks.natural_plan.offline.world import generate_world
 from benchmarks.natural_plan.report import error_kind
 from benchmarks.offline import noisy_check
@@ -35,7 +35,7 @@ def demo_checks(run: RunView) -> list[str]:
     """The noisy model's failures against the mistakes it built into its answers."""
     def expected(view: RolloutView) -> str:
         assert view.task is not None  # `noisy_check` asks only about rollouts with their task
-        return injected_mistake(view.task.input, NoisyConfig()) or "solved"
+        return injected_mistake(view.task.input, NOISY.default) or "solved"
 
     return noisy_check(run, expected, lambda view: error_kind(view) or "solved",
                        "Natural Plan answers scored as built: the mistake put into them, or solved")

@@ -1,8 +1,8 @@
 """Natural Plan's answers for the offline models: `offline:oracle` gives the gold plan in the 5-shot answer format,
 `offline:noisy[?seed=N&rate=R]` the gold plan with one known mistake in a share `rate` of the tasks.
 
-The gold plan is in the record, not in the prompt: the models answer the prompts of the tasks this process loaded
-(`known`). `RESPONDER` is the benchmark's `offline` part.
+The gold plan is in the record, not in the prompt: the models answer the prompts of the tasks they are built from
+(`known`). This module is the benchmark's `offline` part (`responder`).
 
 The mistakes and the error kind the scoring must report for each (`MISTAKES`; which one a task gets is a pure
 function of the seed and the prompt, `injected_mistake`):
@@ -18,16 +18,18 @@ function of the seed and the prompt, `injected_mistake`):
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
-from benchmarks.base import Responder
+from pydantic import BaseModel
+
+from benchmarks.base import Responder, Task
 from benchmarks.natural_plan.evaluation import calendar, trip
 from benchmarks.natural_plan.evaluation.scored import UNPARSEABLE
-from benchmarks.natural_plan.offline.known import record_for
+from benchmarks.natural_plan.offline.known import KnownPrompts
 from benchmarks.natural_plan.offline.world import DAYS, trip_plan_text
-from benchmarks.offline import oracle_or_noisy, seed_and_rate
+from benchmarks.offline import NoisyConfig, NoisyOptions
 
 DEFAULT_RATE = 0.6
 PROSE = "I could not find a plan that satisfies every constraint, sorry"
@@ -39,15 +41,8 @@ MISTAKES: Mapping[str, tuple[str, ...]] = {
 """Task -> the mistakes `offline:noisy` makes, named by the error kind scoring reports for each."""
 
 
-@dataclass(frozen=True, slots=True)
-class NoisyConfig:
-    seed: int = 0
-    rate: float = DEFAULT_RATE
-
-    @classmethod
-    def parse(cls, options: str) -> NoisyConfig:
-        """Read `seed=3&rate=0.5` (the part of the model string after `?`)."""
-        return cls(*seed_and_rate(options, DEFAULT_RATE, "Natural Plan"))
+NOISY = NoisyOptions("Natural Plan", DEFAULT_RATE)
+"""`offline:noisy`'s options: `seed=3&rate=0.5`."""
 
 
 def oracle_answer(record: Mapping[str, Any]) -> str:
@@ -106,16 +101,17 @@ def _moved_slot(gold: str, kind: str) -> str:
     return f"Here is the proposed time: {day}, {calendar.clock_text(start)} - {calendar.clock_text(end)} "
 
 
-def reply_for(model: str, prompt: str) -> str | None:
-    """The offline model's answer to a Natural Plan prompt it knows (None: not one of the remembered prompts)."""
-    record = record_for(prompt)
+def reply_for(known: KnownPrompts, model: str, prompt: str) -> str | None:
+    """The offline model's answer to a Natural Plan prompt it knows (None: not one of the known prompts)."""
+    record = known.record_for(prompt)
     if record is None:
         return None
     name, _, options = model.partition("?")
     if name == "oracle" and not options:
         return oracle_answer(record)
-    return noisy_answer(record, NoisyConfig.parse(options))
+    return noisy_answer(record, NOISY.parse(options))
 
 
-RESPONDER = Responder(oracle_or_noisy(NoisyConfig.parse), reply_for)
-"""Natural Plan's answers."""
+def responder(tasks: Sequence[Task], options: BaseModel | None) -> Responder:
+    """Natural Plan's answers to the prompts of `tasks` (none: of the data home's tasks)."""
+    return Responder(NOISY.validate, partial(reply_for, KnownPrompts(tasks)))

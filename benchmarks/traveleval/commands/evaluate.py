@@ -20,7 +20,6 @@ import json
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +29,13 @@ from rich.table import Table
 
 from benchmarks.traveleval import paths
 from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, load_tasks
-from benchmarks.traveleval.evaluation import DIMENSIONS, MODES, evaluate_plan
-from benchmarks.traveleval.evaluation.distance import DISTANCE_SETTINGS, open_distances
+from benchmarks.traveleval.evaluation import DIMENSIONS, MODES, open_scorer
+from benchmarks.traveleval.evaluation.distance import DISTANCE_SETTINGS
 from benchmarks.traveleval.evaluation.modes import CORRECTED
 from benchmarks.traveleval.evaluation.official_rows import official_row, write_official_csv
 from benchmarks.traveleval.evaluation.route_distances import route_distances, summarize
 from benchmarks.traveleval.plan_files import PlanEntry, Source, official_source, query_of, read_entries
-from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.names import NameMatcher
-from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from datahome import home_option
 from errors import DataError
 
@@ -73,24 +70,23 @@ def evaluate_command(files: tuple[Path, ...], mode: str, distance: str | None, d
     folder = data_dir or paths.data_dir(home)
     read = [(path, read_entries(path)) for path in files]  # every file's format checked before any scoring
     queries = {task.id: task.input for split in (ALL, PROGRESSIVE) for task in load_tasks(folder, split)}
-    distances = open_distances(distance, folder)
     scored: list[tuple[Path, list[dict[str, Any]]]] = []
     summaries: dict[Path, dict[str, Any]] = {}
-    with Sandbox.open(ensure_index(folder)) as sandbox, closing(distances):
-        names = NameMatcher(sandbox) if standardize_names else None
+    with open_scorer(folder, distance=distance, standardize_names=standardize_names) as scorer:
         for path, entries in read:
             source = official_source(path)
             about = {"file": str(path)} | ({"model": source.model, "strategy": _strategy(source)} if source else {})
-            results = [about | (evaluate_plan(entry.plan, query_of(queries, entry.uid), sandbox, mode=mode,
-                                              distances=distances, names=names)
-                                if entry.plan is not None else _unscored(entry, mode, distances.name))
+            results = [about | (scorer.score(entry.plan, query_of(queries, entry.uid), mode)
+                                if entry.plan is not None else _unscored(entry, mode, scorer.distances.name))
                        for entry in entries]
             scored.append((path, results))
             if distance_summary:
-                routes = [route_distances(*_route(entry.plan, queries, mode, names), sandbox, distances)
+                routes = [route_distances(*_route(entry.plan, queries, mode, scorer.names), scorer.sandbox,
+                                          scorer.distances)
                           for entry, result in zip(entries, results, strict=True)
                           if "metrics" in result and entry.plan is not None]
                 summaries[path] = summarize(routes)
+    distance_name = scorer.distances.name
     if official_csv is not None:
         _write_official(official_csv, scored, queries)
     for path, results in scored:
@@ -98,12 +94,12 @@ def evaluate_command(files: tuple[Path, ...], mode: str, distance: str | None, d
             for result in results:
                 click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
             if path in summaries:
-                click.echo(json.dumps({"file": str(path), "distance": distances.name,
+                click.echo(json.dumps({"file": str(path), "distance": distance_name,
                                        "distance_summary": summaries[path]}, ensure_ascii=False))
         else:
-            _print_table(path, results, mode, distances.name)
+            _print_table(path, results, mode, distance_name)
             if path in summaries:
-                _print_summary(summaries[path], distances.name)
+                _print_summary(summaries[path], distance_name)
     if empty := [(path, results) for path, results in scored if not any("metrics" in r for r in results)]:
         raise DataError("\n".join(_nothing_scored(path, results) for path, results in empty))
 

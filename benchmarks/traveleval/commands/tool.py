@@ -76,7 +76,7 @@ def show_prompt(folder: Path, strategy_name: str, uid: str, model: str) -> str:
     Raises:
         UsageError: an unknown strategy or uid.
     """
-    from benchmarks.offline import OfflineModel
+    from benchmarks.offline import offline_models
     from benchmarks.registry import get_benchmark
     from benchmarks.traveleval.benchmark import TravelEvalOptions
 
@@ -89,7 +89,7 @@ def show_prompt(folder: Path, strategy_name: str, uid: str, model: str) -> str:
     task: Task | None = tasks.get(uid)
     if task is None:
         raise UsageError(f"no TravelEval query has uid {uid!r} (T0001 to T1000, G01-1 to G50-3)")
-    recorder = _Recorder(OfflineModel("oracle"), model)
+    recorder = _Recorder(offline_models(benchmark, [task], options).resolve("oracle"), model)
     with Sandbox.open(ensure_index(folder)) as sandbox:
         result = asyncio.run(strategies[strategy_name](task, recorder, sandbox))
     lines = [f"{strategy_name} on {uid}: {len(recorder.requests)} call(s), answered by offline:oracle "

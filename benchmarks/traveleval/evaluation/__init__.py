@@ -22,7 +22,9 @@ The metrics of each group, their formulas and their quirks are described in the 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +43,11 @@ from benchmarks.traveleval.evaluation.modes import CORRECTED, MODES, NO_QUEUE, c
 from benchmarks.traveleval.evaluation.space import cross_day_misalignment, route_penalty
 from benchmarks.traveleval.evaluation.time import time_metrics
 from benchmarks.traveleval.evaluation.utility import utility_metrics
+from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 
-__all__ = ["CONSTRAINT_METRICS", "DIMENSIONS", "MODES", "NOT_MEASURED", "evaluate_plan", "make_distances"]
+__all__ = ["CONSTRAINT_METRICS", "DIMENSIONS", "MODES", "NOT_MEASURED", "Scorer", "evaluate_plan", "open_scorer"]
 
 DIMENSIONS = ("accuracy", "constraint", "time", "space", "economy", "utility")
 CONSTRAINT_METRICS = ("budget_satisfaction", "time_compliance", "people_adaptability", "accommodation_satisfaction",
@@ -104,11 +107,32 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
     return {**head, "metrics": json_safe(metrics), "not_measured": unmeasured}
 
 
-def make_distances(setting: str | None, sandbox: Sandbox, folder: Path) -> Distances:
-    """The distance source of a `distance` setting ("auto" or None: amap with AMAP_API_KEY, else offline) for a
-    TravelEval data folder (its `amap_cache/`); `sandbox` is the caller's, the sources need only coordinates."""
-    del sandbox
-    return open_distances(None if setting == "auto" else setting, folder)
+@dataclass(frozen=True, slots=True)
+class Scorer:
+    """What scoring plans of one data folder needs, open: its sandbox, its distances, and the POI cleaning when asked
+    for (`open_scorer`)."""
+
+    sandbox: Sandbox
+    distances: Distances
+    names: NameMatcher | None
+
+    def score(self, plan: Mapping[str, Any], query: Mapping[str, Any] | None, mode: str) -> dict[str, Any]:
+        """`evaluate_plan` of one plan against its query (None: unknown) in `mode`."""
+        return evaluate_plan(plan, query, self.sandbox, mode=mode, distances=self.distances, names=self.names)
+
+
+@contextmanager
+def open_scorer(folder: Path, *, distance: str | None, standardize_names: bool) -> Iterator[Scorer]:
+    """The scoring setup of a TravelEval data folder, closed on exit: its sandbox (built first if missing or stale),
+    the distances of a `distance` setting ("auto" or None: amap with AMAP_API_KEY, else offline; answers cached in the
+    folder's `amap_cache/`), and the POI cleaning with `standardize_names`.
+
+    Raises:
+        UserError: `amap` without a key, or an unknown setting (before the sandbox is opened).
+    """
+    distances = open_distances(None if distance == "auto" else distance, folder)
+    with closing(distances), Sandbox.open(ensure_index(folder)) as sandbox:
+        yield Scorer(sandbox, distances, NameMatcher(sandbox) if standardize_names else None)
 
 
 def _dimension(name: str, itinerary: Any, days: dict[Any, list[Stop]], schedules: dict[Any, Any],

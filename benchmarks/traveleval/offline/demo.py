@@ -10,7 +10,7 @@ from pathlib import Path
 from benchmarks.base import DemoRun
 from benchmarks.offline import noisy_check
 from benchmarks.reporting import RolloutView, RunView
-from benchmarks.traveleval.offline.mistakes import NoisyConfig, found_mistakes, injected_mistake
+from benchmarks.traveleval.offline.mistakes import NOISY, found_mistakes, injected_mistake
 from benchmarks.traveleval.offline.world import generate_world
 
 MOCK_PRICES = "{ input = 0.15, output = 0.6 }"
@@ -42,7 +42,7 @@ def demo_runs(out: Path, mock_url: str, *, seed: int) -> list[DemoRun]:
 def expected(view: RolloutView) -> str:
     """The mistake the noisy model built into this rollout's plan (`CLEAN`: none)."""
     assert view.task is not None  # `noisy_check` asks only about rollouts with their task
-    mistake = injected_mistake(view.task.input, NoisyConfig())
+    mistake = injected_mistake(view.task.input, NOISY.default)
     return mistake.name if mistake else CLEAN
 
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.offline import seed_and_rate
+from benchmarks.offline import NoisyConfig, NoisyOptions
 from benchmarks.traveleval.evaluation.accuracy import intercity_planning_deviation
 from benchmarks.traveleval.evaluation.city import intercity_options
 from benchmarks.traveleval.offline.plan_builder import build_plan, clock, minutes, settle_costs, visit_minutes
@@ -85,16 +85,8 @@ MISTAKES: tuple[Mistake, ...] = (
 BY_NAME = {mistake.name: mistake for mistake in MISTAKES}
 
 
-@dataclass(frozen=True, slots=True)
-class NoisyConfig:
-    seed: int = 0
-    rate: float = DEFAULT_RATE
-    """The share of queries that get a mistake."""
-
-    @classmethod
-    def parse(cls, options: str) -> NoisyConfig:
-        """Read `seed=3&rate=0.5` (the part of the model string after `?`)."""
-        return cls(*seed_and_rate(options, DEFAULT_RATE, "TravelEval"))
+NOISY = NoisyOptions("TravelEval", DEFAULT_RATE)
+"""`offline:noisy`'s options: `seed=3&rate=0.5`."""
 
 
 def injected_mistake(query: Mapping[str, Any], config: NoisyConfig) -> Mistake | None:

@@ -1,9 +1,9 @@
 """TravelEval's answers for the offline models: `offline:oracle` gives the plan `plan_builder` builds from the sandbox,
 `offline:noisy[?seed=N&rate=R]` the same plan with one known mistake in a share `rate` of the queries (`mistakes`).
 
-A prompt is recognised by the uid it names (`prompts.find_uid`), looked up among the tasks this process loaded, or
-else the data home's queries (`known`); the plan comes from that data folder's sandbox. `RESPONDER` is the
-benchmark's `offline` part.
+A prompt is recognised by the uid it names (`prompts.find_uid`), looked up among the queries of the tasks the models
+are built from, or the data home's with no tasks (`known`); the plan comes from their data folder's sandbox. This
+module is the benchmark's `offline` part (`responder`).
 
 How each step's prompt is answered (`prompts.prompt_kind`):
 * `direct`: the plan in a ```json fence;
@@ -20,15 +20,17 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from benchmarks.base import Responder, Task
-from benchmarks.offline import oracle_or_noisy
-from benchmarks.traveleval import prompts
-from benchmarks.traveleval.offline.known import query_for, query_key
-from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
+from benchmarks.traveleval import paths, prompts
+from benchmarks.traveleval.benchmark import data_dir_of
+from benchmarks.traveleval.offline.known import KnownQueries, query_key
+from benchmarks.traveleval.offline.mistakes import NOISY, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan, cost_floor
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
@@ -57,7 +59,7 @@ def _plan_text(folder: Path, key: str, model: str) -> str | None:
     query = json.loads(key)
     sandbox = _sandbox(folder)
     name, _, options = model.partition("?")
-    plan = build_plan(sandbox, query) if name == "oracle" else noisy_plan(sandbox, query, NoisyConfig.parse(options))[0]
+    plan = build_plan(sandbox, query) if name == "oracle" else noisy_plan(sandbox, query, NOISY.parse(options))[0]
     return None if plan is None else json.dumps(plan, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -73,15 +75,15 @@ def _reasoning(plan: Mapping[str, Any]) -> str:
             f"4. Cost {summary['calculated_total_cost']:.0f} against a budget of {summary['total_budget']}.")
 
 
-def reply_for(model: str, prompt: str) -> str | None:
+def reply_for(known: KnownQueries, model: str, prompt: str) -> str | None:
     """The offline model's answer to a TravelEval prompt of a known query (None: not one)."""
     uid = prompts.find_uid(prompt)
     kind = prompts.prompt_kind(prompt)
-    found = query_for(uid, prompt) if uid is not None and kind is not None else None
-    if found is None or kind is None:
+    query = known.query_for(uid, prompt) if uid is not None and kind is not None else None
+    if query is None or kind is None:
         return None
     validate(model)
-    query, folder = found
+    folder = known.folder
     if kind == "reflect":
         return REFLECTION
     if kind == "react-tools" and prompt.rstrip().endswith(FIRST_STEP):
@@ -136,6 +138,14 @@ def explain(tasks: Sequence[Task], strategies: Sequence[str], sandbox: Sandbox) 
     return reasons
 
 
-validate = oracle_or_noisy(NoisyConfig.parse)
-RESPONDER = Responder(validate, reply_for, explain=explain)
-"""TravelEval's answers."""
+validate = NOISY.validate
+
+
+def responder(tasks: Sequence[Task], options: BaseModel | None) -> Responder:
+    """TravelEval's answers to the prompts of `tasks`, from the sandbox of the options' data folder; with no tasks and
+    no options (a mock server with no run behind it), to those of the data home's queries."""
+    if options is None and not tasks:
+        return Responder(validate, partial(reply_for, KnownQueries.in_data_home(paths.data_dir())),
+                         explain=explain)
+    data_dir = data_dir_of(options) if options is not None else paths.data_dir()
+    return Responder(validate, partial(reply_for, KnownQueries(tasks, data_dir)), explain=explain)

@@ -2,8 +2,8 @@
 
 Every row is checked as it is read: a missing column, a value that is not a number or an `H:MM` time, a malformed
 JSON record is a `DataError` naming the file and line. Rows keep their file position (`row`), so a lookup returns
-them in the order the official pandas/JSON reads list them. The index is written beside `dest` and renamed over it
-when complete: a failed build leaves no partial file.
+them in the order the official pandas/JSON reads list them. The index is built atomically and stamped with its schema
+version (`sandbox_index.atomic`): a failed build leaves no partial file.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import csv
 import json
 import re
 import sqlite3
-import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,9 +19,11 @@ from typing import Any
 from benchmarks.traveleval import paths
 from benchmarks.traveleval.sandbox.cities import CITY_DIRS
 from errors import DataError, MissingInput
+from sandbox_index.atomic import atomic_build, stored_version
 
-SCHEMA_VERSION = "1"
-"""Stored in the index; `ensure_index` rebuilds an index of another version."""
+SCHEMA_VERSION = 2
+"""Stamped on the index (`sandbox_index.atomic`); `ensure_index` rebuilds an index of another version (version 1
+kept it in the `meta` table)."""
 
 _TABLES = {
     "attractions": "city TEXT, row INTEGER, id INTEGER, name TEXT, type TEXT, lat REAL, lon REAL, opentime TEXT, "
@@ -110,32 +111,19 @@ def build_index(database_dir: Path, dest: Path) -> dict[str, int]:
         DataError: a missing file or a malformed row (names the file and line).
     """
     files = source_files(database_dir)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    temp = dest.parent / f".{dest.name}.{uuid.uuid4().hex[:12]}.tmp"
-    try:
-        conn = sqlite3.connect(temp, isolation_level=None)
-        try:
-            conn.execute("PRAGMA journal_mode=OFF")  # a crash loses only the temp file
-            conn.execute("BEGIN")
-            for table, columns in _TABLES.items():
-                conn.execute(f"CREATE TABLE {table} ({columns})")
-            counts = _import(conn, database_dir, files)
-            for statement in _INDEXES:
-                conn.execute(statement)
-            categories = _read_json(database_dir / "categories.json")
-            if not isinstance(categories, dict) or not all(
-                    isinstance(values, list) and all(isinstance(value, str) for value in values)
-                    for values in categories.values()):
-                raise DataError(f"{database_dir / 'categories.json'}: expected an object of lists of text")
-            meta = {"schema_version": SCHEMA_VERSION, "categories": json.dumps(categories, ensure_ascii=False),
-                    "counts": json.dumps(counts)}
-            conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-            conn.execute("COMMIT")
-        finally:
-            conn.close()
-        temp.replace(dest)
-    finally:
-        temp.unlink(missing_ok=True)
+    with atomic_build(dest, SCHEMA_VERSION) as conn:
+        for table, columns in _TABLES.items():
+            conn.execute(f"CREATE TABLE {table} ({columns})")
+        counts = _import(conn, database_dir, files)
+        for statement in _INDEXES:
+            conn.execute(statement)
+        categories = _read_json(database_dir / "categories.json")
+        if not isinstance(categories, dict) or not all(
+                isinstance(values, list) and all(isinstance(value, str) for value in values)
+                for values in categories.values()):
+            raise DataError(f"{database_dir / 'categories.json'}: expected an object of lists of text")
+        meta = {"categories": json.dumps(categories, ensure_ascii=False), "counts": json.dumps(counts)}
+        conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
     return counts
 
 
@@ -151,21 +139,9 @@ def ensure_index(data_dir: Path) -> Path:
         raise MissingInput(f"{database}: no TravelEval database (run `tripbench data fetch traveleval`, or `tripbench "
                         "data import DIR` for a folder holding the official data/ and database/)")
     newest = max(path.stat().st_mtime for path in source_files(database))
-    if not index.is_file() or index.stat().st_mtime < newest or _version(index) != SCHEMA_VERSION:
-        build_index(database, index)
+    if not index.is_file() or index.stat().st_mtime < newest or stored_version(index) != SCHEMA_VERSION:
+        build_index(database, index)  # a file that is no index, or a damaged one, too
     return index
-
-
-def _version(index: Path) -> str | None:
-    try:
-        conn = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return None  # not an index (or a damaged one): rebuilt
-    return None if row is None else str(row[0])
 
 
 def _import(conn: sqlite3.Connection, database_dir: Path, files: Sequence[Path]) -> dict[str, int]:

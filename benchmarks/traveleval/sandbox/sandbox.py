@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from benchmarks.traveleval.sandbox import cities
 from benchmarks.traveleval.sandbox.build import SCHEMA_VERSION
 from errors import DataError, MissingInput
+from sandbox_index.atomic import stored_version
 from sandbox_index.connections import ThreadConnections
 
 ROOM_TYPES: Mapping[str, str] = {"单人房": "single_room", "大床房": "king_room", "双人房": "double_bed",
@@ -198,15 +199,16 @@ class Sandbox:
         self.path = path
         self._connections = ThreadConnections(path)
         self._lists: dict[tuple[object, ...], tuple[Any, ...]] = {}
+        if (version := stored_version(path)) != SCHEMA_VERSION:
+            self.close()
+            raise DataError(f"{path}: index schema {version!r}, expected {SCHEMA_VERSION!r}: rebuild it (`tripbench "
+                            "data import`)" if version else f"{path}: not a TravelEval sandbox index; `tripbench data "
+                            "import` builds it")
         try:
             meta = dict(self._conn().execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.Error as exc:
             self.close()
             raise DataError(f"{path}: not a TravelEval sandbox index ({exc}); {REBUILD}")
-        if meta.get("schema_version") != SCHEMA_VERSION:
-            self.close()
-            raise DataError(f"{path}: index schema {meta.get('schema_version')!r}, expected {SCHEMA_VERSION!r}: "
-                            f"{REBUILD}")
         self._categories = {kind: tuple(values) for kind, values in json.loads(meta["categories"]).items()}
         self._counts: dict[str, int] = json.loads(meta["counts"])
         self._cities = tuple(row[0] for row in self._rows("SELECT DISTINCT city FROM attractions ORDER BY city"))

@@ -32,6 +32,13 @@ def count_tokens(text: str) -> int:
     return count_text_tokens(text)
 
 
+def over_token_limit(text: str, limit: int) -> bool:
+    """Whether `count_tokens(text) > limit`, without counting a text of at most `limit` UTF-8 bytes: every cl100k
+    token stands for one byte or more, so such a text cannot exceed it (most ReAct prompts, in a tenth of the time,
+    and a replay from the cache may never load the encoding)."""
+    return len(text.encode("utf-8", "surrogatepass")) > limit and count_tokens(text) > limit
+
+
 def halt_reason(step: int, max_steps: int, prompt: Callable[[], str], max_prompt_tokens: int) -> str | None:
     """Why an official loop halts before `step`: `max_steps`, then `token_limit` (spec §4.4, §5), else None.
 
@@ -43,7 +50,7 @@ def halt_reason(step: int, max_steps: int, prompt: Callable[[], str], max_prompt
     """
     if step > max_steps:
         return "max_steps"
-    if count_tokens(prompt()) > max_prompt_tokens:
+    if over_token_limit(prompt(), max_prompt_tokens):
         return "token_limit"
     return None
 
@@ -71,7 +78,7 @@ async def run_planner(model: ChatModel, template: str, text: str, query: str,
         The model's reply unchanged, or `Max Token Length Exceeded.` when the prompt is too long (no call made).
     """
     prompt = template.format(text=text, query=query)
-    if count_tokens(prompt) > max_prompt_tokens:
+    if over_token_limit(prompt, max_prompt_tokens):
         return PLANNER_TOKEN_LIMIT_ANSWER
     response = await model.complete(user_request(prompt, max_tokens=PLANNER_MAX_TOKENS))
     return response.text

@@ -9,7 +9,7 @@ from pathlib import Path
 from benchmarks.base import DemoRun
 from benchmarks.offline import noisy_check
 from benchmarks.reporting import RolloutView, RunView
-from benchmarks.travelplanner.offline.models import NoisyConfig, injected_fault
+from benchmarks.travelplanner.offline.models import NOISY, injected_fault
 from benchmarks.travelplanner.offline.world import generate_world
 from sandbox_index import build_travelplanner_index
 
@@ -47,7 +47,7 @@ def demo_checks(run: RunView) -> list[str]:
     """The noisy model's statuses against the faults it injected into each query."""
     def expected(view: RolloutView) -> str:
         assert view.task is not None  # `noisy_check` asks only about rollouts with their task
-        fault = injected_fault(view.task.input["query"], NoisyConfig())
+        fault = injected_fault(view.task.input["query"], NOISY.default)
         return fault.expected_status if fault else "delivered"
 
     return noisy_check(run, expected, lambda view: view.status,

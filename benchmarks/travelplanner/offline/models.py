@@ -20,18 +20,20 @@ The fault kinds and the terminal status each must produce (`benchmarks.travelpla
 
 (The long NotebookWrites each store the last table again, so the notebook passes the Planner's 12,000 tokens.)
 
-The model itself (`benchmarks.offline.OfflineModel`) is shared with the other benchmarks: `RESPONDER`, the benchmark's
-`offline` part, gives it TravelPlanner's answers.
+The model itself (`benchmarks.offline.OfflineModel`) is shared with the other benchmarks: this module is the
+benchmark's `offline` part, and `RESPONDER` gives the model TravelPlanner's answers.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from urllib.parse import parse_qsl
+from dataclasses import dataclass
+
+from pydantic import BaseModel
 
 from benchmarks.base import Responder, Task
+from benchmarks.offline import NoisyConfig, NoisyOptions
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.offline.oracle import (
     MAX_STEPS,
@@ -44,7 +46,6 @@ from benchmarks.travelplanner.offline.oracle import (
 )
 from benchmarks.travelplanner.prompts import EXTRACTION_PREFIX, PLANNER_INSTRUCTION
 from benchmarks.travelplanner.query_facts import read_query
-from errors import UserError
 from sandbox_index import Sandbox
 
 FAULT_KINDS = ("invalid_action", "argument_error", "same_action", "max_steps", "planner_token_limit",
@@ -79,30 +80,9 @@ class Fault:
         return EXPECTED_STATUS[self.kind]
 
 
-@dataclass(frozen=True, slots=True)
-class NoisyConfig:
-    """`offline:noisy`'s options: the seed and each fault kind's rate (the share of queries that get it)."""
-
-    seed: int = 0
-    rates: dict[str, float] = field(
-        default_factory=lambda: dict.fromkeys(FAULT_KINDS, DEFAULT_RATE / len(FAULT_KINDS)))
-
-    @classmethod
-    def parse(cls, options: str) -> NoisyConfig:
-        """Read `seed=3&rate=0.6&same_action=0.2` (the part of the model string after `?`)."""
-        values = dict(parse_qsl(options, keep_blank_values=True))
-        try:
-            seed = int(values.pop("seed", 0))
-            rates = dict.fromkeys(FAULT_KINDS, float(values.pop("rate", DEFAULT_RATE)) / len(FAULT_KINDS))
-            for kind in list(values):
-                if kind not in rates:
-                    raise UserError(f"offline:noisy: unknown option {kind!r} (seed, rate, {', '.join(FAULT_KINDS)})")
-                rates[kind] = float(values.pop(kind))
-        except ValueError as exc:
-            raise UserError(f"offline:noisy?{options}: options must be numbers ({exc})") from None
-        if sum(rates.values()) > 1 or min(rates.values()) < 0:
-            raise UserError(f"offline:noisy?{options}: fault rates must be >= 0 and sum to at most 1")
-        return cls(seed, rates)
+NOISY = NoisyOptions("TravelPlanner", DEFAULT_RATE, FAULT_KINDS)
+"""`offline:noisy`'s options: the seed, the rate shared by the fault kinds, and each kind's own rate
+(`seed=3&rate=0.6&same_action=0.2`)."""
 
 
 def injected_fault(query: str, config: NoisyConfig) -> Fault | None:
@@ -110,7 +90,7 @@ def injected_fault(query: str, config: NoisyConfig) -> Fault | None:
     rng = random.Random(f"{config.seed}\x1f{query}")
     roll, total = rng.random(), 0.0
     for kind in FAULT_KINDS:
-        total += config.rates[kind]
+        total += config.kinds[kind]
         if roll < total:
             # start late enough to be mid-search, early enough that the oracle has not called the Planner yet
             return Fault(kind, rng.randint(2, 9), rng.choice(ARGUMENT_TOOLS) if kind == "argument_error" else None)
@@ -165,16 +145,9 @@ def _faulty_action(react: ReactPrompt, fault: Fault) -> str | None:
 
 def reply_for(model: str, prompt: str) -> str:
     """The reply of offline model `model` (`oracle`, `noisy`, `noisy?seed=1`) to a TravelPlanner prompt."""
+    NOISY.validate(model)
     name, _, options = model.partition("?")
-    if name == "oracle" and not options:
-        return oracle_reply(prompt)
-    if name == "noisy":
-        return noisy_reply(prompt, NoisyConfig.parse(options))
-    raise UserError(f"unknown offline model {model!r}: expected offline:oracle or offline:noisy[?seed=N&rate=R]")
-
-
-def _validate(model: str) -> None:
-    reply_for(model, "")
+    return oracle_reply(prompt) if name == "oracle" else noisy_reply(prompt, NOISY.parse(options))
 
 
 def _explain(tasks: Sequence[Task], strategies: Sequence[str], sandbox: Sandbox) -> list[str | None]:
@@ -183,6 +156,10 @@ def _explain(tasks: Sequence[Task], strategies: Sequence[str], sandbox: Sandbox)
     return explain(tasks, strategies, sandbox)
 
 
-RESPONDER = Responder(_validate, reply_for, fallback=True, unrecognised=NO_ANSWER,
-                      explain=_explain)
+RESPONDER = Responder(NOISY.validate, reply_for, fallback=True, unrecognised=NO_ANSWER, explain=_explain)
 """TravelPlanner's answers; the fallback, since the oracle answers any prompt as an agent would."""
+
+
+def responder(tasks: Sequence[Task], options: BaseModel | None) -> Responder:
+    """TravelPlanner's answers: the prompt holds all they need, so the same for any tasks (`RESPONDER`)."""
+    return RESPONDER

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.travelplanner.render import to_string
+from benchmarks.travelplanner.render import table_text
 from sandbox_index import Frame
 
 
@@ -23,7 +23,7 @@ class Notebook:
         """Every entry as `{index, Short Description, Content}`; a Frame's content is rendered as text."""
         return [
             {"index": i, "Short Description": description,
-             "Content": to_string(data) if isinstance(data, Frame) else data}  # None and strings as they are
+             "Content": table_text(data) if isinstance(data, Frame) else data}  # None and strings as they are
             for i, (description, data) in enumerate(self._entries)
         ]
 

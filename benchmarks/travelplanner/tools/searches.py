@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from benchmarks.travelplanner import plan_fields
-from benchmarks.travelplanner.render import to_string
+from benchmarks.travelplanner.render import table_text
 from sandbox_index import DistanceRow, Frame, Sandbox
 
 
@@ -117,4 +117,4 @@ def distance_for_evaluation(sandbox: Sandbox, origin: str, destination: str, mod
 
 def data_text(data: Frame | str | list[str] | None) -> str:
     """The agent's `to_string(data)`: a Frame as `to_string(index=False)`, anything else `str()`, incl. None."""
-    return to_string(data) if isinstance(data, Frame) else str(data)
+    return table_text(data) if isinstance(data, Frame) else str(data)

@@ -12,7 +12,8 @@ import pytest
 
 from benchmarks.natural_plan.dataset import FILE_STEMS, read_records
 from benchmarks.natural_plan.evaluation import SCORERS
-from benchmarks.natural_plan.offline.models import MISTAKES, NoisyConfig, injected_mistake, noisy_answer, oracle_answer
+from benchmarks.natural_plan.offline.models import MISTAKES, injected_mistake, noisy_answer, oracle_answer
+from benchmarks.offline import NoisyConfig
 
 OFFICIAL = {"trip": 0.33, "calendar": 0.56, "meeting": 0.38}
 

@@ -1,5 +1,6 @@
 """The strategies over real HTTP: the openai and anthropic SDKs against the mock server, which answers as the
-offline oracle (`benchmarks.offline:mock_reply`), and a reply cut off at max_tokens named as such."""
+offline oracle of the tasks at hand (`benchmarks.offline.OfflineModels.mock_reply`), and a reply cut off at max_tokens
+named as such."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.base import DELIVERED, Task
-from benchmarks.offline import OfflineModel
+from benchmarks.offline import OfflineModels, offline_models
 from benchmarks.registry import get_benchmark
 from benchmarks.traveleval.agents.statuses import PARSE_FAILURE
 from benchmarks.traveleval.benchmark import TravelEvalBenchmark, TravelEvalOptions
@@ -34,9 +35,26 @@ class Capped:
         return await self.model.complete(dataclasses.replace(request, max_tokens=self.max_tokens))
 
 
+@pytest.fixture(scope="module")
+def easy_tasks(traveleval_home: Path) -> tuple[Task, ...]:
+    benchmark = get_benchmark("traveleval")
+    return tuple(benchmark.load_tasks("easy", _options(traveleval_home))[:2])
+
+
+@pytest.fixture(scope="module")
+def answers(traveleval_home: Path, easy_tasks: tuple[Task, ...]) -> OfflineModels:
+    """The offline models of a run of these tasks."""
+    return offline_models(get_benchmark("traveleval"), easy_tasks, _options(traveleval_home))
+
+
+def _options(traveleval_home: Path) -> TravelEvalOptions:
+    return TravelEvalOptions(data_dir=traveleval_home / "traveleval")
+
+
 @pytest.fixture(params=["openai", "anthropic"])
-async def oracle_over_http(request: pytest.FixtureRequest, start_mock_llm) -> AsyncIterator[ChatModel]:  # type: ignore[no-untyped-def]
-    server = await start_mock_llm(MockConfig(reply="benchmarks.offline:mock_reply"))
+async def oracle_over_http(request: pytest.FixtureRequest, start_mock_llm,  # type: ignore[no-untyped-def]
+                           answers: OfflineModels) -> AsyncIterator[ChatModel]:
+    server = await start_mock_llm(MockConfig(), reply=answers.mock_reply)
     model = (OpenAIChat("oracle", api_key="sk-test", base_url=server.openai_base_url) if request.param == "openai"
              else AnthropicMessages("oracle", api_key="sk-test", base_url=server.base_url,
                                     default_max_tokens=32_000))
@@ -46,15 +64,10 @@ async def oracle_over_http(request: pytest.FixtureRequest, start_mock_llm) -> As
         await model.aclose()
 
 
-@pytest.fixture(scope="module")
-def easy_tasks(traveleval_home: Path) -> tuple[Task, ...]:
-    benchmark = get_benchmark("traveleval")  # loading tasks lets the offline oracle answer their prompts
-    return tuple(benchmark.load_tasks("easy", benchmark.options_model(data_dir=traveleval_home / "traveleval"))[:2])
-
-
 async def test_every_strategy_delivers_the_oracles_plan_through_the_sdks(
-        oracle_over_http: ChatModel, easy_tasks: tuple[Task, ...], traveleval_sandbox: Sandbox) -> None:
-    in_process = OfflineModel("oracle")
+        oracle_over_http: ChatModel, easy_tasks: tuple[Task, ...], traveleval_sandbox: Sandbox,
+        answers: OfflineModels) -> None:
+    in_process = answers.resolve("offline:oracle")
     for strategy in STRATEGIES:
         for task in easy_tasks:
             over_http = await strategy(task, oracle_over_http, traveleval_sandbox)

@@ -8,12 +8,13 @@ import json
 
 import pytest
 
-from benchmarks import offline
-from benchmarks.base import Task
-from benchmarks.registry import get_benchmark
+from benchmarks.base import Responder, Task
+from benchmarks.offline import OfflineModels
 from benchmarks.traveleval import dataset, prompts
-from benchmarks.traveleval.offline import known, models
-from benchmarks.traveleval.offline.mistakes import NoisyConfig, injected_mistake
+from benchmarks.traveleval.benchmark import TravelEvalOptions
+from benchmarks.traveleval.offline import models
+from benchmarks.traveleval.offline.known import KnownQueries
+from benchmarks.traveleval.offline.mistakes import NOISY, injected_mistake
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.offline.world import TravelEvalWorld
 from benchmarks.traveleval.plan import parse_plan
@@ -23,10 +24,20 @@ from errors import UserError
 
 
 @pytest.fixture(scope="module")
+def responder(world: TravelEvalWorld) -> Responder:
+    """TravelEval's answers to the prompts of the world's tasks."""
+    tasks = dataset.load_tasks(world.folder, "all") + dataset.load_tasks(world.folder, "progressive")
+    return models.responder(tasks, TravelEvalOptions(data_dir=world.folder))
+
+
+@pytest.fixture(scope="module")
+def offline(responder: Responder) -> OfflineModels:
+    return OfflineModels([responder])
+
+
+@pytest.fixture(scope="module")
 def queries(world: TravelEvalWorld) -> list[dict[str, object]]:
     tasks = dataset.load_tasks(world.folder, "all") + dataset.load_tasks(world.folder, "progressive")
-    get_benchmark("traveleval")  # the offline models answer as the benchmarks the registry loaded
-    known.remember(tasks, world.folder)
     return [dict(task.input) for task in tasks]
 
 
@@ -34,7 +45,8 @@ def _plan(reply: str) -> dict[str, object]:
     return parse_plan(reply).model_dump(mode="json")
 
 
-def test_the_paper_strategies_get_the_oracle_plan(queries: list[dict[str, object]], world_sandbox: Sandbox) -> None:
+def test_the_paper_strategies_get_the_oracle_plan(queries: list[dict[str, object]], world_sandbox: Sandbox,
+                                                  offline: OfflineModels) -> None:
     for query in queries:
         expected = build_plan(world_sandbox, query)
         direct = offline.reply_for("oracle", prompts.paper_user(query, "direct"))
@@ -48,7 +60,8 @@ def test_the_paper_strategies_get_the_oracle_plan(queries: list[dict[str, object
             assert critique.startswith(models.CRITIQUE) and _plan(critique) == _plan(direct)
 
 
-def test_react_tools_looks_once_then_finishes(queries: list[dict[str, object]], world_sandbox: Sandbox) -> None:
+def test_react_tools_looks_once_then_finishes(queries: list[dict[str, object]], world_sandbox: Sandbox,
+                                              offline: OfflineModels) -> None:
     query = queries[0]
     stations = ["北京南站"]
     first = offline.reply_for("oracle", prompts.react_prompt(query, TOOLS_TEXT, stations, ""))
@@ -65,29 +78,31 @@ def test_of_two_queries_with_one_uid_the_one_the_prompt_quotes_is_answered(
         queries: list[dict[str, object]], world: TravelEvalWorld) -> None:
     first, other = queries[0], queries[1]
     twin = {**other, "uid": first["uid"]}  # another query file reusing the uid
-    known.remember([Task(id=str(twin["uid"]), input=twin)], world.folder)
-    try:
-        assert known.query_for(str(first["uid"]), prompts.paper_user(first, "direct"))[0] == first  # type: ignore[index]
-        assert known.query_for(str(first["uid"]), prompts.paper_user(twin, "direct"))[0] == twin  # type: ignore[index]
-    finally:
-        known.remember([Task(id=str(first["uid"]), input=first)], world.folder)  # the newest again
+    for order in ([first, twin], [twin, first]):
+        known = KnownQueries([Task(id=str(query["uid"]), input=query) for query in order], world.folder)
+        assert known.query_for(str(first["uid"]), prompts.paper_user(first, "direct")) == first
+        assert known.query_for(str(first["uid"]), prompts.paper_user(twin, "direct")) == twin
+        assert known.query_for(str(first["uid"])) == order[-1]  # no request quoted: the one seen last
 
 
-def test_noisy_answers_carry_the_drawn_mistake(queries: list[dict[str, object]], world_sandbox: Sandbox) -> None:
+def test_noisy_answers_carry_the_drawn_mistake(queries: list[dict[str, object]], offline: OfflineModels) -> None:
     differing = 0
     for query in queries:
         prompt = prompts.paper_user(query, "direct")
         same = offline.reply_for("noisy?seed=0", prompt) == offline.reply_for("oracle", prompt)
-        assert same == (injected_mistake(query, NoisyConfig(seed=0)) is None)
+        assert same == (injected_mistake(query, NOISY.parse("seed=0")) is None)
         differing += not same
     assert differing >= 6
     assert offline.reply_for("noisy?rate=0", prompt) == offline.reply_for("oracle", prompt)
 
 
-def test_other_prompts_are_not_answered(queries: list[dict[str, object]]) -> None:
+def test_other_prompts_are_not_answered(queries: list[dict[str, object]], responder: Responder,
+                                        world: TravelEvalWorld) -> None:
     unknown = {**queries[0], "uid": "T9999"}
-    assert models.reply_for("oracle", prompts.paper_user(unknown, "direct")) is None
-    assert models.reply_for("oracle", "Plan me a trip to Rome.") is None
+    assert responder.reply("oracle", prompts.paper_user(unknown, "direct")) is None
+    assert responder.reply("oracle", "Plan me a trip to Rome.") is None
+    built_from_no_task = models.responder([], TravelEvalOptions(data_dir=world.folder))
+    assert built_from_no_task.reply("oracle", prompts.paper_user(queries[0], "direct")) is None
 
 
 @pytest.mark.parametrize("name", ["noisy?rate=2", "noisy?colour=red", "noisy?seed=x", "oracle?seed=1", "genius"])

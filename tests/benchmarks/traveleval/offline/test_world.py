@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.traveleval import dataset
-from benchmarks.traveleval.offline.mistakes import MISTAKES, NoisyConfig, injected_mistake, make_mistake
+from benchmarks.traveleval.offline.mistakes import MISTAKES, NOISY, injected_mistake, make_mistake
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.offline.world import TravelEvalWorld, generate_world
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
@@ -63,7 +63,7 @@ def test_every_mistake_drawn_for_the_world_is_made(world: TravelEvalWorld, world
     """The demo checks the noisy model's mistakes by the query alone: none may lack a hold in its plan."""
     drawn = []
     for task in dataset.load_tasks(world.folder, "all") + dataset.load_tasks(world.folder, "progressive"):
-        mistake = injected_mistake(task.input, NoisyConfig())
+        mistake = injected_mistake(task.input, NOISY.default)
         if mistake is not None:
             drawn.append(mistake.name)
             assert make_mistake(world_sandbox, task.input, mistake) is not None, (task.id, mistake.name)

@@ -17,7 +17,7 @@ from benchmarks.traveleval import dataset, report
 from benchmarks.traveleval.evaluation import evaluate_plan
 from benchmarks.traveleval.evaluation.distance import open_distances
 from benchmarks.traveleval.metric_names import METRICS
-from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
+from benchmarks.traveleval.offline.mistakes import NOISY, noisy_plan
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.offline.world import generate_world
 from benchmarks.traveleval.report import aggregate, paper
@@ -93,7 +93,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
         for split in ("all", "progressive"):
             tasks = dataset.load_tasks(folder, split)
             oracle = [_view(t, build_plan(sandbox, t.input), sandbox, folder) for t in tasks]
-            noisy = [_view(t, noisy_plan(sandbox, t.input, NoisyConfig())[0], sandbox, folder) for t in tasks]
+            noisy = [_view(t, noisy_plan(sandbox, t.input, NOISY.default)[0], sandbox, folder) for t in tasks]
             noisy[0] = _view(tasks[0], None, sandbox, folder)  # one rollout without a plan
             made.append(Run(split, tasks, [Group(split, "oracle", split, oracle), Group(split, "noisy", split, noisy)],
                             options={"data_dir": str(folder)}))
@@ -101,8 +101,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
         corrected = [_view(t, build_plan(sandbox, t.input), sandbox, folder, "corrected") for t in tasks]
         made.append(Run("corrected", tasks, [Group("corrected", "oracle", "all", corrected)],
                         options={"data_dir": str(folder)}))
-        samples = [Group("sampled", "noisy", "all", [_view(t, noisy_plan(sandbox, t.input, NoisyConfig(seed=seed))[0],
-                                                           sandbox, folder) for t in tasks], sample=seed, samples=2)
+        samples = [Group("sampled", "noisy", "all",
+                         [_view(t, noisy_plan(sandbox, t.input, NOISY.parse(f"seed={seed}"))[0], sandbox, folder)
+                          for t in tasks], sample=seed, samples=2)
                    for seed in (0, 1)]
         made.append(Run("sampled", tasks, samples, options={"data_dir": str(folder)}))
     return made

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from benchmarks.base import DELIVERED
-from benchmarks.offline import OfflineModel
+from benchmarks.offline import OfflineModel, offline_models
 from benchmarks.registry import get_benchmark
 from benchmarks.travelplanner import taxonomy
 from benchmarks.travelplanner.agents.parsing import render_plan
@@ -17,19 +18,18 @@ from benchmarks.travelplanner.benchmark import TravelPlannerBenchmark
 from benchmarks.travelplanner.dataset import load_queries, query_from_record
 from benchmarks.travelplanner.evaluation.metrics import compute_scores
 from benchmarks.travelplanner.evaluation.official import OfficialEvaluator
-from benchmarks.travelplanner.offline.models import FAULT_KINDS, NoisyConfig, injected_fault
+from benchmarks.travelplanner.offline.models import FAULT_KINDS, NOISY, injected_fault
 from benchmarks.travelplanner.offline.oracle import oracle_reply
 from benchmarks.travelplanner.prompts import extraction_prompt
-from errors import UserError
+from errors import UsageError, UserError
 from providers.registry import resolve_model
 from runner.mock_server import MockConfig
 from sandbox_index import open_sandbox
 
 
-@pytest.fixture(autouse=True)
-def _travelplanner_loaded() -> None:
-    """The offline models answer as the benchmarks the registry loaded."""
-    get_benchmark("travelplanner")
+def _model(name: str) -> OfflineModel:
+    """TravelPlanner's offline model `name`: its prompts hold all it needs, so no tasks are given."""
+    return offline_models(TravelPlannerBenchmark(), (), None).resolve(f"offline:{name}")
 
 
 def _tasks(queries: Path, index: Path):  # type: ignore[no-untyped-def]
@@ -51,7 +51,7 @@ def _rates(tasks, results, sandbox) -> dict[str, float]:  # type: ignore[no-unty
 async def test_oracle_passes_the_demo_world(demo_world):
     tasks = _tasks(demo_world.summary.queries, demo_world.index)
     with open_sandbox(demo_world.index) as sandbox:
-        results = await _run(OfflineModel("oracle"), tasks, sandbox)
+        results = await _run(_model("oracle"), tasks, sandbox)
         rates = _rates(tasks, results, sandbox)
     assert all(r.status == DELIVERED for r in results)
     # every query of the world was generated feasible; the oracle finds a passing plan for each
@@ -63,7 +63,7 @@ async def test_oracle_delivers_every_train_query(travelplanner_data: Path, trave
     tasks = TravelPlannerBenchmark().load_tasks(
         "train", TravelPlannerBenchmark.options_model(data_dir=travelplanner_data, index=travelplanner_index))
     with open_sandbox(travelplanner_index) as sandbox:
-        results = await _run(OfflineModel("oracle"), tasks, sandbox)
+        results = await _run(_model("oracle"), tasks, sandbox)
         rates = _rates(tasks, results, sandbox)
     assert [r.status for r in results] == [DELIVERED] * 45
     # the real data is harder (7-day trips run into the 30-step limit, some cities lack attractions), but a
@@ -73,9 +73,9 @@ async def test_oracle_delivers_every_train_query(travelplanner_data: Path, trave
 
 async def test_noisy_faults_are_classified_exactly_as_injected(demo_world):
     tasks = _tasks(demo_world.summary.queries, demo_world.index)
-    config = NoisyConfig.parse("rate=1")
+    config = NOISY.parse("rate=1")
     with open_sandbox(demo_world.index) as sandbox:
-        results = await _run(OfflineModel("noisy?rate=1"), tasks, sandbox)
+        results = await _run(_model("noisy?rate=1"), tasks, sandbox)
     faults = [injected_fault(t.input["query"], config) for t in tasks]
     assert {f.kind for f in faults} == set(FAULT_KINDS)
     assert [r.status for r in results] == [f.expected_status for f in faults]
@@ -89,8 +89,8 @@ async def test_noisy_faults_are_classified_exactly_as_injected(demo_world):
 async def test_noisy_error_breakdown_matches_the_injected_truth(demo_world):
     tasks = _tasks(demo_world.summary.queries, demo_world.index)
     with open_sandbox(demo_world.index) as sandbox:
-        results = await _run(OfflineModel("noisy?seed=5"), tasks, sandbox)
-    truth = Counter(f.expected_status if (f := injected_fault(t.input["query"], NoisyConfig(seed=5))) else DELIVERED
+        results = await _run(_model("noisy?seed=5"), tasks, sandbox)
+    truth = Counter(f.expected_status if (f := injected_fault(t.input["query"], NOISY.parse("seed=5"))) else DELIVERED
                     for t in tasks)
     assert Counter(r.status for r in results) == truth
     assert 0 < truth[DELIVERED] < len(tasks)  # the default rate 0.6 leaves some queries clean
@@ -104,13 +104,13 @@ def test_injected_shares_follow_the_configured_rates(travelplanner_data: Path, o
     noisy run (equal to the draws, tests above) can be read against the rates themselves."""
     queries = [q.query for split in ("train", "validation")
                for q in load_queries(travelplanner_data / "queries" / f"{split}.jsonl")]
-    config = NoisyConfig.parse(options)
+    config = NOISY.parse(options)
     draws = Counter()
     for seed in range(10):  # 2,250 draws: the 225 staged queries under ten seeds
-        trial = NoisyConfig(config.seed + seed, config.rates)
+        trial = dataclasses.replace(config, seed=config.seed + seed)
         draws.update(f.kind if (f := injected_fault(q, trial)) else None for q in queries)
     n = sum(draws.values())
-    rates = {**config.rates, None: 1 - sum(config.rates.values())}
+    rates = {**config.kinds, None: 1 - sum(config.kinds.values())}
     for kind, rate in rates.items():
         assert abs(draws[kind] - n * rate) <= 4 * (n * rate * (1 - rate)) ** 0.5, (kind, draws[kind], n * rate)
     chi2 = sum((draws[kind] - n * rate) ** 2 / (n * rate) for kind, rate in rates.items())
@@ -122,7 +122,7 @@ async def test_the_mock_server_and_the_openai_sdk_give_the_same_rollouts(demo_wo
     via_sdk = resolve_model(f"openai-compatible:noisy?rate=1@{server.openai_base_url}")
     try:
         with open_sandbox(demo_world.index) as sandbox:
-            direct = await _run(OfflineModel("noisy?rate=1"), tasks, sandbox)
+            direct = await _run(_model("noisy?rate=1"), tasks, sandbox)
             remote = await _run(via_sdk, tasks, sandbox)
     finally:
         await via_sdk.aclose()  # type: ignore[attr-defined]
@@ -130,12 +130,19 @@ async def test_the_mock_server_and_the_openai_sdk_give_the_same_rollouts(demo_wo
     assert len(server.received) > 10 * len(tasks)
 
 
-def test_registered_model_strings():
-    assert isinstance(resolve_model("offline:oracle"), OfflineModel)
-    assert isinstance(resolve_model("offline:noisy?seed=2&same_action=0.5"), OfflineModel)
+def test_model_strings_are_checked_when_the_model_is_built():
+    models = offline_models(TravelPlannerBenchmark(), (), None)
+    assert isinstance(models.resolve("offline:oracle"), OfflineModel)
+    assert isinstance(models.resolve("offline:noisy?seed=2&same_action=0.5"), OfflineModel)
     for bad in ("offline:genius", "offline:noisy?rate=2", "offline:noisy?typo=0.1", "offline:noisy?seed=x"):
         with pytest.raises(UserError):
-            resolve_model(bad)
+            models.resolve(bad)
+
+
+def test_looking_a_benchmark_up_registers_no_provider():
+    get_benchmark("travelplanner")
+    with pytest.raises(UsageError, match="unknown provider 'offline'"):
+        resolve_model("offline:oracle")  # a run builds its offline models where it is prepared
 
 
 def test_extraction_prompt_answers(travelplanner_data: Path):
@@ -156,6 +163,6 @@ async def test_oracle_sole_planning_on_rebuilt_reference_information(demo_world,
     assert all(t.input["reference_source"] == "rebuilt from the reference route" for t in tasks)
     planner = next(s for s in benchmark.strategies(options) if s.name == strategy)
     with benchmark.open_tools(options) as sandbox:
-        results = [await planner(task, OfflineModel("oracle"), sandbox) for task in tasks]
+        results = [await planner(task, _model("oracle"), sandbox) for task in tasks]
         rates = _rates(tasks, results, sandbox)
     assert rates["Final Pass Rate"] == 1.0, rates

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from runner.cli.demo import MOCK_REPLY
 from runner.engine.execute import execute, prepare
 from runner.mock_server import MockConfig
 from runner.store.results import load_run
 from tests.benchmarks.travelplanner.offline.conftest import DemoWorld
 
 KEY_ENV = "TRIPBENCH_TEST_BATCH_KEY"
+MOCK_REPLY = "benchmarks.offline:mock_reply"  # TravelPlanner's answers need nothing but the prompt
 
 
 def _spec(path: Path, world: DemoWorld, base_url: str, *, batch: bool) -> Path:
