@@ -1,6 +1,6 @@
 """Cache keys: sha256 over the canonical JSON of exactly the fields that can change a completion.
 
-The key is built from an allow-list (DESIGN.md, "Cache key rules"), never by dumping a request and deleting what
+The key is built from an allow-list (docs/architecture.md §3.1), never by dumping a request and deleting what
 should not count: a new field stays out of the key until someone decides it belongs there (and bumps the scheme,
 which the golden digests in tests/cache/test_keys_golden.py make a deliberate act). API keys, timeouts, retry and
 concurrency settings and expiry are not fields of `ChatRequest` at all, so they cannot leak in.

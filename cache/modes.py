@@ -1,4 +1,4 @@
-"""How a run uses the cache (DESIGN.md, "Cache modes")."""
+"""How a run uses the cache (docs/architecture.md §3.2)."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from benchmarks.travelplanner.evaluation import make_evaluator
 from sandbox_index import DistanceRow, Frame, build_travelplanner_index, open_sandbox
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner"
-# the evaluator's tables with their tool column order (spec §1.1)
+# the evaluator's tables with their tool column order (docs/fidelity/travelplanner.md §1.1)
 TABLES = {
     "restaurants": ("restaurants/clean_restaurant_2022.csv",
                     ["Name", "Average Cost", "Cuisines", "Aggregate Rating", "City"]),

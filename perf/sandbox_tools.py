@@ -104,7 +104,8 @@ def _sub_plans(size: int, rng: random.Random) -> list[dict]:
 
 
 class OfficialTools:
-    """The official tools' code path in pandas (spec §3): boolean filters, then `to_string` and stripping."""
+    """The official tools' code path in pandas (docs/fidelity/travelplanner.md §3): boolean filters, then `to_string`
+    and stripping."""
 
     def __init__(self, source: Path) -> None:
         self.flights = pd.read_csv(source / FILES["flights"]).dropna()

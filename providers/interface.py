@@ -20,7 +20,7 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class ChatRequest:
-    """Everything that can change a completion (all of it goes into the cache key, spec: DESIGN.md)."""
+    """Everything that can change a completion (all of it goes into the cache key, docs/architecture.md §3.1)."""
 
     model: str
     """Model string as the user wrote it, e.g. `openai:gpt-4o-mini` or `offline:oracle`."""

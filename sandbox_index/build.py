@@ -159,7 +159,7 @@ def _import_background(conn: sqlite3.Connection, paths: dict[str, Path]) -> None
     path = paths[schema.CITY_STATES]
     for number, line in enumerate(read_lines(path), start=1):
         parts = line.split("\t")
-        if len(parts) != 2:  # the evaluator unpacks every line into (city, state), spec §1.1
+        if len(parts) != 2:  # the evaluator unpacks every line into (city, state), docs/fidelity/travelplanner.md §1.1
             raise DataError(f"{path}: line {number}: expected 'City<TAB>State', got {line!r}")
         pairs.append((number - 1, parts[0], parts[1]))
     conn.executemany("INSERT INTO city_states VALUES (?, ?, ?)", pairs)

@@ -1,4 +1,5 @@
-"""Reading a CSV the way `pandas.read_csv` does with default options (spec §1.1), without pandas.
+"""Reading a CSV the way `pandas.read_csv` does with default options (docs/fidelity/travelplanner.md §1.1), without
+pandas.
 
 The official tools load every table with `pd.read_csv(path)`; what they see depends on pandas' defaults:
 which strings count as missing, which dtype a column gets (which decides how a value is rendered:
@@ -201,8 +202,8 @@ def typed_rows(
     """Second pass: batches of `(pandas row label, *values of columns)` in file order.
 
     Values are typed as pandas holds them (int / float / str per the scanned dtype). With `dropna`, rows
-    with a missing field in ANY column are skipped (the official `dropna()`, spec §1.1); without, a
-    missing value is None.
+    with a missing field in ANY column are skipped (the official `dropna()`, docs/fidelity/travelplanner.md §1.1);
+    without, a missing value is None.
     """
     _, batches = read_csv(scan.path)
     positions = [scan.position(c) for c in columns]

@@ -41,7 +41,8 @@ MAX_UNPACKED = 2 << 30
 MAX_RATIO = 100
 """Unpacked bytes per compressed byte a file may reach (CSV deflates about tenfold; a zip bomb a thousandfold)."""
 MAX_MEMBERS = 10_000
-_QUERY_COLUMNS = ("org", "dest", "days", "date", "query", "level")  # present in every split (spec §1.2)
+# present in every split (docs/fidelity/travelplanner.md §1.2)
+_QUERY_COLUMNS = ("org", "dest", "days", "date", "query", "level")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """One function per lookup: a function of a connection, bound parameters only, rows in file order.
 
 Every filter is exact, case-sensitive equality (SQLite's BINARY collation), as the official tools compare
-strings (spec §3). Substring name matching uses `instr()`, never LIKE, so `%` and `_` in a name are
-plain characters, as in the evaluator's `str.contains(re.escape(name))` (spec §2).
+strings (docs/fidelity/travelplanner.md §3). Substring name matching uses `instr()`, never LIKE, so `%` and `_` in a
+name are plain characters, as in the evaluator's `str.contains(re.escape(name))` (docs/fidelity/travelplanner.md §2).
 Each function returns `(row_label, *tool columns)` tuples.
 """
 
@@ -41,13 +41,13 @@ _FLIGHTS_SQL = {
 
 
 def flights(conn: sqlite3.Connection, origin: str, dest: str, date: str, synthetic: bool) -> list[Row]:
-    """FlightSearch rows (spec §3.1)."""
+    """FlightSearch rows (docs/fidelity/travelplanner.md §3.1)."""
     params = (origin, dest, date) * (2 if synthetic else 1)
     return conn.execute(_FLIGHTS_SQL[(_FLIGHT_ROUTE, synthetic)], params).fetchall()
 
 
 def flights_by_number(conn: sqlite3.Connection, number: str, synthetic: bool) -> list[Row]:
-    """Every row with that `Flight Number` (CostEnquiry and the evaluator, spec §3.9, §7)."""
+    """Every row with that `Flight Number` (CostEnquiry and the evaluator, docs/fidelity/travelplanner.md §3.9, §7)."""
     params = (number,) * (2 if synthetic else 1)
     return conn.execute(_FLIGHTS_SQL[(_FLIGHT_NUMBER, synthetic)], params).fetchall()
 
@@ -60,7 +60,7 @@ _BY_CITY = {
 
 
 def by_city(conn: sqlite3.Connection, table: str, city: str) -> list[Row]:
-    """Accommodation / Restaurant / AttractionSearch rows (spec §3.3-§3.5)."""
+    """Accommodation / Restaurant / AttractionSearch rows (docs/fidelity/travelplanner.md §3.3-§3.5)."""
     return conn.execute(_BY_CITY[table], (city,)).fetchall()
 
 
@@ -78,7 +78,7 @@ _BY_NAME = {
 
 
 def by_name(conn: sqlite3.Connection, table: str, name: str, city: str, exact: bool) -> list[Row]:
-    """Rows of `table` in `city` whose name equals (exact) or contains `name` (spec §2)."""
+    """Rows of `table` in `city` whose name equals (exact) or contains `name` (docs/fidelity/travelplanner.md §2)."""
     return conn.execute(_BY_NAME[(table, exact)], (city, name)).fetchall()
 
 
@@ -88,7 +88,8 @@ _DISTANCE = (
 
 
 def distance(conn: sqlite3.Connection, origin: str, dest: str) -> Row | None:
-    """`(duration, distance)` texts of the first matching distance row (spec §3.2), or None."""
+    """`(duration, distance)` texts of the first matching distance row (docs/fidelity/travelplanner.md §3.2), or
+    None."""
     row: Row | None = conn.execute(_DISTANCE, (origin, dest)).fetchone()
     return row
 

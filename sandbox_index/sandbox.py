@@ -24,7 +24,7 @@ class Frame:
     """A query result with what it takes to render it as pandas would (`DataFrame.to_string`).
 
     Attributes:
-        columns: official column names in the tool's column order (spec §1.1).
+        columns: official column names in the tool's column order (docs/fidelity/travelplanner.md §1.1).
         dtypes: `'int'`, `'float'` or `'str'` per column: what pandas infers for the full CSV column.
         index: pandas row label of each row (0-based data-row position in the CSV, before dropna).
         rows: typed values (int / float / str) per row, file order.
@@ -109,7 +109,7 @@ class Sandbox:
             rows=tuple(tuple(row[1:]) for row in found),
         )
 
-    # Tool lookups (spec §3).
+    # Tool lookups (docs/fidelity/travelplanner.md §3).
     def flights(self, origin: str, destination: str, date: str) -> Frame:
         """FlightSearch: flights from `origin` to `destination` on `date` (YYYY-MM-DD)."""
         return self._frame(
@@ -144,7 +144,8 @@ class Sandbox:
         return self._cities
 
     def state_cities(self) -> dict[str, tuple[str, ...]]:
-        """citySet_with_states.txt: state -> its cities, file order (CitySearch, spec §3.6)."""
+        """citySet_with_states.txt: state -> its cities, file order (CitySearch, docs/fidelity/travelplanner.md
+        §3.6)."""
         grouped: dict[str, list[str]] = {}
         for city, state in self._city_states:
             grouped.setdefault(state, []).append(city)
@@ -154,7 +155,7 @@ class Sandbox:
         """citySet_with_states.txt: city -> state (the evaluator's city map)."""
         return dict(self._city_states)
 
-    # Evaluator / CostEnquiry lookups (spec §2): substring name unless exact, exact city.
+    # Evaluator / CostEnquiry lookups (docs/fidelity/travelplanner.md §2): substring name unless exact, exact city.
     def _match(self, table: str, name: str, city: str, exact: bool) -> Frame:
         return self._frame(table, (name, city), lambda conn: queries.by_name(conn, table, name, city, exact))
 

@@ -1,10 +1,11 @@
 """The TravelPlanner index: source files, SQL tables and the indexes named for the lookups they serve.
 
 One table per source CSV. Data columns keep the official column names (quoted), in the order the tool
-shows them (spec §1.1), and hold typed values exactly as pandas reads them (`csv_semantics`); `row_label`
-is the pandas row label (0-based data-row position in the CSV, before `dropna`) and the rowid, so rowid
+shows them (docs/fidelity/travelplanner.md §1.1), and hold typed values exactly as pandas reads them (`csv_semantics`);
+`row_label` is the pandas row label (0-based data-row position in the CSV, before `dropna`) and the rowid, so rowid
 order is file order. Rows with a missing field are not stored for the four tables the official code
-`dropna()`s (spec §12.1); they are counted in the metadata. The declared column types are empty on
+`dropna()`s (docs/fidelity/travelplanner.md §12.1); they are counted in the metadata. The declared column types are
+empty on
 purpose: no type affinity, so SQLite returns each value exactly as stored.
 """
 
@@ -22,7 +23,7 @@ class SourceTable:
 
     table: str
     file: str  # path relative to the database folder (official layout)
-    columns: tuple[str, ...]  # the tool's column order (spec §1.1 "Columns the tool keeps")
+    columns: tuple[str, ...]  # the tool's column order (docs/fidelity/travelplanner.md §1.1 "Columns the tool keeps")
     dropna: bool  # rows with any missing field are invisible to tools and evaluator
 
 
@@ -52,7 +53,8 @@ ATTRACTIONS = SourceTable(
     ("Name", "Latitude", "Longitude", "Address", "Phone", "Website", "City"),
     dropna=True,
 )
-# DistanceMatrix keeps every row (no dropna) and only reads duration/distance as raw text (spec §3.2).
+# DistanceMatrix keeps every row (no dropna) and only reads duration/distance as raw text
+# (docs/fidelity/travelplanner.md §3.2).
 DISTANCES = SourceTable(
     "distances",
     "googleDistanceMatrix/distance.csv",
@@ -61,11 +63,12 @@ DISTANCES = SourceTable(
 )
 CSV_TABLES = (FLIGHTS, ACCOMMODATIONS, RESTAURANTS, ATTRACTIONS, DISTANCES)
 
-CITY_SET = "background/citySet.txt"  # one city per line: the agent's city validation (spec §4.5)
+# one city per line: the agent's city validation (docs/fidelity/travelplanner.md §4.5)
+CITY_SET = "background/citySet.txt"
 CITY_STATES = "background/citySet_with_states.txt"  # `City<TAB>State` lines: CitySearch, evaluator
 SOURCE_FILES = tuple(t.file for t in CSV_TABLES) + (CITY_SET, CITY_STATES)
 
-SYNTHETIC_FLIGHTS = "synthetic_flights"  # same columns as flights; read only when asked for (DESIGN.md Data)
+SYNTHETIC_FLIGHTS = "synthetic_flights"  # same columns as flights; read only when asked for (docs/architecture.md §6)
 
 # (table, name column, city column) of the tables the name lookups of CostEnquiry / the evaluator search.
 NAME_COLUMNS = {

@@ -23,7 +23,8 @@ from sandbox_index import schema
 
 FIRST_DATE = date(2022, 3, 1)
 DATES = tuple((FIRST_DATE + timedelta(days=i)).isoformat() for i in range(32))  # to 2022-04-01
-KM_PER_MILE = 1.609344  # distance.csv is in km, the flights' Distance column in miles (spec §1.1)
+# distance.csv is in km, the flights' Distance column in miles (docs/fidelity/travelplanner.md §1.1)
+KM_PER_MILE = 1.609344
 MIN_MILES = 100  # the shortest real flight is 106 miles
 FIRST_NUMBER = 5_000_000  # real flight numbers stay below F4,100,000; synthetic ones never collide
 _KM = re.compile(r"([\d,]+(?:\.\d+)?) km")

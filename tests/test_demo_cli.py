@@ -26,7 +26,8 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
         [" oracle-via-mock-server ", " two-stage "], [" no-llm                 ", " greedy    "]]
     oracle, noisy, via_mock, greedy = ([cell.strip() for cell in row.split("│")[4:10]] for row in rows)  # N first
     assert oracle == via_mock == ["100.0"] * 6  # the oracle passes every query of the world, over HTTP too
-    assert greedy[0] == "100.0" and greedy[2] == greedy[5] == "0.0"  # delivers all, passes none (spec §8)
+    # delivers all, passes none (docs/fidelity/travelplanner.md §8)
+    assert greedy[0] == "100.0" and greedy[2] == greedy[5] == "0.0"
     assert float(noisy[0]) < 100
     assert "offline:noisy: 9/9 rollouts ended with the status of the fault injected into them" in first.output
     assert (out / "worlds" / "travelplanner" / "database" / "flights" / "clean_Flights_2022.csv").is_file()

@@ -1,5 +1,5 @@
-"""Architecture kept by a test: imports run downward (DESIGN.md), between packages and between `runner`'s rooms;
-the engine never names a benchmark."""
+"""Architecture kept by a test: imports run downward (docs/architecture.md §2), between packages and between `runner`'s
+rooms; the engine never names a benchmark."""
 
 from __future__ import annotations
 

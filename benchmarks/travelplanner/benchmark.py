@@ -142,8 +142,8 @@ class TravelPlannerBenchmark(Benchmark):
         return [parser.removeprefix(LLM_PREFIX)] if parser.startswith(LLM_PREFIX) else []
 
     def model_settings(self, options: BaseModel, model: str) -> dict[str, str]:
-        """The two-stage agent's settings for `model`: the official values by model name (spec §4.2) unless the
-        options set them."""
+        """The two-stage agent's settings for `model`: the official values by model name (docs/fidelity/travelplanner.md
+        §4.2) unless the options set them."""
         opts = _options(options)
         limits = ReactLimits(max_prompt_tokens=opts.react_max_prompt_tokens,
                              temperature=opts.react_temperature).for_model(model)
@@ -171,7 +171,8 @@ class TravelPlannerBenchmark(Benchmark):
                     for query, result in zip(queries, results, strict=True)]
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
-        """The official submission lines (spec §6.3): `{"idx", "query", "plan"}` in task order, null plan if none."""
+        """The official submission lines (docs/fidelity/travelplanner.md §6.3): `{"idx", "query", "plan"}` in task
+        order, null plan if none."""
         for number, (task, result) in enumerate(zip(tasks, results, strict=True), start=1):
             yield {"idx": number, "query": task.input["query"], "plan": result.plan or None}
 

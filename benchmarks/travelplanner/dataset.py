@@ -1,4 +1,4 @@
-"""TravelPlanner query sets in the Hugging Face layout (`osunlp/TravelPlanner`, spec §1.2).
+"""TravelPlanner query sets in the Hugging Face layout (`osunlp/TravelPlanner`, docs/fidelity/travelplanner.md §1.2).
 
 A split file is CSV, JSONL or parquet (parquet needs pyarrow, which is not a dependency). Its fields are
 `org, dest, days, visiting_city_number, date, people_number, local_constraint, budget, query, level`, plus
@@ -8,8 +8,8 @@ A split file is CSV, JSONL or parquet (parquet needs pyarrow, which is not a dep
 fields are None and `Query.has_labels` is False.
 
 `annotated_plan` on the Hub is `[query header dict, [day dict, ...]]` (checked on all 45 train rows: the
-header repeats the query fields, the day list is the plan in the submission format of spec §6.4, the same
-plans as the official fine-tuning file). `Query.annotated_plan` keeps the day list.
+header repeats the query fields, the day list is the plan in the submission format of docs/fidelity/travelplanner.md
+§6.4, the same plans as the official fine-tuning file). `Query.annotated_plan` keeps the day list.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 from errors import DataError, MissingInput
 
 SPLIT_SIZES = {"train": 45, "validation": 180, "test": 1000}
-"""Queries per official split (spec §1.2)."""
+"""Queries per official split (docs/fidelity/travelplanner.md §1.2)."""
 
 HOUSE_RULES = ("parties", "smoking", "children under 10", "visitors", "pets")
 ROOM_TYPES = ("shared room", "not shared room", "private room", "entire room")
@@ -37,7 +37,7 @@ SUFFIXES = (".jsonl", ".csv", ".parquet")
 
 @dataclass(frozen=True, slots=True)
 class LocalConstraint:
-    """The query's `local_constraint`; None means "not requested" (spec §1.2)."""
+    """The query's `local_constraint`; None means "not requested" (docs/fidelity/travelplanner.md §1.2)."""
 
     house_rule: str | None = None
     cuisine: tuple[str, ...] | None = None
@@ -45,7 +45,8 @@ class LocalConstraint:
     transportation: str | None = None
 
     def requested(self) -> int:
-        """How many constraints are set (`!= None`, as the official totals count them, spec §7.5)."""
+        """How many constraints are set (`!= None`, as the official totals count them, docs/fidelity/travelplanner.md
+        §7.5)."""
         return sum(v is not None for v in (self.house_rule, self.cuisine, self.room_type, self.transportation))
 
     def as_dict(self) -> dict[str, Any]:
@@ -72,7 +73,7 @@ class Query:
     annotated_plan: list[Any] | None = None
     """The human reference plan: the list of day dicts (train only)."""
     reference_information: list[dict[str, Any]] | None = None
-    """`[{'Description': ..., 'Content': ...}, ...]`, the sole-planning input (spec §1.2)."""
+    """`[{'Description': ..., 'Content': ...}, ...]`, the sole-planning input (docs/fidelity/travelplanner.md §1.2)."""
 
     @property
     def has_labels(self) -> bool:

@@ -1,4 +1,4 @@
-"""The official string-parsing helpers of spec §2, reproduced regex for regex.
+"""The official string-parsing helpers of docs/fidelity/travelplanner.md §2, reproduced regex for regex.
 
 They are interface facts: the evaluator, CostEnquiry and the submission checker must cut "Name, City",
 "from A to B" and "Flight Number: F123" exactly as the official code does, odd results included.
@@ -13,21 +13,22 @@ from typing import TypeVar
 
 _H = TypeVar("_H", bound=Hashable)
 
-# spec §2: `re.search(r'^(.*?)\([^)]*\)', s)` (utils/func.py:172)
+# docs/fidelity/travelplanner.md §2: `re.search(r'^(.*?)\([^)]*\)', s)` (utils/func.py:172)
 _BEFORE_PARENTHESIS = re.compile(r"^(.*?)\([^)]*\)")
-# spec §2: `re.search(r'(.*?),\s*([^,]+)(\(\w[\w\s]*\))?$', info)` (utils/func.py:127)
+# docs/fidelity/travelplanner.md §2: `re.search(r'(.*?),\s*([^,]+)(\(\w[\w\s]*\))?$', info)` (utils/func.py:127)
 _NAME_CITY = re.compile(r"(.*?),\s*([^,]+)(\(\w[\w\s]*\))?$")
-# spec §2: `re.search(r"from\s+(.+?)\s+to\s+([^,]+)(?=[,\s]|$)", text)` (commonsense_constraint.py:69)
+# docs/fidelity/travelplanner.md §2: `re.search(r"from\s+(.+?)\s+to\s+([^,]+)(?=[,\s]|$)", text)`
+# (commonsense_constraint.py:69)
 _FROM_TO = re.compile(r"from\s+(.+?)\s+to\s+([^,]+)(?=[,\s]|$)")
 
 FLIGHT_NUMBER_MARKER = "Flight Number: "
-"""The exact text the official code splits on to find a flight id (spec §7.2 (1))."""
+"""The exact text the official code splits on to find a flight id (docs/fidelity/travelplanner.md §7.2 (1))."""
 
 
 def extract_before_parenthesis(text: str) -> str:
     """Everything before the first `(...)` group, *not* stripped; the text itself when there is none.
 
-    `"Pensacola (Florida)"` gives `"Pensacola "` (official quirk, spec §2: the space stays).
+    `"Pensacola (Florida)"` gives `"Pensacola "` (official quirk, docs/fidelity/travelplanner.md §2: the space stays).
     """
     match = _BEFORE_PARENTHESIS.search(text)
     return match.group(1) if match else text
@@ -37,7 +38,7 @@ def get_valid_name_city(info: str) -> tuple[str, str]:
     """Split `"Name, City"` at the last comma: `(name, city)`, or `("-", "-")` when there is no comma.
 
     The city loses a `(State)` suffix; `"Catfish Charlie's, Myrtle Beach; Cost: 14"` keeps the junk in the
-    city (spec §2), which then matches nothing in the database.
+    city (docs/fidelity/travelplanner.md §2), which then matches nothing in the database.
     """
     match = _NAME_CITY.search(info)
     if match is None:
@@ -68,7 +69,8 @@ def transportation_match(text: str) -> str | None:
 def flight_number(text: str) -> str | None:
     """The id after the exact `Flight Number: ` up to the next comma, as `split(...)[1].split(',')[0]`.
 
-    None where the official code raises IndexError (`Flight number: F1`, `Flight Number:F1`; spec §7.6).
+    None where the official code raises IndexError (`Flight number: F1`, `Flight Number:F1`;
+    docs/fidelity/travelplanner.md §7.6).
     """
     parts = text.split(FLIGHT_NUMBER_MARKER)
     if len(parts) < 2:
@@ -82,7 +84,7 @@ def count_consecutive_values(values: Iterable[_H]) -> list[tuple[_H, int]]:
 
 
 def is_valid_city_sequence(route: list[str]) -> bool:
-    """The official route-shape test (spec §7.2 (4)).
+    """The official route-shape test (docs/fidelity/travelplanner.md §7.2 (4)).
 
     Fewer than 3 stops is invalid; a run of equal cities whose city was seen before is invalid unless it
     starts at the first or the last position; a run of length 1 strictly inside the route is invalid.

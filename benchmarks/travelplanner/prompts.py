@@ -4,13 +4,13 @@ Prompt texts are data the benchmark's numbers depend on, so they are reproduced 
 official repository (Copyright (c) 2024 OSU Natural Language Processing):
 
 * `OSU-NLP-Group/TravelPlanner` `agents/prompts.py` at commit 70f47f4768d6f716c230b911892c4073a18c7153
-  (2024-02-24, its last change before HEAD da7c1d4, spec §0 and §7.8);
+  (2024-02-24, its last change before HEAD da7c1d4, docs/fidelity/travelplanner.md §0 and §7.8);
 * `OSU-NLP-Group/TravelPlanner` `postprocess/openai_request.py` at commit a125e98298094ad3c921ea47552a77868984e9d4
   (the plan-format-conversion prefix inside `build_plan_format_conversion_prompt`).
 
 The templates use `str.format` fields (`{query}`, `{text}`, `{scratchpad}`, `{reflections}`) exactly as the
 official langchain `PromptTemplate`s (f-string format) do, so `{{`/`}}` render as single braces. The extraction
-prefix is never formatted (spec §6.1), so the model sees its doubled braces literally.
+prefix is never formatted (docs/fidelity/travelplanner.md §6.1), so the model sees its doubled braces literally.
 """
 
 from __future__ import annotations
@@ -246,7 +246,7 @@ Given information: {text}
 Query: {query}{scratchpad} """
 
 # Spec §6.1: the plan-format-conversion (LLM extraction) prefix. Never `.format()`ed, so the doubled braces reach
-# the model as they are (official quirk, spec §6.1). The example's day key is `days` and its attraction lists end
+# the model as they are (official quirk, docs/fidelity/travelplanner.md §6.1). The example's day key is `days` and its attraction lists end
 # with ';'. The full prompt is EXTRACTION_PREFIX + "Text:\n" + plan + "\nJSON:\n".
 EXTRACTION_PREFIX = """Please assist me in extracting valid information from a given natural language text and reconstructing it in JSON format, as demonstrated in the following example. If transportation details indicate a journey from one city to another (e.g., from A to B), the 'current_city' should be updated to the destination city (in this case, B). Use a ';' to separate different attractions, with each attraction formatted as 'Name, City'. If there's information about transportation, ensure that the 'current_city' aligns with the destination mentioned in the transportation details (i.e., the current city should follow the format 'from A to B'). Also, ensure that all flight numbers and costs are followed by a colon (i.e., 'Flight Number:' and 'Cost:'), consistent with the provided example. Each item should include ['day', 'current_city', 'transportation', 'breakfast', 'attraction', 'lunch', 'dinner', 'accommodation']. Replace non-specific information like 'eat at home/on the road' with '-'. Additionally, delete any '$' symbols.
 -----EXAMPLE-----
@@ -288,5 +288,5 @@ EXTRACTION_SYSTEM_MESSAGE = "You are a helpful assistant."
 
 
 def extraction_prompt(plan_text: str) -> str:
-    """Returns the official plan-format-conversion prompt for one natural-language plan (spec §6.1)."""
+    """Returns the official plan-format-conversion prompt for one natural-language plan (docs/fidelity/travelplanner.md §6.1)."""
     return EXTRACTION_PREFIX + "Text:\n" + plan_text + "\nJSON:\n"

@@ -1,7 +1,7 @@
 """Read a TravelPlanner request back out of its natural-language text (the offline models see only the prompt).
 
-The official queries were verbalised from a JSON record by an LLM (spec §9); these rules cover the phrasings of
-the 45 train and 180 validation queries and of the demo world's templates.
+The official queries were verbalised from a JSON record by an LLM (docs/fidelity/travelplanner.md §9); these rules cover
+the phrasings of the 45 train and 180 validation queries and of the demo world's templates.
 `tests/benchmarks/travelplanner/offline/` measures the agreement with the structured fields on the staged splits.
 """
 
@@ -57,7 +57,7 @@ class QueryFacts:
 
     @property
     def city_count(self) -> int:
-        """Cities to visit: 1 / 2 / 3 for 3 / 5 / 7 days (spec §1.2)."""
+        """Cities to visit: 1 / 2 / 3 for 3 / 5 / 7 days (docs/fidelity/travelplanner.md §1.2)."""
         return {3: 1, 5: 2, 7: 3}.get(self.days, 1)
 
     def request(self) -> Request:
@@ -112,7 +112,8 @@ def _days(text: str) -> int:
 
 
 def _dates(text: str, days: int) -> tuple[str, ...]:
-    """Consecutive dates from the first day of March named (every query is in March 2022, spec §1.2)."""
+    """Consecutive dates from the first day of March named (every query is in March 2022, docs/fidelity/travelplanner.md
+    §1.2)."""
     match = re.search(r"\bMarch (\d{1,2})\b", text) or re.search(r"\b(\d{1,2})(?:st|nd|rd|th)\b", text)
     if not match or not 1 <= int(match.group(1)) <= 31:
         return ()

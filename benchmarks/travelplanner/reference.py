@@ -1,4 +1,5 @@
-"""The sole-planning `reference_information` of a route, rebuilt from the sandbox (spec §1.2, §5).
+"""The sole-planning `reference_information` of a route, rebuilt from the sandbox (docs/fidelity/travelplanner.md §1.2,
+§5).
 
 The dataset gives every query the official tool outputs for its route: per city `Attractions in X`,
 `Restaurants in X`, `Accommodations in X`; per leg `Flight from A to B on D`, `Self-driving from A to B`,
@@ -85,7 +86,8 @@ class Route:
 # Per city, in the dataset's order: the tool action, the description's first word, the search, row labels shown.
 _CITY_TABLES = {
     "AttractionSearch": ("Attractions", attraction_search, False),
-    # official quirk, spec §1.2: only the restaurant tables show the CSV row labels (see the module docstring).
+    # official quirk, docs/fidelity/travelplanner.md §1.2: only the restaurant tables show the CSV row labels (see the
+    # module docstring).
     "RestaurantSearch": ("Restaurants", restaurant_search, True),
     "AccommodationSearch": ("Accommodations", accommodation_search, False),
 }

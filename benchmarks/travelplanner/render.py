@@ -1,12 +1,12 @@
-"""pandas `DataFrame.to_string()` reproduced without pandas, byte for byte (spec §3).
+"""pandas `DataFrame.to_string()` reproduced without pandas, byte for byte (docs/fidelity/travelplanner.md §3).
 
 Every table the official TravelPlanner code shows to an LLM is a DataFrame rendered by pandas with default
-display options: the agent's observations and notebook use `to_string(index=False)` (spec §3, §4.5), the
-restaurant tables of `reference_information` keep the CSV row labels (`to_string()`, spec §1.2). The rules
-below follow pandas 2.x `pandas/io/formats/format.py` (`DataFrameFormatter`, `FloatArrayFormatter`,
-`_IntArrayFormatter`, `_GenericArrayFormatter`, `_trim_zeros_float`) for the cases a `Frame` can hold: int64,
-float64 (never NaN: the official tables are `dropna()`ed) and str columns under a flat column index.
-`tests/benchmarks/travelplanner/tools/test_render.py` checks the equivalence against real pandas.
+display options: the agent's observations and notebook use `to_string(index=False)` (docs/fidelity/travelplanner.md §3,
+§4.5), the restaurant tables of `reference_information` keep the CSV row labels (`to_string()`,
+docs/fidelity/travelplanner.md §1.2). The rules below follow pandas 2.x `pandas/io/formats/format.py`
+(`DataFrameFormatter`, `FloatArrayFormatter`, `_IntArrayFormatter`, `_GenericArrayFormatter`, `_trim_zeros_float`) for
+the cases a `Frame` can hold: int64, float64 (never NaN: the official tables are `dropna()`ed) and str columns under a
+flat column index. `tests/benchmarks/travelplanner/tools/test_render.py` checks the equivalence against real pandas.
 """
 
 from __future__ import annotations

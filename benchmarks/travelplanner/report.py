@@ -45,7 +45,8 @@ _LOGGED_ACTION = re.compile(r"^Action \d+: ")
 RATE_HEADERS = ("Delivery", "Commonsense micro", "Commonsense macro", "Hard micro", "Hard macro", "Final pass")
 SHORT_HEADERS = ("Deliv.", "CS micro", "CS macro", "Hard micro", "Hard macro", "Final")
 FIGURE2_LABELS = ("Argument Error", "Invalid Action Dead Loop", "Same Action Dead Loop", "Max Step Limit")
-# Paper Table 5 tools and the reference-information entries that answer the same look-up (spec §5).
+# Paper Table 5 tools and the reference-information entries that answer the same look-up (docs/fidelity/travelplanner.md
+# §5).
 TOOL_REFERENCE = {
     "FlightSearch": ("Flight from",),
     "GoogleDistanceMatrix": ("Self-driving from", "Taxi from"),
@@ -195,8 +196,8 @@ def tool_use_errors(groups: Sequence[GroupView], *, with_run: bool) -> Table:
         shares = [labels[label] / failures if failures else None for label in FIGURE2_LABELS]
         table.add(*g.cells(with_run), failures, *shares,
                   ", ".join(f"{tool} {n}" for tool, n in tools.most_common()) or None)
-    table.note = ("Derived from each trajectory's last state (spec §10); Max Step Limit includes the agents' "
-                  "prompt-length halt.")
+    table.note = ("Derived from each trajectory's last state (docs/fidelity/travelplanner.md §10); Max Step Limit "
+                  "includes the agents' prompt-length halt.")
     return table
 
 
@@ -253,7 +254,8 @@ def _days(view: RolloutView) -> int:
 
 
 def _successful_calls(steps: Sequence[Mapping[str, Any]], tool: str) -> int:
-    """Steps whose action (logged as `Action N: Type[...]`, spec §4.8) is `tool` and whose state is Successful."""
+    """Steps whose action (logged as `Action N: Type[...]`, docs/fidelity/travelplanner.md §4.8) is `tool` and whose
+    state is Successful."""
     return sum(1 for step in steps if step.get("state") == SUCCESSFUL
                and parse_action(_LOGGED_ACTION.sub("", str(step.get("action", ""))))[0] == tool)
 

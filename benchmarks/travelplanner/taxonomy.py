@@ -1,10 +1,11 @@
-"""Why a rollout ended: the error taxonomy of TravelPlanner rollouts (spec §10, paper Figure 2).
+"""Why a rollout ended: the error taxonomy of TravelPlanner rollouts (docs/fidelity/travelplanner.md §10, paper Figure
+2).
 
 A rollout's terminal status is one of `STATUSES` (TravelPlanner's own, set by the strategies) or a generic status
 of `benchmarks.base` (set by the runner: provider errors, the spend cap, ...). For two-stage runs the dead-loop
-type is derived from the step log as spec §10 says: the last step's `state` names the early stop (which tool's
-failure counter, invalid actions, or the repetition rule); a run that stopped without one hit the step or
-prompt-length limit. `classify` also maps each rollout to the paper's four tool-use error labels and counts the
+type is derived from the step log as docs/fidelity/travelplanner.md §10 says: the last step's `state` names the early
+stop (which tool's failure counter, invalid actions, or the repetition rule); a run that stopped without one hit the
+step or prompt-length limit. `classify` also maps each rollout to the paper's four tool-use error labels and counts the
 step-level states (`Successful`, `invalidAction`, `Illegal args. ...`, null actions) for the report.
 """
 
@@ -40,7 +41,7 @@ STATUSES: Mapping[str, str] = {
 """TravelPlanner's terminal statuses besides the generic ones; `token_limit` (generic) also covers the agents'
 own prompt-length halts (15,000 / 30,000 / 14,000 tokens)."""
 
-# Paper Figure 2 labels (spec §10); the prompt-length halt is part of "Max Step Limit" there.
+# Paper Figure 2 labels (docs/fidelity/travelplanner.md §10); the prompt-length halt is part of "Max Step Limit" there.
 PAPER_LABELS: Mapping[str, str] = {
     MAX_STEPS: "Max Step Limit",
     base.TOKEN_LIMIT: "Max Step Limit",
@@ -71,7 +72,8 @@ class RolloutError:
 
 
 def stop_from_steps(steps: Sequence[Mapping[str, Any]]) -> tuple[str | None, str | None]:
-    """The dead-loop category and tool named by the last logged state, or (None, None) (spec §10).
+    """The dead-loop category and tool named by the last logged state, or (None, None) (docs/fidelity/travelplanner.md
+    §10).
 
     Entries without a `state` (reflections, the plan-parsing note) are not steps of the agent and are skipped.
     """
@@ -106,8 +108,8 @@ def classify(status: str, steps: Sequence[Mapping[str, Any]]) -> RolloutError:
 
     Args:
         status: The rollout's terminal status.
-        steps: Its trajectory. For two-stage runs the dead-loop type is re-derived from it (spec §10), so a
-            stored status and its log cannot disagree silently: the log wins.
+        steps: Its trajectory. For two-stage runs the dead-loop type is re-derived from it
+            (docs/fidelity/travelplanner.md §10), so a stored status and its log cannot disagree silently: the log wins.
 
     Returns:
         The category, the tool of an argument-error dead loop, the paper label and the step-state counts.

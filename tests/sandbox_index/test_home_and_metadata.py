@@ -35,7 +35,7 @@ def test_distance_takes_the_first_of_conflicting_duplicates(
     variants = table.drop_duplicates(["origin", "destination", "duration", "distance"])
     conflicting = variants[variants.duplicated(["origin", "destination"], keep=False)]
     firsts = conflicting.drop_duplicates(["origin", "destination"])  # file order: the first row of each pair
-    assert len(firsts) >= 20  # spec §1.1: 24 pairs with conflicting values
+    assert len(firsts) >= 20  # docs/fidelity/travelplanner.md §1.1: 24 pairs with conflicting values
     for row in firsts.itertuples():
         expected = tuple(None if pd.isna(v) else v for v in (row.duration, row.distance))
         assert tuple(sandbox.distance(row.origin, row.destination)) == expected

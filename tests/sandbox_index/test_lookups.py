@@ -18,7 +18,7 @@ def test_flight_search_returns_the_train_reference_flight(sandbox: Sandbox) -> N
 
 
 def test_first_duplicate_restaurant_row_comes_first(sandbox: Sandbox) -> None:
-    # spec §11: the first "Subway" row in Rockford costs 42 (two rows, file order).
+    # docs/fidelity/travelplanner.md §11: the first "Subway" row in Rockford costs 42 (two rows, file order).
     frame = sandbox.match_restaurants("Subway", "Rockford", exact=True)
     assert [row[1] for row in frame.rows] == [42, 26]
     assert frame.index == tuple(sorted(frame.index))

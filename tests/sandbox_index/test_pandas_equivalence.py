@@ -1,4 +1,5 @@
-"""The index holds exactly what the official code's `pd.read_csv(path).dropna()` holds (spec §1.1, §12.1)."""
+"""The index holds exactly what the official code's `pd.read_csv(path).dropna()` holds (docs/fidelity/travelplanner.md
+§1.1, §12.1)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def test_rows_labels_and_values_equal_pandas(
     assert rows == [tuple(row) for row in selected.itertuples(index=False, name=None)]
 
 
-# (table, Sandbox call, pandas mask of the official tool): spec §3.1-§3.5 and §2.
+# (table, Sandbox call, pandas mask of the official tool): docs/fidelity/travelplanner.md §3.1-§3.5 and §2.
 LOOKUPS = [
     ("flights", lambda s: s.flights("St. Petersburg", "Rockford", "2022-03-16"),
      lambda df: (df.OriginCityName == "St. Petersburg") & (df.DestCityName == "Rockford")
@@ -80,7 +81,8 @@ def test_lookup_equals_pandas_filter(
 
 def test_accommodations_without_house_rules_vanish(sandbox: Sandbox) -> None:
     meta = sandbox.metadata()
-    assert meta["rows.accommodations"] == "4285"  # spec §1.1: 5,047 rows, 4,285 survive dropna()
+    # docs/fidelity/travelplanner.md §1.1: 5,047 rows, 4,285 survive dropna()
+    assert meta["rows.accommodations"] == "4285"
     assert int(meta["rows.accommodations"]) + int(meta["dropped.accommodations"]) == 5047
     assert meta["rows.restaurants"] == "9551" and meta["rows.distances"] == "17602"
 

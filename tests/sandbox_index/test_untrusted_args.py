@@ -59,7 +59,7 @@ def test_substring_match_is_literal_like_re_escape(
 
 
 def test_empty_name_matches_every_row_of_the_city(sandbox: Sandbox) -> None:
-    # spec §2: an empty name matches every restaurant in the city.
+    # docs/fidelity/travelplanner.md §2: an empty name matches every restaurant in the city.
     assert sandbox.match_restaurants("", "Rockford").index == sandbox.restaurants("Rockford").index
 
 

@@ -1,13 +1,15 @@
-"""The greedy-search baseline of the paper (Table 3 "Greedy Search"), as `agents/greedy_search.py` does it (spec §8).
+"""The greedy-search baseline of the paper (Table 3 "Greedy Search"), as `agents/greedy_search.py` does it
+(docs/fidelity/travelplanner.md §8).
 
 No LLM: for each leg the cheapest of flight / self-driving / taxi, for each day the cheapest restaurant (for all
 three meals) and accommodation of the day's city, one random attraction. It ignores the group size and every
 local constraint. Reproduced quirks, each marked where it happens:
 
 * the same restaurant for breakfast, lunch and dinner (fails Diverse Restaurants);
-* the attraction is written without a trailing `;`, so the evaluator never checks it (spec §7.2 (1));
-* people_number is ignored when comparing leg costs (factor 1, spec §8 step 3);
-* the return day's meals and attraction are chosen in the origin city (spec §8 step 4).
+* the attraction is written without a trailing `;`, so the evaluator never checks it (docs/fidelity/travelplanner.md
+§7.2 (1));
+* people_number is ignored when comparing leg costs (factor 1, docs/fidelity/travelplanner.md §8 step 3);
+* the return day's meals and attraction are chosen in the origin city (docs/fidelity/travelplanner.md §8 step 4).
 
 Two deliberate differences from the script:
 * the attraction is drawn from `random.Random` seeded by (seed, query text) instead of the unseeded module RNG,
@@ -55,7 +57,7 @@ def route_cities(sandbox: Sandbox, query: Query) -> list[str]:
 
 
 def greedy_plan(sandbox: Sandbox, query: Query, *, seed: int = 0) -> GreedyPlan:
-    """The greedy baseline's plan for one query (spec §8).
+    """The greedy baseline's plan for one query (docs/fidelity/travelplanner.md §8).
 
     Args:
         sandbox: the database the tools read.
@@ -89,12 +91,14 @@ def greedy_plan(sandbox: Sandbox, query: Query, *, seed: int = 0) -> GreedyPlan:
         if meal is None:
             reasons["No valid restaurant information."] = None
         else:
-            # official quirk, spec §8 step 5: one restaurant for every meal (the diversity filter is commented out)
+            # official quirk, docs/fidelity/travelplanner.md §8 step 5: one restaurant for every meal (the diversity
+            # filter is commented out)
             day["breakfast"] = day["lunch"] = day["dinner"] = f"{meal}, {city}"
         sights = sandbox.attractions(city)
         if len(sights):
             name = rng.choice(_column(sights, "Name"))
-            day["attraction"] = f"{name}, {city}"  # official quirk, spec §8 step 6: no trailing ";"
+            # official quirk, docs/fidelity/travelplanner.md §8 step 6: no trailing ";"
+            day["attraction"] = f"{name}, {city}"
         else:
             reasons["No valid attraction information."] = None
         if d < query.days - 1:
@@ -115,7 +119,8 @@ def _transportation(sandbox: Sandbox, origin: str, destination: str, date: str) 
     best_flight: int | None = min(range(len(prices)), key=prices.__getitem__, default=None)
     driving = distance_for_evaluation(sandbox, origin, destination, "driving").cost
     taxi = distance_for_evaluation(sandbox, origin, destination, "taxi").cost
-    # official quirk, spec §8 step 3: costs for one person (ceil(1/5) = ceil(1/4) = 1), people_number unused
+    # official quirk, docs/fidelity/travelplanner.md §8 step 3: costs for one person (ceil(1/5) = ceil(1/4) = 1),
+    # people_number unused
     candidates = [
         (prices[best_flight] if best_flight is not None else UNAVAILABLE, "Flight"),
         (driving if driving is not None else UNAVAILABLE, "Self-driving"),

@@ -1,21 +1,23 @@
-"""Natural-language plan -> structured plan (the submission format of spec §6.4).
+"""Natural-language plan -> structured plan (the submission format of docs/fidelity/travelplanner.md §6.4).
 
-The official pipeline always asks an LLM to convert the plan (spec §6.1-§6.2): `parser = "llm:MODEL"` does the same,
-with that prompt byte for byte (the paper used `llm:openai:gpt-4-1106-preview`). `parser = "rules"` (the default)
-instead reads plans written in the official day format that every TravelPlanner prompt asks for (spec §4.9):
+The official pipeline always asks an LLM to convert the plan (docs/fidelity/travelplanner.md §6.1-§6.2): `parser =
+"llm:MODEL"` does the same, with that prompt byte for byte (the paper used `llm:openai:gpt-4-1106-preview`). `parser =
+"rules"` (the default) instead reads plans written in the official day format that every TravelPlanner prompt asks for
+(docs/fidelity/travelplanner.md §4.9):
 
     Day 1:
     Current City: from Ithaca to Charlotte
     Transportation: Flight Number: F3633413, from Ithaca to Charlotte, ...
     Breakfast: ... / Attraction: ... / Lunch: ... / Dinner: ... / Accommodation: ...
 
-including the newline-free form the sole-planning Finish answers take (spec §5: `Day 1:Current City: from A to
+including the newline-free form the sole-planning Finish answers take (docs/fidelity/travelplanner.md §5: `Day 1:Current
+City: from A to
 BTransportation: ...`), and applies every rule the extraction prompt states (`_follow_the_extraction_rules`). It
 accepts only text it can read without guessing: every day has each of the seven fields exactly once and days are
 numbered 1, 2, 3, ...; anything else is a parse failure. The parser's output has
 the shape the official extraction example produces: key `days`, and attraction lists as `Name, City;` items each
 ending with `;` (the extraction prompt asks for `;`-separated attractions and shows a trailing `;`; the evaluator
-drops the text after the last `;`, spec §7.2). `$` signs are deleted, as that prompt asks.
+drops the text after the last `;`, docs/fidelity/travelplanner.md §7.2). `$` signs are deleted, as that prompt asks.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from benchmarks.travelplanner.plan_fields import extract_from_to
 from benchmarks.travelplanner.prompts import EXTRACTION_SYSTEM_MESSAGE, extraction_prompt
 from providers.interface import ChatModel, ChatRequest, Message
 
-# (label as written in the official day format, key in the structured plan), in the official order (spec §4.9).
+# (label as written in the official day format, key in the structured plan), in the official order
+# (docs/fidelity/travelplanner.md §4.9).
 FIELDS: tuple[tuple[str, str], ...] = (
     ("Current City", "current_city"),
     ("Transportation", "transportation"),
@@ -45,10 +48,10 @@ PLAN_KEYS: tuple[str, ...] = ("days",) + tuple(key for _, key in FIELDS)
 """Key order of one structured day, as in the official extraction example and the annotated plans."""
 
 NO_PLAN_ANSWERS = ("", "Max Token Length Exceeded.")
-"""Answers the official element extraction never parses (spec §6.2)."""
+"""Answers the official element extraction never parses (docs/fidelity/travelplanner.md §6.2)."""
 
 # A label is recognised anywhere (newline-free answers glue it to the previous value: `CharlotteLunch: ...`), but
-# only with its colon; `Day: 1` is the header the sole-planning Finish example uses (spec §5).
+# only with its colon; `Day: 1` is the header the sole-planning Finish example uses (docs/fidelity/travelplanner.md §5).
 _LABEL = re.compile(
     r"(?P<day>Day\s*(?P<n1>\d+)\s*:|Day\s*:\s*(?P<n2>\d+))"
     r"|(?P<field>Current City|Transportation|Breakfast|Attractions?|Lunch|Dinner|Accommodations?)\s*:",
@@ -61,8 +64,8 @@ _FIELD_KEYS = {label.lower(): key for label, key in FIELDS} | {"attractions": "a
 _DECORATION = " \t*#_`>"
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?=\S)")
 _BOLD_CLOSER = re.compile(r"^(?:\*\*|__)\s+")
-# The extraction prompt's rules (spec §6.1): "Flight Number:" and "Cost:" take a colon; non-specific information
-# ("eat at home/on the road") becomes "-".
+# The extraction prompt's rules (docs/fidelity/travelplanner.md §6.1): "Flight Number:" and "Cost:" take a colon;
+# non-specific information ("eat at home/on the road") becomes "-".
 _COLON_AFTER = re.compile(r"\b(Flight Number(?=\s*:?\s*F?\d)|Cost(?=\s*:?\s*\$?\d))\s*:?\s*", re.IGNORECASE)
 _NON_SPECIFIC = re.compile(
     r"\s*(?:(?:eat|dine|have (?:a )?(?:meal|breakfast|lunch|dinner)|stay|rest|sleep)\s+)?"
@@ -125,7 +128,8 @@ def _with_colon(match: re.Match[str]) -> str:
 
 
 def _follow_the_extraction_rules(day: dict[str, Any]) -> dict[str, Any]:
-    """A day as the official extraction prompt asks the LLM to write it (spec §6.1, one rule per line there):
+    """A day as the official extraction prompt asks the LLM to write it (docs/fidelity/travelplanner.md §6.1, one rule
+    per line there):
 
     - a day whose transportation goes from A to B has current_city `from A to B`, whatever it said;
     - `Flight Number` and `Cost` are followed by a colon;
@@ -145,7 +149,8 @@ def _follow_the_extraction_rules(day: dict[str, Any]) -> dict[str, Any]:
 
 
 def render_plan(plan: Sequence[Mapping[str, Any]]) -> str:
-    """Writes a structured plan in the official day format (the Planner prompt's example, spec §4.9).
+    """Writes a structured plan in the official day format (the Planner prompt's example, docs/fidelity/travelplanner.md
+    §4.9).
 
     Empty day dicts (the `{}` padding of the annotated plans) are skipped.
     """
@@ -163,8 +168,8 @@ async def parse_answer(answer: str | None, extractor: ChatModel | None) -> Parse
     Args:
         answer: The plan text as the agent delivered it.
         extractor: The model the official extraction prompt goes to (official: `gpt-4-1106-preview`, one call,
-            temperature 0, system message `You are a helpful assistant.`, spec §6.1) for every answer; None for the
-            rules parser (`parse_plan_text`), which never calls an LLM.
+            temperature 0, system message `You are a helpful assistant.`, docs/fidelity/travelplanner.md §6.1) for every
+            answer; None for the rules parser (`parse_plan_text`), which never calls an LLM.
 
     Returns:
         The parsed plan; `plan` is None with an `error` when the answer was a plan that could not be parsed, and
@@ -189,7 +194,7 @@ async def parse_answer(answer: str | None, extractor: ChatModel | None) -> Parse
 
 
 def read_extraction_reply(reply: str) -> tuple[list[dict[str, Any]] | None, str | None]:
-    """Reads the structured plan out of an extraction reply (spec §6.2).
+    """Reads the structured plan out of an extraction reply (docs/fidelity/travelplanner.md §6.2).
 
     Official: the text between the first "```json" and the next "```", `eval`ed as a Python literal; anything
     else stops the official script for a manual fix. We take that block (or, failing it, the outermost `[...]`

@@ -1,7 +1,9 @@
-"""What the official agents share: the Planner tool (spec §3.8), `format_step` and the prompt-token rule.
+"""What the official agents share: the Planner tool (docs/fidelity/travelplanner.md §3.8), `format_step` and the
+prompt-token rule.
 
-Every official agent counts prompt tokens with tiktoken's encoding for `gpt-3.5-turbo` (cl100k_base, spec §4.2),
-whatever model it drives; we count with the same ranks, loaded offline (`providers.tokens`).
+Every official agent counts prompt tokens with tiktoken's encoding for `gpt-3.5-turbo` (cl100k_base,
+docs/fidelity/travelplanner.md §4.2), whatever model it drives; we count with the same ranks, loaded offline
+(`providers.tokens`).
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ PLANNER_TOKEN_LIMIT = 12_000
 """Prompt tokens above which the Planner answers `Max Token Length Exceeded.` without calling the LLM (§3.8)."""
 PLANNER_TOKEN_LIMIT_ANSWER = "Max Token Length Exceeded."
 PLANNER_MAX_TOKENS = 4096
-"""The Planner LLM's `max_tokens`, temperature 0 (spec §3.8)."""
+"""The Planner LLM's `max_tokens`, temperature 0 (docs/fidelity/travelplanner.md §3.8)."""
 
 
 def format_step(text: str) -> str:
-    """Normalises one LLM output as the official agents do: strip, then delete every newline (spec §4.2)."""
+    """Normalises one LLM output as the official agents do: strip, then delete every newline
+    (docs/fidelity/travelplanner.md §4.2)."""
     return text.strip("\n").strip().replace("\n", "")
 
 
@@ -40,7 +43,8 @@ def over_token_limit(text: str, limit: int) -> bool:
 
 
 def halt_reason(step: int, max_steps: int, prompt: Callable[[], str], max_prompt_tokens: int) -> str | None:
-    """Why an official loop halts before `step`: `max_steps`, then `token_limit` (spec §4.4, §5), else None.
+    """Why an official loop halts before `step`: `max_steps`, then `token_limit` (docs/fidelity/travelplanner.md §4.4,
+    §5), else None.
 
     Args:
         step: The 1-based number of the step about to run.
@@ -57,21 +61,24 @@ def halt_reason(step: int, max_steps: int, prompt: Callable[[], str], max_prompt
 
 def user_request(prompt: str, *, max_tokens: int | None, stop: tuple[str, ...] = (),
                  temperature: float | None = 0.0) -> ChatRequest:
-    """One chat call with the prompt as a single user message, as every official agent sends it (spec §4.3)."""
+    """One chat call with the prompt as a single user message, as every official agent sends it
+    (docs/fidelity/travelplanner.md §4.3)."""
     return ChatRequest(model="", messages=(Message("user", prompt),), temperature=temperature,
                        max_tokens=max_tokens, stop=stop)
 
 
 async def run_planner(model: ChatModel, template: str, text: str, query: str,
                       *, max_prompt_tokens: int = PLANNER_TOKEN_LIMIT) -> str:
-    """The Planner tool: one call with `template` formatted with the given information and query (spec §3.8).
+    """The Planner tool: one call with `template` formatted with the given information and query
+    (docs/fidelity/travelplanner.md §3.8).
 
     Args:
         model: The rollout's model.
         template: `PLANNER_INSTRUCTION` (two-stage, direct) or `COT_PLANNER_INSTRUCTION` (cot).
         text: The information: `str(notebook.list_all())` in two-stage mode, the reference information in
             sole-planning mode.
-        query: The query (in two-stage mode, the agent's own `Planner[...]` argument, spec §4.5).
+        query: The query (in two-stage mode, the agent's own `Planner[...]` argument, docs/fidelity/travelplanner.md
+        §4.5).
         max_prompt_tokens: Official 12,000 (the Gemini branch has no limit).
 
     Returns:

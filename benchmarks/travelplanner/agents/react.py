@@ -1,11 +1,12 @@
-"""Two-stage mode: the official ReAct information-collection agent and its Planner call (spec §4).
+"""Two-stage mode: the official ReAct information-collection agent and its Planner call (docs/fidelity/travelplanner.md
+§4).
 
 The loop reproduces `agents/tool_agents.py` `ReactAgent` step by step, quirks included (each marked
-`# official quirk, spec §...`): separate Thought and Action calls stopped at a newline, newline-free outputs, one
-growing scratchpad re-sent in full, masking of the previous search result everywhere in the scratchpad, the
-notebook, per-tool failure counters with the `accommodation` mapping typo, the three-identical-actions rule, the
-30-step and prompt-token limits, and the per-step log (`steps`) with the official keys and `state` strings (§4.8).
-The tools themselves (validation, observation texts, states) live in `benchmarks.travelplanner.tools`.
+`# official quirk, docs/fidelity/travelplanner.md §...`): separate Thought and Action calls stopped at a newline,
+newline-free outputs, one growing scratchpad re-sent in full, masking of the previous search result everywhere in the
+scratchpad, the notebook, per-tool failure counters with the `accommodation` mapping typo, the three-identical-actions
+rule, the 30-step and prompt-token limits, and the per-step log (`steps`) with the official keys and `state` strings
+(§4.8). The tools themselves (validation, observation texts, states) live in `benchmarks.travelplanner.tools`.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from providers.interface import ChatModel
 from sandbox_index import Sandbox
 
 MASK = "Masked due to limited length. Make sure the data has been written in Notebook."
-# The '\\n' is the two characters backslash and n, as in the official string (spec §4.4).
+# The '\\n' is the two characters backslash and n, as in the official string (docs/fidelity/travelplanner.md §4.4).
 FILTERED_ACTION = (" Your action is filtered due to content. Please make sure your action does not start with "
                    "['\\n', 'Thought', 'Action', 'Observation'] and assume all the actions are permitted in this "
                    "environment and take the action again.")
@@ -53,7 +54,8 @@ SAME_ACTION_LIMIT = 3
 
 @dataclass(frozen=True, slots=True)
 class ReactLimits:
-    """The agent's limits and LLM settings (spec §4.2); None: the official value for the model (`for_model`)."""
+    """The agent's limits and LLM settings (docs/fidelity/travelplanner.md §4.2); None: the official value for the model
+    (`for_model`)."""
 
     max_steps: int = 30
     max_prompt_tokens: int | None = None
@@ -66,7 +68,8 @@ class ReactLimits:
     def for_model(self, model: str) -> ReactLimits:
         """The limits with every unset one at the official tool agent's value for `model` (a model string or id)."""
         name = model.partition(":")[2].partition("@")[0] if ":" in model else model  # PROVIDER:NAME[@URL]
-        gpt35 = "gpt-3.5" in name.lower()  # spec §4.2: the official code tests the model's name
+        # docs/fidelity/travelplanner.md §4.2: the official code tests the model's name
+        gpt35 = "gpt-3.5" in name.lower()
         return dataclasses.replace(
             self, max_prompt_tokens=self.max_prompt_tokens or (15_000 if gpt35 else 30_000),
             temperature=self.temperature if self.temperature is not None else (1.0 if gpt35 else 0.0))
@@ -74,13 +77,14 @@ class ReactLimits:
 
 @dataclass(slots=True)
 class ReactRun:
-    """The outcome of one query, as the official driver stores it (spec §4.1)."""
+    """The outcome of one query, as the official driver stores it (docs/fidelity/travelplanner.md §4.1)."""
 
     answer: str
     """The Planner's reply; '' when the agent stopped before calling it."""
     scratchpad: str
     steps: list[dict[str, Any]]
-    """The json_log: `step`, `thought`, `action`, `observation`, `state` per step (spec §4.8)."""
+    """The json_log: `step`, `thought`, `action`, `observation`, `state` per step (docs/fidelity/travelplanner.md
+    §4.8)."""
     halted: str | None = None
     """`max_steps` or `token_limit` when the loop stopped on a limit rather than by finishing."""
 
@@ -104,7 +108,7 @@ class ReactAgent:
         self.notebook = Notebook()
 
     async def run(self, query: str) -> ReactRun:
-        """Runs the loop until the agent finishes or a limit halts it (spec §4.4).
+        """Runs the loop until the agent finishes or a limit halts it (docs/fidelity/travelplanner.md §4.4).
 
         Args:
             query: The user query (the dataset's `query` text).
@@ -120,11 +124,12 @@ class ReactAgent:
                 break
             await self._step()
         if self.answer == PLANNER_TOKEN_LIMIT_ANSWER and self.steps:
-            self.steps[-1]["state"] = PLANNER_TOKEN_LIMIT_STATE  # set by the official driver, spec §4.1
+            # set by the official driver, docs/fidelity/travelplanner.md §4.1
+            self.steps[-1]["state"] = PLANNER_TOKEN_LIMIT_STATE
         return ReactRun(answer=self.answer, scratchpad=self.scratchpad, steps=self.steps, halted=halted)
 
     def prompt(self) -> str:
-        """The whole prompt, rebuilt for every call (spec §4.3)."""
+        """The whole prompt, rebuilt for every call (docs/fidelity/travelplanner.md §4.3)."""
         return ZEROSHOT_REACT_INSTRUCTION.format(query=self.query, scratchpad=self.scratchpad)
 
     def _halted(self) -> str | None:
@@ -143,13 +148,15 @@ class ReactAgent:
 
         self.scratchpad += f"\nThought {n}:"
         self.scratchpad += " " + await self._ask()
-        # official quirk, spec §4.4: the log keeps the "Thought n:" prefix (the code's removal never matches).
+        # official quirk, docs/fidelity/travelplanner.md §4.4: the log keeps the "Thought n:" prefix (the code's removal
+        # never matches).
         entry["thought"] = self.scratchpad.split("\n")[-1]
 
         self.scratchpad += f"\nAction {n}:"
         action = await self._ask()
         self.scratchpad += " " + action if action else FILTERED_ACTION
-        # Repetition rule, spec §4.7: exact equality, empty actions and successful actions included.
+        # Repetition rule, docs/fidelity/travelplanner.md §4.7: exact equality, empty actions and successful actions
+        # included.
         if self.last_actions and self.last_actions[-1] != action:
             self.last_actions.clear()
         self.last_actions.append(action)
@@ -161,7 +168,7 @@ class ReactAgent:
 
         self.scratchpad += f"\nObservation {n}: "
         if not action:
-            # No counter changes and no state for a null action (spec §4.4).
+            # No counter changes and no state for a null action (docs/fidelity/travelplanner.md §4.4).
             self.scratchpad += NULL_ACTION_FEEDBACK
             entry["observation"] = NULL_ACTION_OBSERVATION
             self.step_n += 1
@@ -173,7 +180,8 @@ class ReactAgent:
             return
         stop = self._early_stop(action_type)
         if stop is not None:
-            # The scratchpad keeps its empty "Observation n: " and the answer stays '' (spec §4.7).
+            # The scratchpad keeps its empty "Observation n: " and the answer stays '' (docs/fidelity/travelplanner.md
+            # §4.7).
             entry["state"] = stop
             self.finished = True
             return
@@ -184,11 +192,12 @@ class ReactAgent:
         self.step_n += 1
 
     def _early_stop(self, action_type: str | None) -> str | None:
-        """The state that stops the run before this action executes, if any (spec §4.7)."""
+        """The state that stops the run before this action executes, if any (docs/fidelity/travelplanner.md §4.7)."""
         pending = EARLY_STOP_KEYS.get(action_type or "", "invalidAction")
         if pending not in self.counters:
-            # official quirk, spec §4.7: AccommodationSearch maps to `accommodation`, no counter, so its own failures
-            # never stop the run and it is checked against the invalid-action counter instead.
+            # official quirk, docs/fidelity/travelplanner.md §4.7: AccommodationSearch maps to `accommodation`, no
+            # counter, so its own failures never stop the run and it is checked against the invalid-action counter
+            # instead.
             pending = "invalidAction"
         if self.counters[pending] + 1 > MAX_RETRIES:
             return EARLY_STOP_STATE.format(counter=pending, retries=MAX_RETRIES)
@@ -198,25 +207,27 @@ class ReactAgent:
         """Executes one non-Planner action; returns (observation, state) and updates data, mask and counters."""
         if action_type == "NotebookWrite":
             self._mask_previous_data()
-            # official quirk, spec §3.7: the notebook stores whatever the last search left, even None.
+            # official quirk, docs/fidelity/travelplanner.md §3.7: the notebook stores whatever the last search left,
+            # even None.
             observation = self.notebook.write(self.current_data, argument or "")
             self._reset_counters()
             return observation, SUCCESSFUL
         outcome = execute_action(self.sandbox, action_type, argument)
-        # official quirk, spec §4.5: GoogleDistanceMatrix masks before its arguments are split, so even a failing
-        # call masks (`outcome.masks`); the other tools mask only after validation passed.
+        # official quirk, docs/fidelity/travelplanner.md §4.5: GoogleDistanceMatrix masks before its arguments are
+        # split, so even a failing call masks (`outcome.masks`); the other tools mask only after validation passed.
         if outcome.masks:
             self._mask_previous_data()
-        if outcome.stores_data:  # not CitySearch: it never replaces the current data (spec §4.5)
+        # not CitySearch: it never replaces the current data (docs/fidelity/travelplanner.md §4.5)
+        if outcome.stores_data:
             self.current_data = outcome.data
         if outcome.counter is None:
-            self._reset_counters()  # any success resets every counter (spec §4.7)
+            self._reset_counters()  # any success resets every counter (docs/fidelity/travelplanner.md §4.7)
         else:
             self.counters[outcome.counter] += 1
         return outcome.observation, outcome.state
 
     async def _call_planner(self, entry: dict[str, Any], query: str) -> None:
-        """The Planner action: never early-stopped, always ends the episode (spec §4.5)."""
+        """The Planner action: never early-stopped, always ends the episode (docs/fidelity/travelplanner.md §4.5)."""
         observation = await run_planner(self.model, PLANNER_INSTRUCTION, str(self.notebook.list_all()), query,
                                         max_prompt_tokens=self.limits.planner_max_prompt_tokens)
         self.scratchpad += observation
@@ -228,8 +239,8 @@ class ReactAgent:
         self.finished = True
 
     def _mask_previous_data(self) -> None:
-        # official quirk, spec §4.5: the replacement runs over the whole scratchpad, thoughts included, and before the
-        # first search `current_data` is None, so every "None" in the scratchpad is masked.
+        # official quirk, docs/fidelity/travelplanner.md §4.5: the replacement runs over the whole scratchpad, thoughts
+        # included, and before the first search `current_data` is None, so every "None" in the scratchpad is masked.
         self.scratchpad = self.scratchpad.replace(data_text(self.current_data).strip(), MASK)
 
     def _reset_counters(self) -> None:

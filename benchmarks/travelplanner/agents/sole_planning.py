@@ -1,10 +1,10 @@
-"""Sole-planning mode: the planner gets the query's reference information and plans (spec §5).
+"""Sole-planning mode: the planner gets the query's reference information and plans (docs/fidelity/travelplanner.md §5).
 
 Four official strategies: `direct` and `cot` are one Planner call (§3.8) with `PLANNER_INSTRUCTION` /
 `COT_PLANNER_INSTRUCTION`; `react` (`ReactPlanner`) alternates Thought / Action / Observation with two actions,
 `CostEnquiry[one-day plan]` (priced by `tools.cost_enquiry`, §3.9) and `Finish[plan]`; `reflexion`
 (`ReactReflectPlanner`) adds a reflection call whenever three CostEnquiry errors in a row have terminated the
-environment. Quirks are reproduced and marked `# official quirk, spec §5`.
+environment. Quirks are reproduced and marked `# official quirk, docs/fidelity/travelplanner.md §5`.
 
 The CostEnquiry argument is model text. The official code `eval`s it; we read it with `ast.literal_eval` and
 never execute it. The two agree on every literal (dicts, strings, numbers, True/False/None, lists). They differ on
@@ -36,7 +36,8 @@ from sandbox_index import Sandbox
 PLANNER_TEMPLATES = {"direct": PLANNER_INSTRUCTION, "cot": COT_PLANNER_INSTRUCTION}
 
 REACT_STOP = ("Action", "Thought", "Observation")
-# official quirk, spec §5: the reflexion stop list has a malformed third entry, so it never stops at "Observation".
+# official quirk, docs/fidelity/travelplanner.md §5: the reflexion stop list has a malformed third entry, so it never
+# stops at "Observation".
 REFLEXION_STOP = ("Action", "Thought", "Observation,'\n")
 
 NOT_JSON = "The sub plan can not be parsed into json format, please check."
@@ -49,7 +50,7 @@ MAX_COST_RETRIES = 3
 
 @dataclass(frozen=True, slots=True)
 class ReactPlannerLimits:
-    """Limits and LLM settings of the react and reflexion planners (spec §5)."""
+    """Limits and LLM settings of the react and reflexion planners (docs/fidelity/travelplanner.md §5)."""
 
     max_steps: int = 30
     max_prompt_tokens: int = 14_000
@@ -75,7 +76,7 @@ class CostEnquiryCrash(Exception):
 
 
 async def plan_once(model: ChatModel, strategy: str, text: str, query: str) -> PlannerRun:
-    """The `direct` and `cot` strategies: one Planner call (spec §5).
+    """The `direct` and `cot` strategies: one Planner call (docs/fidelity/travelplanner.md §5).
 
     Args:
         model: The rollout's model.
@@ -87,7 +88,7 @@ async def plan_once(model: ChatModel, strategy: str, text: str, query: str) -> P
 
 
 class ReactPlanner:
-    """`react` and, with `reflect=True`, `reflexion` (spec §5). One instance per rollout."""
+    """`react` and, with `reflect=True`, `reflexion` (docs/fidelity/travelplanner.md §5). One instance per rollout."""
 
     def __init__(self, model: ChatModel, sandbox: Sandbox, *, reflect: bool = False,
                  limits: ReactPlannerLimits | None = None) -> None:
@@ -123,8 +124,8 @@ class ReactPlanner:
                 await self._step()
             except CostEnquiryCrash as crash:
                 return PlannerRun(answer="", scratchpad=self.scratchpad, steps=self.steps, crash=str(crash))
-            # official quirk, spec §5: `terminated` stays set until a CostEnquiry succeeds, so every later step
-            # (whatever its action) triggers one more reflection.
+            # official quirk, docs/fidelity/travelplanner.md §5: `terminated` stays set until a CostEnquiry succeeds, so
+            # every later step (whatever its action) triggers one more reflection.
             if self.reflect and self.terminated and not self.finished:
                 await self._reflect()
         return PlannerRun(answer=self.answer, scratchpad=self.scratchpad, steps=self.steps, halted=halted)
@@ -163,7 +164,8 @@ class ReactPlanner:
         if action_type == "CostEnquiry":
             observation = self._cost_enquiry(argument or "")
         elif action_type == "Finish":
-            # official quirk, spec §5: outputs lost their newlines, so the plan arrives on one line.
+            # official quirk, docs/fidelity/travelplanner.md §5: outputs lost their newlines, so the plan arrives on one
+            # line.
             self.finished = True
             self.answer = argument or ""
             observation = FINISHED
@@ -176,14 +178,15 @@ class ReactPlanner:
     def _cost_enquiry(self, argument: str) -> str:
         sub_plan = parse_sub_plan(argument)
         if isinstance(sub_plan, str):
-            return sub_plan  # parse errors never count as environment errors (spec §5)
+            return sub_plan  # parse errors never count as environment errors (docs/fidelity/travelplanner.md §5)
         try:
             result = cost_enquiry(self.sandbox, sub_plan, reflect=self.reflect)
         except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
-            # official quirk, spec §5: a missing `people_number`, a non-text field or a meal priced with a
-            # `people_number` that is no number aborts the official run.
+            # official quirk, docs/fidelity/travelplanner.md §5: a missing `people_number`, a non-text field or a meal
+            # priced with a `people_number` that is no number aborts the official run.
             raise CostEnquiryCrash(f"CostEnquiry failed on the sub plan: {type(exc).__name__}: {exc}") from None
-        # The reflexion environment's retry counter (spec §3.9): errors count, a success resets it.
+        # The reflexion environment's retry counter (docs/fidelity/travelplanner.md §3.9): errors count, a success
+        # resets it.
         if result.startswith(COST_ERROR_PREFIX):
             self.cost_failures += 1
             if self.cost_failures >= MAX_COST_RETRIES:
@@ -218,7 +221,8 @@ def parse_sub_plan(argument: str) -> dict[str, Any] | str:
 
 
 def format_reflections(reflections: list[str]) -> str:
-    """The `{reflections}` block of the reflexion prompt: '' before the first reflection (spec §5)."""
+    """The `{reflections}` block of the reflexion prompt: '' before the first reflection (docs/fidelity/travelplanner.md
+    §5)."""
     if not reflections:
         return ""
     return REFLECTION_HEADER + "Reflections:\n- " + "\n- ".join(r.strip() for r in reflections)

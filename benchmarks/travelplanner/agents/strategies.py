@@ -1,10 +1,10 @@
 """The LLM strategies as the runner sees them: task and model in, `RolloutResult` out.
 
-`two-stage` runs the ReAct agent (spec §4); `direct`, `cot`, `react` and `reflexion` are the sole-planning
-strategies (spec §5). Each turns its final answer into a structured plan (`parsing.parse_answer`: the rules parser,
-or the official extraction prompt sent to the `parser` option's model) and ends with one terminal status:
-`delivered` or one of `taxonomy.STATUSES`. LLM errors are not caught: the runner records them (provider error,
-spend cap, ...).
+`two-stage` runs the ReAct agent (docs/fidelity/travelplanner.md §4); `direct`, `cot`, `react` and `reflexion` are the
+sole-planning strategies (docs/fidelity/travelplanner.md §5). Each turns its final answer into a structured plan
+(`parsing.parse_answer`: the rules parser, or the official extraction prompt sent to the `parser` option's model) and
+ends with one terminal status: `delivered` or one of `taxonomy.STATUSES`. LLM errors are not caught: the runner records
+them (provider error, spend cap, ...).
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ class TwoStageStrategy:
 
 @dataclass(frozen=True, slots=True)
 class SolePlanningStrategy:
-    """`direct`, `cot`, `react` or `reflexion` over the query's reference information (spec §5)."""
+    """`direct`, `cot`, `react` or `reflexion` over the query's reference information (docs/fidelity/travelplanner.md
+    §5)."""
 
     name: str
     limits: ReactPlannerLimits = field(default_factory=ReactPlannerLimits)
@@ -105,7 +106,7 @@ async def conclude(answer: str, steps: list[dict[str, Any]], *, halted: str | No
 
     Args:
         answer: The final answer ('' when the agent stopped without one).
-        steps: The step log; a two-stage early stop is read from its last state (spec §10).
+        steps: The step log; a two-stage early stop is read from its last state (docs/fidelity/travelplanner.md §10).
         halted: `max_steps` / `token_limit` when the loop stopped on a limit.
         extractor: The model the extraction prompt goes to, or None for the rules parser.
     """
@@ -128,7 +129,8 @@ async def conclude(answer: str, steps: list[dict[str, Any]], *, halted: str | No
 
 
 def reference_text(task: Task, sandbox: Sandbox) -> str:
-    """The sole-planning `text`: the dataset's reference information as its Python repr (spec §5).
+    """The sole-planning `text`: the dataset's reference information as its Python repr (docs/fidelity/travelplanner.md
+    §5).
 
     Where the dataset's reference information is not at hand (the staged validation split), it is rebuilt from
     the query's reference route (`reference_route`, the visited cities) with the sandbox tools; see

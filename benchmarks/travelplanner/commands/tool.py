@@ -35,7 +35,8 @@ def tool_command(action: str, reference: bool, as_json: bool, home: Path | None,
     if reference and as_json:
         raise click.UsageError("--reference and --json are alternatives")
     path = index_path or travelplanner_index_path(home or default_home())
-    action_type, argument = parse_action(format_step(action))  # normalised as the agent does (spec §4.2)
+    # normalised as the agent does (docs/fidelity/travelplanner.md §4.2)
+    action_type, argument = parse_action(format_step(action))
     with open_sandbox(path, synthetic=synthetic) as sandbox:
         if reference:
             try:

@@ -1,4 +1,4 @@
-"""The evaluator's database lookups (spec §2, §7), cached for the duration of one plan.
+"""The evaluator's database lookups (docs/fidelity/travelplanner.md §2, §7), cached for the duration of one plan.
 
 The official evaluator finds a restaurant, attraction or hotel by a case-sensitive substring of its name
 (`Name.str.contains(re.escape(name))`) plus the exact city, and takes the first row in file order. A plan
@@ -77,8 +77,8 @@ class PlanLookups:
         sandbox: an open TravelPlanner sandbox.
         city_tables: the evaluator's cache of known cities' tables (filled here).
         known_cities: the cities whose tables may go into `city_tables`.
-        exact_names: False for the official substring name match (spec §2); True for strict mode's whole
-            name, ignoring surrounding spaces (the database has names such as `"Peaceful, beautiful home
+        exact_names: False for the official substring name match (docs/fidelity/travelplanner.md §2); True for strict
+            mode's whole name, ignoring surrounding spaces (the database has names such as `"Peaceful, beautiful home
             away "`, which no plan line can reproduce once the official parser has stripped it).
     """
 
@@ -142,7 +142,8 @@ class PlanLookups:
         return self._flights[number]
 
     def leg_cost(self, origin: str, destination: str, mode: str) -> int | float | None:
-        """Per-vehicle cost of a road leg (`run_for_evaluation`, spec §3.2); None means "not valid"."""
+        """Per-vehicle cost of a road leg (`run_for_evaluation`, docs/fidelity/travelplanner.md §3.2); None means "not
+        valid"."""
         key = (origin, destination, mode)
         if key not in self._distances:
             leg = distance_for_evaluation(self._sandbox, origin, destination, mode)  # type: ignore[arg-type]

@@ -1,4 +1,5 @@
-"""The official TravelPlanner metrics (spec §7.5): pass rates with fixed denominators, and the detail table.
+"""The official TravelPlanner metrics (docs/fidelity/travelplanner.md §7.5): pass rates with fixed denominators, and the
+detail table.
 
 Denominators. Every rate divides by N, the number of queries (undelivered plans count as failures), except
 the two micro rates: commonsense micro divides by 8·N; hard micro divides by the number of hard constraints

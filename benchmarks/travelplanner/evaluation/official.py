@@ -1,4 +1,4 @@
-"""The official TravelPlanner evaluator (spec §7.2-§7.4), every quirk included.
+"""The official TravelPlanner evaluator (docs/fidelity/travelplanner.md §7.2-§7.4), every quirk included.
 
 `OfficialEvaluator` computes the 8 commonsense and 5 hard constraints of one plan under their official
 keys and messages, and the official total cost. The small methods at the top of the class are the places
@@ -29,7 +29,8 @@ from benchmarks.travelplanner.plan_fields import (
 
 MEALS = ("breakfast", "lunch", "dinner")
 NOT_FILLED = "You don't need to fill in the information for this or later days."
-# house rule -> the text in `house_rules` that forbids it (spec §7.3; `parties` as fixed on 2024-04-26)
+# house rule -> the text in `house_rules` that forbids it (docs/fidelity/travelplanner.md §7.3; `parties` as fixed on
+# 2024-04-26)
 FORBIDDING_RULE = {"smoking": "No smoking", "parties": "No parties", "children under 10": "No children under 10",
                    "visitors": "No visitors", "pets": "No pets"}
 # query room type -> predicate on the accommodation's `room type`
@@ -62,7 +63,8 @@ class OfficialEvaluator:
 
     mode = "official"
     exact_names = False
-    """Restaurant / attraction / accommodation names match as case-sensitive substrings (spec §2)."""
+    """Restaurant / attraction / accommodation names match as case-sensitive substrings (docs/fidelity/travelplanner.md
+    §2)."""
 
     def __init__(self, sandbox: EvaluationSandbox) -> None:
         self._sandbox = sandbox
@@ -72,15 +74,17 @@ class OfficialEvaluator:
     # ---- the questionable official behaviours: strict.StrictEvaluator overrides these -------------------
 
     def attraction_items(self, attraction: str) -> list[str]:
-        # official quirk, spec §7.2 (1): `split(';')[:-1]` drops the text after the last ';'
+        # official quirk, docs/fidelity/travelplanner.md §7.2 (1): `split(';')[:-1]` drops the text after the last ';'
         return attraction.split(";")[:-1]
 
     def day_places(self, current_city: str, i: int) -> str | list[str]:
         """The cities a day's items must mention (Within Current City)."""
         if "from" in current_city:
-            # spec §7.2 (3): both cities lose their parenthesised state (and keep the space before it)
+            # docs/fidelity/travelplanner.md §7.2 (3): both cities lose their parenthesised state (and keep the space
+            # before it)
             return [extract_before_parenthesis(city) for city in _leg(current_city, i)]
-        # official quirk, spec §7.2 (3), issue #50: a string, so the checks below run per character
+        # official quirk, docs/fidelity/travelplanner.md §7.2 (3), issue #50: a string, so the checks below run per
+        # character
         return extract_before_parenthesis(current_city)
 
     def leg_kind(self, transportation: str) -> str | None:
@@ -95,28 +99,31 @@ class OfficialEvaluator:
         return None
 
     def unrecognised_leg(self, transportation: str, i: int) -> str | None:
-        # official quirk, spec §7.2 (1), issue #51: `Driving from A to B`, `Bus` etc. are not checked
+        # official quirk, docs/fidelity/travelplanner.md §7.2 (1), issue #51: `Driving from A to B`, `Bus` etc. are not
+        # checked
         return None
 
     def conflict_mode(self, transportation: str) -> str | None:
-        # official quirk, spec §7.2 (7): its own matcher, taxi before self-driving before flight
+        # official quirk, docs/fidelity/travelplanner.md §7.2 (7): its own matcher, taxi before self-driving before
+        # flight
         return transportation_match(transportation)
 
     def breaks_transport_rule(self, transportation: str, rule: str) -> bool:
-        # official quirk, spec §7.3, issue #51: case-sensitive `Flight` / `Self-driving`
+        # official quirk, docs/fidelity/travelplanner.md §7.3, issue #51: case-sensitive `Flight` / `Self-driving`
         return (rule == "no flight" and "Flight" in transportation) or (
             rule == "no self-driving" and "Self-driving" in transportation)
 
     def is_absent(self, value: Any) -> bool:
-        # official quirk, spec §7.2 (2): null is not in ['', '-'], so it counts as filled
+        # official quirk, docs/fidelity/travelplanner.md §7.2 (2): null is not in ['', '-'], so it counts as filled
         return value in ("", "-")
 
     def minimum_nights_row(self, rows: Sequence[Accommodation]) -> Accommodation | None:
-        # official quirk, spec §7.2 (8): the rule only applies when exactly one row matches
+        # official quirk, docs/fidelity/travelplanner.md §7.2 (8): the rule only applies when exactly one row matches
         return rows[0] if len(rows) == 1 else None
 
     def origin_meal_ends_day(self) -> bool:
-        # official quirk, spec §7.3: `continue` in the cuisine loop skips the rest of that day's meals
+        # official quirk, docs/fidelity/travelplanner.md §7.3: `continue` in the cuisine loop skips the rest of that
+        # day's meals
         return True
 
     def route_city_problem(self, query: Query, city: str, inside: bool) -> str | None:
@@ -124,7 +131,7 @@ class OfficialEvaluator:
         state = self._city_states.get(city)
         if state is None:
             return f"{city} is not a valid city."
-        # official quirk, spec §7.2 (4): only trips over 3 days are checked against `dest`
+        # official quirk, docs/fidelity/travelplanner.md §7.2 (4): only trips over 3 days are checked against `dest`
         if inside and query.days > 3 and state != query.dest:
             return f"{city} is not in {query.dest}."
         return None
@@ -173,7 +180,8 @@ class OfficialEvaluator:
         except Unscorable as exc:
             return _could_not_check(exc)
 
-    # ---- commonsense constraints (spec §7.2) -------------------------------------------------------------
+    # ---- commonsense constraints (docs/fidelity/travelplanner.md §7.2)
+    # -------------------------------------------------------------
 
     def is_valid_information_in_sandbox(self, p: _Plan) -> Result:
         for i in range(len(p.days)):
@@ -206,7 +214,8 @@ class OfficialEvaluator:
                 raise Unscorable(f"The transportation {transportation} in day {i + 1} can not be parsed.")
             number = _flight_number(transportation, i)
             origin, destination = extract_before_parenthesis(origin), extract_before_parenthesis(destination)
-            # official quirk, spec §7.2 (1): number and cities must match, the date is never checked
+            # official quirk, docs/fidelity/travelplanner.md §7.2 (1): number and cities must match, the date is never
+            # checked
             if not any(f.origin == origin and f.destination == destination for f in p.lookups.flights(number)):
                 return f"The flight number in day {i + 1} is invalid in the sandbox."
             return None
@@ -336,7 +345,7 @@ class OfficialEvaluator:
             value = p.days.field(i, "transportation")
             if present(value):
                 modes.add(self.conflict_mode(value))
-        # Taxi with Flight is allowed (spec §7.2 (7))
+        # Taxi with Flight is allowed (docs/fidelity/travelplanner.md §7.2 (7))
         if {"Self-driving", "Flight"} <= modes or {"Taxi", "Self-driving"} <= modes:
             return False, "The transportation is conflicting."
         return True, None
@@ -348,14 +357,15 @@ class OfficialEvaluator:
         for value, nights in count_consecutive_values(stays):
             if self.is_absent(value):
                 continue
-            if value is None:  # official: TypeError inside get_valid_name_city (spec §7.6)
+            if value is None:  # official: TypeError inside get_valid_name_city (docs/fidelity/travelplanner.md §7.6)
                 raise Unscorable("an accommodation is null")
             row = self.minimum_nights_row(p.lookups.accommodations(value))
             if row is not None and nights < row.minimum_nights:
                 return False, f"The accommodation {value} do not obey the minumum nights rule."
         return True, None
 
-    # ---- total cost and hard constraints (spec §7.3) -----------------------------------------------------
+    # ---- total cost and hard constraints (docs/fidelity/travelplanner.md §7.3)
+    # -----------------------------------------------------
 
     def total_cost(self, p: _Plan) -> int | float:
         """The official total cost of the plan for `people_number` travellers."""
@@ -370,7 +380,8 @@ class OfficialEvaluator:
                 if present(value):
                     restaurants = p.lookups.restaurants(value)
                     total += restaurants[0].average_cost * people if restaurants else 0
-            # official quirk, spec §7.3: a stay is charged on every day it is listed, the last day included
+            # official quirk, docs/fidelity/travelplanner.md §7.3: a stay is charged on every day it is listed, the last
+            # day included
             for stay in self._stays(p, i):
                 if stay.maximum_occupancy <= 0:
                     raise Unscorable(f"day {i + 1} accommodation has maximum occupancy {stay.maximum_occupancy}")
@@ -383,7 +394,8 @@ class OfficialEvaluator:
         if origin is None or destination is None or kind is None:
             return 0
         if kind == "flight":
-            # official quirk, spec §7.3: the first row with that number, whatever its route or date
+            # official quirk, docs/fidelity/travelplanner.md §7.3: the first row with that number, whatever its route or
+            # date
             flights = p.lookups.flights(_flight_number(transportation, i))
             return flights[0].price * people if flights else 0
         cost = p.lookups.leg_cost(origin, destination, kind)
@@ -453,7 +465,8 @@ class OfficialEvaluator:
 
 
 def _leg(text: str, i: int) -> tuple[str, str]:
-    """`(A, B)` of a current_city containing `from`; official: TypeError when unparsable (spec §7.6)."""
+    """`(A, B)` of a current_city containing `from`; official: TypeError when unparsable (docs/fidelity/travelplanner.md
+    §7.6)."""
     origin, destination = extract_from_to(text)
     if origin is None or destination is None:
         raise Unscorable(f"day {i + 1} current_city {text!r} has 'from' but no parsable 'from A to B'")
@@ -461,7 +474,7 @@ def _leg(text: str, i: int) -> tuple[str, str]:
 
 
 def _leg_cities(p: _Plan, transportation: str, i: int) -> tuple[str, str] | tuple[None, None]:
-    """`(A, B)` from the transportation text, else from current_city (spec §7.2 (1), §7.3)."""
+    """`(A, B)` from the transportation text, else from current_city (docs/fidelity/travelplanner.md §7.2 (1), §7.3)."""
     origin, destination = extract_from_to(transportation)
     if origin is None or destination is None:
         return extract_from_to(p.days.text(i, "current_city"))
@@ -470,6 +483,6 @@ def _leg_cities(p: _Plan, transportation: str, i: int) -> tuple[str, str] | tupl
 
 def _flight_number(transportation: str, i: int) -> str:
     number = flight_number(transportation)
-    if number is None:  # official: IndexError (issue #23, spec §7.6)
+    if number is None:  # official: IndexError (issue #23, docs/fidelity/travelplanner.md §7.6)
         raise Unscorable(f"day {i + 1} transportation lacks the exact text 'Flight Number: '")
     return number

@@ -2,8 +2,8 @@
 
 The official evaluator has no exception handling: a missing key, a non-dict day, a `null` where it parses
 text, an unparsable "from A to B" or a flight without the exact `Flight Number: ` abort the whole run
-(spec §7.6). Our rule: where the official code would raise, the check that was reading raises `Unscorable`
-with the reason, and that check alone is scored `(False, "Could not check: <reason>")`. Every other check
+(docs/fidelity/travelplanner.md §7.6). Our rule: where the official code would raise, the check that was reading raises
+`Unscorable` with the reason, and that check alone is scored `(False, "Could not check: <reason>")`. Every other check
 of the plan, and every other plan, is scored normally. Besides the official crash cases, a few inputs are
 declared unscorable because model output is untrusted text:
 * a field value that is neither a string nor null, wherever a check reads it as text;

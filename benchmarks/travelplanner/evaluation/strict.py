@@ -42,7 +42,7 @@ class StrictEvaluator(OfficialEvaluator):
     """`OfficialEvaluator` with the fixes in the module docstring; messages keep the official wording."""
 
     mode = "strict"
-    exact_names = True  # official: case-sensitive substring of the name (spec §2)
+    exact_names = True  # official: case-sensitive substring of the name (docs/fidelity/travelplanner.md §2)
 
     def attraction_items(self, attraction: str) -> list[str]:
         # official: `split(';')[:-1]`, dropping the last segment

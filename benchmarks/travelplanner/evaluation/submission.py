@@ -1,4 +1,5 @@
-"""Submission files (spec §6.3-§6.4): reading, the leaderboard format check, and scoring a whole file.
+"""Submission files (docs/fidelity/travelplanner.md §6.3-§6.4): reading, the leaderboard format check, and scoring a
+whole file.
 
 A submission is JSONL, one `{"idx", "query", "plan"}` object per line. As in the official driver, line i is
 paired with query i of the split (`idx` and the query text are not used for pairing). A line whose `query`
@@ -38,7 +39,8 @@ LABEL_FIELDS = ("visiting_city_number", "people_number", "local_constraint", "bu
 """The query fields the evaluator needs; the public test split hides all four."""
 
 DAY_KEYS = ("current_city", "transportation", "breakfast", "attraction", "lunch", "dinner", "accommodation")
-"""The keys every day of a plan must carry (spec §6.4; the day number key `day`/`days` is optional)."""
+"""The keys every day of a plan must carry (docs/fidelity/travelplanner.md §6.4; the day number key `day`/`days` is
+optional)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +174,8 @@ def _unlabelled(query: Query, position: int, line_number: int | None) -> str:
 
 def check_submission(path: Path, *, split: str | None = None,
                      split_queries: Sequence[Query] | None = None) -> list[str]:
-    """The leaderboard format check (spec §6.4): one message per problem, empty when the file is fine.
+    """The leaderboard format check (docs/fidelity/travelplanner.md §6.4): one message per problem, empty when the file
+    is fine.
 
     Checks the line count against the split, that each line is a `{"idx", "query", "plan"}` object, that the
     query text matches the split's query at that position (when the split's queries are known), and that

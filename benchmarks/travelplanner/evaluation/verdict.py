@@ -7,7 +7,7 @@ from dataclasses import dataclass
 Result = tuple[bool | None, str | None]
 """`(True, None)`, `(False, message)`, or `(None, None)` for a constraint the query does not request."""
 
-# official key order (spec §7.1)
+# official key order (docs/fidelity/travelplanner.md §7.1)
 COMMONSENSE_KEYS = (
     "is_reasonable_visiting_city", "is_valid_restaurants", "is_valid_attractions", "is_valid_accommodation",
     "is_valid_transportation", "is_valid_information_in_current_city", "is_valid_information_in_sandbox",
@@ -37,7 +37,7 @@ PAPER_NAMES = {  # eval.py `paper_term_mapping`
 
 @dataclass(frozen=True, slots=True)
 class PlanVerdict:
-    """The verdict on one plan, boxed as the official driver boxes it (spec §7.1)."""
+    """The verdict on one plan, boxed as the official driver boxes it (docs/fidelity/travelplanner.md §7.1)."""
 
     commonsense: dict[str, Result] | None
     """None when the plan was not delivered."""

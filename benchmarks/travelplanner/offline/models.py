@@ -56,7 +56,8 @@ EXPECTED_STATUS = {"invalid_action": taxonomy.INVALID_ACTION_DEAD_LOOP,
                    "planner_token_limit": taxonomy.PLANNER_TOKEN_LIMIT, "unparsable_plan": taxonomy.PARSE_FAILURE}
 """Fault kind -> the rollout status the two-stage agent must end with."""
 ARGUMENT_TOOLS = ("flights", "attractions", "restaurants", "googleDistanceMatrix")
-"""Tools whose failures can stop a run (AccommodationSearch cannot: official quirk, spec §4.7)."""
+"""Tools whose failures can stop a run (AccommodationSearch cannot: official quirk, docs/fidelity/travelplanner.md
+§4.7)."""
 DEFAULT_RATE = 0.6
 UNPARSABLE_PLAN = "I am sorry, but I could not put together a travel plan from this information."
 NO_JSON = "There is no plan in this text to convert."

@@ -1,9 +1,10 @@
 """Read tool outputs back from text: the tables and distance lines an agent saw, as the offline models need them.
 
-Tables are pandas `to_string` renderings (spec §3): every cell right-aligned under a right-aligned header, so a
-column ends where its header name ends. The agent's observations strip the header line's leading spaces (spec
-§4.6); the header is re-aligned with the data lines, which all have the table's full width. Restaurant tables
-in sole-planning reference information keep the row labels (spec §1.2); a leading label column is skipped.
+Tables are pandas `to_string` renderings (docs/fidelity/travelplanner.md §3): every cell right-aligned under a
+right-aligned header, so a column ends where its header name ends. The agent's observations strip the header line's
+leading spaces (spec §4.6); the header is re-aligned with the data lines, which all have the table's full width.
+Restaurant tables in sole-planning reference information keep the row labels (docs/fidelity/travelplanner.md §1.2); a
+leading label column is skipped.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ COLUMNS = {
     "restaurants": ("Name", "Average Cost", "Cuisines", "Aggregate Rating", "City"),
     "attractions": ("Name", "Latitude", "Longitude", "Address", "Phone", "Website", "City"),
 }
-"""The tools' column orders (spec §1.1), identified by the first header that only that table has."""
+"""The tools' column orders (docs/fidelity/travelplanner.md §1.1), identified by the first header that only that table
+has."""
 _MARKERS = {"flights": "Flight Number", "accommodations": "room type", "restaurants": "Cuisines",
             "attractions": "Latitude"}
 _DRIVE = re.compile(r"^(?P<mode>self-driving|taxi|[\w-]+), from (?P<a>.+?) to (?P<b>.+?), duration: (?P<dur>.+?), "
@@ -47,7 +49,7 @@ def read_table(text: str) -> list[dict[str, str]]:
     if not data:
         return []
     width = max(len(line) for line in data)
-    header = header.rjust(width)  # undo the observation strip (spec §4.6)
+    header = header.rjust(width)  # undo the observation strip (docs/fidelity/travelplanner.md §4.6)
     edges, start = [], 0
     for name in COLUMNS[kind]:
         at = header.find(name, start)
@@ -118,8 +120,9 @@ def collect(contents: Iterable[str]) -> Collected:
 
 
 def notebook_contents(text: str) -> list[str]:
-    """The `Content` strings of a notebook (`str(notebook.list_all())`, spec §3.7) or of reference information
-    (`[{'Description': ..., 'Content': ...}]`, spec §1.2); [] when `text` is neither."""
+    """The `Content` strings of a notebook (`str(notebook.list_all())`, docs/fidelity/travelplanner.md §3.7) or of
+    reference information
+    (`[{'Description': ..., 'Content': ...}]`, docs/fidelity/travelplanner.md §1.2); [] when `text` is neither."""
     try:
         entries = ast.literal_eval(text.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

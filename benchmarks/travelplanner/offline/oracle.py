@@ -3,14 +3,14 @@
 The oracle needs no sandbox and keeps no state between calls: every answer is a function of the prompt, so it
 behaves the same called directly or behind the mock server, and a cached rollout replays exactly.
 
-* ReAct prompts (spec §4.3): the query is read back from its text (`query_facts`); the scratchpad is replayed
-  against the oracle's fixed search agenda (`_agenda`) to find the next step. Whether an earlier search was kept
-  is read from the scratchpad itself (a `NotebookWrite` right after it), because the agent masks earlier tables
-  (spec §4.5); only the latest observation is judged afresh.
-* Planner prompts (spec §4.9, §5 direct/cot): the notebook or reference information is read back into tables
-  (`notebook_reader`) and `plan_search.build_plan` writes the plan in the official day format.
-* Sole-planning ReAct / Reflexion prompts: `Finish[<plan>]` at once; extraction prompts (spec §6.1): the plan as
-  JSON when it is in the day format.
+* ReAct prompts (docs/fidelity/travelplanner.md §4.3): the query is read back from its text (`query_facts`); the
+  scratchpad is replayed against the oracle's fixed search agenda (`_agenda`) to find the next step. Whether an earlier
+  search was kept is read from the scratchpad itself (a `NotebookWrite` right after it), because the agent masks earlier
+  tables (docs/fidelity/travelplanner.md §4.5); only the latest observation is judged afresh.
+* Planner prompts (docs/fidelity/travelplanner.md §4.9, §5 direct/cot): the notebook or reference information is read
+  back into tables (`notebook_reader`) and `plan_search.build_plan` writes the plan in the official day format.
+* Sole-planning ReAct / Reflexion prompts: `Finish[<plan>]` at once; extraction prompts (docs/fidelity/travelplanner.md
+  §6.1): the plan as JSON when it is in the day format.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ from benchmarks.travelplanner.prompts import (
 from benchmarks.travelplanner.query_facts import QueryFacts, read_query
 
 MAX_STEPS = 30
-"""The two-stage agent's step limit (spec §4.4): the oracle calls the Planner at the latest on this step."""
+"""The two-stage agent's step limit (docs/fidelity/travelplanner.md §4.4): the oracle calls the Planner at the latest on
+this step."""
 NO_ANSWER = "I can only help with TravelPlanner prompts."
 REFLECTION = "I should check each item's name and city against the given information, then finish the plan."
 _STEP = re.compile(r"\n(Thought|Action|Observation) (\d+):")

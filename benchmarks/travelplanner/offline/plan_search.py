@@ -2,12 +2,13 @@
 
 `offline:oracle` parses the notebook in the Planner prompt into these options and calls `build_plan`; the demo
 world generator runs the oracle's agenda on its own tables to prove every query it writes is feasible. The plan
-is in the submission format (spec §6.4) and is built to pass the official checks (spec §7.2, §7.3):
+is in the submission format (docs/fidelity/travelplanner.md §6.4) and is built to pass the official checks
+(docs/fidelity/travelplanner.md §7.2, §7.3):
 
 * route org → c1 (→ c2 → c3) → org, one leg on every odd day, two nights in each visited city;
 * legs: self-driving on every leg, or flights (cheapest) with taxis where there is no flight — taxi and flight
-  may mix, self-driving and flight may not, spec §7.2 (7) — whichever leaves fewer legs open, then is cheaper,
-  within the transportation constraint;
+  may mix, self-driving and flight may not, docs/fidelity/travelplanner.md §7.2 (7) — whichever leaves fewer legs open,
+  then is cheaper, within the transportation constraint;
 * per city the cheapest accommodation that satisfies room type, house rule and minimum nights;
 * meals: every restaurant at most once (Diverse Restaurants); the required cuisines are covered first, by the
   cheapest restaurant serving each; optional travel-day meals are added only while the budget allows;
@@ -21,7 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-# the evaluator's own tables, so a plan satisfies the constraints exactly as they are checked (spec §7.3)
+# the evaluator's own tables, so a plan satisfies the constraints exactly as they are checked
+# (docs/fidelity/travelplanner.md §7.3)
 from benchmarks.travelplanner.evaluation.official import FORBIDDING_RULE, ROOM_TYPE_OK
 
 NIGHTS_PER_CITY = 2
@@ -39,7 +41,7 @@ class FlightOption:
 
 @dataclass(frozen=True, slots=True)
 class Drive:
-    """A GoogleDistanceMatrix answer that has a cost (spec §3.2)."""
+    """A GoogleDistanceMatrix answer that has a cost (docs/fidelity/travelplanner.md §3.2)."""
 
     cost: int
     duration: str
@@ -126,7 +128,7 @@ def stay_ok(stay: Stay, request: Request) -> bool:
 
 
 def stay_cost(stay: Stay, people: int) -> float:
-    """One night for the group, as the evaluator charges it (spec §7.3)."""
+    """One night for the group, as the evaluator charges it (docs/fidelity/travelplanner.md §7.3)."""
     return stay.price * math.ceil(people / max(stay.maximum_occupancy, 1))
 
 
@@ -293,9 +295,10 @@ def pick_cities(candidates: Sequence[CityOptions], request: Request, count: int)
 def leg_modes(request: Request) -> tuple[str, ...]:
     """What to look up for a leg, in order, stopping at the first usable answer.
 
-    Self-driving is by far the cheapest mode (5 cents a km per car, spec §3.2), so it comes first; a flight where
-    the drive is impossible (a `day`-long or unknown route). Without self-driving: flights, then a taxi. A taxi
-    leg may join flights but not self-driving (spec §7.2 (7)); `build_plan` keeps the trip consistent.
+    Self-driving is by far the cheapest mode (5 cents a km per car, docs/fidelity/travelplanner.md §3.2), so it comes
+    first; a flight where the drive is impossible (a `day`-long or unknown route). Without self-driving: flights, then a
+    taxi. A taxi leg may join flights but not self-driving (docs/fidelity/travelplanner.md §7.2 (7)); `build_plan` keeps
+    the trip consistent.
     """
     if request.transportation == "no flight":
         return ("self-driving",)
@@ -305,6 +308,7 @@ def leg_modes(request: Request) -> tuple[str, ...]:
 
 
 def taxi_from_drive(drive: Drive) -> Drive:
-    """The taxi answer for a route whose self-driving answer is known: same row, cost = int(km) (spec §3.2)."""
+    """The taxi answer for a route whose self-driving answer is known: same row, cost = int(km)
+    (docs/fidelity/travelplanner.md §3.2)."""
     km = float(drive.distance.replace("km", "").replace(",", "").strip() or 0)
     return Drive(int(km), drive.duration, drive.distance)

@@ -9,13 +9,14 @@ data. Same seed, same bytes.
 
 What it reproduces from the paper's construction:
 * states with cities; driving distances for every ordered city pair (a few rows empty, a few with a `day` duration,
-  a few pairs absent — the shapes that make self-driving / taxi invalid, spec §3.2);
+  a few pairs absent — the shapes that make self-driving / taxi invalid, docs/fidelity/travelplanner.md §3.2);
 * flights between city pairs on dates in March 2022, price = distance × U(0.2, 0.5) (Appendix A.3);
 * restaurants with cuisines from the 15 labels and average costs; accommodations with room types, house rules (a
-  few empty: invisible after `dropna()`, spec §1.1), minimum nights, maximum occupancy; attractions;
-* queries per (level, days) cell with the element selection and budget heuristic of `utils/` (spec §9), keeping
-  only queries for which `plan_search.build_plan` finds a plan that passes every check (the paper had humans
-  verify feasibility; this is our machine check).
+  few empty: invisible after `dropna()`, docs/fidelity/travelplanner.md §1.1), minimum nights, maximum occupancy;
+  attractions;
+* queries per (level, days) cell with the element selection and budget heuristic of `utils/`
+  (docs/fidelity/travelplanner.md §9), keeping only queries for which `plan_search.build_plan` finds a plan that passes
+  every check (the paper had humans verify feasibility; this is our machine check).
 The query text follows the official phrasing closely enough for `offline.parse_query` to read it back.
 """
 

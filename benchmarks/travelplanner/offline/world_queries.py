@@ -1,5 +1,5 @@
-"""Queries of the demo world: element selection and budgets as in the official `utils/` (spec §9), feasibility
-checked by building a plan, and query text in the official phrasing."""
+"""Queries of the demo world: element selection and budgets as in the official `utils/` (docs/fidelity/travelplanner.md
+§9), feasibility checked by building a plan, and query text in the official phrasing."""
 
 from __future__ import annotations
 
@@ -19,11 +19,11 @@ from benchmarks.travelplanner.offline.world_tables import DAYS_CELLS, LEVELS, QU
 from benchmarks.travelplanner.query_facts import QueryFacts
 
 FACTORS = {3: (2, 3, 9), 5: (3, 5, 15), 7: (4, 7, 21)}
-"""(flights, hotel nights, meals) multipliers of `budget_calc` per trip length (spec §9)."""
+"""(flights, hotel nights, meals) multipliers of `budget_calc` per trip length (docs/fidelity/travelplanner.md §9)."""
 HARD_WEIGHTS = {"house rule": 0.3, "cuisine": 0.1, "room type": 0.3, "transportation": 0.3}
 MAX_ATTEMPTS = 500
 ORACLE_STEP_LIMIT = 30
-"""The two-stage agent's step limit (spec §4.4)."""
+"""The two-stage agent's step limit (docs/fidelity/travelplanner.md §4.4)."""
 
 
 class Infeasible(ValueError):
@@ -112,13 +112,15 @@ def _constraint_value(rng: random.Random, key: str, people: int, level: str) -> 
 
 
 def round_to_hundreds(x: float) -> int:
-    """`round(x / 100) * 100` with Python's banker's rounding, as the official code (spec §9)."""
+    """`round(x / 100) * 100` with Python's banker's rounding, as the official code (docs/fidelity/travelplanner.md
+    §9)."""
     return int(round(x / 100) * 100)
 
 
 def budget_calc(tables: Tables, org: str, dest_cities: Sequence[str], dates: list[str], people: int,
                 constraint: dict[str, Any] | None) -> dict[str, float]:
-    """The paper's budget heuristic (spec §9): lowest / highest / average of flights, hotels and meals.
+    """The paper's budget heuristic (docs/fidelity/travelplanner.md §9): lowest / highest / average of flights, hotels
+    and meals.
 
     Raises:
         Infeasible: a hard constraint leaves too few options (the official ValueError).
@@ -150,7 +152,7 @@ def budget_calc(tables: Tables, org: str, dest_cities: Sequence[str], dates: lis
 
 
 def city_options(tables: Tables, city: str) -> CityOptions:
-    """What the tools show for a city (rows without house rules are dropped, spec §1.1)."""
+    """What the tools show for a city (rows without house rules are dropped, docs/fidelity/travelplanner.md §1.1)."""
     return CityOptions(
         city,
         tuple(Stay(r[0], r[2], r[1], r[5], r[3], r[6]) for r in tables.accommodations if r[7] == city and r[5]),
@@ -172,7 +174,7 @@ def feasible_route(tables: Tables, record: dict[str, Any], constraint: dict[str,
     budget; None when it would not.
 
     The oracle's own agenda is driven by the world's tables (what each search would return), so the check also
-    covers the agent's 30-step limit (spec §4.4).
+    covers the agent's 30-step limit (docs/fidelity/travelplanner.md §4.4).
     """
     facts = QueryFacts(record["org"], record["dest"], record["days"], tuple(dates), record["people_number"],
                        record["budget"], constraint["house rule"], tuple(constraint["cuisine"] or ()),

@@ -1,7 +1,7 @@
 """The tables of the demo world: cities in states, distances, flights, restaurants, accommodations, attractions.
 
-Rows are kept in the official column order and serialised with the official headers (spec §1.1); see
-`world.py` for what the construction reproduces from the paper.
+Rows are kept in the official column order and serialised with the official headers (docs/fidelity/travelplanner.md
+§1.1); see `world.py` for what the construction reproduces from the paper.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 CUISINES = ("Tea", "BBQ", "Seafood", "Cafe", "Desserts", "Pizza", "Fast Food", "Bakery", "Mediterranean", "French",
             "Mexican", "Chinese", "Indian", "Italian", "American")
-"""The 15 restaurant cuisine labels of the official table (spec §1.1)."""
+"""The 15 restaurant cuisine labels of the official table (docs/fidelity/travelplanner.md §1.1)."""
 QUERY_CUISINES = ("Chinese", "American", "Italian", "Mexican", "Indian", "Mediterranean", "French")
 STATES: dict[str, tuple[tuple[float, float], tuple[str, ...]]] = {
     # state -> (centre in km on a flat map, cities in file order)
@@ -62,7 +62,7 @@ class Tables:
                 "distance": len(self.distances)}
 
     def files(self) -> dict[str, str]:
-        """Relative path -> file text, in the official layout and headers (spec §1.1)."""
+        """Relative path -> file text, in the official layout and headers (docs/fidelity/travelplanner.md §1.1)."""
         cities = [c for _, names in STATES.values() for c in names]
         return {
             "flights/clean_Flights_2022.csv": _csv(["Flight Number", "Price", "DepTime", "ArrTime",
@@ -79,7 +79,8 @@ class Tables:
             "googleDistanceMatrix/distance.csv": _csv(["origin", "destination", "cost", "duration", "distance"],
                                                       self.distances),
             "background/citySet.txt": "\n".join(cities) + "\n",
-            # no trailing newline: the official file has none and the evaluator would crash on one (spec §1.1)
+            # no trailing newline: the official file has none and the evaluator would crash on one
+            # (docs/fidelity/travelplanner.md §1.1)
             "background/citySet_with_states.txt": "\n".join(
                 f"{c}\t{state}" for state, (_, names) in STATES.items() for c in names),
             "background/stateSet.txt": "\n".join(STATES) + "\n",
@@ -119,7 +120,8 @@ def _add_distances(tables: Tables, rng: random.Random) -> None:
                 continue
             roll = rng.random()
             if roll < 0.02:
-                continue  # pair absent: "{mode}, from A to B, no valid information." (spec §3.2 step 2)
+                # pair absent: "{mode}, from A to B, no valid information." (docs/fidelity/travelplanner.md §3.2 step 2)
+                continue
             km = km_between(tables, a, b) * 1.25
             if roll < 0.05:
                 tables.distances.append([a, b, "", "", ""])  # empty row: "No valid information."
@@ -156,7 +158,8 @@ def _clock(minutes: int) -> str:
 
 
 def _unique_names(make: Callable[[random.Random], str], count: int, rng: random.Random) -> list[str]:
-    """`count` names, none a substring of another (the evaluator matches names by substring, spec §2)."""
+    """`count` names, none a substring of another (the evaluator matches names by substring,
+    docs/fidelity/travelplanner.md §2)."""
     names: list[str] = []
     while len(names) < count:
         name = make(rng)

@@ -1,5 +1,5 @@
-"""The TravelPlanner sandbox tools with the official observation texts (spec §3, §4.4-§4.6): the searches, the
-notebook, the two-stage agent's action handling, and the sole-planning agents' CostEnquiry."""
+"""The TravelPlanner sandbox tools with the official observation texts (docs/fidelity/travelplanner.md §3, §4.4-§4.6):
+the searches, the notebook, the two-stage agent's action handling, and the sole-planning agents' CostEnquiry."""
 
 from __future__ import annotations
 

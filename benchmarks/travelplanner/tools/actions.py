@@ -1,7 +1,8 @@
-"""The two-stage agent's per-action handling (`agents/tool_agents.py`, spec §4.4-§4.6): parsing `Type[argument]`,
-argument splitting and validation, the observation text with its stripping (spec §4.6), the json_log state and the
-failure counter. What depends on the agent's memory (masking the scratchpad, counters, `current_data`, the notebook,
-early stops) stays with the agent; a `ToolOutcome` tells it what the official code would do with each of them.
+"""The two-stage agent's per-action handling (`agents/tool_agents.py`, docs/fidelity/travelplanner.md §4.4-§4.6):
+parsing `Type[argument]`, argument splitting and validation, the observation text with its stripping
+(docs/fidelity/travelplanner.md §4.6), the json_log state and the failure counter. What depends on the agent's memory
+(masking the scratchpad, counters, `current_data`, the notebook, early stops) stays with the agent; a `ToolOutcome`
+tells it what the official code would do with each of them.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ CITY_ERROR = "Illegal args. City Error"
 OTHER_ERROR = "Illegal args. Other Error"
 INVALID_ACTION_STATE = "invalidAction"
 
-# The observation of an unknown or unparsable action; the double spaces are the original's (spec §4.5).
+# The observation of an unknown or unparsable action; the double spaces are the original's
+# (docs/fidelity/travelplanner.md §4.5).
 INVALID_ACTION = (
     "Invalid Action. Valid Actions are  FlightSearch[Departure City, Destination City, Date] / "
     "AccommodationSearch[City] /  RestaurantSearch[City] / NotebookWrite[Short Description] / "
@@ -34,7 +36,8 @@ INVALID_ACTION = (
     "Planner[Query]."
 )
 
-# The failure counters of the agent (spec §4.7) and the key its early-stop check reads per action.
+# The failure counters of the agent (docs/fidelity/travelplanner.md §4.7) and the key its early-stop check reads per
+# action.
 COUNTERS = (
     "notebook", "flights", "attractions", "accommodations", "restaurants", "googleDistanceMatrix",
     "planner", "cities", "invalidAction",
@@ -43,8 +46,8 @@ EARLY_STOP_KEYS = {
     "FlightSearch": "flights",
     "AttractionSearch": "attractions",
     "GoogleDistanceMatrix": "googleDistanceMatrix",
-    # official quirk, spec §4.7: singular key, not a counter, so AccommodationSearch failures never stop
-    # the run and the check falls back to the invalidAction counter.
+    # official quirk, docs/fidelity/travelplanner.md §4.7: singular key, not a counter, so AccommodationSearch failures
+    # never stop the run and the check falls back to the invalidAction counter.
     "AccommodationSearch": "accommodation",
     "RestaurantSearch": "restaurants",
     "Planner": "planner",
@@ -52,17 +55,18 @@ EARLY_STOP_KEYS = {
     "CitySearch": "cities",
 }
 
-_ACTION = re.compile(r"^(\w+)\[(.+)\]$")  # spec §4.4
+_ACTION = re.compile(r"^(\w+)\[(.+)\]$")  # docs/fidelity/travelplanner.md §4.4
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")  # validate_date_format
-_ARGUMENT_SEPARATOR = ", "  # spec §4.4: the exact two characters
+_ARGUMENT_SEPARATOR = ", "  # docs/fidelity/travelplanner.md §4.4: the exact two characters
 
 
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
-    """What one action does in the official two-stage agent (spec §4.5).
+    """What one action does in the official two-stage agent (docs/fidelity/travelplanner.md §4.5).
 
     Attributes:
-        observation: the text appended to the scratchpad and logged, already stripped as spec §4.6.
+        observation: the text appended to the scratchpad and logged, already stripped as docs/fidelity/travelplanner.md
+        §4.6.
         state: the json_log state (`Successful`, `Illegal args. ...`, `invalidAction`).
         data: the tool's result: a Frame, a message string, or the city list of CitySearch; None on failure.
         counter: the failure counter to increment, or None on success (the agent then resets all counters).
@@ -94,7 +98,8 @@ def _found(observation: str, data: Frame | str) -> ToolOutcome:
 
 def _city_error(sandbox: Sandbox, city: str, counter: str) -> ToolOutcome | None:
     """validate_city_format: the whole argument must be a citySet.txt name."""
-    # official quirk, spec §4.7: the agent's list has 311 cities, without the evaluator's `Jackson`.
+    # official quirk, docs/fidelity/travelplanner.md §4.7: the agent's list has 311 cities, without the evaluator's
+    # `Jackson`.
     cities = sandbox.cities()
     if city in cities:
         return None
@@ -112,7 +117,7 @@ def _flight(sandbox: Sandbox, argument: str) -> ToolOutcome:
     if error:
         return error
     result = flight_search(sandbox, origin, destination, date)
-    return _found(data_text(result), result)  # spec §4.6: not stripped
+    return _found(data_text(result), result)  # docs/fidelity/travelplanner.md §4.6: not stripped
 
 
 def _city_table(sandbox: Sandbox, action_type: str, city: str) -> ToolOutcome:
@@ -122,7 +127,8 @@ def _city_table(sandbox: Sandbox, action_type: str, city: str) -> ToolOutcome:
         return error
     result = search(sandbox, city)
     text = data_text(result)
-    # spec §4.6: restaurants are `.strip()`ed, attractions and accommodations `.strip('\n').strip()`.
+    # docs/fidelity/travelplanner.md §4.6: restaurants are `.strip()`ed, attractions and accommodations
+    # `.strip('\n').strip()`.
     return _found(text.strip() if action_type == "RestaurantSearch" else text.strip("\n").strip(), result)
 
 
@@ -134,7 +140,8 @@ _CITY_TABLES = {
 
 
 def _distance(sandbox: Sandbox, argument: str) -> ToolOutcome:
-    # official quirk, spec §4.5: the original masks before splitting its arguments, so a failing call masks too.
+    # official quirk, docs/fidelity/travelplanner.md §4.5: the original masks before splitting its arguments, so a
+    # failing call masks too.
     failure = _failure("Illegal GoogleDistanceMatrix. Please try again.", OTHER_ERROR, "googleDistanceMatrix",
                        masks=True)
     parts = argument.split(_ARGUMENT_SEPARATOR)
@@ -148,7 +155,7 @@ def _distance(sandbox: Sandbox, argument: str) -> ToolOutcome:
 
 
 def execute_action(sandbox: Sandbox, action_type: str | None, argument: str | None) -> ToolOutcome:
-    """Run one parsed action as the official two-stage agent does (spec §4.5).
+    """Run one parsed action as the official two-stage agent does (docs/fidelity/travelplanner.md §4.5).
 
     Args:
         sandbox: the lookups.
@@ -178,4 +185,5 @@ def execute_action(sandbox: Sandbox, action_type: str | None, argument: str | No
     return _failure(INVALID_ACTION, INVALID_ACTION_STATE, "invalidAction")
 
 
-# --- CostEnquiry (tools/planner/env.py, spec §3.9) ------------------------------------------------
+# --- CostEnquiry (tools/planner/env.py, docs/fidelity/travelplanner.md §3.9)
+# ------------------------------------------------

@@ -1,5 +1,5 @@
-"""CostEnquiry, the sole-planning agents' tool (spec §5): the cost of one day's sub-plan, or the official reasons
-why it is not available.
+"""CostEnquiry, the sole-planning agents' tool (docs/fidelity/travelplanner.md §5): the cost of one day's sub-plan, or
+the official reasons why it is not available.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ MAX_FIELD_CHARS = 2000
 plans is well under 300 characters; the evaluator uses the same bound)."""
 COST_UNAVAILABLE = "Sorry, the cost of your plan is not available because of the following reasons:"
 _MEAL_REASONS = {
-    # official quirk, spec §3.9: "breakfase" (sic).
+    # official quirk, docs/fidelity/travelplanner.md §3.9: "breakfase" (sic).
     "breakfast": "The breakfase information is not valid, please check.",
     "lunch": "The lunch information is not valid, please check.",
     "dinner": "The dinner information is not valid, please check.",
 }
-# official quirk, spec §3.9: the misspellings "filght" and "transporation" are the original's.
+# official quirk, docs/fidelity/travelplanner.md §3.9: the misspellings "filght" and "transporation" are the original's.
 _FLIGHT_REASON = "The filght information is not valid"
 _LEG_REASON = "The transporation information is not valid, please check."
 _LEG_CITIES_REASON = (_LEG_REASON + " You have to make sure there are two cities (from A to B) in your "
@@ -52,7 +52,7 @@ def _first(frame: Frame, column: str) -> Any:
 
 
 def _leg_cost(sandbox: Sandbox, plan: Mapping[str, Any], people: Any, reflect: bool) -> tuple[float, str | None]:
-    """Cost and error reason of the sub-plan's transportation (spec §3.9).
+    """Cost and error reason of the sub-plan's transportation (docs/fidelity/travelplanner.md §3.9).
 
     `people` is whatever the model wrote, priced with Python's arithmetic as the official code prices it: where
     that code catches every exception (the flight branch; the ground branch of the non-reflect environment) a
@@ -66,14 +66,16 @@ def _leg_cost(sandbox: Sandbox, plan: Mapping[str, Any], people: Any, reflect: b
         return 0, _LEG_REASON
     lowered = value.lower()
     if "flight number" in lowered:
-        # official quirk, spec §3.9: only the number is looked up; the flight's route is not checked.
+        # official quirk, docs/fidelity/travelplanner.md §3.9: only the number is looked up; the flight's route is not
+        # checked.
         number = plan_fields.flight_number(value)
         found = sandbox.flights_by_number(number) if number is not None else None
         if not found:
             return 0, _FLIGHT_REASON
         try:
             return 0 + _first(found, "Price") * people, None
-        except Exception:  # official quirk, spec §3.9: the official `except:` turns any failure into this reason
+        # official quirk, docs/fidelity/travelplanner.md §3.9: the official `except:` turns any failure into this reason
+        except Exception:
             return 0, _FLIGHT_REASON
     if "self-driving" in lowered or "taxi" in lowered:
         mode, per_vehicle = ("self-driving", 5) if "self-driving" in lowered else ("taxi", 4)
@@ -93,7 +95,7 @@ def _named(plan: Mapping[str, Any], key: str, match: Callable[..., Frame]) -> Fr
     if not _given(plan, key):
         return None
     name, city = plan_fields.get_valid_name_city(plan[key])
-    if name == "-" or city == "-":  # official quirk, spec §3.9: skipped silently, no error
+    if name == "-" or city == "-":  # official quirk, docs/fidelity/travelplanner.md §3.9: skipped silently, no error
         return None
     return match(name, city, exact=True)
 
@@ -113,7 +115,8 @@ def cost_enquiry(sandbox: Sandbox, sub_plan: Mapping[str, Any], *, reflect: bool
         TypeError: a field is not text (or longer than `MAX_FIELD_CHARS`), or a meal, an accommodation (or, with
             `reflect`, a ground leg) is priced with a `people_number` that is no number.
         ArithmeticError, ValueError: the same with an infinite `people_number`.
-            The official planner aborts the run on all of these (spec §5), so the caller decides what that means.
+            The official planner aborts the run on all of these (docs/fidelity/travelplanner.md §5), so the caller
+            decides what that means.
     """
     people = sub_plan["people_number"]
     # Integers stay integers: the official total prints as `1335` unless a float (an accommodation price)

@@ -1,4 +1,4 @@
-"""The notebook NotebookWrite fills and the Planner reads (spec §3.7)."""
+"""The notebook NotebookWrite fills and the Planner reads (docs/fidelity/travelplanner.md §3.7)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from sandbox_index import Frame
 
 
 class Notebook:
-    """What NotebookWrite stores and the Planner reads (spec §3.7); one per query (`reset`)."""
+    """What NotebookWrite stores and the Planner reads (docs/fidelity/travelplanner.md §3.7); one per query
+    (`reset`)."""
 
     def __init__(self) -> None:
         self._entries: list[tuple[str, Frame | str | list[str] | None]] = []

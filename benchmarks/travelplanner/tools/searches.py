@@ -1,5 +1,5 @@
-"""The search tools with the official observation texts (spec §3): what `tools/*/apis.py` `run` returns, a `Frame`
-(the DataFrame) or a message string, for a `Sandbox`.
+"""The search tools with the official observation texts (docs/fidelity/travelplanner.md §3): what `tools/*/apis.py`
+`run` returns, a `Frame` (the DataFrame) or a message string, for a `Sandbox`.
 
 Arguments are untrusted model text: they reach the sandbox only as bound SQL parameters, and every odd input ends
 in the official not-found or error observation, never an exception.
@@ -16,7 +16,8 @@ from sandbox_index import DistanceRow, Frame, Sandbox
 
 @dataclass(frozen=True, slots=True)
 class DistanceInfo:
-    """`GoogleDistanceMatrix.run_for_evaluation` (spec §3.2): cost None means "not a valid leg"."""
+    """`GoogleDistanceMatrix.run_for_evaluation` (docs/fidelity/travelplanner.md §3.2): cost None means "not a valid
+    leg"."""
 
     origin: str
     destination: str
@@ -26,34 +27,37 @@ class DistanceInfo:
 
 
 def flight_search(sandbox: Sandbox, origin: str, destination: str, date: str) -> Frame | str:
-    """FlightSearch (spec §3.1): exact origin, destination and date; no parenthesis stripping."""
+    """FlightSearch (docs/fidelity/travelplanner.md §3.1): exact origin, destination and date; no parenthesis
+    stripping."""
     found = sandbox.flights(origin, destination, date)
     return found if found else f"There is no flight from {origin} to {destination} on {date}."
 
 
 def accommodation_search(sandbox: Sandbox, city: str) -> Frame | str:
-    """AccommodationSearch (spec §3.3)."""
+    """AccommodationSearch (docs/fidelity/travelplanner.md §3.3)."""
     found = sandbox.accommodations(city)
-    # official quirk, spec §3.3: the empty result names attractions (copy-paste in the original).
+    # official quirk, docs/fidelity/travelplanner.md §3.3: the empty result names attractions (copy-paste in the
+    # original).
     return found if found else "There is no attraction in this city."
 
 
 def restaurant_search(sandbox: Sandbox, city: str) -> Frame | str:
-    """RestaurantSearch (spec §3.4)."""
+    """RestaurantSearch (docs/fidelity/travelplanner.md §3.4)."""
     found = sandbox.restaurants(city)
     return found if found else "There is no restaurant in this city."
 
 
 def attraction_search(sandbox: Sandbox, city: str) -> Frame | str:
-    """AttractionSearch (spec §3.5)."""
+    """AttractionSearch (docs/fidelity/travelplanner.md §3.5)."""
     found = sandbox.attractions(city)
     return found if found else "There is no attraction in this city."
 
 
 def city_search(sandbox: Sandbox, state: str) -> list[str] | str:
-    """CitySearch (spec §3.6): the state's cities in file order, or `Invalid State`."""
+    """CitySearch (docs/fidelity/travelplanner.md §3.6): the state's cities in file order, or `Invalid State`."""
     cities = sandbox.state_cities().get(state)
-    # official quirk, spec §3.6: an unknown state *returns* ValueError("Invalid State"), shown as its text.
+    # official quirk, docs/fidelity/travelplanner.md §3.6: an unknown state *returns* ValueError("Invalid State"), shown
+    # as its text.
     return list(cities) if cities is not None else "Invalid State"
 
 
@@ -64,7 +68,8 @@ def _km(distance: str) -> float:
 
 
 def _cost(km: float, mode: str) -> int | None:
-    """Per-vehicle cost of a leg (spec §3.2 step 4): `driving` anywhere in the mode, or exactly `taxi`."""
+    """Per-vehicle cost of a leg (docs/fidelity/travelplanner.md §3.2 step 4): `driving` anywhere in the mode, or
+    exactly `taxi`."""
     if "driving" in mode:
         return int(km * 0.05)
     if mode == "taxi":
@@ -80,7 +85,7 @@ def _leg(sandbox: Sandbox, origin: str, destination: str) -> tuple[str, str, Dis
 
 
 def distance_matrix(sandbox: Sandbox, origin: str, destination: str, mode: str = "driving") -> str:
-    """GoogleDistanceMatrix.run (spec §3.2): the leg as text; mode is echoed verbatim.
+    """GoogleDistanceMatrix.run (docs/fidelity/travelplanner.md §3.2): the leg as text; mode is echoed verbatim.
 
     Raises:
         ValueError: the database's distance text is not a number (the official `eval` fails too).
@@ -88,7 +93,8 @@ def distance_matrix(sandbox: Sandbox, origin: str, destination: str, mode: str =
     origin, destination, row = _leg(sandbox, origin, destination)
     if row is None:
         return f"{mode}, from {origin} to {destination}, no valid information."
-    # official quirk, spec §3.2: a missing row and a row without values give two different texts.
+    # official quirk, docs/fidelity/travelplanner.md §3.2: a missing row and a row without values give two different
+    # texts.
     if row.duration is None or row.distance is None:
         return "No valid information."
     cost = _cost(_km(row.distance), mode)
@@ -98,7 +104,8 @@ def distance_matrix(sandbox: Sandbox, origin: str, destination: str, mode: str =
 
 
 def distance_for_evaluation(sandbox: Sandbox, origin: str, destination: str, mode: str) -> DistanceInfo:
-    """GoogleDistanceMatrix.run_for_evaluation (spec §3.2), used by CostEnquiry and the evaluator.
+    """GoogleDistanceMatrix.run_for_evaluation (docs/fidelity/travelplanner.md §3.2), used by CostEnquiry and the
+    evaluator.
 
     Raises:
         TypeError: `origin` or `destination` is not a string (the official regex fails alike).

@@ -1,4 +1,4 @@
-"""The official scoring rules, quirks included (../shared/specs/natural_plan.md), on cases built to hit each one."""
+"""The official scoring rules, quirks included (docs/fidelity/natural_plan.md), on cases built to hit each one."""
 
 from __future__ import annotations
 

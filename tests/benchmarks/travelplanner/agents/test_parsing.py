@@ -37,7 +37,8 @@ def test_every_annotated_train_plan_round_trips(annotated_plans):
     for plan in annotated_plans:
         text = render_plan(plan)
         assert parse_plan_text(text) == plan
-        assert parse_plan_text(text.replace("\n", "")) == plan  # the newline-free Finish answers of spec §5
+        # the newline-free Finish answers of docs/fidelity/travelplanner.md §5
+        assert parse_plan_text(text.replace("\n", "")) == plan
         assert parse_plan_text(markdown(text)) == plan
 
 
@@ -47,7 +48,8 @@ def test_the_planner_prompt_example_parses_as_the_extraction_example_would():
     assert [day["days"] for day in plan] == [1, 2, 3] and all(tuple(day) == PLAN_KEYS for day in plan)
     assert plan[0]["transportation"] == (
         "Flight Number: F3633413, from Ithaca to Charlotte, Departure Time: 05:38, Arrival Time: 07:46")
-    # "A, C;B, C." -> "A, C;B, C;": the evaluator checks only items followed by ';' (spec §7.2 (1)).
+    # "A, C;B, C." -> "A, C;B, C;": the evaluator checks only items followed by ';' (docs/fidelity/travelplanner.md §7.2
+    # (1)).
     assert plan[1]["attraction"] == "The Mint Museum, Charlotte;Romare Bearden Park, Charlotte;"
     assert plan[2]["attraction"] == "Books Monument, Charlotte;"
     assert plan[2]["accommodation"] == "-"
@@ -138,7 +140,7 @@ def rules_day(**fields: str) -> dict:
     return plan[0]
 
 
-# Each rule the official extraction prompt states (spec §6.1), as the rules parser applies it.
+# Each rule the official extraction prompt states (docs/fidelity/travelplanner.md §6.1), as the rules parser applies it.
 @pytest.mark.parametrize(("fields", "key", "expected"), [
     # "If transportation details indicate a journey from one city to another (e.g., from A to B), the
     # 'current_city' should be updated ... the current city should follow the format 'from A to B'"

@@ -1,4 +1,5 @@
-"""The two-stage ReAct agent against the spec's verified behaviour (spec §4), on the real sandbox."""
+"""The two-stage ReAct agent against the spec's verified behaviour (docs/fidelity/travelplanner.md §4), on the real
+sandbox."""
 
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ async def test_calls_are_separate_thought_and_action_requests_stopped_at_newline
 
 
 async def test_first_search_masks_every_none_in_the_scratchpad(scripted_model, sandbox):
-    # official quirk, spec §4.5: before any search current_data is None, so "None" is masked everywhere.
+    # official quirk, docs/fidelity/travelplanner.md §4.5: before any search current_data is None, so "None" is masked
+    # everywhere.
     script(scripted_model, ("None of this is known yet.", FLIGHTS), ("Write it.", "NotebookWrite[Flights]"),
            ("Restaurants next.", "RestaurantSearch[Rockford]"))
     scripted_model.enqueue("Stop.", "Planner[Plan my trip]", "Day 1: ...")
@@ -90,7 +92,8 @@ async def test_argument_splitting_needs_comma_space(scripted_model, sandbox):
         result.steps[2]["observation"],
     ]
     assert result.steps[2]["observation"].startswith("Atlantis is not valid city in ['")
-    # Three failures of one tool (any kind) since the last success: the 4th call stops the run (spec §4.7).
+    # Three failures of one tool (any kind) since the last success: the 4th call stops the run
+    # (docs/fidelity/travelplanner.md §4.7).
     assert states(result) == ["Illegal args. Other Error", "Illegal args. DateError", "Illegal args. City Error",
                               "flights early stop due to 3 max retries."]
     assert result.steps[3]["observation"] == "" and result.answer == ""
@@ -99,7 +102,8 @@ async def test_argument_splitting_needs_comma_space(scripted_model, sandbox):
 
 async def test_any_success_resets_the_counters(scripted_model, sandbox):
     script(scripted_model, ("a", "RestaurantSearch[Atlantis]"), ("b", "RestaurantSearch[Lemuria]"),
-           ("c", "CitySearch[Atlantis]"),  # "Invalid State" is a success (spec §3.6) and resets every counter
+           # "Invalid State" is a success (docs/fidelity/travelplanner.md §3.6) and resets every counter
+           ("c", "CitySearch[Atlantis]"),
            ("d", "RestaurantSearch[Mu]"), ("e", "RestaurantSearch[Thule]"), ("f", "RestaurantSearch[Avalon]"),
            ("g", "RestaurantSearch[Hyperborea]"))
     result = await run(scripted_model, sandbox)
@@ -109,8 +113,8 @@ async def test_any_success_resets_the_counters(scripted_model, sandbox):
 
 
 async def test_accommodation_search_failures_never_stop_the_run(scripted_model, sandbox):
-    # official quirk, spec §4.7: AccommodationSearch maps to `accommodation`, which is no counter (verified: 5
-    # failures in a row, no stop).
+    # official quirk, docs/fidelity/travelplanner.md §4.7: AccommodationSearch maps to `accommodation`, which is no
+    # counter (verified: 5 failures in a row, no stop).
     script(scripted_model, *[(f"try {i}", f"AccommodationSearch[Nowhere {i}]") for i in range(5)],
            ("ok", "AccommodationSearch[Rockford]"))
     scripted_model.enqueue("plan", "Planner[Trip]", "A plan")
@@ -180,8 +184,8 @@ async def test_malformed_planner_actions_are_invalid(scripted_model, sandbox, ac
 
 
 async def test_a_failing_distance_call_still_masks_the_previous_data(scripted_model, sandbox):
-    # official quirk, spec §4.5: GoogleDistanceMatrix masks before splitting its arguments; other tools mask only
-    # once their validation passed.
+    # official quirk, docs/fidelity/travelplanner.md §4.5: GoogleDistanceMatrix masks before splitting its arguments;
+    # other tools mask only once their validation passed.
     drive = "GoogleDistanceMatrix[Rockford, Chicago, self-driving]"
     script(scripted_model, ("a", drive), ("b", "FlightSearch[Rockford,Chicago,2022-03-16]"),
            ("c", "GoogleDistanceMatrix[Rockford, Chicago]"))
@@ -206,7 +210,8 @@ async def test_notebook_after_city_search_stores_the_previous_search(scripted_mo
 
 
 @pytest.mark.parametrize(("model", "temperature", "limit"), [
-    ("openai:gpt-3.5-turbo-1106", 1.0, 15_000),  # spec §4.2: temperature 1 since commit b8cf8dd, 15,000 tokens
+    # docs/fidelity/travelplanner.md §4.2: temperature 1 since commit b8cf8dd, 15,000 tokens
+    ("openai:gpt-3.5-turbo-1106", 1.0, 15_000),
     ("openai-compatible:gpt-3.5-turbo@http://127.0.0.1:9/v1", 1.0, 15_000),
     ("openai:gpt-4-1106-preview", 0.0, 30_000),
     ("anthropic:claude-sonnet-4-5", 0.0, 30_000),

@@ -1,4 +1,5 @@
-"""Sole-planning strategies (spec §5): direct/cot prompts, the CostEnquiry loop, reflexion, on the real sandbox."""
+"""Sole-planning strategies (docs/fidelity/travelplanner.md §5): direct/cot prompts, the CostEnquiry loop, reflexion, on
+the real sandbox."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ from benchmarks.travelplanner.prompts import (
 
 TEXT = "[{'Description': 'Attractions in Rockford', 'Content': 'Name City'}]"
 QUERY = "Please help me plan a trip from St. Petersburg to Rockford spanning 3 days."
-# Day 1 of the spec §11 fixture plan, for two people: 474*2 + 72*2 + 243 * ceil(2/3) = 1335.0 (the price is a float).
+# Day 1 of the docs/fidelity/travelplanner.md §11 fixture plan, for two people: 474*2 + 72*2 + 243 * ceil(2/3) = 1335.0
+# (the price is a float).
 DAY_1 = {"people_number": 2, "day": 1, "current_city": "from St. Petersburg to Rockford",
          "transportation": "Flight Number: F3573659, from St. Petersburg to Rockford, Departure Time: 15:40",
          "breakfast": "-", "attraction": "-", "lunch": "-", "dinner": "Coco Bambu, Rockford",
@@ -83,7 +85,8 @@ async def test_cost_enquiry_observations(scripted_model, sandbox):
     result = await run_react(scripted_model, sandbox)
     assert [step["observation"] for step in result.steps] == [
         "Cost: The cost of your plan is 1335.0 dollars.",
-        # sic, spec §3.9: "transporation", "breakfase", numbered reasons each followed by " \t".
+        # sic, docs/fidelity/travelplanner.md §3.9: "transporation", "breakfase", numbered reasons each followed by "
+        # \t".
         "Cost: Sorry, the cost of your plan is not available because of the following reasons:"
         "1. The transporation information is not valid, please check. You have to make sure there are two cities "
         "(from A to B) in your transportation plan. \t2. The breakfase information is not valid, please check. \t",
@@ -96,7 +99,8 @@ async def test_cost_enquiry_observations(scripted_model, sandbox):
     assert scripted_model.requests[0].stop == REACT_STOP
     assert scripted_model.requests[0].max_tokens == 1024
     assert "\nObservation 1: Cost: The cost of your plan is 1335.0 dollars.\nThought 2:" in scripted_model.prompts[2]
-    # official quirk, spec §5: the Finish answer lost its newlines, and the deterministic parser still reads it.
+    # official quirk, docs/fidelity/travelplanner.md §5: the Finish answer lost its newlines, and the deterministic
+    # parser still reads it.
     assert result.answer == PLAN.replace("\n", "")
     assert parse_plan_text(result.answer) == parse_plan_text(PLAN)
     assert parse_plan_text(result.answer)[1]["attraction"] == (
@@ -147,7 +151,8 @@ async def test_reflexion_reflects_after_every_step_until_a_cost_enquiry_succeeds
                            "t6", "Finish[Day 1:Current City: Rockford]")
     result = await run_react(scripted_model, sandbox, reflect=True)
     reflections = [step["reflection"] for step in result.steps if "reflection" in step]
-    # official quirk, spec §5: the non-CostEnquiry step 4 produced a second reflection; the success stopped them.
+    # official quirk, docs/fidelity/travelplanner.md §5: the non-CostEnquiry step 4 produced a second reflection; the
+    # success stopped them.
     assert reflections == ["Prices were wrong.More text", "Use exact names."]
     reflect_request = scripted_model.requests[6]
     assert reflect_request.stop == REFLEXION_STOP and "Observation,'\n" in reflect_request.stop

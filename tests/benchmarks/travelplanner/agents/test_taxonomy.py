@@ -1,4 +1,5 @@
-"""The error taxonomy: statuses and Figure 2 labels derived from the step states (spec §10)."""
+"""The error taxonomy: statuses and Figure 2 labels derived from the step states (docs/fidelity/travelplanner.md
+§10)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Fixtures of the evaluator tests: the staged train queries, the spec §11 query and plan, both evaluators."""
+"""Fixtures of the evaluator tests: the staged train queries, the docs/fidelity/travelplanner.md §11 query and plan,
+both evaluators."""
 
 from __future__ import annotations
 

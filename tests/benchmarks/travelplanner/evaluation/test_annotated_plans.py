@@ -24,7 +24,8 @@ def test_every_annotated_plan_passes_every_official_constraint(
 
 def test_hard_constraints_requested_are_scored_not_skipped(
         train_queries: list[Query], official: OfficialEvaluator) -> None:
-    """None only where the query does not ask (spec §7.4): every requested constraint is True."""
+    """None only where the query does not ask (docs/fidelity/travelplanner.md §7.4): every requested constraint is
+    True."""
     for query in train_queries:
         verdict = official.evaluate(query, query.annotated_plan)
         assert verdict.hard is not None and query.local_constraint is not None

@@ -1,4 +1,4 @@
-"""The spec §2 string helpers, on the spec's verified examples."""
+"""The docs/fidelity/travelplanner.md §2 string helpers, on the spec's verified examples."""
 
 from __future__ import annotations
 

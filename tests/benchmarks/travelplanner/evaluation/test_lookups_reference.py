@@ -1,4 +1,5 @@
-"""The evaluator's name lookups equal the official pandas ones (spec §2), on every place of the train plans.
+"""The evaluator's name lookups equal the official pandas ones (docs/fidelity/travelplanner.md §2), on every place of
+the train plans.
 
 Official: `df.dropna()`, then `df[df[name].astype(str).str.contains(re.escape(name)) & (df[city] == city)]`,
 first row wins. Ours: the sandbox's city table, matched in Python.

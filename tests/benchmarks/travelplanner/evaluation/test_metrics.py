@@ -1,4 +1,4 @@
-"""The official metrics (spec §7.5) on a crafted set with known counts."""
+"""The official metrics (docs/fidelity/travelplanner.md §7.5) on a crafted set with known counts."""
 
 from __future__ import annotations
 

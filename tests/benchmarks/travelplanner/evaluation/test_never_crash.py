@@ -1,5 +1,5 @@
-"""Plans that crash the official evaluator (spec §7.6) fail the constraint that could not be checked, and
-nothing else; arbitrary junk never raises."""
+"""Plans that crash the official evaluator (docs/fidelity/travelplanner.md §7.6) fail the constraint that could not be
+checked, and nothing else; arbitrary junk never raises."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Each official quirk (spec §7, §11), in both modes: strict flips exactly the documented ones."""
+"""Each official quirk (docs/fidelity/travelplanner.md §7, §11), in both modes: strict flips exactly the documented
+ones."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ ELSEWHERE = _all(_set(1, "current_city", "from St. Petersburg to Chicago"), _set
                  _set(3, "current_city", "from Chicago to St. Petersburg"))
 DRIVE = _set(1, "transportation", "Drive from St. Petersburg to Rockford")
 
-# (id, mutation of the spec §11 plan, constraint key, official result, strict result)
+# (id, mutation of the docs/fidelity/travelplanner.md §11 plan, constraint key, official result, strict result)
 FLIPPED: list[tuple[str, Mutation, str, Result, Result]] = [
     ("per-character meal city #50", _set(2, "lunch", "Flying Mango, Chicago"), "is_valid_information_in_current_city",
      (True, None), (False, "The lunch in day 2 is invalid city choice.")),

@@ -49,7 +49,8 @@ def test_lines_pair_with_queries_by_position(tmp_path: Path, sandbox: Any, train
 
 
 def test_embedded_query_record_is_used(tmp_path: Path, sandbox: Any, rockford_query: Query) -> None:
-    """A line carrying a full record (literal-string fields) is scored against it: spec §11's 7704 case."""
+    """A line carrying a full record (literal-string fields) is scored against it: docs/fidelity/travelplanner.md §11's
+    7704 case."""
     record = _record(rockford_query, people_number=6, level="hard", local_constraint=str(
         {"house rule": "smoking", "cuisine": ["French", "Seafood"], "room type": "entire room",
          "transportation": "no flight"}))

@@ -1,4 +1,4 @@
-"""The verified worked examples of spec §11 and §7.3, in both modes."""
+"""The verified worked examples of docs/fidelity/travelplanner.md §11 and §7.3, in both modes."""
 
 from __future__ import annotations
 

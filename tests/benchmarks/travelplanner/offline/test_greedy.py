@@ -1,4 +1,5 @@
-"""The greedy-search baseline (spec §8) on the staged splits, scored by our official evaluator.
+"""The greedy-search baseline (docs/fidelity/travelplanner.md §8) on the staged splits, scored by our official
+evaluator.
 
 Paper Table 3 (validation), Greedy Search: delivery 100, commonsense micro 74.4 / macro 0, hard micro 60.8 /
 macro 37.8, final 0. The commonsense figures and the hard macro reproduce within a few points; the hard micro
@@ -6,8 +7,8 @@ does not (48.8 here). Hard constraints are only scored for plans that pass Compl
 validation plans fail it (`test_why_plans_get_no_hard_box`): 36 visit a city that has no attraction at all in the
 official attractions table (the same for the paper), 16 have a leg with neither a distance row nor a flight in the
 staged, partial flights table (the full table would have a flight there). Scoring those 16 would add at most 24
-hard passes (54.5 %); the 2024-04-26 `parties` fix (spec §7.3) fails 5 room rules the paper-era evaluator passed
-(55.7 %). The remaining ~5 points are not explained by anything we can check here.
+hard passes (54.5 %); the 2024-04-26 `parties` fix (docs/fidelity/travelplanner.md §7.3) fails 5 room rules the
+paper-era evaluator passed (55.7 %). The remaining ~5 points are not explained by anything we can check here.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def test_official_quirks(sandbox, splits):
         assert ";" not in day["attraction"]
     # the return day's meals are chosen in the origin city (the arrival city of that day's leg)
     assert plan[2]["breakfast"].endswith(", St. Petersburg") and plan[2]["accommodation"] == "-"
-    # without a trailing ';' the evaluator never looks the attraction up (spec §7.2 (1))
+    # without a trailing ';' the evaluator never looks the attraction up (docs/fidelity/travelplanner.md §7.2 (1))
     evaluator = OfficialEvaluator(sandbox)
     invented = [dict(day, attraction="Nowhere Museum, Rockford") for day in plan]
     assert evaluator.evaluate(query, invented).commonsense["is_valid_information_in_sandbox"] == (True, None)

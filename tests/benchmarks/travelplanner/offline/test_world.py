@@ -42,12 +42,14 @@ def test_official_headers_and_the_real_importer(demo_world):
         "attractions/attractions.csv": "Name,Latitude,Longitude,Address,Phone,Website,City",
         "googleDistanceMatrix/distance.csv": "origin,destination,cost,duration,distance",
     }
-    # like the official file: no trailing newline (the evaluator would crash on an empty last line, spec §1.1)
+    # like the official file: no trailing newline (the evaluator would crash on an empty last line,
+    # docs/fidelity/travelplanner.md §1.1)
     assert not (database / "background/citySet_with_states.txt").read_bytes().endswith(b"\n")
     summary = build_travelplanner_index(database, demo_world.index.with_name("again.sqlite"))
     rows = demo_world.summary.rows
     assert summary.rows["flights"] == rows["flights"] and summary.dropped["flights"] == 0
-    # accommodations without house rules exist and vanish in dropna(), as 710 do in the real table (spec §1.1)
+    # accommodations without house rules exist and vanish in dropna(), as 710 do in the real table
+    # (docs/fidelity/travelplanner.md §1.1)
     assert summary.dropped["accommodations"] > 0
     assert summary.rows["accommodations"] + summary.dropped["accommodations"] == rows["accommodations"]
     with open_sandbox(demo_world.index) as sandbox:
@@ -55,7 +57,8 @@ def test_official_headers_and_the_real_importer(demo_world):
         durations = [sandbox.distance(a, b) for cities in states.values() for a in cities
                      for other in states.values() for b in other if a != b]
     assert len(states) == 4 and all(len(cities) > 3 for cities in states.values())
-    # the shapes that make a drive invalid (spec §3.2): absent pairs, empty rows, day-long durations
+    # the shapes that make a drive invalid (docs/fidelity/travelplanner.md §3.2): absent pairs, empty rows, day-long
+    # durations
     assert None in durations
     assert any(row and row.duration is None for row in durations)
     assert any(row and row.duration and "day" in row.duration for row in durations)

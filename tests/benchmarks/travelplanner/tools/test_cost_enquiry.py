@@ -1,4 +1,5 @@
-"""CostEnquiry (spec §3.9) on the human-annotated plan of the spec §11 query, and its error texts."""
+"""CostEnquiry (docs/fidelity/travelplanner.md §3.9) on the human-annotated plan of the docs/fidelity/travelplanner.md
+§11 query, and its error texts."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from benchmarks.travelplanner.tools import COST_UNAVAILABLE, cost_enquiry
 
 @pytest.fixture(scope="module")
 def annotated_days(travelplanner_data: Path) -> list[dict]:
-    """The annotated plan of train query 1 (St. Petersburg -> Rockford, 3 days, spec §11)."""
+    """The annotated plan of train query 1 (St. Petersburg -> Rockford, 3 days, docs/fidelity/travelplanner.md §11)."""
     with open(travelplanner_data / "queries/train.jsonl", encoding="utf-8") as handle:
         first = json.loads(handle.readline())
     _query, days = ast.literal_eval(first["annotated_plan"])  # [query dict, list of day dicts]
@@ -28,8 +29,8 @@ def _total(text: str) -> float:
 
 
 @pytest.mark.parametrize("people, texts, total", [
-    # spec §11: flights 474+346, meals 302, accommodation 243 per night; 1608 for one person, 7704 for six
-    # (two rooms of maximum occupancy 3). A day with an accommodation adds a float64 price: `.0`.
+    # docs/fidelity/travelplanner.md §11: flights 474+346, meals 302, accommodation 243 per night; 1608 for one person,
+    # 7704 for six (two rooms of maximum occupancy 3). A day with an accommodation adds a float64 price: `.0`.
     (1, ["789.0", "348.0", "471"], 1608),
     (6, ["3762.0", "1116.0", "2826"], 7704),
 ])
@@ -69,7 +70,7 @@ def test_reasons_are_numbered_and_tab_separated(sandbox) -> None:
         + "3. The dinner information is not valid, please check. \t"
         + "4. The accommodation information is not valid, please check. \t"
     )
-    # ReactReflectEnv checks the cities first and words it shorter (spec §3.9).
+    # ReactReflectEnv checks the cities first and words it shorter (docs/fidelity/travelplanner.md §3.9).
     assert cost_enquiry(sandbox, plan, reflect=True).startswith(
         COST_UNAVAILABLE + "1. The transporation information is not valid, please check. \t2. The breakfase")
 
@@ -90,7 +91,8 @@ def test_unparsable_and_empty_fields_are_skipped(sandbox) -> None:
 
 
 def test_flight_matches_the_number_only(sandbox) -> None:
-    """The flight's route is not checked (spec §3.9): only `Flight Number: ` up to the next comma."""
+    """The flight's route is not checked (docs/fidelity/travelplanner.md §3.9): only `Flight Number: ` up to the next
+    comma."""
     plan = {"people_number": 2, "transportation": "Flight Number: F3573659, from Rockford to Chicago"}
     assert cost_enquiry(sandbox, plan) == "The cost of your plan is 948 dollars."
     assert cost_enquiry(sandbox, {**plan, "people_number": 2.0}) == "The cost of your plan is 948.0 dollars."
@@ -108,7 +110,7 @@ def test_inputs_the_official_planner_crashes_on(sandbox, plan: dict, error: type
 
 
 FLIGHT = "Flight Number: F3573659, from St. Petersburg to Rockford"
-"""Train query 1's outbound flight (spec §11)."""
+"""Train query 1's outbound flight (docs/fidelity/travelplanner.md §11)."""
 
 
 @pytest.mark.parametrize("people", ["2", "two", None, [2], {"n": 2}, ""])

@@ -1,8 +1,8 @@
 """Fidelity: rebuild the reference information of all 45 train queries and compare with the official one.
 
 The dataset's `reference_information` holds the official tools' outputs for every city and leg of a query
-(spec §1.2); `database/train_ref_info.jsonl` holds the same as row values. Every entry is rebuilt from the
-sandbox and compared byte for byte (text) and value for value (rows, types included).
+(docs/fidelity/travelplanner.md §1.2); `database/train_ref_info.jsonl` holds the same as row values. Every entry is
+rebuilt from the sandbox and compared byte for byte (text) and value for value (rows, types included).
 
 The staged partial flights file (SOURCES.md §1) is in the official file's row order, ascending flight number, and
 tools keep file order: every entry, flight tables included, is rebuilt exactly; no residue is allowed.

@@ -15,7 +15,7 @@ from sandbox_index import Frame
 
 DTYPES = {"i": "int", "f": "float", "O": "str"}
 
-# table -> (file, city column, the columns the official tool keeps, in its order: spec §1.1)
+# table -> (file, city column, the columns the official tool keeps, in its order: docs/fidelity/travelplanner.md §1.1)
 TABLES = {
     "restaurants": ("restaurants/clean_restaurant_2022.csv", "City",
                     ["Name", "Average Cost", "Cuisines", "Aggregate Rating", "City"]),

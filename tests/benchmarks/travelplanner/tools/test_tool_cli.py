@@ -46,7 +46,8 @@ def test_a_call_the_tools_refuse_is_a_usage_error_saying_what_the_agent_sees(san
 
 
 def test_action_is_normalised_as_the_agent_does(travelplanner_index: Path) -> None:
-    """Surrounding whitespace is stripped and inner newlines deleted before parsing (spec §4.2)."""
+    """Surrounding whitespace is stripped and inner newlines deleted before parsing (docs/fidelity/travelplanner.md
+    §4.2)."""
     plain = tool(travelplanner_index, "CitySearch[Ohio]").output
     assert tool(travelplanner_index, "  \nCitySearch[Oh\nio]\n").output == plain
 

@@ -1,4 +1,5 @@
-"""execute_action: the two-stage agent's observation, state, counter and data per action (spec §3, §4.4-§4.7).
+"""execute_action: the two-stage agent's observation, state, counter and data per action (docs/fidelity/travelplanner.md
+§3, §4.4-§4.7).
 
 References: the official outputs stored in the train split's reference_information, pandas over the staged
 CSVs, and the spec's verified strings.
@@ -37,7 +38,8 @@ def run(sandbox, action: str):
 
 @pytest.fixture(scope="module")
 def official_outputs(travelplanner_data: Path) -> dict[str, str]:
-    """Description -> official Content of the first train query (St. Petersburg -> Rockford, spec §11)."""
+    """Description -> official Content of the first train query (St. Petersburg -> Rockford,
+    docs/fidelity/travelplanner.md §11)."""
     with open(travelplanner_data / "queries/train.jsonl", encoding="utf-8") as handle:
         first = json.loads(handle.readline())
     return {e["Description"]: e["Content"] for e in ast.literal_eval(first["reference_information"])}
@@ -65,7 +67,7 @@ def test_city_table_observations_are_the_official_tables_stripped(sandbox, offic
     outcome = run(sandbox, f"{tool}[Rockford]")
     official = official_outputs[description]
     assert outcome.observation == official.strip("\n").strip()
-    # Stripping only removes the header line's leading spaces (spec §4.6).
+    # Stripping only removes the header line's leading spaces (docs/fidelity/travelplanner.md §4.6).
     assert official.startswith(" ") and official.endswith(outcome.observation)
     assert data_text(outcome.data) == official
     assert (outcome.state, outcome.counter, outcome.stores_data, outcome.masks) == (SUCCESSFUL, None, True, True)
@@ -94,7 +96,8 @@ def test_empty_results_are_successful_steps(sandbox, action: str, observation: s
 def test_accommodation_empty_result_names_attractions(sandbox) -> None:
     from benchmarks.travelplanner.tools import accommodation_search
 
-    # official quirk, spec §3.3 (no city of citySet.txt lacks accommodations, so only reachable directly).
+    # official quirk, docs/fidelity/travelplanner.md §3.3 (no city of citySet.txt lacks accommodations, so only
+    # reachable directly).
     assert accommodation_search(sandbox, "Atlantis") == "There is no attraction in this city."
 
 
@@ -106,7 +109,7 @@ def test_city_error_lists_every_city_as_a_python_list(sandbox, city_set) -> None
 
 
 @pytest.mark.parametrize("action, observation, state, counter", [
-    # The date is validated before the cities (spec §4.5).
+    # The date is validated before the cities (docs/fidelity/travelplanner.md §4.5).
     ("FlightSearch[Gotham, Metropolis, 16-03-2022]", "'16-03-2022' is not in the format YYYY-MM-DD", DATE_ERROR,
      "flights"),
     ("FlightSearch[St. Petersburg,Rockford,2022-03-16]", "Illegal Flight Search. Please try again.", OTHER_ERROR,
@@ -137,7 +140,8 @@ def test_only_a_failing_distance_call_masks(sandbox) -> None:
 
 def test_city_search_masks_but_keeps_the_current_data(sandbox) -> None:
     outcome = run(sandbox, "CitySearch[Illinois]")
-    illinois = ["Moline", "Belleville", "Bloomington", "Champaign", "Chicago", "Rockford", "Peoria"]  # spec §3.6
+    # docs/fidelity/travelplanner.md §3.6
+    illinois = ["Moline", "Belleville", "Bloomington", "Champaign", "Chicago", "Rockford", "Peoria"]
     assert outcome.observation == str(illinois)
     assert (outcome.state, outcome.stores_data, outcome.masks) == (SUCCESSFUL, False, True)
 
@@ -165,14 +169,14 @@ def test_early_stop_keys_keep_the_accommodation_typo() -> None:
      "self-driving, from Kansas City to Pensacola, duration: 14 hours 4 mins, distance: 1,433 km, cost: 71"),
     ("Kansas City", "Pensacola", "taxi",
      "taxi, from Kansas City to Pensacola, duration: 14 hours 4 mins, distance: 1,433 km, cost: 1433"),
-    # Only `driving` anywhere or exactly `taxi` is priced (spec §3.2).
+    # Only `driving` anywhere or exactly `taxi` is priced (docs/fidelity/travelplanner.md §3.2).
     ("Kansas City", "Pensacola", "Taxi",
      "Taxi, from Kansas City to Pensacola, duration: 14 hours 4 mins, distance: 1,433 km, cost: None"),
     ("Kansas City", "Pensacola", "walking",
      "walking, from Kansas City to Pensacola, duration: 14 hours 4 mins, distance: 1,433 km, cost: None"),
     ("Kansas City(Missouri)", "Pensacola(Florida)", "driving",
      "driving, from Kansas City to Pensacola, duration: 14 hours 4 mins, distance: 1,433 km, cost: 71"),
-    # official quirk, spec §2: the space before "(" stays, so the lookup misses.
+    # official quirk, docs/fidelity/travelplanner.md §2: the space before "(" stays, so the lookup misses.
     ("Kansas City (Missouri)", "Pensacola", "taxi", "taxi, from Kansas City  to Pensacola, no valid information."),
     ("Gotham", "Pensacola", "self-driving", "self-driving, from Gotham to Pensacola, no valid information."),
     ("Killeen", "Mission", "self-driving", "No valid information."),  # a row without values
