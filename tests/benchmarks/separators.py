@@ -7,11 +7,13 @@ import asyncio
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarks.jsonl import read_jsonl
-from benchmarks.offline import oracle_reply
+from benchmarks.offline import OfflineModels, offline_models
+from benchmarks.registry import get_benchmark
 from providers.scripted_replies import MockRequest
 from tests.runner.engine.engine_support import CLI
 
@@ -19,12 +21,21 @@ SEPARATORS = "\u2028\u2029\u0085"
 """The three characters `str.splitlines()` splits at that a JSON string may hold unescaped."""
 
 
-def oracle_with_separators(request: MockRequest) -> str:
-    """The offline oracle's reply, the separators at the start of every `description` of a JSON plan and at the end
-    of a text answer."""
-    reply = oracle_reply(request)
-    marked = re.sub(r'("description":\s*")', lambda match: match[1] + SEPARATORS, reply)
-    return marked if marked != reply else reply + SEPARATORS
+def oracle_of(benchmark: str, split: str, data_dir: Path) -> OfflineModels:
+    """The offline models of a run of `benchmark` on `split` (its tasks read from `data_dir`)."""
+    found = get_benchmark(benchmark)
+    options = found.options_model(data_dir=data_dir)
+    return offline_models(found, found.load_tasks(split, options), options)
+
+
+def with_separators(models: OfflineModels) -> Callable[[MockRequest], str]:
+    """A mock server's reply function: `offline:oracle`'s reply from `models`, the separators at the start of every
+    `description` of a JSON plan and at the end of a text answer."""
+    def reply(request: MockRequest) -> str:
+        answer = models.reply_as("oracle", request)
+        marked = re.sub(r'("description":\s*")', lambda match: match[1] + SEPARATORS, answer)
+        return marked if marked != answer else answer + SEPARATORS
+    return reply
 
 
 async def run_with_separators(server_url: str, tmp_path: Path, fields: str, *,

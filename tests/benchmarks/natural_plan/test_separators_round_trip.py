@@ -7,17 +7,21 @@ import json
 from pathlib import Path
 
 from benchmarks.base import DELIVERED
-from benchmarks.registry import get_benchmark
-from runner.mock_server import MockConfig
 from runner.store.results import load_run
-from tests.benchmarks.separators import SEPARATORS, json_lines, raw_separators, run_with_separators, tripbench
+from tests.benchmarks.separators import (
+    SEPARATORS,
+    json_lines,
+    oracle_of,
+    raw_separators,
+    run_with_separators,
+    tripbench,
+    with_separators,
+)
 
 
 async def test_answers_holding_line_separators_are_scored_from_the_runs_own_submission(
         start_mock_llm, natural_plan_data: Path, tmp_path: Path) -> None:
-    benchmark = get_benchmark("natural-plan")  # loading the tasks lets the oracle answer their prompts here
-    benchmark.load_tasks("trip", benchmark.options_model(data_dir=natural_plan_data))
-    server = await start_mock_llm(MockConfig(reply="tests.benchmarks.separators:oracle_with_separators"))
+    server = await start_mock_llm(reply=with_separators(oracle_of("natural-plan", "trip", natural_plan_data)))
     run_dir, _ = await run_with_separators(server.base_url, tmp_path, f'benchmark = "natural-plan"\nsplit = "trip"\n'
                                            f'limit = 5\nstrategies = ["direct"]\nevaluate = ["official"]\n'
                                            f'[options]\ndata_dir = "{natural_plan_data}"\n')

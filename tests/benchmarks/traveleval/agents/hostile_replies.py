@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from benchmarks.offline import oracle_reply
+from benchmarks.offline import OfflineModels
 from providers.scripted_replies import MockRequest
 
 HUGE_INTEGER = "9" * 5000
@@ -23,8 +24,11 @@ def _spoiled(plan: str, uid: str) -> str:
     return '{"a":1,' + '"{":1,' * 500_000
 
 
-def hostile_reply(request: MockRequest) -> str:
-    """The oracle's reply, spoiled by the kind of the query the prompt names."""
-    prompt = "\n".join(message.content for message in request.messages)
-    uid = next((uid for uid in ("T0001", "T0002", "T0003", "T0004") if uid in prompt), "T0004")
-    return _spoiled(oracle_reply(request), uid)
+def hostile(models: OfflineModels) -> Callable[[MockRequest], str]:
+    """A mock server's reply function: the oracle's reply from `models`, spoiled by the kind of the query the prompt
+    names."""
+    def reply(request: MockRequest) -> str:
+        prompt = "\n".join(message.content for message in request.messages)
+        uid = next((uid for uid in ("T0001", "T0002", "T0003", "T0004") if uid in prompt), "T0004")
+        return _spoiled(models.reply_as("oracle", request), uid)
+    return reply

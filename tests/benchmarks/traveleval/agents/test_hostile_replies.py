@@ -7,19 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.registry import get_benchmark
 from benchmarks.traveleval.agents.statuses import PARSE_FAILURE
-from runner.mock_server import MockConfig
 from runner.store.results import load_run
-from tests.benchmarks.separators import run_with_separators
+from tests.benchmarks.separators import oracle_of, run_with_separators
+from tests.benchmarks.traveleval.agents.hostile_replies import hostile
 
 
 @pytest.mark.parametrize(("parsing", "crafted"), [("official", "not JSON"), ("lenient", "no valid JSON object")])
 async def test_hostile_replies_are_parse_failures_with_a_reason(start_mock_llm, traveleval_home: Path,
                                                                 tmp_path: Path, parsing: str, crafted: str) -> None:
-    benchmark = get_benchmark("traveleval")  # loading the tasks lets the oracle answer their prompts here
-    benchmark.load_tasks("easy", benchmark.options_model(data_dir=traveleval_home / "traveleval"))
-    server = await start_mock_llm(MockConfig(reply="tests.benchmarks.traveleval.agents.hostile_replies:hostile_reply"))
+    server = await start_mock_llm(reply=hostile(oracle_of("traveleval", "easy", traveleval_home / "traveleval")))
     run_dir, _ = await run_with_separators(server.base_url, tmp_path, 'benchmark = "traveleval"\nsplit = "easy"\n'
                                            'limit = 4\nstrategies = ["direct"]\nevaluate = ["official"]\n'
                                            f'[options]\nparsing = "{parsing}"', home=traveleval_home)

@@ -7,19 +7,22 @@ import csv
 import json
 from pathlib import Path
 
-from benchmarks.registry import get_benchmark
-from runner.mock_server import MockConfig
 from runner.store.results import load_run
-from tests.benchmarks.separators import SEPARATORS, json_lines, raw_separators, run_with_separators, tripbench
-
-REPLY = "tests.benchmarks.separators:oracle_with_separators"
+from tests.benchmarks.separators import (
+    SEPARATORS,
+    json_lines,
+    oracle_of,
+    raw_separators,
+    run_with_separators,
+    tripbench,
+    with_separators,
+)
 
 
 async def test_plans_holding_line_separators_round_trip_through_every_output_file(
         start_mock_llm, traveleval_home: Path, tmp_path: Path) -> None:
-    benchmark = get_benchmark("traveleval")  # loading the tasks lets the oracle answer their prompts here
-    benchmark.load_tasks("easy", benchmark.options_model(data_dir=traveleval_home / "traveleval"))
-    server = await start_mock_llm(MockConfig(reply=REPLY))
+    oracle = oracle_of("traveleval", "easy", traveleval_home / "traveleval")
+    server = await start_mock_llm(reply=with_separators(oracle))
     run_dir, _ = await run_with_separators(server.base_url, tmp_path, 'benchmark = "traveleval"\nsplit = "easy"\n'
                                            'limit = 3\nstrategies = ["direct"]\nevaluate = ["official"]',
                                            home=traveleval_home)
