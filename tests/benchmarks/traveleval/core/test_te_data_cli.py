@@ -39,10 +39,14 @@ def test_fetch_info_and_a_bad_download_through_the_cli(traveleval_data: Path, fi
         row: dict(counts) for row, counts in expected.items()}
     assert table["all"]["total"] == 1150 and list(table["all"]) == ["2", "3", "4", "5", "6", "7", "total"]
     categories = root / "environment" / "database" / "categories.json"
-    categories.write_text(categories.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    original = categories.read_bytes()
+    categories.write_bytes(original[:-1] + (b"\n" if original[-1:] != b"\n" else b" "))  # same size, other bytes
     done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "not the official database/categories.json at commit 3638d55590ed" in done.stderr
+    categories.write_bytes(original + b" ")  # one byte more than the manifest says: refused as it arrives
+    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    assert done.returncode == 1 and f"more than {len(original):,} bytes" in done.stderr
 
 
 def test_import_recognises_a_traveleval_folder(traveleval_data: Path, tmp_path: Path) -> None:
