@@ -90,3 +90,7 @@ def path_problem(exc: OSError) -> str:
     """`PATH: what is wrong` for an operating-system error, naming the path(s) it was about."""
     paths = " -> ".join(str(name) for name in (exc.filename, exc.filename2) if name is not None)
     return f"{paths}: {exc.strerror or exc}" if paths else str(exc)
+
+
+if __name__ == "__main__":  # `python -m runner.cli.main`, as the console script
+    main()
