@@ -95,6 +95,14 @@ def cases(world: Path, index: Path) -> list[tuple[tuple[str, ...], int]]:
         (("tool", "--benchmark", "traveleval", 'no_such_tool {"city": "上海"}'), USAGE),
         (("tool", "--benchmark", "traveleval", 'search_hotels {"city": "上海"}'), DONE),
         (("tool", "--benchmark", "natural-plan", "x"), USAGE),
+        # answers made elsewhere: a file that is not there, an unknown benchmark
+        (("import-plans", str(world / "nosuch.json"), "--benchmark", "traveleval", "--run-dir", str(world / "imp")),
+         USAGE),
+        (("import-plans", str(world / "oracle.toml"), "--benchmark", "nosuch", "--run-dir", str(world / "imp")),
+         USAGE),
+        # the team database: its variable unset, no such subcommand
+        (("team", "status", "--url-env", "TRIPBENCH_NO_SUCH_VARIABLE"), USAGE),
+        (("team", "nosuch"), USAGE),
         # no such command
         (("nosuch",), USAGE),
     ]

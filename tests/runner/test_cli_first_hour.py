@@ -148,5 +148,5 @@ def test_the_demos_tables_are_whole_in_a_log(tmp_path: Path) -> None:
                           check=False, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     te = [line for line in done.stdout.splitlines() if line.startswith("│ oracle ") and "│ all " in line]
-    assert te and all(len(line.split("│")) == 14 for line in te)  # model ... all seven: 12 cells, unfolded
-    assert "traveleval: Constraint satisfaction (the seven binary metrics, % of plans)" in done.stdout
+    assert te and all(len(line.split("│")) == 17 for line in te)  # model ... all seven / rollouts: 15 cells, unfolded
+    assert "traveleval: Compliance and delivery (% of scored plans; counts of rollouts)" in done.stdout

@@ -2,9 +2,9 @@
 
 Tables are pandas `to_string` renderings (docs/fidelity/travelplanner.md §3): every cell right-aligned under a
 right-aligned header, so a column ends where its header name ends. The agent's observations strip the header line's
-leading spaces (spec §4.6); the header is re-aligned with the data lines, which all have the table's full width.
-Restaurant tables in sole-planning reference information keep the row labels (docs/fidelity/travelplanner.md §1.2); a
-leading label column is skipped.
+leading spaces (docs/fidelity/travelplanner.md §4.6); the header is re-aligned with the data lines, which all have the
+table's full width. Restaurant tables in sole-planning reference information keep the row labels
+(docs/fidelity/travelplanner.md §1.2); a leading label column is skipped.
 """
 
 from __future__ import annotations
