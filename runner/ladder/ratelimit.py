@@ -278,7 +278,10 @@ class RateLimiter:
         model without RPM/TPM limits too, and empty its buckets."""
         state = self._state(key)
         pause = min(retry_after if retry_after is not None else self._backoff_s, self._max_pause_s)
-        state.paused_until = max(state.paused_until, self._clock() + pause)
+        if retry_after is None or retry_after <= self._max_pause_s:
+            # a wait the retry policy makes for the call that got it: every call of the key waits too. One past it
+            # (a daily quota) is not waited for: without buckets the key's calls then fail at once, none stalls.
+            state.paused_until = max(state.paused_until, self._clock() + pause)
         for bucket in (state.requests, state.tokens):
             if bucket is not None:
                 bucket.pause(pause)
