@@ -18,7 +18,7 @@ def _table(output: str) -> list[str]:
 def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path):
     out = tmp_path / "demo"
     runner = CliRunner()
-    first = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "200"})
+    first = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "300"})
     assert first.exit_code == 0, first.output
     rows, np_rows, te_rows = _table(first.output)[:4], _table(first.output)[4:13], _table(first.output)[13:]
     assert [row.split("│")[1:3] for row in rows] == [
@@ -72,7 +72,7 @@ def test_demo_runs_everything_offline_and_replays_from_its_cache(tmp_path: Path)
         cost = {row["model"]: float(row["spent"]) for row in csv.DictReader(handle)}
     assert cost["oracle-via-mock-server"] > 0 and cost["oracle"] == 0
 
-    again = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "200"})
+    again = runner.invoke(cli, ["demo", "--out", str(out)], env={"COLUMNS": "300"})
     assert again.exit_code == 0, again.output
     assert _table(again.output) == rows + np_rows + te_rows
     # the second demo ran every rollout again, and every LLM call came from the cache: nothing spent, $ saved

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from rich.console import Console
 
 LOG_WIDTH = 160
@@ -9,6 +11,6 @@ LOG_WIDTH = 160
 
 
 def output_console() -> Console:
-    """stdout's console: the terminal's width, or `LOG_WIDTH` columns when it is not a terminal."""
+    """stdout's console: the terminal's width (or `$COLUMNS`, when set), else `LOG_WIDTH` columns."""
     console = Console()
-    return console if console.is_terminal else Console(width=LOG_WIDTH)
+    return console if console.is_terminal or os.environ.get("COLUMNS") else Console(width=LOG_WIDTH)
