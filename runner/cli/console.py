@@ -11,6 +11,13 @@ LOG_WIDTH = 160
 
 
 def output_console() -> Console:
-    """stdout's console: the terminal's width (or `$COLUMNS`, when set), else `LOG_WIDTH` columns."""
+    """stdout's console: the terminal's width; off a terminal, `LOG_WIDTH` columns or a wider `$COLUMNS`.
+
+    A narrower `$COLUMNS` is ignored off a terminal: CI runners export `COLUMNS=80` and a log folded at 80 cuts the
+    lines that scripts and readers search for.
+    """
     console = Console()
-    return console if console.is_terminal or os.environ.get("COLUMNS") else Console(width=LOG_WIDTH)
+    if console.is_terminal:
+        return console
+    wanted = os.environ.get("COLUMNS", "")
+    return Console(width=max(LOG_WIDTH, int(wanted) if wanted.isdigit() else 0))

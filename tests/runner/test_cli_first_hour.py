@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from runner.cli.console import LOG_WIDTH, output_console
 from tests.benchmarks.traveleval.conftest import TRAVELEVAL_DATA
 from tests.runner.engine.engine_support import CLI, PROJECT_ROOT, run_cli
 from tests.staged_data import require
@@ -150,3 +151,11 @@ def test_the_demos_tables_are_whole_in_a_log(tmp_path: Path) -> None:
     te = [line for line in done.stdout.splitlines() if line.startswith("│ oracle ") and "│ all " in line]
     assert te and all(len(line.split("│")) == 17 for line in te)  # model ... all seven / rollouts: 15 cells, unfolded
     assert "traveleval: Compliance and delivery (% of scored plans; counts of rollouts)" in done.stdout
+
+
+@pytest.mark.parametrize(("columns", "width"), [("80", LOG_WIDTH), ("300", 300), ("wide", LOG_WIDTH)])
+def test_a_log_is_never_folded_narrower_than_the_log_width(monkeypatch, columns: str, width: int) -> None:
+    """CI runners export COLUMNS=80: off a terminal only a wider $COLUMNS changes the width (the outage test's
+    'run again in this session' line was folded in CI)."""
+    monkeypatch.setenv("COLUMNS", columns)
+    assert output_console().width == width
