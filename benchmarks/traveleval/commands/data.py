@@ -37,6 +37,11 @@ ENVIRONMENT = "environment"
 """The repository's folder holding `data/` and `database/`."""
 AMAP_CACHES = {"geo_cache.json": "core/geo_cache.json", "travel_time_cache.json": "core/utils/travel_time_cache.json"}
 """The official Gaode caches: name in `amap_cache/` -> path in the repository (not in the manifest: optional)."""
+DEFAULT_PINS_URL = f"https://api.github.com/repos/onlycwy11/TravelEval/contents/{{path}}?ref={COMMIT}"
+"""GitHub's description of a file at the pinned commit ({path}: a path in the repository): its size and git blob sha.
+The Gaode caches are checked against it (they are not in the manifest: their content was never at hand here)."""
+_MAX_PIN = 1 << 20
+"""Bytes a file's description may take (GitHub's is about 1 kB without the content, which files over 1 MB omit)."""
 _PARALLEL = 8
 
 
@@ -45,11 +50,16 @@ _PARALLEL = 8
 @click.option("--url", default=DEFAULT_URL, show_default=True,
               help="URL template of a file of the official repository ({path} = its path in the repository, e.g. "
                    "environment/database/categories.json).")
+@click.option("--pins-url", default=DEFAULT_PINS_URL, show_default=True,
+              help="URL template of a file's description at the pinned commit (JSON with its `size` and git blob "
+                   "`sha`, as GitHub's contents API gives): the Gaode caches must match it.")
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Network timeout in seconds.")
-def fetch_command(home: Path | None, url: str, timeout: float) -> None:
+def fetch_command(home: Path | None, url: str, pins_url: str, timeout: float) -> None:
     """Download TravelEval's queries and database (and the Gaode caches, when there) into the data home."""
-    if "{path}" not in url:
-        raise UserError(f"--url {url!r}: expected a template with {{path}} (a file's path in the repository)")
+    for option, template in (("--url", url), ("--pins-url", pins_url)):
+        if "{path}" not in template:
+            raise UserError(f"{option} {template!r}: expected a template with {{path}} (a file's path in the "
+                            "repository)")
     dest = paths.data_dir(home)
     click.echo(f"downloading {len(FILES)} files from {url.format(path=ENVIRONMENT + '/...')}", err=True)
     stop = threading.Event()
@@ -60,7 +70,7 @@ def fetch_command(home: Path | None, url: str, timeout: float) -> None:
             except BaseException:  # Ctrl-C, SIGTERM, a failed file: the other downloads end at their next read
                 stop.set()
                 raise
-        caches = _fetch_caches(url, folder, timeout)
+        caches = _fetch_caches(url, pins_url, folder, timeout)
         counts = _install(folder, dest)
     _report(dest, counts, caches)
 
@@ -157,20 +167,65 @@ def _fetch_checked(url: str, name: str, staging: Path, timeout: float, stop: thr
     download(source, target, timeout, check, name, max_bytes=size, stop=stop)
 
 
-def _fetch_caches(url: str, staging: Path, timeout: float) -> list[str]:
-    """The Gaode caches that could be downloaded and read as JSON objects; the others are said and skipped."""
+def _fetch_caches(url: str, pins_url: str, staging: Path, timeout: float) -> list[str]:
+    """The Gaode caches that are the pinned commit's files and read as JSON objects; the others are said and skipped.
+
+    A cache changes scores (a poisoned one moved official RP from 0.0 to 0.122), so one that cannot be checked against
+    the pinned commit's git blob is not kept.
+    """
     found = []
     folder = paths.amap_cache_dir(staging)
     folder.mkdir()
     for name, repository_path in AMAP_CACHES.items():
+        quoted = urllib.parse.quote(repository_path)
         try:
-            download(url.format(path=urllib.parse.quote(repository_path)), folder / name, timeout, _check_cache, name)
+            size, blob = _pinned_blob(pins_url.format(path=quoted), folder / f".{name}.pin", timeout, name)
+
+            def check(path: Path, source: str, size: int = size, blob: str = blob) -> None:
+                if (got := _git_blob_sha(path)) != blob:
+                    raise DataError(f"{source}: not the official {name} at commit {COMMIT[:12]} (expected {size:,} "
+                                    f"bytes, git blob {blob[:12]}…; got {path.stat().st_size:,} bytes, git blob "
+                                    f"{got[:12]}…)")
+                _check_cache(path, source)
+
+            download(url.format(path=quoted), folder / name, timeout, check, name, max_bytes=size)
         except DataError as exc:
             (folder / name).unlink(missing_ok=True)
             click.echo(f"skipped the Gaode cache {name}: {exc}", err=True)
         else:
             found.append(name)
     return found
+
+
+def _pinned_blob(url: str, target: Path, timeout: float, name: str) -> tuple[int, str]:
+    """(bytes, git blob sha1) of a file at the pinned commit, from its description at `url`."""
+    pin: dict[str, Any] = {}
+
+    def check(path: Path, source: str) -> None:
+        try:
+            value = json.loads(path.read_bytes())
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            value = None
+        size, sha = (value.get("size"), value.get("sha")) if isinstance(value, dict) else (None, None)
+        if (type(size) is not int or size < 0 or not isinstance(sha, str) or len(sha) != 40
+                or not all(c in "0123456789abcdef" for c in sha)):
+            raise DataError(f"{source}: expected a JSON object with the file's `size` (bytes) and git blob `sha`")
+        pin.update(size=size, sha=sha)
+
+    try:
+        download(url, target, timeout, check, f"the pinned description of {name}", max_bytes=_MAX_PIN)
+    finally:
+        target.unlink(missing_ok=True)
+    return pin["size"], pin["sha"]
+
+
+def _git_blob_sha(path: Path) -> str:
+    """The file's git blob id: sha1 over `blob <bytes>\\0` and the content (what a commit's tree names it by)."""
+    sha = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            sha.update(chunk)
+    return sha.hexdigest()
 
 
 def _check_cache(path: Path, source: str) -> None:

@@ -16,7 +16,8 @@ def test_fetch_info_and_a_bad_download_through_the_cli(traveleval_data: Path, fi
     url, root = file_server
     shutil.copytree(traveleval_data, root / "environment")
     home = tmp_path / "home"
-    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}",
+                   "--pins-url", url + "/pins/{path}")
     assert done.returncode == 0, done.stderr
     assert f"hard.json: {home / 'traveleval' / 'data' / 'queries' / 'hard.json'} (400 queries)" in done.stdout
     info = json.loads(run_cli("data", "info", "--home", str(home), "--json").stdout)["benchmarks"]["traveleval"]
@@ -41,11 +42,13 @@ def test_fetch_info_and_a_bad_download_through_the_cli(traveleval_data: Path, fi
     categories = root / "environment" / "database" / "categories.json"
     original = categories.read_bytes()
     categories.write_bytes(original[:-1] + (b"\n" if original[-1:] != b"\n" else b" "))  # same size, other bytes
-    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}",
+                   "--pins-url", url + "/pins/{path}")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "not the official database/categories.json at commit 3638d55590ed" in done.stderr
     categories.write_bytes(original + b" ")  # one byte more than the manifest says: refused as it arrives
-    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}",
+                   "--pins-url", url + "/pins/{path}")
     assert done.returncode == 1 and f"more than {len(original):,} bytes" in done.stderr
 
 

@@ -37,6 +37,25 @@ def _serve_repository(traveleval_data: Path, root: Path) -> None:
     shutil.copytree(traveleval_data, root / "environment")
 
 
+def _serve_caches(root: Path, geo: bytes, travel_time: bytes, *, pinned: dict[str, bytes] | None = None) -> None:
+    """The Gaode caches at `core/...`, and under `pins/` their descriptions at the pinned commit (GitHub's contents
+    API shape), made by `git hash-object` from `pinned` (default: what is served)."""
+    served = {"core/geo_cache.json": geo, "core/utils/travel_time_cache.json": travel_time}
+    for repository_path, content in served.items():
+        (root / repository_path).parent.mkdir(parents=True, exist_ok=True)
+        (root / repository_path).write_bytes(content)
+        official = (pinned or served).get(repository_path, content)
+        blob = subprocess.run(["git", "hash-object", "--stdin"], input=official, capture_output=True, check=True)
+        pin = root / "pins" / repository_path
+        pin.parent.mkdir(parents=True, exist_ok=True)
+        pin.write_text(json.dumps({"path": repository_path, "size": len(official), "sha": blob.stdout.decode().strip(),
+                                   "type": "file"}), encoding="utf-8")
+
+
+def _fetch(url: str, home: Path) -> Result:
+    return _invoke(fetch_command, "--home", str(home), "--url", url + "/{path}", "--pins-url", url + "/pins/{path}")
+
+
 def _queries(info: dict[str, Any]) -> dict[str, int]:
     return {name: found["queries"] for name, found in info["queries"].items()}
 
@@ -53,7 +72,7 @@ def test_fetch_downloads_checks_builds_and_tolerates_absent_caches(
     url, root = file_server
     _serve_repository(traveleval_data, root)
     home = tmp_path / "home"
-    done = _invoke(fetch_command, "--home", str(home), "--url", url + "/{path}")
+    done = _fetch(url, home)
     assert done.exit_code == 0, done.output
     assert "skipped the Gaode cache geo_cache.json" in done.output and "Gaode caches: none" in done.output
     assert "database: " in done.output and "3,411 attractions" in done.output
@@ -70,14 +89,31 @@ def test_fetch_keeps_the_gaode_caches_when_served(traveleval_data: Path, file_se
                                                   tmp_path: Path) -> None:
     url, root = file_server
     _serve_repository(traveleval_data, root)
-    (root / "core" / "utils").mkdir(parents=True)
-    (root / "core" / "geo_cache.json").write_text(json.dumps({"北京站": [116.4, 39.9]}), encoding="utf-8")
-    (root / "core" / "utils" / "travel_time_cache.json").write_text("{}", encoding="utf-8")
+    _serve_caches(root, json.dumps({"北京站": [116.4, 39.9]}).encode(), b"{}")
     home = tmp_path / "home"
-    assert _invoke(fetch_command, "--home", str(home), "--url", url + "/{path}").exit_code == 0
+    assert _fetch(url, home).exit_code == 0
     assert data_info(home)["amap_cache"] == ["geo_cache.json", "travel_time_cache.json"]
     cached = paths.amap_cache_dir(paths.data_dir(home)) / "geo_cache.json"
     assert json.loads(cached.read_text(encoding="utf-8")) == {"北京站": [116.4, 39.9]}
+
+
+def test_a_gaode_cache_that_is_not_the_pinned_commits_is_not_kept(traveleval_data: Path,
+                                                                   file_server: tuple[str, Path],
+                                                                   tmp_path: Path) -> None:
+    """A mirror serving a poisoned geo cache (same size, one coordinate moved) and a cache with no description at the
+    pinned commit: both skipped with the reason; the data itself is installed."""
+    url, root = file_server
+    _serve_repository(traveleval_data, root)
+    official = json.dumps({"北京站": [116.4, 39.9]}).encode()
+    _serve_caches(root, official.replace(b"116.4", b"116.9"), b"{}", pinned={"core/geo_cache.json": official})
+    (root / "pins" / "core" / "utils" / "travel_time_cache.json").unlink()
+    home = tmp_path / "home"
+    done = _fetch(url, home)
+    assert done.exit_code == 0, done.output
+    assert "skipped the Gaode cache geo_cache.json" in done.output and "not the official geo_cache.json at commit " \
+        "3638d55590ed" in done.output and "git blob" in done.output
+    assert "skipped the Gaode cache travel_time_cache.json" in done.output and "HTTP 404" in done.output
+    assert data_info(home)["amap_cache"] == [] and data_info(home)["index"]["rows"] == COUNTS
 
 
 def test_a_tampered_download_replaces_nothing(traveleval_data: Path, file_server: tuple[str, Path],
@@ -85,18 +121,18 @@ def test_a_tampered_download_replaces_nothing(traveleval_data: Path, file_server
     url, root = file_server
     _serve_repository(traveleval_data, root)
     home = tmp_path / "home"
-    assert _invoke(fetch_command, "--home", str(home), "--url", url + "/{path}").exit_code == 0
+    assert _fetch(url, home).exit_code == 0
     before = data_info(home)
     poi = root / "environment" / "database" / "poi" / "wuhan" / "poi.json"
     poi.write_bytes(poi.read_bytes().replace(b"30.", b"31.", 1))
     (root / "environment" / "data" / "queries" / "easy.json").unlink()
-    failed = _invoke(fetch_command, "--home", str(home), "--url", url + "/{path}")
+    failed = _fetch(url, home)
     assert failed.exit_code != 0 and isinstance(failed.exception, DataError)
     assert "HTTP 404" in str(failed.exception) or "not the official database/poi/wuhan/poi.json" in str(
         failed.exception)
     (root / "environment" / "data" / "queries" / "easy.json").write_bytes(
         (traveleval_data / "data" / "queries" / "easy.json").read_bytes())
-    failed = _invoke(fetch_command, "--home", str(home), "--url", url + "/{path}")
+    failed = _fetch(url, home)
     assert "not the official database/poi/wuhan/poi.json at commit 3638d55590ed" in str(failed.exception)
     assert "sha256" in str(failed.exception)
     assert data_info(home) == before
@@ -225,18 +261,18 @@ def test_fetch_bounds_each_file_to_its_manifest_size_and_reads_hostile_caches_as
     deep or holding a 5,000-digit number is skipped with the reason, never a traceback."""
     url, root = file_server
     _serve_repository(traveleval_data, root)
-    (root / "core" / "utils").mkdir(parents=True)
-    (root / "core" / "geo_cache.json").write_text("[" * 100_000, encoding="utf-8")
-    (root / "core" / "utils" / "travel_time_cache.json").write_text('{"a": ' + "9" * 5000 + "}", encoding="utf-8")
+    _serve_caches(root, b"[" * 100_000, b'{"a": ' + b"9" * 5000 + b"}")
     home = tmp_path / "home"
-    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    done = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}", "--pins-url",
+                   url + "/pins/{path}")
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "skipped the Gaode cache geo_cache.json" in done.stderr and "RecursionError" in done.stderr
     assert "skipped the Gaode cache travel_time_cache.json" in done.stderr and "4300" in done.stderr
     categories = root / "environment" / "database" / "categories.json"
     size = FILES["database/categories.json"][0]
     categories.write_bytes(b" " * 20_000_000)
-    failed = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}")
+    failed = run_cli("data", "fetch", "traveleval", "--home", str(home), "--url", url + "/{path}", "--pins-url",
+                     url + "/pins/{path}")
     assert failed.returncode == 1 and f"more than {size:,} bytes" in failed.stderr, failed.stderr
 
 
