@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.base import DELIVERED
+from benchmarks.base import DELIVERED, TOKEN_LIMIT
 from errors import UserError
 from reports.collect import Group, RolloutView, RunData, collect_run, load_benchmark
 from reports.table import Column, Table
@@ -19,6 +19,8 @@ from runner.store.results import load_run
 
 ORACLE = "offline:oracle"
 UNEXPLAINED = "not explained by the data: worth a look"
+TOKEN_LIMIT_WHY = ("the strategy's official prompt token limit was reached before an answer (the prompt carries this "
+                   "query's data, and the oracle's reasoning adds to it)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,8 @@ def oracle_misses(run: RunData) -> list[OracleMiss]:
         finally:
             if (close := getattr(tools, "close", None)) is not None:
                 close()
+    whys = [TOKEN_LIMIT_WHY if why is None and view.status == TOKEN_LIMIT else why
+            for (_, view), why in zip(failed, whys, strict=True)]
     return [OracleMiss(group.model, view.task_id, why) for (group, view), why in zip(failed, whys, strict=True)]
 
 

@@ -54,6 +54,25 @@ def test_travelplanner_oracle_failures_name_what_the_staged_data_lacks(travelpla
     assert "not an evaluator error" in report
 
 
+
+def test_travelplanner_oracle_plans_as_the_evaluator_counts_and_says_what_the_request_leaves_out(
+        travelplanner_data: Path, tmp_path: Path) -> None:
+    """Validation tasks the oracle once failed with no reason given: 150's cheapest 'Cafe Coffee Day' in Dallas is the
+    second row of that name (the evaluator charges the first, $76, putting the plan $25 over budget); 175's cheapest
+    room in Belleville has a line break in its name, shown escaped, so no plan can name it; 124's request never says
+    two people travel, and the evaluator charges for two. React halts at its official token limit on task 31."""
+    home = tmp_path / "home"
+    assert run_cli("data", "import", str(travelplanner_data), home=home).returncode == 0
+    _, report = run_oracle(tmp_path, home, benchmark="travelplanner", split="validation", strategy="direct",
+                           select='tasks = ["124", "150", "175"]')
+    assert why_of(report) == {"124": "the request does not say 2 people travel, which the evaluator charges for (the "
+                                     "oracle, reading the request, plans for 1)"}
+    (tmp_path / "react").mkdir()
+    _, report = run_oracle(tmp_path / "react", home, benchmark="travelplanner", split="validation", strategy="react",
+                           select='tasks = ["31"]')
+    assert why_of(report) == {"31": "the strategy's official prompt token limit was reached before an answer (the "
+                                    "prompt carries this query's data, and the oracle's reasoning adds to it)"}
+
 def test_traveleval_oracle_failures_name_the_impossible_budget(tmp_path: Path) -> None:
     if not TRAVELEVAL_DATA.is_dir():
         require(f"the staged data at {TRAVELEVAL_DATA}", "clone the project beside ../shared")

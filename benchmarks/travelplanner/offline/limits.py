@@ -41,6 +41,10 @@ def why_no_passing_plan(sandbox: Sandbox, task: Task, strategy: str) -> str | No
         day["current_city"].rpartition(" to ")[2] for day in result.plan[:-1] if day["accommodation"] == "-")]
     reasons += [f"the sandbox has {problem} in the cities visited" for problem in result.problems
                 if problem.startswith("no ")]
+    charged = task.input.get("people_number")
+    if isinstance(charged, int) and charged != facts.people and result.complete:
+        reasons.append(f"the request does not say {charged} people travel, which the evaluator charges for (the "
+                       f"oracle, reading the request, plans for {facts.people})")
     if result.cost > (facts.budget or float("inf")):
         reasons.append(f"the oracle's plan costs ${result.cost:,.0f}, over the budget of ${facts.budget:,}")
     if not reasons and not result.complete:

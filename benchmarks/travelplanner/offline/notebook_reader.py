@@ -33,6 +33,10 @@ _DRIVE = re.compile(r"^(?P<mode>self-driving|taxi|[\w-]+), from (?P<a>.+?) to (?
                     r"distance: (?P<dist>.+?), cost: (?P<cost>\d+)$", re.I)
 
 
+def _name(item: Stay | Eatery | str) -> str:
+    return item if isinstance(item, str) else item.name
+
+
 def table_kind(text: str) -> str | None:
     """Which tool's table `text` is, or None when it is not a table (a message such as `There is no ...`)."""
     header = text.lstrip("\n").split("\n", 1)[0]
@@ -83,8 +87,16 @@ class Collected:
     parts: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
     """City -> {"stays", "eateries", "attractions"}, cities in the order they first appear."""
 
-    def add(self, city: str, part: str, items: Iterable[object]) -> None:
-        self.parts.setdefault(city, {"stays": [], "eateries": [], "attractions": []})[part].extend(items)
+    def add(self, city: str, part: str, items: Iterable[Stay | Eatery | str]) -> None:
+        """Adds a city's options, skipping the ones no plan can name as the evaluator reads them: a name shown with an
+        escaped line break (the database's name holds a real one), and a name seen before in the city (the evaluator
+        charges and checks the first row of a name: a cheaper namesake further down is not what it would count)."""
+        listed = self.parts.setdefault(city, {"stays": [], "eateries": [], "attractions": []})[part]
+        seen = {_name(item) for item in listed}
+        for item in items:
+            if "\\n" not in (name := _name(item)) and name not in seen:
+                seen.add(name)
+                listed.append(item)
 
     def cities(self) -> dict[str, CityOptions]:
         return {city: CityOptions(city, tuple(p["stays"]), tuple(p["eateries"]), tuple(p["attractions"]))
