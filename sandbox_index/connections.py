@@ -10,6 +10,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Self
 
 
 class ThreadConnections:
@@ -41,3 +42,24 @@ class ThreadConnections:
                 conn.close()
             self._opened.clear()
         self._local = threading.local()
+
+
+class IndexReader:
+    """What every benchmark's sandbox is over its index file: the path, a connection per thread, `close` (or `with`)."""
+
+    def __init__(self, path: Path, setup: Callable[[sqlite3.Connection], None] | None = None) -> None:
+        self.path = path
+        self._connections = ThreadConnections(path, setup)
+
+    def _conn(self) -> sqlite3.Connection:
+        return self._connections.get()
+
+    def close(self) -> None:
+        """Close every thread's connection (the sandbox must not be used afterwards)."""
+        self._connections.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

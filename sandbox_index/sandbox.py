@@ -13,7 +13,7 @@ from datahome import in_home
 from errors import DataError, MissingInput
 from sandbox_index import queries, schema
 from sandbox_index.atomic import stored_version
-from sandbox_index.connections import ThreadConnections
+from sandbox_index.connections import IndexReader
 
 _MMAP_BYTES = 1 << 32  # an upper bound: SQLite maps at most the file's size
 _REIMPORT = "run `tripbench data import DIR` (or `tripbench data fetch`) to build it"
@@ -62,7 +62,7 @@ def _safe(*args: object) -> bool:
     return True
 
 
-class Sandbox:
+class Sandbox(IndexReader):
     """Lookups over a TravelPlanner index (see `open_sandbox`).
 
     Read-only, one SQLite connection per thread (opened `immutable=1`); every lookup binds its arguments,
@@ -71,9 +71,8 @@ class Sandbox:
     """
 
     def __init__(self, path: Path, *, synthetic: bool = False) -> None:
-        self.path = path
+        super().__init__(path, _map_pages)
         self.synthetic = synthetic
-        self._connections = ThreadConnections(path, _map_pages)
         conn = self._conn()
         # table -> (column names, dtypes), shared by every Frame of that table.
         self._shapes = {
@@ -82,19 +81,6 @@ class Sandbox:
         }
         self._cities = tuple(queries.cities(conn))
         self._city_states = tuple(queries.city_states(conn))
-
-    def _conn(self) -> sqlite3.Connection:
-        return self._connections.get()
-
-    def close(self) -> None:
-        """Close every thread's connection (the sandbox must not be used afterwards)."""
-        self._connections.close()
-
-    def __enter__(self) -> Sandbox:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _frame(
         self, table: str, texts: tuple[str, ...], lookup: Callable[[sqlite3.Connection], list[queries.Row]]

@@ -9,6 +9,7 @@ version (`sandbox_index.atomic`): a failed build leaves no partial file.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import re
 import sqlite3
@@ -18,6 +19,7 @@ from typing import Any
 
 from benchmarks.traveleval import paths
 from benchmarks.traveleval.sandbox.cities import CITY_DIRS
+from datahome import in_home
 from errors import DataError, MissingInput
 from sandbox_index.atomic import atomic_build, stored_version
 
@@ -131,10 +133,14 @@ def ensure_index(data_dir: Path) -> Path:
     """The index of a TravelEval folder (`paths` layout), built when missing, older than a source file, or of
     another schema version.
 
+    The data home's folder has its index beside its database (`data fetch` and `data import` build it there). Any
+    other folder (a shared, read-only copy, a colleague's) is never written to: its index is built in the data home,
+    under `indexes/`, named by the folder's path.
+
     Raises:
         DataError: the database is missing or malformed.
     """
-    index, database = paths.index_path(data_dir), paths.database_dir(data_dir)
+    index, database = _index_of(data_dir), paths.database_dir(data_dir)
     if not database.is_dir():
         raise MissingInput(f"{database}: no TravelEval database (run `tripbench data fetch traveleval`, or `tripbench "
                         "data import DIR` for a folder holding the official data/ and database/)")
@@ -142,6 +148,14 @@ def ensure_index(data_dir: Path) -> Path:
     if not index.is_file() or index.stat().st_mtime < newest or stored_version(index) != SCHEMA_VERSION:
         build_index(database, index)  # a file that is no index, or a damaged one, too
     return index
+
+
+def _index_of(data_dir: Path) -> Path:
+    beside = paths.index_path(data_dir)
+    if beside.is_file():
+        return beside
+    folder = hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:16]
+    return in_home("indexes") / f"traveleval-{folder}.sqlite"
 
 
 def _import(conn: sqlite3.Connection, database_dir: Path, files: Sequence[Path]) -> dict[str, int]:

@@ -24,7 +24,7 @@ from benchmarks.traveleval.sandbox import cities
 from benchmarks.traveleval.sandbox.build import SCHEMA_VERSION
 from errors import DataError, MissingInput
 from sandbox_index.atomic import stored_version
-from sandbox_index.connections import ThreadConnections
+from sandbox_index.connections import IndexReader
 
 ROOM_TYPES: Mapping[str, str] = {"单人房": "single_room", "大床房": "king_room", "双人房": "double_bed",
                                  "家庭房": "family_room"}
@@ -190,14 +190,13 @@ def _bindable(*args: object) -> bool:
     return True
 
 
-class Sandbox:
+class Sandbox(IndexReader):
     """Lookups over a TravelEval index: one read-only (`immutable`) SQLite connection per thread; the lists (a
     city's attractions, a city pair's trains, ...), small and asked for again and again by agents and the
     evaluator, are kept once read."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._connections = ThreadConnections(path)
+        super().__init__(path)
         self._lists: dict[tuple[object, ...], tuple[Any, ...]] = {}
         if (version := stored_version(path)) != SCHEMA_VERSION:
             self.close()
@@ -223,19 +222,6 @@ class Sandbox:
         if not Path(path).is_file():
             raise MissingInput(f"{path}: no TravelEval sandbox index; {REBUILD}")
         return cls(Path(path))
-
-    def _conn(self) -> sqlite3.Connection:
-        return self._connections.get()
-
-    def close(self) -> None:
-        """Close every thread's connection (the sandbox must not be used afterwards)."""
-        self._connections.close()
-
-    def __enter__(self) -> Sandbox:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _rows(self, sql: str, *args: object) -> list[tuple[Any, ...]]:
         return self._conn().execute(sql, args).fetchall()

@@ -73,8 +73,18 @@ def test_a_failed_rebuild_keeps_the_previous_index(database: Path, tmp_path: Pat
     assert dest.read_bytes() == before
 
 
-def test_ensure_index_builds_once_and_again_after_a_source_changes(database: Path) -> None:
+def test_ensure_index_builds_once_and_again_after_a_source_changes(database: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder with no index of its own (a shared copy) is never written to: its index is built in the data home;
+    a folder holding one (the data home's) keeps it up to date in place."""
+    monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home"))
     folder = database.parent
+    before = sorted(folder.rglob("*"))
+    index = ensure_index(folder)
+    assert index.parent == tmp_path / "home" / "indexes" and sorted(folder.rglob("*")) == before
+    stamp = index.stat().st_mtime_ns
+    assert ensure_index(folder) == index and index.stat().st_mtime_ns == stamp  # found again, not rebuilt
+    build_index(database, paths.index_path(folder))  # as `data import` leaves the data home
     index = ensure_index(folder)
     assert index == paths.index_path(folder)
     built = index.stat().st_mtime_ns
