@@ -331,26 +331,25 @@ def days_of_clusters(clusters: list[list[Attraction]], trip: Trip, shuffle: Any)
 
 
 def shortest_order(stops: Sequence[Attraction]) -> list[Attraction]:
-    """The order of least total great-circle km, free start and end (the official asks Gaode for driving km)."""
+    """The day's route as the official `calculate_optimal_route`: the cluster's first and last attraction stay the
+    ends, the ones between go in the order of least total km (great-circle here, Gaode driving km there)."""
     n = len(stops)
-    if n < 3:
+    if n < 4:
         return list(stops)
     km = [[haversine_km((a.lat, a.lon), (b.lat, b.lon)) for b in stops] for a in stops]
-    best: dict[tuple[int, int], tuple[float, int]] = {(1 << i, i): (0.0, -1) for i in range(n)}
-    for mask in range(1, 1 << n):
+    best: dict[tuple[int, int], tuple[float, int]] = {(1, 0): (0.0, -1)}
+    for mask in range(1, 1 << n, 2):  # every visited set holds the start
         for last in range(n):
             here = best.get((mask, last))
             if here is None:
                 continue
-            for nxt in range(n):
-                if mask >> nxt & 1:
-                    continue
+            for nxt in range(1, n):
+                if mask >> nxt & 1 or (nxt == n - 1 and mask | 1 << nxt != (1 << n) - 1):
+                    continue  # the end is entered last
                 key, length = (mask | 1 << nxt, nxt), here[0] + km[last][nxt]
                 if key not in best or length < best[key][0]:
                     best[key] = (length, last)
-    full = (1 << n) - 1
-    last = min(range(n), key=lambda i: best[(full, i)][0])
-    order, mask = [], full
+    order, mask, last = [], (1 << n) - 1, n - 1
     while last != -1:
         order.append(stops[last])
         last, mask = best[(mask, last)][1], mask & ~(1 << last)
