@@ -1,13 +1,15 @@
 """The official repository's two rule-based planners as strategies that need no model (docs/fidelity/traveleval.md
 §8): `rule-based` (`core/utils/baseline.py`, plans file `our-method`) and `rule-based-strict`
 (`core/utils/baseline_constraints.py`, `our-method-strict-1`). Each builds a `FinalTravelPlan` from the sandbox
-alone; any model string works in a spec (e.g. `offline:oracle`) and no call is made. Randomness (the day order of
-clusters, k-means starts, the strict planner's visit lengths) is seeded by (`rule_seed`, query uid).
+alone; any model string works in a spec (e.g. `offline:oracle`) and no call is made. Their random choices (the day
+order of clusters, the strict planner's visit lengths) are seeded by (`rule_seed`, query uid); the k-means starts by
+the uid alone, as the official k-means has a fixed `random_state`. The answer is the plan as compact JSON.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,7 +46,7 @@ class RuleStrategy:
         step: dict[str, Any] = {"strategy": self.name, "seed": self.seed}
         if isinstance(made, str):
             return RolloutResult(NO_PLAN, steps=[step], error=made)
-        return RolloutResult(DELIVERED, answer="", plan=made, steps=[step])
+        return RolloutResult(DELIVERED, answer=json.dumps(made, ensure_ascii=False), plan=made, steps=[step])
 
 
 def rule_strategies(seed: int) -> list[RuleStrategy]:

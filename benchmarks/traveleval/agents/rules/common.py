@@ -243,7 +243,7 @@ def candidate_attractions(sandbox: Sandbox, trip: Trip, *, preferred_by: Literal
 
 def kmeans(points: np.ndarray, k: int, seed: str, restarts: int = 10) -> list[int]:
     """Lloyd's k-means, k-means++ starts, the best of `restarts` (the official calls scikit-learn's KMeans with
-    `random_state=42, n_init=10`; the seed here is the query's, so labels may differ from scikit-learn's)."""
+    `random_state=42, n_init=10`; the seed here is the query's uid, so labels may differ from scikit-learn's)."""
     rng = np.random.default_rng([ord(ch) for ch in seed])
     best: tuple[float, np.ndarray] | None = None
     for _ in range(restarts):
