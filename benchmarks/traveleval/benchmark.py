@@ -39,6 +39,7 @@ from benchmarks.reporting import ReportSections
 from benchmarks.traveleval import dataset, paths
 from benchmarks.traveleval.agents.paper import paper_strategies
 from benchmarks.traveleval.agents.react import ReactLimits, react_tools, reflexion_tools
+from benchmarks.traveleval.agents.rules import rule_strategies
 from benchmarks.traveleval.agents.sampling import SamplingSource, official_sampling
 from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, open_scorer
@@ -83,6 +84,8 @@ class TravelEvalOptions(BaseModel):
     """react-tools: identical tool calls in a row that end an attempt."""
     max_reflections: int = Field(default=3, ge=0)
     """reflexion-tools: new attempts after failed ones, each after a reflection."""
+    rule_seed: int = 0
+    """rule-based, rule-based-strict: seed of the planners' random choices (with the query uid)."""
     standardize_names: bool = False
     """Rename a plan's places to the database's spelling before scoring, as the official pipeline's POI cleaning does
     before its evaluator (`run.py`); off: plans are scored as the model wrote them (the evaluator alone)."""
@@ -118,12 +121,13 @@ class TravelEvalBenchmark(Benchmark):
         return dataset.load_tasks(_data_dir(_options(options)), split)
 
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:
-        """The paper's `direct`, `cot`, `react`, `reflexion`; beyond it, `react-tools` and `reflexion-tools`."""
+        """The paper's `direct`, `cot`, `react`, `reflexion`; beyond it, `react-tools` and `reflexion-tools`; the
+        official repository's rule-based planners `rule-based` and `rule-based-strict` (no model call)."""
         opts = _options(options)
         limits = ReactLimits(max_steps=opts.max_steps, max_retries=opts.max_retries,
                              same_action_limit=opts.same_action_limit)
         return [*paper_strategies(opts.parsing, opts.sampling), react_tools(limits, opts.parsing),
-                reflexion_tools(limits, opts.max_reflections, opts.parsing)]
+                reflexion_tools(limits, opts.max_reflections, opts.parsing), *rule_strategies(opts.rule_seed)]
 
     def identity(self, options: BaseModel) -> dict[str, str]:
         """The protocol, parsing and sampling: stored with the run's spec, compared on resume."""

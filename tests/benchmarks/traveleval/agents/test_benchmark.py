@@ -162,8 +162,10 @@ def test_options_are_checked(traveleval_home: Path) -> None:
         TravelEvalOptions.model_validate({"max_stepz": 3})
     with pytest.raises(ValidationError, match="distance"):
         TravelEvalOptions.model_validate({"distance": "google"})
-    strategies = TravelEvalBenchmark().strategies(TravelEvalOptions(max_steps=5, max_reflections=1))
-    assert [s.name for s in strategies] == ["direct", "cot", "react", "reflexion", "react-tools", "reflexion-tools"]
+    strategies = TravelEvalBenchmark().strategies(TravelEvalOptions(max_steps=5, max_reflections=1, rule_seed=4))
+    assert [s.name for s in strategies] == ["direct", "cot", "react", "reflexion", "react-tools", "reflexion-tools",
+                                            "rule-based", "rule-based-strict"]
+    assert [getattr(s, "seed", None) for s in strategies[6:]] == [4, 4]
     assert "retries (1 max)" in strategies[5].description
     with pytest.raises(ValidationError, match="parsing"):
         TravelEvalOptions.model_validate({"parsing": "generous"})
