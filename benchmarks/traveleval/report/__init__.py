@@ -17,6 +17,7 @@ from typing import Any
 
 from benchmarks.base import DELIVERED, GENERIC_STATUSES
 from benchmarks.reporting import GroupView, RolloutView, RunView, Section, outcome_table
+from benchmarks.traveleval.agents.rules import PLANNERS
 from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.metric_names import METRICS
 from benchmarks.traveleval.report import overall, paper
@@ -106,7 +107,9 @@ def _sampling(runs: Sequence[RunView]) -> list[str]:
     paper's protocol was the default)."""
     notes = []
     for run in runs:
-        found: Mapping[str, Mapping[str, Any]] = getattr(run, "sampling", None) or {}
+        asked = {group.model for group in run.groups if group.strategy not in PLANNERS}  # a rule planner asks no model
+        found: Mapping[str, Mapping[str, Any]] = {model: settings for model, settings in (
+            getattr(run, "sampling", None) or {}).items() if model in asked}
         rest = ("the official values of its family (temperature 1.3, 1.0 for Claude; max_tokens 8192)"
                 if run.options.get("sampling") == "official" else "the provider's defaults")
         shown = "; ".join(f"{model}: " + ", ".join([*(f"{k} = {v} (spec)" for k, v in settings.items()),

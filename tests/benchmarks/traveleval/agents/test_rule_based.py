@@ -67,6 +67,7 @@ def test_a_cli_run_delivers_scored_plans_without_a_call_and_again_the_same(trave
     markdown = (tmp_path / "one" / "report" / "report.md").read_text(encoding="utf-8")
     for strategy in STRATEGIES:  # in the report's tables like any strategy
         assert f"| offline:oracle | {strategy} | medium | 4 | 4 | 100.0 |" in markdown
+    assert "Sampling (" not in markdown  # no model was asked: no sampling to state
 
 
 def test_the_list_names_them_as_needing_no_model(traveleval_home: Path) -> None:
