@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from tests.benchmarks.traveleval.core.test_te_sandbox import COUNTS
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 
 def test_fetch_info_and_a_bad_download_through_the_cli(traveleval_data: Path, file_server: tuple[str, Path],

@@ -21,7 +21,7 @@ from benchmarks.traveleval.commands.manifest import FILES
 from errors import DataError, UserError
 from tests.benchmarks.traveleval.core.test_te_sandbox import COUNTS
 from tests.benchmarks.traveleval.evaluation import plans
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 IMPORTS = 4
 """Imports over the data home while `evaluate` reads it."""

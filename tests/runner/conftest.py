@@ -1,4 +1,5 @@
-"""Engine fixtures: a run spec for the toy benchmark against a mock server, and a loop that fails when blocked."""
+"""Fixtures of the runner tests (engine, store, CLI): a run spec for the toy benchmark against a mock server, and a
+loop that fails when blocked."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.runner.engine.engine_support import PROJECT_ROOT, TOY
+from tests.runner.engine_support import PROJECT_ROOT, TOY
 
 SLOW_CALLBACK_S = 0.25
 """A callback holding the loop this long fails the test (generous: the test machine is shared and loaded)."""

@@ -15,7 +15,7 @@ import pytest
 
 from providers.keys import key_digest
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 PASSWORD = "CANARYPASS123"
 QUERY_KEY = "CANARYQKEY456"

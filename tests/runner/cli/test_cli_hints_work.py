@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.benchmarks.traveleval.conftest import TRAVELEVAL_DATA
-from tests.runner.engine.engine_support import CLI, PROJECT_ROOT
+from tests.runner.engine_support import CLI, PROJECT_ROOT
 from tests.staged_data import require
 
 UNREACHABLE = {"https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",

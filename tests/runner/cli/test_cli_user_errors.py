@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 EXIT_FAILED, EXIT_USAGE = 1, 2
 """The README's exit codes: 1 failed (a path that cannot be made or written, a damaged file), 2 a usage or spec error

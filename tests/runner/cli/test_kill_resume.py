@@ -12,8 +12,8 @@ from pathlib import Path
 from runner.mock_server import MockConfig
 from runner.store.results import load_run
 from runner.store.summary import session_state
-from tests.runner.engine.engine_support import reference, start_run, stored, until_rollouts_stored
-from tests.runner.engine.toy_benchmark import ToyOptions
+from tests.runner.engine_support import reference, start_run, stored, until_rollouts_stored
+from tests.runner.toy_benchmark import ToyOptions
 
 CONCURRENCY = 8
 

@@ -9,7 +9,7 @@ import signal
 from pathlib import Path
 
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import rollouts_stored, run_cli, start_run
+from tests.runner.engine_support import rollouts_stored, run_cli, start_run
 
 SIGTERM_BIT = 1 << (signal.SIGTERM - 1)
 

@@ -21,8 +21,8 @@ import pytest
 
 from runner.mock_server import MockConfig
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import CLI, PROJECT_ROOT, run_cli, start_run, until_rollouts_stored
-from tests.runner.engine.toy_benchmark import calls_for
+from tests.runner.engine_support import CLI, PROJECT_ROOT, run_cli, start_run, until_rollouts_stored
+from tests.runner.toy_benchmark import calls_for
 
 OPTIONS = {"tasks": 40, "max_calls": 4}
 CALLS = sum(calls_for(str(n), OPTIONS["max_calls"]) for n in range(OPTIONS["tasks"]))

@@ -14,8 +14,8 @@ from pydantic import BaseModel
 from benchmarks.registry import available, get_benchmark
 from providers.prices import price_table
 from runner.cli.main import cli
-from tests.runner.engine.engine_support import CLI, PROJECT_ROOT
-from tests.runner.engine.toy_benchmark import ToyBenchmark
+from tests.runner.engine_support import CLI, PROJECT_ROOT
+from tests.runner.toy_benchmark import ToyBenchmark
 
 
 def test_list_names_every_strategy_and_priced_model_and_tells_react_from_two_stage() -> None:

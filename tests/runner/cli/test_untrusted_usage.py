@@ -17,7 +17,7 @@ import pytest
 from benchmarks.base import BUDGET_EXHAUSTED
 from runner.mock_server import MockConfig, RunningServer
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import PRICE, billed_usd, run_cli
+from tests.runner.engine_support import PRICE, billed_usd, run_cli
 
 CAP = 1.5
 """About 25 toy calls: the run asks for ~80."""

@@ -24,7 +24,7 @@ from providers.openai_chat import OpenAIChat
 from providers.registry import resolve_model
 from runner.store.results import load_run
 from tests.local_server import PACKAGES, LlamaServer, model_file
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 from tests.staged_data import require
 
 N_CTX = 2048

@@ -1,11 +1,11 @@
-"""Fixtures for gateway tests (the doubles themselves live in gateway_doubles.py)."""
+"""Fixtures for the call ladder's tests (the doubles themselves live in gateway_doubles.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from runner.ladder.calls import CallRecord
-from tests.runner.gateway.gateway_doubles import FakeClock, ScriptedProvider
+from tests.runner.ladder.gateway_doubles import FakeClock, ScriptedProvider
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway
 from runner.ladder.ratelimit import Limits, RateLimiter
 from runner.ladder.retry import Retrier, RetryPolicy
-from tests.runner.gateway.gateway_doubles import FakeClock, ScriptedProvider
+from tests.runner.ladder.gateway_doubles import FakeClock, ScriptedProvider
 
 
 class Flaky:

@@ -11,7 +11,7 @@ import click
 
 from runner.cli.main import COMMANDS, cli
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import CLI, PROJECT_ROOT, run_cli
+from tests.runner.engine_support import CLI, PROJECT_ROOT, run_cli
 
 NEAR_MISS = "openai:gpt-4o-mni"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from runner.mock_server import MockConfig
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import PRICE, billed_usd, run_cli, start_run, until_rollouts_stored
+from tests.runner.engine_support import PRICE, billed_usd, run_cli, start_run, until_rollouts_stored
 
 CAP = 15.0
 CONCURRENCY = 8

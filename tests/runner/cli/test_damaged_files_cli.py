@@ -10,8 +10,8 @@ from pathlib import Path
 
 import diskcache
 
-from tests.runner.engine.engine_support import reference, run_cli, stored
-from tests.runner.engine.toy_benchmark import ToyOptions
+from tests.runner.engine_support import reference, run_cli, stored
+from tests.runner.toy_benchmark import ToyOptions
 
 OPTIONS = {"tasks": 30, "max_calls": 4}
 

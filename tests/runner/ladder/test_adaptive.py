@@ -12,7 +12,7 @@ import pytest
 from providers.errors import BadRequest, NotSent, ProviderTimeout, RateLimited, ServerError
 from runner.ladder.adaptive import SOLO_CALLS, STALL_PAUSE_S, STALLED_AFTER, AdaptiveLimit
 from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter
-from tests.runner.gateway.gateway_doubles import FakeClock
+from tests.runner.ladder.gateway_doubles import FakeClock
 
 ONE_AT_A_TIME = SOLO_CALLS + 1
 """Calls sent one at a time first: the first (its latency may include the server's warm-up), then the solo ones."""

@@ -10,7 +10,7 @@ import pytest
 from providers.openai_chat import OpenAIChat
 from runner.ladder.gateway import Target
 from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter, TokenBucket
-from tests.runner.gateway.gateway_doubles import FakeClock
+from tests.runner.ladder.gateway_doubles import FakeClock
 
 KEY = LimitKey("openai", "gpt-4o-mini", "abc123")
 

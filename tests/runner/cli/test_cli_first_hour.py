@@ -12,7 +12,7 @@ import pytest
 
 from runner.cli.console import LOG_WIDTH, output_console
 from tests.benchmarks.traveleval.conftest import TRAVELEVAL_DATA
-from tests.runner.engine.engine_support import CLI, PROJECT_ROOT, run_cli
+from tests.runner.engine_support import CLI, PROJECT_ROOT, run_cli
 from tests.staged_data import require
 
 SPEC = """benchmark = "{benchmark}"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from runner.cli.run import EXIT_NO_RESULT
 from runner.mock_server import MockConfig
-from tests.runner.engine.engine_support import run_cli, start_run
+from tests.runner.engine_support import run_cli, start_run
 
 
 async def test_a_run_whose_every_call_failed_exits_with_its_own_code(start_mock_llm, write_spec, tmp_path: Path,

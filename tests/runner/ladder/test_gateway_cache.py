@@ -20,7 +20,7 @@ from providers.tokens import count_prompt_tokens
 from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway
 from runner.ladder.retry import Retrier, RetryPolicy
-from tests.runner.gateway.gateway_doubles import ScriptedProvider
+from tests.runner.ladder.gateway_doubles import ScriptedProvider
 
 PRICES = {"fake:m": Price(input=1.0, output=2.0)}  # USD per million tokens
 

@@ -12,7 +12,7 @@ import pytest
 from runner.cli.lazy import LazyGroup
 from runner.cli.main import COMMANDS, cli
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 HEAVY = ("matplotlib", "reports", "runner.cli.demo", "openai", "anthropic")
 PROBE = """
 import sys

@@ -10,7 +10,7 @@ import pytest
 
 from runner.cli.main import COMMANDS
 from tests.benchmarks.traveleval.conftest import TRAVELEVAL_DATA
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 from tests.staged_data import require
 
 DONE, PROBLEMS, USAGE = 0, 1, 2

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from runner.mock_server import MockConfig
-from tests.runner.engine.engine_support import PRICE, billed_usd, run_cli, start_run, stored
+from tests.runner.engine_support import PRICE, billed_usd, run_cli, start_run, stored
 
 VARIABLE = "TRIPBENCH_TEAM_URL_TEST"
 

@@ -7,7 +7,7 @@ import asyncio
 import csv
 from pathlib import Path
 
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 HOSTILE = "=HYPERLINK(\"http://x\") $\\foo^{$ <script>alert(1)</script> [a](b) *b*"
 

@@ -17,7 +17,7 @@ from runner.ladder.budget import SpendCap
 from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import PROMPT_MARGIN, Gateway
 from runner.ladder.retry import Retrier
-from tests.runner.gateway.gateway_doubles import FakeClock, ScriptedProvider
+from tests.runner.ladder.gateway_doubles import FakeClock, ScriptedProvider
 
 PRICES = {"fake:m": Price(input=3.0, output=15.0)}
 

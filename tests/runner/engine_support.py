@@ -1,4 +1,5 @@
-"""Helpers of the engine tests: the CLI as a subprocess, the toy benchmark's reference results, run reading."""
+"""Helpers of the runner tests (engine, store, CLI, team) and of every test that runs `tripbench`: the CLI as a
+subprocess, the toy benchmark's reference results, run reading."""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ from benchmarks.base import DELIVERED
 from errors import UserError
 from runner.mock_server import RunningServer
 from runner.store.results import load_run
-from tests.runner.engine.toy_benchmark import ToyBenchmark, ToyOptions, reference_result
+from tests.runner.toy_benchmark import ToyBenchmark, ToyOptions, reference_result
 
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 """On PYTHONPATH for subprocesses, so the `tests` package (and the toy benchmark in it) imports there too."""
 
-TOY = "tests.runner.engine.toy_benchmark:ToyBenchmark"
+TOY = "tests.runner.toy_benchmark:ToyBenchmark"
 """The toy benchmark as a run spec names it."""
 
 CLI = [sys.executable, "-c", "from runner.cli.main import main; main()"]
