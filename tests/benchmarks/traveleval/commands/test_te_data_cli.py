@@ -7,7 +7,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-from tests.benchmarks.traveleval.core.test_te_sandbox import COUNTS
+from tests.benchmarks.traveleval.sandbox.test_te_sandbox import COUNTS
 from tests.runner.engine_support import run_cli
 
 
