@@ -32,18 +32,18 @@ def folders_of_tests(root: Path = TESTS) -> list[Path]:
                    if "__pycache__" not in path.parts and path.parent != root})
 
 
-def orphans(root: Path = TESTS, repo: Path = REPO) -> list[str]:
-    """Test folders whose package (`tests/a/b` -> `a/b/__init__.py`) is not in the source tree."""
-    return [f"tests/{folder}" for folder in folders_of_tests(root) if not (repo / folder / "__init__.py").is_file()]
+def orphans(root: Path = TESTS, repo: Path = REPO) -> list[Path]:
+    """Test folders whose package (`tests/PACKAGE` -> `PACKAGE/__init__.py`) is not in the source tree."""
+    return [folder for folder in folders_of_tests(root) if not (repo / folder / "__init__.py").is_file()]
 
 
 def test_every_test_folder_has_its_source_package() -> None:
-    assert orphans() == []
+    assert [f"tests/{folder}" for folder in orphans()] == []
 
 
 def test_every_test_folder_is_a_package() -> None:
-    """Tests import their helpers as `tests.a.b.helper`, and two test modules of one name in two folders collide
-    under pytest unless each folder is a package."""
+    """Tests import their helpers as modules of the `tests` package (`tests.runner.engine_support`), and two test
+    modules of one name in two folders collide under pytest unless each folder is a package."""
     assert [f"tests/{folder}" for folder in folders_of_tests() if not (TESTS / folder / "__init__.py").is_file()] == []
 
 
@@ -53,11 +53,12 @@ def test_the_tests_root_holds_only_cross_cutting_modules() -> None:
 
 
 def test_a_folder_left_behind_by_its_package_is_found(tmp_path: Path) -> None:
-    """The check fails where it should: a `tests/runner/gateway/` after `runner/gateway/` became `runner/ladder/`."""
-    for package in ("runner", "runner/ladder"):
+    """The check fails where it should: tests of a `gateway` package kept after the package became `ladder` (as
+    when `runner`'s rooms moved)."""
+    for package in ("shop", "shop/ladder"):
         (tmp_path / package).mkdir(parents=True, exist_ok=True)
         (tmp_path / package / "__init__.py").touch()
-    for folder in ("runner/ladder", "runner/gateway"):
+    for folder in ("shop/ladder", "shop/gateway"):
         (tmp_path / "tests" / folder).mkdir(parents=True)
         (tmp_path / "tests" / folder / "test_retry.py").touch()
-    assert orphans(tmp_path / "tests", tmp_path) == ["tests/runner/gateway"]
+    assert orphans(tmp_path / "tests", tmp_path) == [Path("shop", "gateway")]
