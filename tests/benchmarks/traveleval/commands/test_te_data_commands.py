@@ -19,8 +19,8 @@ from benchmarks.traveleval import paths
 from benchmarks.traveleval.commands.data import data_info, fetch_command, holds_data, import_command
 from benchmarks.traveleval.commands.manifest import FILES
 from errors import DataError, UserError
-from tests.benchmarks.traveleval.sandbox.test_te_sandbox import COUNTS
 from tests.benchmarks.traveleval.evaluation import plans
+from tests.benchmarks.traveleval.sandbox.test_te_sandbox import COUNTS
 from tests.runner.engine_support import run_cli
 
 IMPORTS = 4
