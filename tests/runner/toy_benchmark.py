@@ -1,4 +1,5 @@
-"""A scripted benchmark for engine tests, plugged in through the registry as `toy_benchmark:ToyBenchmark`.
+"""A scripted benchmark for the runner's tests and every test that makes a whole run, plugged in through the registry
+as `tests.runner.toy_benchmark:ToyBenchmark`.
 
 Each task asks for a fixed number of LLM calls (from a hash of its id: 1..`max_calls` for one task in
 `long_every`, 1..3 for the others, so big runs stay quick while some rollouts are long). The `scripted` strategy

@@ -1,4 +1,4 @@
-"""In-process doubles for gateway tests: a scripted provider and a fake clock (no patching of our code)."""
+"""In-process doubles for the call ladder's tests: a scripted provider and a fake clock (no patching of our code)."""
 
 from __future__ import annotations
 
