@@ -34,7 +34,7 @@ class ReadOnlyDiskCache(diskcache.Cache):  # type: ignore[misc]  # diskcache is 
 
     2026-11-25 (issue 22): built on diskcache 5.6.3's internals (`_directory`, `_local`, `_disk`, the `_con`
     property, the `statistics` and `eviction_policy` settings `get` reads):
-    `tests/runner/engine/test_file_faults_cli.py` reads a read-only cache through it.
+    `tests/runner/cli/test_file_faults_cli.py` reads a read-only cache through it.
     """
 
     def __init__(self, directory: Path, disk: type[diskcache.Disk]) -> None:  # no super(): it would write

@@ -3,7 +3,7 @@
 Compares each entry byte for byte with the dataset's `reference_information` and value for value with
 `database/train_ref_info.jsonl` (docs/fidelity/travelplanner.md §1.2), and lists the mismatching entries. On the staged
 data the residue is 32 flight tables whose rows come out in the staged file's order instead of the official one
-(`tests/benchmarks/travelplanner/tools/test_reference_fidelity.py` explains and pins it); `--official-flight-order`
+(`tests/benchmarks/travelplanner/test_reference_fidelity.py` explains and pins it); `--official-flight-order`
 re-sorts flight rows by flight number, the official file's order, to show that nothing else differs.
 
     python perf/fidelity_reference.py

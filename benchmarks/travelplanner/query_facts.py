@@ -2,7 +2,8 @@
 
 The official queries were verbalised from a JSON record by an LLM (docs/fidelity/travelplanner.md §9); these rules cover
 the phrasings of the 45 train and 180 validation queries and of the demo world's templates.
-`tests/benchmarks/travelplanner/offline/` measures the agreement with the structured fields on the staged splits.
+`tests/benchmarks/travelplanner/test_query_facts.py` measures the agreement with the structured fields on the
+staged splits.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ display options: the agent's observations and notebook use `to_string(index=Fals
 docs/fidelity/travelplanner.md §1.2). The rules below follow pandas 2.x `pandas/io/formats/format.py`
 (`DataFrameFormatter`, `FloatArrayFormatter`, `_IntArrayFormatter`, `_GenericArrayFormatter`, `_trim_zeros_float`) for
 the cases a `Frame` can hold: int64, float64 (never NaN: the official tables are `dropna()`ed) and str columns under a
-flat column index. `tests/benchmarks/travelplanner/tools/test_render.py` checks the equivalence against real pandas.
+flat column index. `tests/benchmarks/travelplanner/test_render.py` checks the equivalence against real pandas.
 """
 
 from __future__ import annotations

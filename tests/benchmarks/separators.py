@@ -15,7 +15,7 @@ from benchmarks.jsonl import read_jsonl
 from benchmarks.offline import OfflineModels, offline_models
 from benchmarks.registry import get_benchmark
 from providers.scripted_replies import MockRequest
-from tests.runner.engine.engine_support import CLI
+from tests.runner.engine_support import CLI
 
 SEPARATORS = "\u2028\u2029\u0085"
 """The three characters `str.splitlines()` splits at that a JSON string may hold unescaped."""

@@ -15,8 +15,8 @@ from benchmarks.registry import BUILTIN, get_benchmark
 from benchmarks.reporting import ReportSections
 from errors import UserError
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import TOY, run_cli
-from tests.runner.engine.toy_benchmark import ToyBenchmark
+from tests.runner.engine_support import TOY, run_cli
+from tests.runner.toy_benchmark import ToyBenchmark
 
 REPO = Path(__file__).resolve().parents[2]
 PROTOCOLS = {"commands": Commands, "demo": Demo, "report": ReportSections, "offline": OfflineAnswers}

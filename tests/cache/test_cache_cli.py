@@ -16,7 +16,7 @@ from providers.interface import ChatRequest, ChatResponse, Message, Usage
 from providers.registry import resolve_model
 from runner.cli.main import cli
 from runner.ladder.gateway import Target
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 # An OpenAI-compatible server needs no key to resolve (nothing is sent by explain).
 MODEL = "openai-compatible:llama@http://127.0.0.1:9/v1"

@@ -19,8 +19,8 @@ import pytest
 
 from cache.store import CacheStore
 from runner.mock_server import MockConfig
-from tests.runner.engine.conftest import spec_text
-from tests.runner.engine.engine_support import CLI, PROJECT_ROOT, start_run
+from tests.runner.conftest import spec_text
+from tests.runner.engine_support import CLI, PROJECT_ROOT, start_run
 
 RUNS = ("a", "b")
 PRUNES = 3

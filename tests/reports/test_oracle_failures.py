@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.benchmarks.traveleval.conftest import TRAVELEVAL_DATA
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 from tests.staged_data import require
 
 SPEC = """benchmark = "{benchmark}"

@@ -20,7 +20,7 @@ from errors import DataError
 from runner.cli.main import cli
 from sandbox_index import open_sandbox, travelplanner_index_path
 from sandbox_index.fetch import fetch_travelplanner
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 SPLIT_HEADER = "org,dest,days,visiting_city_number,date,people_number,local_constraint,budget,query,level\n"
 

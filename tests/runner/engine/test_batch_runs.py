@@ -21,8 +21,8 @@ from runner.engine.execute import RunReport, execute, prepare
 from runner.engine.scheduler import BUDGET, COMPLETED
 from runner.mock_server import MockConfig, RunningServer
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import PRICE, billed_usd, reference, run_cli, start_run, stored
-from tests.runner.engine.toy_benchmark import ToyOptions
+from tests.runner.engine_support import PRICE, billed_usd, reference, run_cli, start_run, stored
+from tests.runner.toy_benchmark import ToyOptions
 
 BATCH_PRICE = {**PRICE, "batch_discount": 0.5}
 KEY_ENV = "TRIPBENCH_TEST_BATCH_KEY"

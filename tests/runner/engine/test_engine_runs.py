@@ -17,8 +17,8 @@ from runner.engine.execute import execute, prepare
 from runner.engine.scheduler import BUDGET, COMPLETED
 from runner.mock_server import MockConfig
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import PRICE, billed_usd, reference, stored
-from tests.runner.engine.toy_benchmark import ToyOptions
+from tests.runner.engine_support import PRICE, billed_usd, reference, stored
+from tests.runner.toy_benchmark import ToyOptions
 
 
 async def test_a_thousand_rollouts_equal_the_sequential_reference(start_mock_llm, write_spec, tmp_path: Path) -> None:

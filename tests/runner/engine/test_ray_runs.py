@@ -22,8 +22,8 @@ import pytest
 
 from runner.mock_server import MockConfig
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import PROJECT_ROOT, reference, start_run, stored, until_rollouts_stored
-from tests.runner.engine.toy_benchmark import ToyOptions
+from tests.runner.engine_support import PROJECT_ROOT, reference, start_run, stored, until_rollouts_stored
+from tests.runner.toy_benchmark import ToyOptions
 
 INSIDE = "TRIPBENCH_TEST_IN_NETNS"
 """Set in the namespace the outer test starts: the inner test runs only there."""

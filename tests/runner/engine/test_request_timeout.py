@@ -18,11 +18,11 @@ from runner.engine.spec import load_spec
 from runner.ladder.budget import SpendCap
 from runner.mock_server import MockConfig
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import start_run
+from tests.runner.engine_support import start_run
 
 TIMEOUT_S = 0.3
 
-BASE = """benchmark = "tests.runner.engine.toy_benchmark:ToyBenchmark"
+BASE = """benchmark = "tests.runner.toy_benchmark:ToyBenchmark"
 split = "train"
 strategies = ["scripted"]
 

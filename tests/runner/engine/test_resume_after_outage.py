@@ -16,8 +16,8 @@ from runner.engine.execute import execute, prepare
 from runner.mock_server import serve
 from runner.outcomes import runs_again
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import CLI, PRICE, reference, start_run
-from tests.runner.engine.toy_benchmark import ToyOptions
+from tests.runner.engine_support import CLI, PRICE, reference, start_run
+from tests.runner.toy_benchmark import ToyOptions
 
 OPTIONS = {"tasks": 12, "max_calls": 6}
 ANSWERED = 3

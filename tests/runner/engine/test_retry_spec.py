@@ -14,7 +14,7 @@ from runner.engine.spec import RetrySpec, load_spec
 from runner.ladder.retry import RetryPolicy
 from runner.store.results import load_run
 
-BASE = """benchmark = "tests.runner.engine.toy_benchmark:ToyBenchmark"
+BASE = """benchmark = "tests.runner.toy_benchmark:ToyBenchmark"
 split = "train"
 strategies = ["scripted"]
 

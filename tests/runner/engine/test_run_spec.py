@@ -14,8 +14,8 @@ from runner.engine.execute import execute, prepare
 from runner.engine.expand import expand, select_tasks
 from runner.engine.spec import load_spec, parse_spec
 from runner.store.records import RolloutKey
-from tests.runner.engine.engine_support import TOY, run_cli
-from tests.runner.engine.toy_benchmark import ToyBenchmark, ToyOptions
+from tests.runner.engine_support import TOY, run_cli
+from tests.runner.toy_benchmark import ToyBenchmark, ToyOptions
 
 BASE = f"""benchmark = "{TOY}"
 split = "train"

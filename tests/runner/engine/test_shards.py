@@ -17,7 +17,7 @@ from runner.engine.shard import Shard, parse_shard, shard_of
 from runner.mock_server import MockConfig
 from runner.store.records import RolloutKey
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import run_cli, start_run, until_rollouts_stored
+from tests.runner.engine_support import run_cli, start_run, until_rollouts_stored
 
 VARIABLE = "TRIPBENCH_TEAM_URL_TEST"
 TEAM = {"url_env": VARIABLE}
@@ -160,7 +160,7 @@ def test_shards_and_ray_without_a_team_table_are_refused_before_anything_is_writ
         refused = run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"), *flags)
         assert refused.returncode == 2, refused.stderr
         assert f"{flags[0]} runs rollouts in several processes" in refused.stderr and "[team]" in refused.stderr
-    flags_run = run_cli("run", "--benchmark", "tests.runner.engine.toy_benchmark:ToyBenchmark",
+    flags_run = run_cli("run", "--benchmark", "tests.runner.toy_benchmark:ToyBenchmark",
                         "--model", "openai-compatible:toy@http://127.0.0.1:9/v1", "--strategies", "scripted",
                         "--split", "train", "--shard", "1/2", cwd=tmp_path)
     assert flags_run.returncode == 2 and "[team]" in flags_run.stderr, flags_run.stderr

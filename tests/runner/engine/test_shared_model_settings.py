@@ -15,7 +15,7 @@ from runner.engine.execute import build_gateway, prepare
 from runner.engine.spec import CLIENT_FIELDS, load_spec
 from runner.ladder.budget import SpendCap
 
-BASE = """benchmark = "tests.runner.engine.toy_benchmark:ToyBenchmark"
+BASE = """benchmark = "tests.runner.toy_benchmark:ToyBenchmark"
 split = "train"
 strategies = ["scripted"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 BOMBS = {
     "options nested 500 deep": ("[options]\nx = " + "[" * 500 + "]" * 500 + "\n", "(syntax)"),
@@ -23,7 +23,7 @@ BOMBS = {
 def test_a_spec_bomb_is_refused_naming_its_field(bomb: str, tmp_path: Path, toy_on_path) -> None:
     text, field = BOMBS[bomb]
     spec = tmp_path / "bomb.toml"
-    base = ('benchmark = "tests.runner.engine.toy_benchmark:ToyBenchmark"\nsplit = "train"\n'
+    base = ('benchmark = "tests.runner.toy_benchmark:ToyBenchmark"\nsplit = "train"\n'
             '[[models]]\nmodel = "openai-compatible:toy@http://127.0.0.1:9/v1"\n')
     head, _, tail = text.partition("[options]")
     if "strategies" not in head:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from runner.ladder.ratelimit import Limits, RateLimiter
-from tests.runner.engine.engine_support import PROJECT_ROOT
+from tests.runner.engine_support import PROJECT_ROOT
 from tests.runner.team.limit_worker import KEY
 
 PROCESSES, SECONDS = 4, 4.0

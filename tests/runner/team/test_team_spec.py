@@ -9,7 +9,7 @@ import pytest
 
 from errors import ConfigError
 from runner.engine.spec import parse_spec
-from tests.runner.engine.engine_support import PROJECT_ROOT, TOY
+from tests.runner.engine_support import PROJECT_ROOT, TOY
 
 SPEC = {"benchmark": TOY, "split": "train", "strategies": ["scripted"], "models": [{"model": "offline:oracle"}]}
 

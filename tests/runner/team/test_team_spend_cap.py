@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from providers.errors import BudgetExhausted
-from tests.runner.engine.engine_support import PROJECT_ROOT
+from tests.runner.engine_support import PROJECT_ROOT
 from tests.runner.team.cap_worker import STALE_S
 
 CAP = 30.0

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from benchmarks.base import DELIVERED
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import CLI, PROJECT_ROOT, run_cli
+from tests.runner.engine_support import CLI, PROJECT_ROOT, run_cli
 
 
 def _post(url: str, content: str) -> tuple[int, dict[str, object]]:

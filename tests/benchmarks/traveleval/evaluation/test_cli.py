@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.benchmarks.traveleval.evaluation import plans
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 
 def write_plans(folder: Path, lines: list[str]) -> Path:

@@ -11,7 +11,7 @@ import pytest
 
 from tests.benchmarks.traveleval.evaluation import plans
 from tests.benchmarks.traveleval.evaluation.gaode_fake import HOSTILE, GaodeFake, healthy
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 KEY = "test-key-123"
 PASSING = {0: "QPS refusal", 1: "HTTP 429", 5: "HTTP 500"}

@@ -15,7 +15,7 @@ from benchmarks.traveleval import dataset
 from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from runner.store.results import load_run
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 SIZE = 200
 """Plans in the official-format file: every fifth query of `all` (easy, medium and hard)."""

@@ -1,22 +1,16 @@
-"""Fixtures of the evaluator tests: the staged train queries, the docs/fidelity/travelplanner.md §11 query and plan,
-both evaluators."""
+"""Fixtures of the evaluator tests: the docs/fidelity/travelplanner.md §11 query and plan, both evaluators (the
+staged train queries: tests/benchmarks/travelplanner/conftest.py)."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmarks.travelplanner.dataset import LocalConstraint, Query, load_queries
+from benchmarks.travelplanner.dataset import LocalConstraint, Query
 from benchmarks.travelplanner.evaluation import OfficialEvaluator, StrictEvaluator
-
-
-@pytest.fixture(scope="session")
-def train_queries(travelplanner_data: Path) -> list[Query]:
-    return load_queries(travelplanner_data / "queries" / "train.jsonl")
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from benchmarks.travelplanner.dataset import Query
 from errors import UserError
 from runner.cli.main import cli
-from tests.runner.engine.engine_support import run_cli
+from tests.runner.engine_support import run_cli
 
 
 def _train_submission(path: Path, queries: list[Query]) -> Path:

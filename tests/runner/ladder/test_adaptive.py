@@ -1,0 +1,185 @@
+"""`concurrency = "auto"`: the AIMD limit of calls in flight, on a fake clock (each round: fill the limit, let time
+pass, answer or fail), and through the rate limiter's admission."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+
+import pytest
+
+from providers.errors import BadRequest, NotSent, ProviderTimeout, RateLimited, ServerError
+from runner.ladder.adaptive import SOLO_CALLS, STALL_PAUSE_S, STALLED_AFTER, AdaptiveLimit
+from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter
+from tests.runner.ladder.gateway_doubles import FakeClock
+
+ONE_AT_A_TIME = SOLO_CALLS + 1
+"""Calls sent one at a time first: the first (its latency may include the server's warm-up), then the solo ones."""
+
+
+async def round_trip(limit: AdaptiveLimit, clock: FakeClock, latency: float | list[float],
+                     error: BaseException | None = None) -> int:
+    """Sends as many calls as the limit allows at once; they answer (or fail with `error`) after `latency` seconds
+    (one for all, or one per call, in the order of the list, which must be ascending).
+
+    Returns:
+        How many calls were sent.
+    """
+    sent = int(limit.limit)
+    slots = [limit.slot() for _ in range(sent)]
+    for slot in slots:
+        await slot.__aenter__()
+    start = clock.now
+    latencies = latency if isinstance(latency, list) else [latency] * sent
+    for slot, seconds in zip(slots, latencies[:sent], strict=True):
+        clock.now = start + seconds
+        with contextlib.suppress(*(type(error),) * (error is not None)):
+            await slot.__aexit__(*((type(error), error, None) if error is not None else (None, None, None)))
+    return sent
+
+
+async def test_the_limit_doubles_per_round_trip_until_its_ceiling(fake_clock: FakeClock) -> None:
+    limit = AdaptiveLimit(20, clock=fake_clock)
+    sent = [await round_trip(limit, fake_clock, 1.0) for _ in range(ONE_AT_A_TIME + 5)]
+    assert sent == [1] * ONE_AT_A_TIME + [2, 4, 8, 16, 20]  # first, how long a call takes alone
+    assert limit.cuts == 0
+
+
+@pytest.mark.parametrize("error", [ProviderTimeout("t"), RateLimited("429"), ServerError("busy", status=503)])
+async def test_a_full_server_halves_the_limit_once_per_round_trip(fake_clock: FakeClock, error: Exception) -> None:
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    for _ in range(ONE_AT_A_TIME + 3):
+        await round_trip(limit, fake_clock, 1.0)
+    assert limit.limit == 16
+    await round_trip(limit, fake_clock, 1.0, error)  # 16 calls fail together: one cut, not sixteen
+    assert (limit.limit, limit.cuts) == (8, 1)
+    # after a cut it grows by one per round trip, not by one per answer
+    await round_trip(limit, fake_clock, 1.0)
+    assert limit.limit == pytest.approx(9.0, abs=0.1)
+
+
+@pytest.mark.parametrize("error", [BadRequest("no"), ServerError("bug", status=500), asyncio.CancelledError()])
+async def test_errors_that_say_nothing_of_load_leave_the_limit(fake_clock: FakeClock, error: BaseException) -> None:
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    for _ in range(ONE_AT_A_TIME):
+        await round_trip(limit, fake_clock, 1.0)
+    await round_trip(limit, fake_clock, 1.0, error)
+    assert (limit.limit, limit.cuts, limit.in_flight) == (2, 0, 0)
+
+
+async def test_answers_slowing_down_cut_the_limit(fake_clock: FakeClock) -> None:
+    """A one-slot server: n calls at once take n times as long, so the limit settles at a few calls, never 64."""
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    sent = [await round_trip(limit, fake_clock, 1.0 * int(limit.limit)) for _ in range(100)]
+    assert sent[:ONE_AT_A_TIME + 2] == [1] * ONE_AT_A_TIME + [2, 4]
+    assert max(sent[ONE_AT_A_TIME + 2:]) <= 3 and sum(sent) / len(sent) < 2 and limit.cuts > 20  # no creep up
+
+
+async def test_a_slow_first_answer_does_not_set_the_pace(fake_clock: FakeClock) -> None:
+    """A server's first answer includes its warm-up (weights loaded, kernels compiled): were it the reference, a
+    one-slot server would be sent ten calls at once."""
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    await round_trip(limit, fake_clock, 10.0)
+    sent = [await round_trip(limit, fake_clock, 1.0 * int(limit.limit)) for _ in range(50)]
+    assert max(sent) <= 4 and max(sent[10:]) <= 3
+
+
+async def test_a_server_that_keeps_its_pace_is_given_more(fake_clock: FakeClock) -> None:
+    """A many-slot server (vLLM): latency grows a little with the batch, the limit reaches its ceiling."""
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    for _ in range(ONE_AT_A_TIME + 6):
+        await round_trip(limit, fake_clock, 1.0 + 0.005 * int(limit.limit))
+    assert limit.limit == 64 and limit.cuts == 0
+
+
+async def steady_stream(limit: AdaptiveLimit, clock: FakeClock, calls: int, slots: int | None) -> list[int]:
+    """Calls of 1 to 5 s (cycling) kept coming as fast as the limit lets them, to a server decoding `slots` at a time
+    (first come, first served; None: as many as come). Returns the calls in flight as each answer arrived."""
+    ends: list[tuple[float, int, contextlib.AbstractAsyncContextManager[object]]] = []
+    server_free = [0.0] * (slots or 1)  # when each decoding slot is next free
+    in_flight: list[int] = []
+    sent = 0
+    for _ in range(calls):
+        while len(ends) < int(limit.limit):
+            slot = limit.slot()
+            await slot.__aenter__()
+            size = 1.0 + sent % 5
+            sent += 1
+            if slots is None:
+                end = clock.now + size
+            else:
+                free = min(range(slots), key=server_free.__getitem__)
+                end = server_free[free] = max(clock.now, server_free[free]) + size
+            heapq.heappush(ends, (end, sent, slot))
+        end, _, slot = heapq.heappop(ends)
+        clock.now = end
+        in_flight.append(len(ends) + 1)
+        await slot.__aexit__(None, None, None)
+    return in_flight
+
+
+async def test_answers_of_many_sizes_are_not_mistaken_for_a_queue(fake_clock: FakeClock) -> None:
+    """Short and long answers on a server with room for all: the mean of calls alone is compared with the mean of
+    all, so the spread of sizes alone never cuts the limit."""
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    in_flight = await steady_stream(limit, fake_clock, 600, slots=None)
+    assert limit.limit == 64 and limit.cuts == 0 and in_flight[-1] == 64
+
+
+async def test_a_one_slot_server_with_answers_of_many_sizes_gets_a_few_calls(fake_clock: FakeClock) -> None:
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    in_flight = await steady_stream(limit, fake_clock, 600, slots=1)
+    # slow start overshoots once (to 7, a few answers' wait), then it holds two or three, never creeping up
+    assert max(in_flight) <= 8 and max(in_flight[100:]) <= 3 and limit.cuts > 10
+
+
+async def test_calls_past_the_limit_wait_their_turn_and_a_cancelled_wait_frees_nothing(fake_clock: FakeClock) -> None:
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    order: list[int] = []
+    first = limit.slot()
+    await first.__aenter__()  # the limit is one call
+
+    async def call(number: int) -> None:
+        async with limit.slot():
+            order.append(number)
+
+    waiting = [asyncio.create_task(call(n)) for n in range(3)]
+    await asyncio.sleep(0)
+    waiting[1].cancel()
+    await asyncio.sleep(0)
+    assert order == [] and limit.in_flight == 1
+    fake_clock.now += 1.0
+    await first.__aexit__(None, None, None)
+    await asyncio.gather(waiting[0], waiting[2])
+    assert order == [0, 2] and limit.in_flight == 0 and waiting[1].cancelled()
+
+
+async def test_the_rate_limiter_times_the_request_not_the_wait_for_its_buckets(fake_clock: FakeClock) -> None:
+    key = LimitKey("openai-compatible", "smol", "-", "http://127.0.0.1:8080/v1")
+    limiter = RateLimiter({key.display: Limits(rpm=60, adaptive=True, max_concurrency=8)}, burst_s=1.0,
+                          clock=fake_clock, sleep=fake_clock.sleep)
+    adaptive = limiter.adaptive_limit(key)
+    assert adaptive is not None and adaptive.ceiling == 8
+    for _ in range(ONE_AT_A_TIME):  # one request a second: each waits ~1 s for the bucket, then takes 0.1 s
+        async with limiter.admit(key, estimated_tokens=10):
+            fake_clock.now += 0.1
+    # 1.1 s counted against 0.1 s would have cut it; one call at a time grows the limit to 2, and no further
+    assert adaptive.cuts == 0 and adaptive.limit == 2
+    with pytest.raises(ProviderTimeout):
+        async with limiter.admit(key, estimated_tokens=10):
+            raise ProviderTimeout("t")
+    assert adaptive.limit == 1
+
+
+async def test_a_server_that_stopped_answering_gets_no_call_for_a_while_then_one(fake_clock: FakeClock) -> None:
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    for _ in range(ONE_AT_A_TIME + 3):
+        await round_trip(limit, fake_clock, 1.0)
+    for _ in range(STALLED_AFTER):  # 16, then 8, then 4 calls in flight, all timing out: three round trips
+        await round_trip(limit, fake_clock, 120.0, ProviderTimeout("t"))
+    with pytest.raises(NotSent, match="answered none of the last 3 calls"):
+        await round_trip(limit, fake_clock, 1.0)
+    fake_clock.now += STALL_PAUSE_S
+    await round_trip(limit, fake_clock, 1.0)  # one is let through; it is answered: calls flow again
+    await round_trip(limit, fake_clock, 1.0)
