@@ -85,7 +85,9 @@ class StoreLedger:
 
 
 async def settle_left_open(store: ResultsStore, cache_dir: Path, cache: CallCache | None = None) -> int:
-    """Settles the charges dead sessions left open whose answer reached the cache, at the cost the entry records.
+    """Settles the charges dead sessions left open: at nothing those of batched calls that joined no recorded batch
+    (never sent: `ResultsStore.never_sent_charges`), else, where their answer reached the cache, at the cost the entry
+    records.
 
     `cache`: the run's open cache (the team's, say); None: the cache folder `cache_dir`, if there is one.
 
@@ -95,12 +97,13 @@ async def settle_left_open(store: ResultsStore, cache_dir: Path, cache: CallCach
     Returns:
         How many charges were settled.
     """
-    left_open = await store.open_charges()
-    if not left_open or (cache is None and not cache_dir.is_dir()):
-        return 0
-    with contextlib.nullcontext(cache) if cache is not None else CacheStore(cache_dir) as found:
-        entries = ((charge, found.peek(key)) for charge, key in left_open if key is not None)
-        settled = [(charge, entry.cost_usd or 0.0) for charge, entry in entries if entry is not None]
+    never_sent = set(await store.never_sent_charges())
+    settled = [(charge, 0.0) for charge in sorted(never_sent)]
+    left_open = [(charge, key) for charge, key in await store.open_charges() if charge not in never_sent]
+    if left_open and (cache is not None or cache_dir.is_dir()):
+        with contextlib.nullcontext(cache) if cache is not None else CacheStore(cache_dir) as found:
+            entries = ((charge, found.peek(key)) for charge, key in left_open if key is not None)
+            settled += [(charge, entry.cost_usd or 0.0) for charge, entry in entries if entry is not None]
     if settled:
         await store.book(0, [], settled)
     return len(settled)

@@ -280,6 +280,18 @@ class ResultsStore:
         return [(row[0], row[1]) for row in
                 await self._fetch("SELECT id, cache_key FROM charge WHERE cost_usd IS NULL ORDER BY id")]
 
+    async def never_sent_charges(self) -> list[int]:
+        """Open charges of batched calls that joined no recorded batch: their session died after booking them and
+        before recording their batch, and a batched call is only ever sent in a recorded batch
+        (`runner.ladder.batches`), so the provider never saw them. Batched: the model was, in that session's spec."""
+        rows = await self._fetch("SELECT c.id, c.model, s.spec FROM charge c JOIN session s ON s.id = c.session "
+                                 "WHERE c.cost_usd IS NULL AND NOT EXISTS "
+                                 "(SELECT 1 FROM batch_request r WHERE r.charge = c.id) ORDER BY c.id")
+        batched: dict[str, frozenset[str]] = {}
+        for _, _, spec in rows:
+            batched.setdefault(spec, _batched_models(orjson.loads(spec)))
+        return [charge for charge, model, spec in rows if model in batched[spec]]
+
     # -- writes ------------------------------------------------------------------------------------------------
     async def start_session(self, spec: dict[str, Any], spec_path: str, version: str,
                             planned: dict[str, dict[str, int]]) -> int:
@@ -412,3 +424,10 @@ class ResultsStore:
 
 def _key_tuple(key: RolloutKey) -> tuple[str, str, str, str, str, int]:
     return (key.benchmark, key.split, key.task, key.model, key.strategy, key.sample)
+
+
+def _batched_models(spec: Any) -> frozenset[str]:
+    """The model strings a session's spec snapshot sent through a batch API (a model's `batch`, else the run's)."""
+    models = spec.get("models") if isinstance(spec, dict) else None
+    return frozenset(str(model.get("model")) for model in models or () if isinstance(model, dict)
+                     and (spec.get("batch") if model.get("batch") is None else model.get("batch")))

@@ -16,6 +16,7 @@ from providers.interface import Usage
 from runner.ladder.calls import CallRecord
 from runner.store import migrations
 from runner.store.records import RolloutKey, RolloutRecord
+from runner.store.ledger import settle_left_open
 from runner.store.results import load_run
 from runner.store.writer import ResultsStore, RunDirInUse, StoreError
 
@@ -67,6 +68,32 @@ async def test_money_is_the_charges_settled_plus_the_worst_case_of_those_open(tm
         assert [s.spent_usd for s in results.sessions] == [pytest.approx(0.15), 0.0]
         assert results.spent_usd == pytest.approx(0.15) and results.reserved_usd == pytest.approx(0.125)
 
+
+
+async def test_a_batched_call_killed_before_its_batch_was_recorded_is_settled_at_nothing(tmp_path: Path) -> None:
+    """A session killed between booking a batched call and recording its batch: the call was never sent (a batched
+    call only leaves in a recorded batch), so the resume settles it at 0, not at its worst case nor at the cost of
+    the answer a later session paid for (both counted money no provider billed: the SIGKILL batch test saw 5.22
+    spent for 4.72 billed). An online call and a batched one inside a recorded batch stay as they were."""
+    store = await ResultsStore.open(tmp_path)
+    try:
+        await _settle_a_killed_batch_session(store, tmp_path)
+    finally:
+        await store.close()
+
+
+async def _settle_a_killed_batch_session(store: ResultsStore, tmp_path: Path) -> None:
+    killed = await store.start_session({"batch": True, "models": [{"model": "openai:b"}, {"model": "openai:o",
+                                                                                        "batch": False}]},
+                                       "run.toml", "0", {})
+    orphan, in_batch, online = await store.book(killed, [("openai:b", "k1", 0.5), ("openai:b", "k2", 0.25),
+                                                         ("openai:o", "k3", 0.125)], [])
+    await store.prepare_batch(killed, "openai:b", "tag", [("c2", "k2", in_batch)])
+    assert await store.spent_usd() == pytest.approx(0.875)
+    await store.start_session({}, "run.toml", "0", {})
+    assert await settle_left_open(store, tmp_path / "no-cache") == 1
+    assert await store.open_charges() == [(in_batch, "k2"), (online, "k3")]
+    assert await store.spent_usd() == pytest.approx(0.375)
 
 async def test_a_run_directory_given_as_a_str_opens_like_a_path(tmp_path: Path) -> None:
     """Notebook users pass plain strings; a bad one still gets the one-line UserError, not a TypeError."""
