@@ -15,8 +15,8 @@ from errors import UserError
 from providers.interface import Usage
 from runner.ladder.calls import CallRecord
 from runner.store import migrations
-from runner.store.records import RolloutKey, RolloutRecord
 from runner.store.ledger import settle_left_open
+from runner.store.records import RolloutKey, RolloutRecord
 from runner.store.results import load_run
 from runner.store.writer import ResultsStore, RunDirInUse, StoreError
 
