@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,9 @@ from sandbox_index.atomic import stored_version
 from sandbox_index.connections import ThreadConnections
 
 _MMAP_BYTES = 1 << 32  # an upper bound: SQLite maps at most the file's size
+FRAMES_KEPT = 2048
+"""Lookup results a sandbox keeps (the oldest go first): every sample of a query searches the same cities, and a
+replay from the cache does little else. A restaurant table of a city is a few kilobytes."""
 _REIMPORT = "run `tripbench data import DIR` (or `tripbench data fetch`) to build it"
 
 
@@ -67,7 +71,8 @@ class Sandbox:
 
     Read-only, one SQLite connection per thread (opened `immutable=1`); every lookup binds its arguments,
     compares case-sensitively, keeps file order and never raises on odd text: it returns an empty Frame
-    or None.
+    or None. The index never changes while open, so a Frame (immutable) is looked up once and kept
+    (`FRAMES_KEPT`).
     """
 
     def __init__(self, path: Path, *, synthetic: bool = False) -> None:
@@ -82,6 +87,8 @@ class Sandbox:
         }
         self._cities = tuple(queries.cities(conn))
         self._city_states = tuple(queries.city_states(conn))
+        self._frames: dict[tuple[object, ...], Frame] = {}
+        self._frames_lock = threading.Lock()
 
     def _conn(self) -> sqlite3.Connection:
         return self._connections.get()
@@ -97,17 +104,31 @@ class Sandbox:
         self.close()
 
     def _frame(
-        self, table: str, texts: tuple[str, ...], lookup: Callable[[sqlite3.Connection], list[queries.Row]]
+        self, table: str, texts: tuple[str, ...], lookup: Callable[[sqlite3.Connection], list[queries.Row]],
+        *, kind: object = None,
     ) -> Frame:
-        """Run `lookup` unless one of its untrusted `texts` cannot be bound; wrap the rows in a Frame."""
+        """Run `lookup` unless one of its untrusted `texts` cannot be bound; wrap the rows in a Frame.
+
+        `(table, kind, texts)` names the lookup: its Frame is kept (`FRAMES_KEPT`) and returned again. Threads may
+        look the same key up at once: each gets an equal Frame."""
         columns, dtypes = self._shapes[table]
-        found = lookup(self._conn()) if _safe(*texts) else []
-        return Frame(
+        if not _safe(*texts):
+            return Frame(columns=columns, dtypes=dtypes, index=(), rows=())
+        key = (table, kind, *texts)
+        if (frame := self._frames.get(key)) is not None:
+            return frame
+        found = lookup(self._conn())
+        frame = Frame(
             columns=columns,
             dtypes=dtypes,
             index=tuple(row[0] for row in found),  # type: ignore[misc]
             rows=tuple(tuple(row[1:]) for row in found),
         )
+        with self._frames_lock:
+            if len(self._frames) >= FRAMES_KEPT:
+                del self._frames[next(iter(self._frames))]  # the oldest
+            self._frames[key] = frame
+        return frame
 
     # Tool lookups (docs/fidelity/travelplanner.md §3).
     def flights(self, origin: str, destination: str, date: str) -> Frame:
@@ -157,7 +178,8 @@ class Sandbox:
 
     # Evaluator / CostEnquiry lookups (docs/fidelity/travelplanner.md §2): substring name unless exact, exact city.
     def _match(self, table: str, name: str, city: str, exact: bool) -> Frame:
-        return self._frame(table, (name, city), lambda conn: queries.by_name(conn, table, name, city, exact))
+        return self._frame(table, (name, city), lambda conn: queries.by_name(conn, table, name, city, exact),
+                           kind=("name", exact))
 
     def match_restaurants(self, name: str, city: str, *, exact: bool = False) -> Frame:
         """Restaurants in `city` whose Name contains (or, with `exact`, equals) `name`."""
@@ -174,7 +196,8 @@ class Sandbox:
     def flights_by_number(self, number: str) -> Frame:
         """Every flight with that Flight Number, file order."""
         return self._frame(
-            "flights", (number,), lambda conn: queries.flights_by_number(conn, number, self.synthetic)
+            "flights", (number,), lambda conn: queries.flights_by_number(conn, number, self.synthetic),
+            kind="number",
         )
 
     def metadata(self) -> dict[str, str]:
