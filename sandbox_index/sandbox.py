@@ -6,7 +6,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -38,9 +38,17 @@ class Frame:
     dtypes: tuple[str, ...]
     index: tuple[int, ...]
     rows: tuple[tuple[object, ...], ...]
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    """The hash, computed once: a rendered table is looked up by its Frame at every search and every mask."""
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((self.columns, self.dtypes, self.index, self.rows)))
+        assert self._hash is not None
+        return self._hash
 
 
 class DistanceRow(NamedTuple):

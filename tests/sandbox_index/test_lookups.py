@@ -54,5 +54,7 @@ def test_a_lookup_is_kept_and_the_oldest_go_first(sandbox: Sandbox, monkeypatch)
         assert [row[1] for row in exact.rows] == [42, 26]
         assert len(fresh.match_restaurants("Sub", "Rockford")) >= 2  # same table and city, another lookup
         assert fresh.restaurants("Rockford") is not first  # pushed out by the three lookups since
-        assert fresh.restaurants("Rockford") == first
+        again = fresh.restaurants("Rockford")
+        assert again == first and hash(again) == hash(first)  # equal Frames hash alike, their hash kept or not
+        assert hash(Frame(first.columns, first.dtypes, first.index, first.rows)) == hash(first)
         assert fresh.restaurants(["not", "text"]) == Frame(first.columns, first.dtypes, (), ())  # type: ignore[arg-type]
