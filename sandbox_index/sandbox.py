@@ -18,8 +18,8 @@ from sandbox_index.connections import ThreadConnections
 
 _MMAP_BYTES = 1 << 32  # an upper bound: SQLite maps at most the file's size
 FRAMES_KEPT = 2048
-"""Lookup results a sandbox keeps (the oldest go first): every sample of a query searches the same cities, and a
-replay from the cache does little else. A restaurant table of a city is a few kilobytes."""
+"""Lookup results a sandbox keeps (the oldest go first), Frames and distances each: every sample of a query searches
+the same cities, and a replay from the cache does little else. A restaurant table of a city is a few kilobytes."""
 _REIMPORT = "run `tripbench data import DIR` (or `tripbench data fetch`) to build it"
 
 
@@ -96,6 +96,7 @@ class Sandbox:
         self._cities = tuple(queries.cities(conn))
         self._city_states = tuple(queries.city_states(conn))
         self._frames: dict[tuple[object, ...], Frame] = {}
+        self._distances: dict[tuple[str, str], DistanceRow | None] = {}  # kept as the Frames are
         self._frames_lock = threading.Lock()
 
     def _conn(self) -> sqlite3.Connection:
@@ -165,8 +166,15 @@ class Sandbox:
         """The first distance.csv row from `origin` to `destination` (no dropna), or None."""
         if not _safe(origin, destination):
             return None
+        if (origin, destination) in self._distances:
+            return self._distances[origin, destination]
         row = queries.distance(self._conn(), origin, destination)
-        return None if row is None else DistanceRow(*row)  # type: ignore[arg-type]
+        found = None if row is None else DistanceRow(*row)  # type: ignore[arg-type]
+        with self._frames_lock:
+            if len(self._distances) >= FRAMES_KEPT:
+                del self._distances[next(iter(self._distances))]  # the oldest
+            self._distances[origin, destination] = found
+        return found
 
     def cities(self) -> tuple[str, ...]:
         """citySet.txt: the cities the agent may name, file order."""

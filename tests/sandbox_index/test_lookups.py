@@ -57,4 +57,6 @@ def test_a_lookup_is_kept_and_the_oldest_go_first(sandbox: Sandbox, monkeypatch)
         again = fresh.restaurants("Rockford")
         assert again == first and hash(again) == hash(first)  # equal Frames hash alike, their hash kept or not
         assert hash(Frame(first.columns, first.dtypes, first.index, first.rows)) == hash(first)
+        assert fresh.distance("Detroit", "Norfolk") is fresh.distance("Detroit", "Norfolk") is not None
+        assert fresh.distance("Norfolk", "Nowhere") is None and fresh.distance("Norfolk", "Nowhere") is None
         assert fresh.restaurants(["not", "text"]) == Frame(first.columns, first.dtypes, (), ())  # type: ignore[arg-type]
