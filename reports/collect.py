@@ -130,12 +130,14 @@ class RunData:
         return self.state == "running" or self.finished < self.planned
 
 
-def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunData:
+def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, trajectories: bool = True) -> RunData:
     """Reads a run directory into groups of rollouts, in the run's model order, then strategy, split, sample.
 
     Args:
         run_dir: The run directory (a `str` from a notebook works as well as a `Path`).
         mode: Evaluator mode whose stored verdicts are read.
+        trajectories: Read each rollout's steps and calls; False leaves them empty (a summary that needs the
+            rollouts' rows and verdicts only, read in a fraction of the time).
 
     Raises:
         UserError: not a run directory, or a run with no finished rollout yet.
@@ -149,7 +151,7 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunD
         positions = {task_id: n for n, task_id in enumerate(tasks)}
         evaluations = results.evaluations(mode)
         calls: dict[int, list[CallRecord]] = {}
-        for stored in results.calls():
+        for stored in results.calls() if trajectories else ():
             calls.setdefault(stored.rollout_id, []).append(stored.call)
         spec = results.spec
         samples = int(spec.get("samples", 1))
@@ -163,7 +165,8 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official") -> RunD
                 group = groups[group_key] = Group(run_dir.name, run_dir, key.benchmark, key.split, key.model,
                                                   key.strategy, key.sample, samples, len(tasks),
                                                   folders[key.model, key.strategy])
-            group.rollouts.append(RolloutView(rollout, tasks.get(key.task), results.steps(rollout.id),
+            group.rollouts.append(RolloutView(rollout, tasks.get(key.task),
+                                              results.steps(rollout.id) if trajectories else [],
                                               calls.get(rollout.id, []), evaluations.get(rollout.id)))
         model_order = [model.get("name") or model.get("model") for model in spec.get("models", [])]
         for group in groups.values():

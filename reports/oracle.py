@@ -93,7 +93,7 @@ def oracle_note(run_dir: Path) -> str | None:
         modes = [str(mode) for mode in results.spec.get("evaluate") or ()]
         if not any(str(model.get("model", "")).startswith(ORACLE) for model in results.spec.get("models", [])):
             return None  # a run without the oracle is not read again
-    run = collect_run(run_dir, modes[0] if modes else "official")
+    run = collect_run(run_dir, modes[0] if modes else "official", trajectories=False)
     misses = oracle_misses(run)
     if not misses:
         return None

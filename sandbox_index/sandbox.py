@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -16,6 +17,9 @@ from sandbox_index.atomic import stored_version
 from sandbox_index.connections import IndexReader
 
 _MMAP_BYTES = 1 << 32  # an upper bound: SQLite maps at most the file's size
+FRAMES_KEPT = 2048
+"""Lookup results a sandbox keeps (the oldest go first), Frames and distances each: every sample of a query searches
+the same cities, and a replay from the cache does little else. A restaurant table of a city is a few kilobytes."""
 _REIMPORT = "run `tripbench data import DIR` (or `tripbench data fetch`) to build it"
 
 
@@ -34,9 +38,17 @@ class Frame:
     dtypes: tuple[str, ...]
     index: tuple[int, ...]
     rows: tuple[tuple[object, ...], ...]
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+    """The hash, computed once: a rendered table is looked up by its Frame at every search and every mask."""
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash((self.columns, self.dtypes, self.index, self.rows)))
+        assert self._hash is not None
+        return self._hash
 
 
 class DistanceRow(NamedTuple):
@@ -67,7 +79,8 @@ class Sandbox(IndexReader):
 
     Read-only, one SQLite connection per thread (opened `immutable=1`); every lookup binds its arguments,
     compares case-sensitively, keeps file order and never raises on odd text: it returns an empty Frame
-    or None.
+    or None. The index never changes while open, so a Frame (immutable) is looked up once and kept
+    (`FRAMES_KEPT`).
     """
 
     def __init__(self, path: Path, *, synthetic: bool = False) -> None:
@@ -81,19 +94,36 @@ class Sandbox(IndexReader):
         }
         self._cities = tuple(queries.cities(conn))
         self._city_states = tuple(queries.city_states(conn))
+        self._frames: dict[tuple[object, ...], Frame] = {}
+        self._distances: dict[tuple[str, str], DistanceRow | None] = {}  # kept as the Frames are
+        self._frames_lock = threading.Lock()
 
     def _frame(
-        self, table: str, texts: tuple[str, ...], lookup: Callable[[sqlite3.Connection], list[queries.Row]]
+        self, table: str, texts: tuple[str, ...], lookup: Callable[[sqlite3.Connection], list[queries.Row]],
+        *, kind: object = None,
     ) -> Frame:
-        """Run `lookup` unless one of its untrusted `texts` cannot be bound; wrap the rows in a Frame."""
+        """Run `lookup` unless one of its untrusted `texts` cannot be bound; wrap the rows in a Frame.
+
+        `(table, kind, texts)` names the lookup: its Frame is kept (`FRAMES_KEPT`) and returned again. Threads may
+        look the same key up at once: each gets an equal Frame."""
         columns, dtypes = self._shapes[table]
-        found = lookup(self._conn()) if _safe(*texts) else []
-        return Frame(
+        if not _safe(*texts):
+            return Frame(columns=columns, dtypes=dtypes, index=(), rows=())
+        key = (table, kind, *texts)
+        if (frame := self._frames.get(key)) is not None:
+            return frame
+        found = lookup(self._conn())
+        frame = Frame(
             columns=columns,
             dtypes=dtypes,
             index=tuple(row[0] for row in found),  # type: ignore[misc]
             rows=tuple(tuple(row[1:]) for row in found),
         )
+        with self._frames_lock:
+            if len(self._frames) >= FRAMES_KEPT:
+                del self._frames[next(iter(self._frames))]  # the oldest
+            self._frames[key] = frame
+        return frame
 
     # Tool lookups (docs/fidelity/travelplanner.md §3).
     def flights(self, origin: str, destination: str, date: str) -> Frame:
@@ -122,8 +152,15 @@ class Sandbox(IndexReader):
         """The first distance.csv row from `origin` to `destination` (no dropna), or None."""
         if not _safe(origin, destination):
             return None
+        if (origin, destination) in self._distances:
+            return self._distances[origin, destination]
         row = queries.distance(self._conn(), origin, destination)
-        return None if row is None else DistanceRow(*row)  # type: ignore[arg-type]
+        found = None if row is None else DistanceRow(*row)  # type: ignore[arg-type]
+        with self._frames_lock:
+            if len(self._distances) >= FRAMES_KEPT:
+                del self._distances[next(iter(self._distances))]  # the oldest
+            self._distances[origin, destination] = found
+        return found
 
     def cities(self) -> tuple[str, ...]:
         """citySet.txt: the cities the agent may name, file order."""
@@ -143,7 +180,8 @@ class Sandbox(IndexReader):
 
     # Evaluator / CostEnquiry lookups (docs/fidelity/travelplanner.md §2): substring name unless exact, exact city.
     def _match(self, table: str, name: str, city: str, exact: bool) -> Frame:
-        return self._frame(table, (name, city), lambda conn: queries.by_name(conn, table, name, city, exact))
+        return self._frame(table, (name, city), lambda conn: queries.by_name(conn, table, name, city, exact),
+                           kind=("name", exact))
 
     def match_restaurants(self, name: str, city: str, *, exact: bool = False) -> Frame:
         """Restaurants in `city` whose Name contains (or, with `exact`, equals) `name`."""
@@ -160,7 +198,8 @@ class Sandbox(IndexReader):
     def flights_by_number(self, number: str) -> Frame:
         """Every flight with that Flight Number, file order."""
         return self._frame(
-            "flights", (number,), lambda conn: queries.flights_by_number(conn, number, self.synthetic)
+            "flights", (number,), lambda conn: queries.flights_by_number(conn, number, self.synthetic),
+            kind="number",
         )
 
     def metadata(self) -> dict[str, str]:

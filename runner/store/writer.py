@@ -32,8 +32,10 @@ Schema (migrations in `runner/store/migrations.py`; JSON columns hold orjson tex
     batch_request  batch, custom_id, cache_key (whose answer it is), charge (the spend cap's booking of it)
 
 A rollout is committed with its steps and calls in one transaction as soon as it finishes, so a crash loses only
-what was in flight. Re-running a rollout on resume (see `runner.outcomes.runs_again`) replaces its rows, so each key
-is stored once.
+what was in flight. Every statement runs on the store's own thread (one SQLite connection, used by nothing else), a
+whole job at a time: the event loop hands over the jobs queued meanwhile in one go and is woken once when they are
+done, where a statement at a time through aiosqlite cost it a thread hop each (six per rollout). Re-running a
+rollout on resume (see `runner.outcomes.runs_again`) replaces its rows, so each key is stored once.
 Money is not booked with rollouts but per call, before it is sent (`charge`): the run's spend is what its sessions
 settled plus the worst case of the charges still open (`spent_usd`), so it never goes down and counts the calls of
 rollouts that never finished.
@@ -52,11 +54,11 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-import aiosqlite
 import orjson
 
 from benchmarks.base import Evaluation, Task
@@ -69,8 +71,9 @@ from runner.store.records import RolloutKey, RolloutRecord
 RESULTS_FILE = "results.sqlite"
 LOCK_FILE = "results.lock"
 
-Job = Callable[[aiosqlite.Connection], Awaitable[Any]]
 _T = TypeVar("_T")
+Job = Callable[[sqlite3.Connection], Any]
+"""Statements run in one transaction on the store's thread; what it returns goes to whoever queued it."""
 
 # The run's money (`spent_usd`): what sessions settled, and the worst case of the charges still open.
 SETTLED_USD = "SELECT coalesce(sum(spent_usd), 0) FROM session"
@@ -140,20 +143,32 @@ def lock_run_dir(run_dir: Path) -> int:
     return fd
 
 
-def _prepare(path: Path) -> None:
+def _connect(path: Path) -> sqlite3.Connection:
+    """The store's connection, on a migrated database in WAL mode (run on the store's thread)."""
     with sqlite3.connect(path) as conn:
         conn.execute("PRAGMA journal_mode=WAL")
         migrate(conn)
     conn.close()
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    try:
+        # WAL + synchronous=NORMAL: a commit survives a killed process (only power loss can drop the last ones).
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 class ResultsStore:
-    """The only writer of a run's results: every write is a job run in order by one task, one transaction each."""
+    """The only writer of a run's results: every write is a job run in order by one task, one transaction each, on
+    the store's thread (`open` makes both)."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path, lock_fd: int | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, lock_fd: int | None, thread: ThreadPoolExecutor) -> None:
         self.path = path
         self._conn = conn
         self._lock_fd = lock_fd
+        self._thread = thread
         self._jobs: asyncio.Queue[tuple[Job, asyncio.Future[Any]] | None] = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name="results-writer")
 
@@ -167,20 +182,20 @@ class ResultsStore:
             RunDirInUse: another process is writing the run directory.
         """
         lock_fd = lock_run_dir(run_dir) if lock_fd is None else lock_fd
+        thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="results-store")
+        path = run_dir / RESULTS_FILE
         try:
-            path = run_dir / RESULTS_FILE
-            await asyncio.to_thread(_prepare, path)
-            conn = await aiosqlite.connect(path, isolation_level=None)
-            # WAL + synchronous=NORMAL: a commit survives a killed process (only power loss can drop the last ones).
-            await conn.execute("PRAGMA synchronous=NORMAL")
-            await conn.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.DatabaseError as exc:
+            conn = await asyncio.get_running_loop().run_in_executor(thread, _connect, path)
+        except BaseException as exc:
+            thread.shutdown(wait=False)
             os.close(lock_fd)
-            raise StoreError(damaged_message(path, exc)) from None
-        except BaseException:
-            os.close(lock_fd)
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise StoreError(damaged_message(path, exc)) from None
             raise
-        return cls(conn, path, lock_fd)
+        return cls(conn, path, lock_fd, thread)
+
+    async def _in_thread(self, function: Callable[[], _T]) -> _T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, function)
 
     async def close(self) -> None:
         """Lets queued writes finish, then closes the connection and releases the run directory."""
@@ -188,42 +203,64 @@ class ResultsStore:
             if not self._writer.done():
                 await self._jobs.put(None)
             await self._writer
-            await self._conn.close()
+            await self._in_thread(self._conn.close)
         finally:
+            self._thread.shutdown(wait=False)  # nothing is left to run on it
             if self._lock_fd is not None:
                 os.close(self._lock_fd)
                 self._lock_fd = None
 
     async def _write_loop(self) -> None:
-        """Runs queued jobs in order, one transaction each; every job's caller gets its result or its error.
+        """Runs queued jobs in order, one transaction each, handing those queued meanwhile to the store's thread in
+        one go; every job's caller gets its result or its error.
 
         A failure anywhere (even in BEGIN, e.g. a locked or full database) goes to the job's caller and the loop
-        goes on; should the loop itself end, jobs still queued fail rather than wait forever.
+        goes on; should the loop itself end, jobs still queued or running fail rather than wait forever.
         """
+        running: list[tuple[Job, asyncio.Future[Any]]] = []
         try:
-            while (item := await self._jobs.get()) is not None:
-                job, done = item
-                try:
-                    await self._conn.execute("BEGIN IMMEDIATE")
-                    value = await job(self._conn)
-                    await self._conn.execute("COMMIT")
-                except Exception as exc:  # the job failed: undo it and hand the error to whoever asked for it
-                    if self._conn.in_transaction:
-                        with contextlib.suppress(sqlite3.Error):
-                            await self._conn.execute("ROLLBACK")
-                    if isinstance(exc, sqlite3.Error):
-                        exc = StoreError(damaged_message(self.path, exc))
-                    if not done.done():
-                        done.set_exception(exc)
-                else:
-                    if not done.done():
+            closing = False
+            while not closing and (item := await self._jobs.get()) is not None:
+                running = [item]
+                while not self._jobs.empty():
+                    if (item := self._jobs.get_nowait()) is None:
+                        closing = True
+                        break
+                    running.append(item)
+                jobs = [job for job, _ in running]
+                outcomes = await self._in_thread(lambda: [self._run(job) for job in jobs])
+                for (_, done), (value, error) in zip(running, outcomes, strict=True):
+                    if done.done():
+                        continue
+                    if error is None:
                         done.set_result(value)
+                    else:
+                        done.set_exception(error)
+                running = []
         finally:
+            left = list(running)
             while not self._jobs.empty():
-                if (left := self._jobs.get_nowait()) is not None and not left[1].done():
-                    left[1].set_exception(StoreError(f"{self.path}: the results writer has stopped"))
+                if (item := self._jobs.get_nowait()) is not None:
+                    left.append(item)
+            for _, done in left:
+                if not done.done():
+                    done.set_exception(StoreError(f"{self.path}: the results writer has stopped"))
 
-    async def _submit(self, job: Callable[[aiosqlite.Connection], Awaitable[_T]]) -> _T:
+    def _run(self, job: Job) -> tuple[Any, Exception | None]:
+        """One job in its transaction, on the store's thread: (what it returned, None) or (None, why it failed, the
+        transaction undone)."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            value = job(self._conn)
+            self._conn.execute("COMMIT")
+        except Exception as exc:  # the job failed: undo it and hand the error to whoever asked for it
+            if self._conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+            return None, StoreError(damaged_message(self.path, exc)) if isinstance(exc, sqlite3.Error) else exc
+        return value, None
+
+    async def _submit(self, job: Callable[[sqlite3.Connection], _T]) -> _T:
         if self._writer.done():
             raise StoreError(f"{self.path}: the results writer has stopped")
         done: asyncio.Future[_T] = asyncio.get_running_loop().create_future()
@@ -234,8 +271,7 @@ class ResultsStore:
     async def _fetch(self, sql: str) -> list[Any]:
         """All rows of a read; a damaged file is a `StoreError` naming it."""
         try:
-            cursor = await self._conn.execute(sql)
-            return list(await cursor.fetchall())
+            return await self._in_thread(lambda: self._conn.execute(sql).fetchall())
         except sqlite3.DatabaseError as exc:
             raise StoreError(damaged_message(self.path, exc)) from None
 
@@ -296,8 +332,8 @@ class ResultsStore:
     async def start_session(self, spec: dict[str, Any], spec_path: str, version: str,
                             planned: dict[str, dict[str, int]]) -> int:
         """Records a new session; returns its id."""
-        async def job(conn: aiosqlite.Connection) -> int:
-            cursor = await conn.execute(
+        def job(conn: sqlite3.Connection) -> int:
+            cursor = conn.execute(
                 "INSERT INTO session (spec, spec_path, tool_version, pid, planned, started_at) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (to_json(spec), spec_path, version, os.getpid(), to_json(planned), time.time()))
@@ -309,43 +345,43 @@ class ResultsStore:
                             requests: Sequence[tuple[str, str, int | None]]) -> int:
         """Records a batch about to be submitted, with its requests ((custom_id, cache key, charge) each); returns
         its id once committed: only then may it be sent."""
-        async def job(conn: aiosqlite.Connection) -> int:
-            cursor = await conn.execute("INSERT INTO batch (session, model, tag, state, requests, created_at) "
-                                        "VALUES (?, ?, ?, 'preparing', ?, ?)",
-                                        (session, model, tag, len(requests), time.time()))
+        def job(conn: sqlite3.Connection) -> int:
+            cursor = conn.execute("INSERT INTO batch (session, model, tag, state, requests, created_at) "
+                                  "VALUES (?, ?, ?, 'preparing', ?, ?)",
+                                  (session, model, tag, len(requests), time.time()))
             assert cursor.lastrowid is not None
-            await conn.executemany("INSERT INTO batch_request (batch, custom_id, cache_key, charge) "
-                                   "VALUES (?, ?, ?, ?)", [(cursor.lastrowid, *request) for request in requests])
+            conn.executemany("INSERT INTO batch_request (batch, custom_id, cache_key, charge) "
+                             "VALUES (?, ?, ?, ?)", [(cursor.lastrowid, *request) for request in requests])
             return cursor.lastrowid
         return await self._submit(job)
 
     async def batch_submitted(self, batch: int, provider_id: str) -> None:
         """Records the provider's id of a submitted batch."""
-        async def job(conn: aiosqlite.Connection) -> None:
-            await conn.execute("UPDATE batch SET provider_id = ?, state = 'submitted', submitted_at = ? WHERE id = ?",
-                               (provider_id, time.time(), batch))
+        def job(conn: sqlite3.Connection) -> None:
+            conn.execute("UPDATE batch SET provider_id = ?, state = 'submitted', submitted_at = ? WHERE id = ?",
+                         (provider_id, time.time(), batch))
         await self._submit(job)
 
     async def batch_ended(self, batch: int, state: str) -> None:
         """Marks a batch `ended` (its results were read) or `abandoned` (it never reached the provider)."""
-        async def job(conn: aiosqlite.Connection) -> None:
-            await conn.execute("UPDATE batch SET state = ?, ended_at = ? WHERE id = ?", (state, time.time(), batch))
+        def job(conn: sqlite3.Connection) -> None:
+            conn.execute("UPDATE batch SET state = ?, ended_at = ? WHERE id = ?", (state, time.time(), batch))
         await self._submit(job)
 
     async def end_session(self, session: int, outcome: str) -> None:
         """Marks a session ended (`completed`, `interrupted`, `budget` or `failed`)."""
-        async def job(conn: aiosqlite.Connection) -> None:
-            await conn.execute("UPDATE session SET ended_at = ?, outcome = ? WHERE id = ?",
-                               (time.time(), outcome, session))
+        def job(conn: sqlite3.Connection) -> None:
+            conn.execute("UPDATE session SET ended_at = ?, outcome = ? WHERE id = ?",
+                         (time.time(), outcome, session))
         await self._submit(job)
 
     async def save_tasks(self, benchmark: str, split: str, tasks: Sequence[Task]) -> None:
         """Records the tasks of a run (their inputs, for reports and re-scoring without the dataset)."""
         rows = [(benchmark, split, task.id, position, to_json(task.input)) for position, task in enumerate(tasks)]
 
-        async def job(conn: aiosqlite.Connection) -> None:
-            await conn.executemany("INSERT OR REPLACE INTO task (benchmark, split, id, position, input) "
-                                   "VALUES (?, ?, ?, ?, ?)", rows)
+        def job(conn: sqlite3.Connection) -> None:
+            conn.executemany("INSERT OR REPLACE INTO task (benchmark, split, id, position, input) "
+                             "VALUES (?, ?, ?, ?, ?)", rows)
         await self._submit(job)
 
     async def save_rollout(self, record: RolloutRecord, session: int) -> None:
@@ -366,16 +402,16 @@ class ResultsStore:
                   c.batch_saved_usd, int(c.batched), c.usage_problem)
                  for i, c in enumerate(record.calls)]
 
-        async def job(conn: aiosqlite.Connection) -> None:
-            await conn.execute("DELETE FROM rollout WHERE benchmark = ? AND split = ? AND task = ? AND model = ? "
-                               "AND strategy = ? AND sample = ?", _key_tuple(key))
-            cursor = await conn.execute(f"INSERT INTO rollout ({ROLLOUT_COLUMNS}) VALUES (?{', ?' * (len(row) - 1)})",
-                                        row)
+        def job(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM rollout WHERE benchmark = ? AND split = ? AND task = ? AND model = ? "
+                         "AND strategy = ? AND sample = ?", _key_tuple(key))
+            cursor = conn.execute(f"INSERT INTO rollout ({ROLLOUT_COLUMNS}) VALUES (?{', ?' * (len(row) - 1)})",
+                                  row)
             rollout_id = cursor.lastrowid
-            await conn.executemany("INSERT INTO step (rollout_id, idx, data) VALUES (?, ?, ?)",
-                                   [(rollout_id, i, data) for i, data in enumerate(steps)])
-            await conn.executemany(f"INSERT INTO llm_call ({CALL_COLUMNS}) VALUES (?{', ?' * CALL_COLUMNS.count(',')})",
-                                   [(rollout_id, *call) for call in calls])
+            conn.executemany("INSERT INTO step (rollout_id, idx, data) VALUES (?, ?, ?)",
+                             [(rollout_id, i, data) for i, data in enumerate(steps)])
+            conn.executemany(f"INSERT INTO llm_call ({CALL_COLUMNS}) VALUES (?{', ?' * CALL_COLUMNS.count(',')})",
+                             [(rollout_id, *call) for call in calls])
         await self._submit(job)
 
     async def book(self, session: int, opened: Sequence[tuple[str, str | None, float]],
@@ -389,18 +425,18 @@ class ResultsStore:
         """
         now = time.time()
 
-        async def job(conn: aiosqlite.Connection) -> list[int]:
+        def job(conn: sqlite3.Connection) -> list[int]:
             for charge, cost in settled:
                 cost = max(0.0, cost)  # never below nothing (`SpendCap` books a negative cost at its worst case)
-                cursor = await conn.execute("UPDATE charge SET cost_usd = ?, settled_at = ? "
-                                            "WHERE id = ? AND cost_usd IS NULL", (cost, now, charge))
+                cursor = conn.execute("UPDATE charge SET cost_usd = ?, settled_at = ? "
+                                      "WHERE id = ? AND cost_usd IS NULL", (cost, now, charge))
                 if cursor.rowcount:
-                    await conn.execute("UPDATE session SET spent_usd = spent_usd + ? "
-                                       "WHERE id = (SELECT session FROM charge WHERE id = ?)", (cost, charge))
+                    conn.execute("UPDATE session SET spent_usd = spent_usd + ? "
+                                 "WHERE id = (SELECT session FROM charge WHERE id = ?)", (cost, charge))
             ids: list[int] = []
             for model, cache_key, reserved in opened:
-                cursor = await conn.execute("INSERT INTO charge (session, model, cache_key, reserved_usd, opened_at) "
-                                            "VALUES (?, ?, ?, ?, ?)", (session, model, cache_key, reserved, now))
+                cursor = conn.execute("INSERT INTO charge (session, model, cache_key, reserved_usd, opened_at) "
+                                      "VALUES (?, ?, ?, ?, ?)", (session, model, cache_key, reserved, now))
                 assert cursor.lastrowid is not None
                 ids.append(cursor.lastrowid)
             return ids
@@ -412,13 +448,13 @@ class ResultsStore:
         verdicts = [(rollout_id, mode, i, v.group, v.constraint, None if v.passed is None else int(v.passed),
                      _text(v.message)) for rollout_id, ev in evaluations for i, v in enumerate(ev.verdicts)]
 
-        async def job(conn: aiosqlite.Connection) -> None:
-            await conn.executemany("DELETE FROM verdict WHERE rollout_id = ? AND mode = ?",
-                                   [row[:2] for row in details])
-            await conn.executemany("INSERT OR REPLACE INTO evaluation (rollout_id, mode, details) VALUES (?, ?, ?)",
-                                   details)
-            await conn.executemany("INSERT INTO verdict (rollout_id, mode, idx, grp, name, passed, message) "
-                                   "VALUES (?, ?, ?, ?, ?, ?, ?)", verdicts)
+        def job(conn: sqlite3.Connection) -> None:
+            conn.executemany("DELETE FROM verdict WHERE rollout_id = ? AND mode = ?",
+                             [row[:2] for row in details])
+            conn.executemany("INSERT OR REPLACE INTO evaluation (rollout_id, mode, details) VALUES (?, ?, ?)",
+                             details)
+            conn.executemany("INSERT INTO verdict (rollout_id, mode, idx, grp, name, passed, message) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?)", verdicts)
         await self._submit(job)
 
 

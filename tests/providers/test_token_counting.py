@@ -55,3 +55,22 @@ def test_line_by_line_counting_equals_whole_text_on_hostile_text() -> None:
     for _ in range(20_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
         assert count_text_tokens(text) == _whole(text), repr(text)
+
+
+def test_long_lines_cut_after_escaped_newlines_count_as_the_whole(monkeypatch, travelplanner_data: Path) -> None:
+    """A long line is also cut before a space that follows the two characters `\\n` (a repr'd table's rows): the
+    pieces' counts sum to the whole line's, on hostile text (every line long) and on a Planner notebook."""
+    import providers.tokens as tokens
+
+    notebook = [{"index": i, "Short Description": f"Entry {i}", "Content": str(entry["Content"])}
+                for query in load_queries(travelplanner_data / "queries" / "train.jsonl")[:3]
+                for i, entry in enumerate(query.reference_information or [])]
+    assert len(repr(notebook)) > tokens.LONG_LINE and "\\n " in repr(notebook)
+    assert count_text_tokens(f"Given information: {notebook}\nQuery: a trip") == \
+        _whole(f"Given information: {notebook}\nQuery: a trip")
+    monkeypatch.setattr(tokens, "LONG_LINE", 0)
+    pieces = ["\\n", "\\", "n", " ", "  ", "\n", "\n ", "\t", "\u3000", "\x85", "a", "'s", "1", ".", "é", "😀", "'"]
+    rng = random.Random(9)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        assert count_text_tokens(text) == _whole(text), repr(text)

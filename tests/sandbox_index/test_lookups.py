@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from sandbox_index import DistanceRow, Frame, Sandbox
+from sandbox_index import sandbox as sandbox_module
 
 
 def test_flight_search_returns_the_train_reference_flight(sandbox: Sandbox) -> None:
@@ -40,3 +41,22 @@ def test_a_fresh_process_queries_without_importing_the_build_only_modules(travel
     done = subprocess.run([sys.executable, "-c", code, str(travelplanner_index)], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_lookup_is_kept_and_the_oldest_go_first(sandbox: Sandbox, monkeypatch) -> None:
+    """A sandbox answers a lookup it made before from what it kept, never mixing up lookups that share arguments."""
+    monkeypatch.setattr(sandbox_module, "FRAMES_KEPT", 3)
+    with Sandbox(sandbox.path) as fresh:
+        first = fresh.restaurants("Rockford")
+        assert fresh.restaurants("Rockford") is first
+        assert fresh.attractions("Rockford") != first  # same city, another table
+        exact = fresh.match_restaurants("Subway", "Rockford", exact=True)
+        assert [row[1] for row in exact.rows] == [42, 26]
+        assert len(fresh.match_restaurants("Sub", "Rockford")) >= 2  # same table and city, another lookup
+        assert fresh.restaurants("Rockford") is not first  # pushed out by the three lookups since
+        again = fresh.restaurants("Rockford")
+        assert again == first and hash(again) == hash(first)  # equal Frames hash alike, their hash kept or not
+        assert hash(Frame(first.columns, first.dtypes, first.index, first.rows)) == hash(first)
+        assert fresh.distance("Detroit", "Norfolk") is fresh.distance("Detroit", "Norfolk") is not None
+        assert fresh.distance("Norfolk", "Nowhere") is None and fresh.distance("Norfolk", "Nowhere") is None
+        assert fresh.restaurants(["not", "text"]) == Frame(first.columns, first.dtypes, (), ())  # type: ignore[arg-type]

@@ -21,6 +21,7 @@ from benchmarks.travelplanner.agents.planner_tool import (
     format_step,
     halt_reason,
     run_planner,
+    template_parts,
     user_request,
 )
 from benchmarks.travelplanner.prompts import PLANNER_INSTRUCTION, ZEROSHOT_REACT_INSTRUCTION
@@ -50,6 +51,7 @@ EARLY_STOP_STATE = "{counter} early stop due to {retries} max retries."
 PLANNER_TOKEN_LIMIT_STATE = "Max Token Length of Planner Exceeded."
 MAX_RETRIES = 3
 SAME_ACTION_LIMIT = 3
+_PROMPT_PARTS = template_parts(ZEROSHOT_REACT_INSTRUCTION, "query", "scratchpad")
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +131,10 @@ class ReactAgent:
         return ReactRun(answer=self.answer, scratchpad=self.scratchpad, steps=self.steps, halted=halted)
 
     def prompt(self) -> str:
-        """The whole prompt, rebuilt for every call (docs/fidelity/travelplanner.md §4.3)."""
-        return ZEROSHOT_REACT_INSTRUCTION.format(query=self.query, scratchpad=self.scratchpad)
+        """The whole prompt, rebuilt for every call (docs/fidelity/travelplanner.md §4.3): `ZEROSHOT_REACT_INSTRUCTION`
+        filled with the query and the scratchpad."""
+        before_query, before_scratchpad, after = _PROMPT_PARTS
+        return before_query + self.query + before_scratchpad + self.scratchpad + after
 
     def _halted(self) -> str | None:
         assert self.limits.max_prompt_tokens is not None  # set by `for_model`
@@ -150,7 +154,7 @@ class ReactAgent:
         self.scratchpad += " " + await self._ask()
         # official quirk, docs/fidelity/travelplanner.md §4.4: the log keeps the "Thought n:" prefix (the code's removal
         # never matches).
-        entry["thought"] = self.scratchpad.split("\n")[-1]
+        entry["thought"] = self.scratchpad.rpartition("\n")[2]
 
         self.scratchpad += f"\nAction {n}:"
         action = await self._ask()
@@ -160,7 +164,7 @@ class ReactAgent:
         if self.last_actions and self.last_actions[-1] != action:
             self.last_actions.clear()
         self.last_actions.append(action)
-        entry["action"] = self.scratchpad.split("\n")[-1]
+        entry["action"] = self.scratchpad.rpartition("\n")[2]
         if len(self.last_actions) == SAME_ACTION_LIMIT:
             entry["state"] = SAME_ACTION_STATE
             self.finished = True

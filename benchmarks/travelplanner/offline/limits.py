@@ -73,5 +73,12 @@ def _searched(sandbox: Sandbox, facts: QueryFacts) -> tuple[Collected, int]:
 
 
 def explain(tasks: Sequence[Task], strategies: Sequence[str], sandbox: Sandbox) -> list[str | None]:
-    """`why_no_passing_plan` for each (task, strategy) (the `Responder.explain` of TravelPlanner's offline part)."""
-    return [why_no_passing_plan(sandbox, task, strategy) for task, strategy in zip(tasks, strategies, strict=True)]
+    """`why_no_passing_plan` for each (task, strategy) (the `Responder.explain` of TravelPlanner's offline part).
+
+    The tasks are of one split (one run's), so an id names one task: each pair is explained once, however many of
+    its samples failed."""
+    whys: dict[tuple[str, str], str | None] = {}
+    for task, strategy in zip(tasks, strategies, strict=True):
+        if (task.id, strategy) not in whys:
+            whys[task.id, strategy] = why_no_passing_plan(sandbox, task, strategy)
+    return [whys[task.id, strategy] for task, strategy in zip(tasks, strategies, strict=True)]

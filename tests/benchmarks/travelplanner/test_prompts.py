@@ -7,6 +7,7 @@ import string
 import pytest
 
 from benchmarks.travelplanner import prompts
+from benchmarks.travelplanner.agents.planner_tool import template_parts
 
 
 def fields(template: str) -> set[str]:
@@ -55,3 +56,22 @@ def test_the_extraction_prefix_is_never_formatted():
     prompt = prompts.extraction_prompt("Day 1: {x}")
     assert prompt.startswith(prompts.EXTRACTION_PREFIX) and prompt.endswith("Text:\nDay 1: {x}\nJSON:\n")
     assert ' [{{\n        "days": 1,' in prompt and '"accommodation": "-"\n    }}]\n-----EXAMPLE END-----' in prompt
+
+
+@pytest.mark.parametrize(("template", "names"), [
+    (prompts.ZEROSHOT_REACT_INSTRUCTION, ("query", "scratchpad")),
+    (prompts.PLANNER_INSTRUCTION, ("text", "query")),
+    ("{a}{{literal}}{b}", ("a", "b")),
+    ("{a} ends with a field: {b}", ("a", "b")),
+])
+def test_a_template_filled_by_its_parts_is_what_format_writes(template, names):
+    parts = template_parts(template, *names)
+    values = {name: f"<{name} with {{braces}} and\nlines>" for name in names}
+    filled = parts[0] + "".join(values[name] + part for name, part in zip(names, parts[1:], strict=True))
+    assert filled == template.format(**values)
+
+
+@pytest.mark.parametrize("names", [("scratchpad", "query"), ("query",), ("query", "scratchpad", "extra")])
+def test_template_parts_refuse_other_fields(names):
+    with pytest.raises(ValueError, match="template fields"):
+        template_parts(prompts.ZEROSHOT_REACT_INSTRUCTION, *names)
