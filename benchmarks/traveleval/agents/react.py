@@ -159,5 +159,5 @@ def react_tools(limits: ReactLimits, parsing: Parsing = "official") -> ReactStra
 
 
 def reflexion_tools(limits: ReactLimits, max_reflections: int, parsing: Parsing = "official") -> ReactStrategy:
-    return ReactStrategy("reflexion-tools", f"beyond the paper: react-tools, reflects and retries ({max_reflections} "
+    return ReactStrategy("reflexion-tools", f"beyond the paper: react-tools; reflects, retries ({max_reflections} "
                          "max)", limits, max_reflections, parsing)
