@@ -28,6 +28,7 @@ from diskcache.core import MODE_BINARY, MODE_RAW
 from cache import compact
 from cache.keys import KEY_SCHEME, digest
 from cache.read_only import ReadOnlyDiskCache, connect_immutable, writable
+from cache.refusals import Refusals
 from errors import DataError
 from providers.interface import ChatResponse, Usage
 
@@ -161,8 +162,8 @@ class CacheStore:
         self.directory = Path(directory)
         self.damaged: str | None = None
         """Why reads and writes stopped (damage found while running); None while the cache is sound."""
-        self.refused = 0
-        """Entries not served: unreadable, or their fields hash to another key."""
+        self._refuse = Refusals(f"cache {self.directory}", ": `tripbench cache verify --repair --cache-dir "
+                                f"{self.directory}` drops them")
         self._chunks_written: set[int] = set()
         """Chunks this process stored since the sweep count `_sweeps_seen`: a prompt's next step re-sends most of
         them. A sweep (in any process) may delete them, so a new count empties it."""
@@ -299,12 +300,10 @@ class CacheStore:
             return None
         return entry
 
-    def _refuse(self, key: str, why: str) -> None:
-        """Counts an entry that is not served; the first is logged (a damaged cache would flood the log)."""
-        self.refused += 1
-        if self.refused == 1:
-            log.warning("cache %s: entry %s is %s; ignored, as any others like it will be: `tripbench cache verify "
-                        "--repair --cache-dir %s` drops them", self.directory, key, why, self.directory)
+    @property
+    def refused(self) -> int:
+        """Entries not served: unreadable, or their fields hash to another key."""
+        return self._refuse.count
 
     def _read(self, key: str, *, fields: bool) -> tuple[CacheEntry | None, bool]:
         """The entry under `key` and whether its fields are whole (so they can be hashed).

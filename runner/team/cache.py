@@ -21,6 +21,7 @@ import orjson
 import psycopg
 
 from cache import CacheEntry, digest
+from cache.refusals import Refusals
 from runner.team.database import TeamUnavailable, connect, public
 
 log = logging.getLogger(__name__)
@@ -36,8 +37,7 @@ class TeamCache:
 
     def __init__(self, url: str, *, overwrite: bool = False) -> None:
         self.location = public(url)
-        self.refused = 0
-        """Entries not served: unreadable, or their fields hash to another key."""
+        self._refuse = Refusals(self.location)
         self._url = url
         self._overwrite = overwrite
         self._reader: psycopg.Connection[tuple[object, ...]] | None = connect(url)
@@ -74,10 +74,10 @@ class TeamCache:
             return None
         return entry
 
-    def _refuse(self, key: str, why: str) -> None:
-        self.refused += 1
-        if self.refused == 1:
-            log.warning("%s: cache entry %s is %s; ignored, as any others like it will be", self.location, key, why)
+    @property
+    def refused(self) -> int:
+        """Entries not served: unreadable, or their fields hash to another key."""
+        return self._refuse.count
 
     def set_many(self, entries: Mapping[str, CacheEntry]) -> None:
         """Stores the entries in one statement (the first writer of a key wins unless `overwrite`).
