@@ -86,13 +86,15 @@ class Collected:
     """(origin, destination, mode) -> the distance-matrix answer."""
     parts: dict[str, dict[str, list[Any]]] = field(default_factory=dict)
     """City -> {"stays", "eateries", "attractions"}, cities in the order they first appear."""
+    named: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    """(city, part) -> the names `parts` holds there."""
 
     def add(self, city: str, part: str, items: Iterable[Stay | Eatery | str]) -> None:
         """Adds a city's options, skipping the ones no plan can name as the evaluator reads them: a name shown with an
         escaped line break (the database's name holds a real one), and a name seen before in the city (the evaluator
         charges and checks the first row of a name: a cheaper namesake further down is not what it would count)."""
         listed = self.parts.setdefault(city, {"stays": [], "eateries": [], "attractions": []})[part]
-        seen = {_name(item) for item in listed}
+        seen = self.named.setdefault((city, part), set())
         for item in items:
             if "\\n" not in (name := _name(item)) and name not in seen:
                 seen.add(name)
