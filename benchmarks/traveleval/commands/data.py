@@ -28,7 +28,7 @@ from benchmarks.traveleval.commands.manifest import FILES
 from benchmarks.traveleval.dataset import read_queries
 from benchmarks.traveleval.sandbox.build import build_index
 from datahome import copy_file, copy_tree, download, home_option, staging, swap_in
-from errors import DataError, UserError
+from errors import DataError, UsageError, UserError
 
 COMMIT = "3638d55590eda4616d460b82f192a01c2557e6a2"
 DEFAULT_URL = f"https://raw.githubusercontent.com/onlycwy11/TravelEval/{COMMIT}/{{path}}"
@@ -58,7 +58,7 @@ def fetch_command(home: Path | None, url: str, pins_url: str, timeout: float) ->
     """Download TravelEval's queries and database (and the Gaode caches, when there) into the data home."""
     for option, template in (("--url", url), ("--pins-url", pins_url)):
         if "{path}" not in template:
-            raise UserError(f"{option} {template!r}: expected a template with {{path}} (a file's path in the "
+            raise UsageError(f"{option} {template!r}: expected a template with {{path}} (a file's path in the "
                             "repository)")
     dest = paths.data_dir(home)
     click.echo(f"downloading {len(FILES)} files from {url.format(path=ENVIRONMENT + '/...')}", err=True)

@@ -18,7 +18,7 @@ from click.testing import CliRunner, Result
 from benchmarks.traveleval import paths
 from benchmarks.traveleval.commands.data import data_info, fetch_command, holds_data, import_command
 from benchmarks.traveleval.commands.manifest import FILES
-from errors import DataError, UserError
+from errors import DataError, UsageError, UserError
 from tests.benchmarks.traveleval.evaluation import plans
 from tests.benchmarks.traveleval.sandbox.test_te_sandbox import COUNTS
 from tests.runner.engine_support import run_cli
@@ -146,9 +146,11 @@ def test_fetch_offline_is_a_message(tmp_path: Path) -> None:
 
 
 def test_a_url_without_the_path_placeholder_is_refused(tmp_path: Path) -> None:
-    failed = _invoke(fetch_command, "--home", str(tmp_path), "--url", "http://127.0.0.1:9/easy.json")
-    assert isinstance(failed.exception, UserError) and "expected a template with {path}" in str(failed.exception)
-    assert not (tmp_path / "traveleval").exists()
+    for option in ("--url", "--pins-url"):  # a usage error: exit 2 (README's rule), nothing written
+        failed = _invoke(fetch_command, "--home", str(tmp_path), option, "http://127.0.0.1:9/easy.json")
+        assert isinstance(failed.exception, UsageError) and failed.exception.exit_code == 2
+        assert f"{option} 'http://127.0.0.1:9/easy.json': expected a template with {{path}}" in str(failed.exception)
+        assert not (tmp_path / "traveleval").exists()
 
 
 def test_holds_data(traveleval_data: Path, tmp_path: Path) -> None:
