@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from cache.store import CacheEntry
@@ -20,6 +20,10 @@ class CallCache(Protocol):
 
     def get(self, key: str) -> CacheEntry | None:
         """The entry under `key`, or None; a use of the cache (counted where the cache counts hits)."""
+        ...
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, CacheEntry]:
+        """The entries found under `keys`, in one round trip; every key listed is a use of the cache."""
         ...
 
     def peek(self, key: str) -> CacheEntry | None:

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,8 @@ _META_SAVED = "meta:saved_microusd"  # an integer, so diskcache's atomic `incr` 
 _META_KEYS = (_META_SCHEME, _META_HITS, _META_MISSES, _META_SAVED)
 DB_FILE = "cache.db"
 """diskcache's database file in the directory."""
+_KEYS_PER_QUERY = 500
+"""Keys one read statement asks for (SQLite allows 999 parameters in older builds)."""
 
 
 class CorruptEntry(ValueError):
@@ -263,16 +265,21 @@ class CacheStore:
 
     def get(self, key: str) -> CacheEntry | None:
         """The entry under `key`, or None; counted as a hit or a miss (a corrupt entry is a miss) when `counting`."""
-        entry = self.peek(key)
-        if not self.counting:
-            return entry
-        with self._lock:
-            if entry is None:
-                self._misses += 1
-            else:
-                self._hits += 1
-                self._saved_microusd += round((entry.cost_usd or 0.0) * 1e6)
-        return entry
+        return self.get_many((key,)).get(key)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, CacheEntry]:
+        """The entries found under `keys`, read in one query (a missing or refused one is absent); every key is
+        counted as a hit or a miss when `counting`, as many times as it is listed."""
+        found = self._peek_many(keys)
+        if self.counting:
+            with self._lock:
+                for key in keys:
+                    if (entry := found.get(key)) is None:
+                        self._misses += 1
+                    else:
+                        self._hits += 1
+                        self._saved_microusd += round((entry.cost_usd or 0.0) * 1e6)
+        return found
 
     def peek(self, key: str, *, fields: bool = False) -> CacheEntry | None:
         """The entry under `key`, verified, or None, without counting; a corrupt or mismatched entry is logged.
@@ -282,42 +289,83 @@ class CacheStore:
             fields: Rebuild the entry's whole fields (`explain`, `verify`); without it a compact entry's fields hold
                 its chunks' keys, and the check is the key written inside the entry (`cache.compact`).
         """
+        return self._peek_many((key,), fields=fields).get(key)
+
+    def _peek_many(self, keys: Sequence[str], *, fields: bool = False) -> dict[str, CacheEntry]:
+        """`peek` for several keys, in one query."""
         if self.damaged is not None:
-            return None
+            return {}
+        found: dict[str, CacheEntry] = {}
         try:
-            entry, whole = self._read(key, fields=fields)
+            for key, row in self._rows(keys).items():
+                try:
+                    entry, whole = self._decode(key, self._value(key, row), fields=fields)
+                except (CorruptEntry, OSError) as exc:  # not one of our entries, its value file gone or cut short
+                    self._refuse(key, f"unreadable ({type(exc).__name__}: {exc})")
+                    continue
+                except WrongKey:
+                    self._refuse(key, "the answer to another request (written under another key)")
+                    continue
+                if whole and digest(entry.fields) != key:
+                    self._refuse(key, "the answer to another request (its fields hash to another key)")
+                    continue
+                found[key] = entry
         except sqlite3.Error as exc:  # a damaged page of the database
             self._fail(exc)
-            return None
-        except (CorruptEntry, OSError) as exc:  # not one of our entries, its value file gone or cut short
-            self._refuse(key, f"unreadable ({type(exc).__name__}: {exc})")
-            return None
-        except WrongKey:
-            self._refuse(key, "the answer to another request (written under another key)")
-            return None
-        if entry is not None and whole and digest(entry.fields) != key:
-            self._refuse(key, "the answer to another request (its fields hash to another key)")
-            return None
-        return entry
+            return {}
+        return found
 
     @property
     def refused(self) -> int:
         """Entries not served: unreadable, or their fields hash to another key."""
         return self._refuse.count
 
+    def _rows(self, keys: Sequence[str]) -> dict[str, tuple[int, str | None, Any]]:
+        """diskcache's (mode, filename, value) of the entries under `keys` that are stored, by key.
+
+        diskcache's own `get` costs a statement, its locks and a connection check per key; a replay asks for the
+        next call of every rollout in flight at once, and one statement answers them all (3x less per key).
+        """
+        unique = list(dict.fromkeys(keys))
+        rows: dict[str, tuple[int, str | None, Any]] = {}
+        for start in range(0, len(unique), _KEYS_PER_QUERY):
+            batch = unique[start:start + _KEYS_PER_QUERY]
+            rows.update((key, (mode, filename, value)) for key, mode, filename, value in self._cache._con.execute(
+                f"SELECT key, mode, filename, value FROM Cache WHERE raw = 1 AND key IN ({', '.join('?' * len(batch))})"
+                " AND (expire_time IS NULL OR expire_time > ?)", (*batch, time.time())))
+        return rows
+
+    def _value(self, key: str, row: tuple[int, str | None, Any]) -> bytes:
+        """The stored bytes of a row (`_rows`), from the database or its value file.
+
+        Raises:
+            CorruptEntry: not bytes.
+            OSError: the value file is missing or cannot be read.
+        """
+        mode, filename, value = row
+        try:
+            data: bytes = self._cache._disk.fetch(mode, filename, value, False)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"the value file of {key} is missing") from None
+        return data
+
     def _read(self, key: str, *, fields: bool) -> tuple[CacheEntry | None, bool]:
         """The entry under `key` and whether its fields are whole (so they can be hashed).
+
+        Raises:
+            CorruptEntry: not one of our entries (or a chunk it needs is missing); OSError: its value file is gone.
+            WrongKey: a compact entry written under another key.
+        """
+        row = self._rows((key,)).get(key)
+        return (None, False) if row is None else self._decode(key, self._value(key, row), fields=fields)
+
+    def _decode(self, key: str, data: bytes, *, fields: bool) -> tuple[CacheEntry, bool]:
+        """The entry stored as `data` under `key`, and whether its fields are whole.
 
         Raises:
             CorruptEntry: not one of our entries (or a chunk it needs is missing).
             WrongKey: a compact entry written under another key.
         """
-        data = self._cache.get(key)
-        if data is None:
-            # diskcache reads a value file gone missing as a miss: only a row without its file tells them apart
-            if key in self._cache:
-                raise FileNotFoundError(f"the value file of {key} is missing")
-            return None, False
         try:
             if not compact.is_compact(data):  # a whole entry, as tripbench wrote them before the compact form
                 return CacheEntry.from_json(orjson.loads(data)), True

@@ -40,6 +40,7 @@ from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
 from runner.ladder.batches import BatchCounts, BatchTransport
 from runner.ladder.budget import SpendCap, impossible
+from runner.ladder.cache_reads import CacheReads
 from runner.ladder.calls import CallRecord
 from runner.ladder.ratelimit import LimitKey, RateLimiter
 from runner.ladder.retry import Retrier
@@ -141,6 +142,7 @@ class Gateway:
             raise ValueError(f"cache mode {mode} needs a cache")  # replay must never fall through to a provider
         self._resolve = resolve
         self._cache = cache
+        self._reads = CacheReads(cache) if cache is not None else None
         self._mode = mode or (CacheMode.READWRITE if cache is not None else CacheMode.OFF)
         self.spend_cap = spend_cap or SpendCap()
         self._limiter = limiter or RateLimiter()
@@ -232,8 +234,8 @@ class Gateway:
                             endpoint=target.endpoint)
         call.key = key = digest(fields)
         if mode.reads:
-            assert self._cache is not None
-            entry = self._cache.get(key)
+            assert self._reads is not None
+            entry = await self._reads.get(key)
             if entry is not None:
                 return _Outcome(entry.response, hit=True, cost_usd=0.0, saved_usd=entry.cost_usd)
             if mode is CacheMode.REPLAY:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import orjson
 import psycopg
@@ -50,29 +50,36 @@ class TeamCache:
 
     def peek(self, key: str) -> CacheEntry | None:
         """The entry under `key`, verified, or None."""
+        return self.get_many((key,)).get(key)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, CacheEntry]:
+        """The entries found under `keys`, verified, in one query."""
         try:
             with self._lock:
                 if self._reader is None or self._reader.closed:  # lost with the server: a new one once it is back
                     self._reader = connect(self._url)
-                row = self._reader.execute("SELECT entry FROM tb_cache WHERE key = %s", (key,)).fetchone()
+                rows = self._reader.execute("SELECT key, entry FROM tb_cache WHERE key = ANY(%s)",
+                                            (list(dict.fromkeys(keys)),)).fetchall()
         except (psycopg.Error, TeamUnavailable) as exc:
             if not self._unreadable:  # said once an outage, not once a call
                 log.warning("%s: the cache cannot be read (%s): misses until it can", self.location,
                             str(exc).strip())
             self._unreadable = True
-            return None
+            return {}
         self._unreadable = False
-        if row is None:
-            return None
-        try:
-            entry = CacheEntry.from_json(orjson.loads(zlib.decompress(bytes(row[0]))))  # type: ignore[call-overload]
-        except (zlib.error, orjson.JSONDecodeError, ValueError, TypeError) as exc:
-            self._refuse(key, f"unreadable ({type(exc).__name__}: {exc})")
-            return None
-        if digest(entry.fields) != key:
-            self._refuse(key, "the answer to another request (its fields hash to another key)")
-            return None
-        return entry
+        found = {}
+        for key, stored in rows:
+            assert isinstance(key, str) and isinstance(stored, bytes)  # the columns' types: text, bytea
+            try:
+                entry = CacheEntry.from_json(orjson.loads(zlib.decompress(stored)))
+            except (zlib.error, orjson.JSONDecodeError, ValueError, TypeError) as exc:
+                self._refuse(key, f"unreadable ({type(exc).__name__}: {exc})")
+                continue
+            if digest(entry.fields) != key:
+                self._refuse(key, "the answer to another request (its fields hash to another key)")
+                continue
+            found[key] = entry
+        return found
 
     @property
     def refused(self) -> int:

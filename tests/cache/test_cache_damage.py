@@ -94,6 +94,18 @@ def test_damage_gives_right_answers_or_misses_never_an_error(cache, damage: str,
     print(f"\n{damage}: {served}/{len(made)} entries still served, {len(made) - served} misses; {warnings[0][:140]}")
 
 
+@pytest.mark.parametrize("damage", ["value file deleted", "value file truncated", "an entry swapped for another key's"])
+def test_a_bad_entry_in_a_read_of_many_costs_only_itself(cache, damage: str) -> None:
+    directory, made = cache
+    DAMAGE[damage](directory, made)
+    with CacheStore(directory) as store:
+        found = store.get_many([*made, *made])  # every key twice, in one query
+        assert store.refused == 1
+        stats = store.stats()
+    assert len(found) == len(made) - 1 and all(entry.response == made[key].response for key, entry in found.items())
+    assert (stats.hits, stats.misses) == (2 * len(found), 2)  # each key counted as often as it was asked for
+
+
 def test_verify_lists_bad_entries_and_repair_drops_them(cache) -> None:
     directory, made = cache
     swap_two_entries(directory, made)

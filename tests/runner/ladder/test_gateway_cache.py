@@ -6,7 +6,7 @@ import asyncio
 import logging
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -220,3 +220,48 @@ async def test_a_cache_locked_by_another_process_never_blocks_the_event_loop(
     assert [r.getMessage() for r in caplog.records if " took " in r.getMessage()] == []
     again = await gateway(scripted, store, records).complete(ask())
     assert again == answer and len(scripted.calls) == 1  # written once the lock was gone
+
+
+class ReadRecordingStore(CacheStore):
+    """The real store, noting the keys of every read the gateway makes."""
+
+    def __init__(self, directory: Path, *, fail: Exception | None = None) -> None:
+        super().__init__(directory)
+        self.reads: list[list[str]] = []
+        self.fail = fail
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, CacheEntry]:
+        self.reads.append(list(keys))
+        if self.fail is not None:
+            raise self.fail
+        return super().get_many(keys)
+
+
+async def test_reads_asked_in_one_loop_turn_are_one_query(scripted: ScriptedProvider, tmp_path: Path,
+                                                          records: list[CallRecord]) -> None:
+    with ReadRecordingStore(tmp_path / "cache") as store:
+        gw = gateway(scripted, store, records)
+        stored = await asyncio.gather(*(gw.complete(ask(f"Plan trip {i}.")) for i in range(10)))
+        assert [len(keys) for keys in store.reads] == [10]  # ten misses, found so by one query
+        store.reads.clear()
+        replay = gateway(scripted, store, records, CacheMode.REPLAY)
+        readers = [asyncio.create_task(replay.complete(ask(f"Plan trip {i}."))) for i in range(10)]
+        await asyncio.sleep(0)  # every reader is now waiting for the read
+        readers[4].cancel()
+        answers = await asyncio.gather(*readers, return_exceptions=True)
+        assert [len(keys) for keys in store.reads] == [10]
+        assert isinstance(answers[4], asyncio.CancelledError)
+        assert answers[:4] + answers[5:] == stored[:4] + stored[5:] and len(scripted.calls) == 10
+        assert [record.hit for record in records[10:]] == [True] * 9  # the cancelled reader made no call
+        assert store.stats().hits == 10  # its key was read, and counted, before it was cancelled
+
+
+async def test_a_failing_read_fails_every_reader_of_that_turn(scripted: ScriptedProvider, tmp_path: Path,
+                                                              records: list[CallRecord]) -> None:
+    with ReadRecordingStore(tmp_path / "cache", fail=RuntimeError("the disk is on fire")) as store:
+        gw = gateway(scripted, store, records)
+        answers = await asyncio.wait_for(asyncio.gather(*(gw.complete(ask(f"Plan trip {i}.")) for i in range(3)),
+                                                        return_exceptions=True), timeout=5)
+        assert [str(answer) for answer in answers] == ["the disk is on fire"] * 3 and scripted.calls == []
+        store.fail = None
+        assert (await gw.complete(ask("Plan trip 1."))).text and len(store.reads) == 2  # the next turn reads again
