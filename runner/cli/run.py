@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import json
@@ -24,9 +25,10 @@ from errors import ConfigError
 from providers.prices import nearest_priced, price_for
 from runner.cli.console import output_console
 from runner.engine.dryrun import estimate, render_estimate, render_settings, spent_before
-from runner.engine.execute import FAILED, Prepared, RunReport, default_run_dir, execute, prepare
+from runner.engine.execute import FAILED, Prepared, RunReport, Spread, default_run_dir, execute, prepare
 from runner.engine.gc_tuning import tune_for_a_run
 from runner.engine.preflight import preflight
+from runner.engine.replay_processes import replay_workers
 from runner.engine.scheduler import BUDGET, INTERRUPTED
 from runner.engine.shard import Shard, parse_shard
 from runner.engine.spec import RunSpec, load_spec, parse_options, parse_spec
@@ -304,13 +306,15 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
         render_settings(prepared, console)
         return
     tune_for_a_run()  # after `prepare`: the loaded spec and data are frozen out of every collection
-    report = asyncio.run(_execute(prepared, run_dir, session, console, lock_fd))
+    with replay_workers(prepared, lock_fd) if session.ray_address is None else contextlib.nullcontext() as spread:
+        report = asyncio.run(_execute(prepared, run_dir, session, console, lock_fd, spread))
     _finish(ctx, report, run_dir, resume, console)
 
 
 async def _execute(prepared: Prepared, run_dir: Path, session: SessionFlags, console: Console,
-                   lock_fd: int | None) -> RunReport:
-    """The session, showing its progress live on a terminal, else as a plain line now and then on `console`."""
+                   lock_fd: int | None, spread: Spread | None) -> RunReport:
+    """The session, showing its progress live on a terminal, else as a plain line now and then on `console`;
+    `spread`: a replay's worker processes (`replay_workers`)."""
     live = Console(stderr=True)
     quiet_or_terminal = live.is_terminal or session.quiet
     # nohup, cron, a CI log: a plain line now and then on the summary's console
@@ -320,7 +324,7 @@ async def _execute(prepared: Prepared, run_dir: Path, session: SessionFlags, con
 
         remote = on_ray(session.ray_address)
     return await execute(prepared, run_dir, force=session.force, grace_s=session.grace, lock_fd=lock_fd,
-                         remote=remote, progress_console=live if quiet_or_terminal else console,
+                         remote=remote, spread=spread, progress_console=live if quiet_or_terminal else console,
                          show_progress=quiet_or_terminal and not session.quiet,
                          log_every_s=None if quiet_or_terminal else session.progress_every)
 

@@ -288,9 +288,12 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 RemoteRun = Callable[["Prepared", Sequence[RolloutKey], Callable[[RolloutRecord], Awaitable[None]], Scheduler],
                     Awaitable[tuple[str, str]]]
-"""Runs pending rollouts elsewhere (`runner.engine.ray_workers.on_ray`), storing each record through the callback
-(here: this process stays the only writer of the results store), under the session's scheduler (its `stop()`);
-returns the outcome (`runner.engine.scheduler`) and a note for the report."""
+"""Runs pending rollouts elsewhere (`runner.engine.ray_workers.on_ray`, `runner.engine.replay_processes`), storing
+each record through the callback (here: this process stays the only writer of the results store), under the
+session's scheduler (its `stop()`); returns the outcome (`runner.engine.scheduler`) and a note for the report."""
+Spread = Callable[["Prepared", int], RemoteRun | None]
+"""Chooses, from the number of pending rollouts, where a session runs them: a `RemoteRun`, or None for here
+(`runner.engine.replay_processes.for_replay`)."""
 
 
 @dataclass(slots=True)
@@ -376,12 +379,14 @@ class ResumePlan:
 
 async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, progress_console: Console | None = None,
                   show_progress: bool = True, log_every_s: float | None = None, grace_s: float = 30.0,
-                  lock_fd: int | None = None, remote: RemoteRun | None = None) -> RunReport:
+                  lock_fd: int | None = None, remote: RemoteRun | None = None,
+                  spread: Spread | None = None) -> RunReport:
     """Runs every rollout of the spec not yet finished in `run_dir`, then evaluates and exports.
 
     `lock_fd`: the run directory's lock, when the caller took it already (`runner.store.writer.lock_run_dir`).
     `remote`: run the rollouts there (the actors of a Ray cluster: `runner.engine.ray_workers.on_ray`); this
-    process stays the only writer of the results store.
+    process stays the only writer of the results store. `spread`: without `remote`, where the pending rollouts run,
+    chosen once their number is known (a replay's worker processes).
 
     SIGINT / SIGTERM stop admission and give in-flight rollouts `grace_s` seconds; a second signal cancels them.
     `show_progress` draws live rows on `progress_console`; `log_every_s` prints a plain line there that often.
@@ -400,7 +405,8 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
     interrupts = _Interrupts(report)
     try:
         await _execute(prepared, run_dir, store, report, interrupts, claim, force,
-                       Watch(progress_console, show_progress, log_every_s), grace_s, remote)
+                       Watch(progress_console, show_progress, log_every_s), grace_s,
+                       (lambda _prepared, _pending: remote) if remote is not None else spread)
     except asyncio.CancelledError:
         if not interrupts.interrupted:
             raise
@@ -446,7 +452,7 @@ class _Interrupts:
 
 async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, report: RunReport,
                    interrupts: _Interrupts, claim: ShardClaim | None, force: bool, watch: Watch, grace_s: float,
-                   remote: RemoteRun | None) -> None:
+                   spread: Spread | None) -> None:
     spec = prepared.spec
     # Whatever ends the run (an error, a store that cannot write at the end), everything opened is closed, newest
     # first, each even if one before it failed: an unclosed store or cache would keep the process alive and the run
@@ -488,7 +494,7 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
             opened.callback(close)
         await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
         outcome = await _run_pending(Session(prepared, store, session, gateway, spend_cap, tools, report), plan,
-                                     watch, grace_s, remote)
+                                     watch, grace_s, spread)
         interrupts.install()
         report.notes += await _evaluate(prepared, store, run_dir)
         if (batches := gateway.batch_counts) is not None and (twice := batches.maybe_twice):
@@ -542,9 +548,9 @@ async def _claim_shard(prepared: Prepared, run_dir: Path) -> ShardClaim | None:
 
 
 async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s: float,
-                       remote: RemoteRun | None) -> str:
-    """Runs the plan's pending rollouts (here, or on a Ray cluster's actors), storing each as it finishes; returns
-    the outcome (`runner.engine.scheduler`)."""
+                       spread: Spread | None) -> str:
+    """Runs the plan's pending rollouts (here, or where `spread` chooses: a Ray cluster's actors, a replay's worker
+    processes), storing each as it finishes; returns the outcome (`runner.engine.scheduler`)."""
     prepared, spec, spend_cap, report = session.prepared, session.prepared.spec, session.spend_cap, session.report
     tasks = {task.id: task for task in prepared.tasks}
     # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
@@ -571,6 +577,12 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
                                      bind_model(prepared, session.gateway, key), session.tools,
                                      stats.observer(key.model)))
 
+    async def save_run_elsewhere(record: RolloutRecord) -> None:
+        observe = stats.observer(record.key.model)  # its calls, seen here only now
+        for call in record.calls:
+            observe(call)
+        await save(record)
+
     loop = asyncio.get_running_loop()
 
     def stop() -> None:
@@ -582,10 +594,10 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
     evaluator = loop.create_task(_evaluate_every(prepared, session.store, EVALUATE_EVERY_S, finished_running))
     try:
         with live:
-            if remote is None:
+            if (remote := spread(prepared, len(plan.pending)) if spread is not None else None) is None:
                 outcome = await scheduler.run(plan.pending, run_one)
             else:
-                outcome, note = await remote(prepared, plan.pending, booked(session, save), scheduler)
+                outcome, note = await remote(prepared, plan.pending, booked(session, save_run_elsewhere), scheduler)
                 report.notes.append(note)
     finally:
         finished_running.set()
@@ -625,7 +637,7 @@ async def evaluate_stored(benchmark: Benchmark, options: BaseModel, modes: Seque
     notes: list[str] = []
     with load_run(run_dir) as results:
         for mode in modes:
-            scored = results.evaluations(mode)
+            scored = results.evaluated(mode)
             todo = [r for r in results.rollouts if r.id not in scored and r.key.task in by_id
                     and r.key.benchmark == benchmark.name and r.key.split == split]
             if not todo:

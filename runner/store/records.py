@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from benchmarks.base import RolloutResult
+from benchmarks.base import Evaluation, RolloutResult
 from providers.interface import Usage
 from runner.ladder.calls import CallRecord
 
@@ -36,6 +36,9 @@ class RolloutRecord:
     """Exception class that ended the rollout (e.g. `RateLimited`), None when the strategy returned normally."""
     started_at: float = 0.0
     finished_at: float = 0.0
+    evaluations: dict[str, Evaluation] = field(default_factory=dict)
+    """Its evaluations by evaluator mode, when it was scored where it ran (a replay's worker process): stored with
+    it, so the run's scoring pass finds it done."""
 
     @property
     def cost_usd(self) -> float:

@@ -201,6 +201,10 @@ class RunResults:
             return 0
         return int(self._query("SELECT count(*) FROM llm_call WHERE usage_problem IS NOT NULL")[0][0])
 
+    def evaluated(self, mode: str) -> set[int]:
+        """The ids of the rollouts with an evaluation of `mode` (without reading it)."""
+        return {rid for (rid,) in self._query("SELECT rollout_id FROM evaluation WHERE mode = ?", (mode,))}
+
     def evaluations(self, mode: str) -> dict[int, Evaluation]:
         """Stored evaluations of one evaluator mode, by rollout id."""
         verdicts: dict[int, list[Verdict]] = {}

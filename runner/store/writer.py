@@ -61,7 +61,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from benchmarks.base import Evaluation, Task
+from benchmarks.base import Evaluation, RolloutResult, Task
 from errors import UserError
 from runner.ladder.batches import StoredBatch
 from runner.outcomes import runs_again
@@ -385,7 +385,8 @@ class ResultsStore:
         await self._submit(job)
 
     async def save_rollout(self, record: RolloutRecord, session: int) -> None:
-        """Commits a finished rollout with its steps and calls in one transaction, replacing an earlier attempt.
+        """Commits a finished rollout with its steps, calls and evaluations (`RolloutRecord.evaluations`) in one
+        transaction, replacing an earlier attempt.
 
         Raises:
             TypeError: the result holds something that cannot be stored (raised before anything is queued).
@@ -401,6 +402,7 @@ class ResultsStore:
                   c.usage.output_tokens, c.cost_usd, c.saved_usd, c.latency_s, c.retries, c.error_type, _text(c.error),
                   c.batch_saved_usd, int(c.batched), c.usage_problem)
                  for i, c in enumerate(record.calls)]
+        evaluations = list(record.evaluations.items())
 
         def job(conn: sqlite3.Connection) -> None:
             conn.execute("DELETE FROM rollout WHERE benchmark = ? AND split = ? AND task = ? AND model = ? "
@@ -408,10 +410,12 @@ class ResultsStore:
             cursor = conn.execute(f"INSERT INTO rollout ({ROLLOUT_COLUMNS}) VALUES (?{', ?' * (len(row) - 1)})",
                                   row)
             rollout_id = cursor.lastrowid
+            assert rollout_id is not None  # set by every INSERT
             conn.executemany("INSERT INTO step (rollout_id, idx, data) VALUES (?, ?, ?)",
                              [(rollout_id, i, data) for i, data in enumerate(steps)])
             conn.executemany(f"INSERT INTO llm_call ({CALL_COLUMNS}) VALUES (?{', ?' * CALL_COLUMNS.count(',')})",
                              [(rollout_id, *call) for call in calls])
+            _insert_evaluations(conn, [(rollout_id, mode, ev) for mode, ev in evaluations])
         await self._submit(job)
 
     async def book(self, session: int, opened: Sequence[tuple[str, str | None, float]],
@@ -444,18 +448,29 @@ class ResultsStore:
 
     async def save_evaluations(self, mode: str, evaluations: Sequence[tuple[int, Evaluation]]) -> None:
         """Stores (rollout id, evaluation) pairs for one evaluator mode, replacing earlier ones of that mode."""
-        details = [(rollout_id, mode, to_json(dict(ev.details))) for rollout_id, ev in evaluations]
-        verdicts = [(rollout_id, mode, i, v.group, v.constraint, None if v.passed is None else int(v.passed),
-                     _text(v.message)) for rollout_id, ev in evaluations for i, v in enumerate(ev.verdicts)]
+        await self._submit(lambda conn: _insert_evaluations(conn, [(rid, mode, ev) for rid, ev in evaluations]))
 
-        def job(conn: sqlite3.Connection) -> None:
-            conn.executemany("DELETE FROM verdict WHERE rollout_id = ? AND mode = ?",
-                             [row[:2] for row in details])
-            conn.executemany("INSERT OR REPLACE INTO evaluation (rollout_id, mode, details) VALUES (?, ?, ?)",
-                             details)
-            conn.executemany("INSERT INTO verdict (rollout_id, mode, idx, grp, name, passed, message) "
-                             "VALUES (?, ?, ?, ?, ?, ?, ?)", verdicts)
-        await self._submit(job)
+
+def _insert_evaluations(conn: sqlite3.Connection, evaluations: Sequence[tuple[int, str, Evaluation]]) -> None:
+    """Stores (rollout id, mode, evaluation) triples, replacing earlier ones of the same rollout and mode."""
+    details = [(rollout_id, mode, to_json(dict(ev.details))) for rollout_id, mode, ev in evaluations]
+    verdicts = [(rollout_id, mode, i, v.group, v.constraint, None if v.passed is None else int(v.passed),
+                 _text(v.message)) for rollout_id, mode, ev in evaluations for i, v in enumerate(ev.verdicts)]
+    conn.executemany("DELETE FROM verdict WHERE rollout_id = ? AND mode = ?", [row[:2] for row in details])
+    conn.executemany("INSERT OR REPLACE INTO evaluation (rollout_id, mode, details) VALUES (?, ?, ?)", details)
+    conn.executemany("INSERT INTO verdict (rollout_id, mode, idx, grp, name, passed, message) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?)", verdicts)
+
+
+def as_stored(result: RolloutResult) -> RolloutResult:
+    """`result` as the store gives it back (`RunResults.result`): its plan and steps through JSON, its texts as
+    SQLite holds them. What scoring a rollout before it is stored must see, to score what scoring it after would."""
+    return RolloutResult(result.status, _text(result.answer), _json_copy(result.plan),
+                         [_json_copy(step) for step in result.steps], _text(result.error))
+
+
+def _json_copy(value: Any) -> Any:
+    return None if value is None else orjson.loads(to_json(value))
 
 
 def _key_tuple(key: RolloutKey) -> tuple[str, str, str, str, str, int]:

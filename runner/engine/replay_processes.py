@@ -1,0 +1,293 @@
+"""A replay's rollouts in worker processes: `cache = "replay"` runs its rollouts on every core of the machine.
+
+A replay answers every call from the cache, so its rollouts are pure computation (the agent, its tools, the cache's
+reads) and one Python process runs them on one core. A replay cannot spend money nor meet a rate limit, so nothing
+needs sharing between processes but the cache folder, which diskcache lets several processes read. Each worker opens
+the cache, the benchmark's tools and a gateway of its own, runs the chunks of rollouts it is handed, scores each
+finished rollout (`Benchmark.evaluate`, on its result as the store will give it back) and sends the record back with
+its evaluations. This process stays the only writer of the results store; its scoring pass, which would read every
+rollout back, finds them scored.
+
+The workers are forked from the prepared run before its event loop starts (`ReplayWorkers.fork`): a fork copies
+what `prepare` loaded and imported, where a fresh interpreter would spend a second on it again; and with no thread
+yet, no lock held by one is copied half-taken. Nothing is open yet but the run directory's lock, which each worker
+closes at once. A session with too few pending rollouts to gain from them ends them unused.
+
+A worker ignores Ctrl-C: the run's own stop (`Scheduler.stop`) hands out no new chunk and gives the chunks running
+the grace period, then ends the workers; a rollout not stored runs again on resume. A worker whose parent dies finds
+its pipe closed at its next message and ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import multiprocessing
+import os
+import pickle
+import signal
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from benchmarks.base import Task
+from cache.modes import CacheMode
+from errors import UserError
+from runner.engine.execute import Prepared, RemoteRun, Spread, bind_model, build_gateway, open_cache
+from runner.engine.rollout import run_rollout
+from runner.engine.scheduler import COMPLETED, INTERRUPTED, Scheduler
+from runner.ladder.budget import SpendCap
+from runner.store.records import RolloutKey, RolloutRecord
+from runner.store.writer import as_stored
+
+MIN_ROLLOUTS = 200
+"""Pending rollouts per worker below which a replay stays in this process (a worker's gain is smaller than what
+handing records across costs)."""
+CHUNKS_PER_WORKER = 8
+"""Chunks the pending rollouts are cut into per worker, at least: the workers finish close together."""
+SEND_EVERY = 16
+"""Finished rollouts a worker scores together before it sends them (the benchmark's evaluator opens its data once
+per call)."""
+CLOSE_S = 10.0
+"""How long a worker gets to close its cache (its hit counts) after its last chunk, before it is killed."""
+POLL_S = 0.5
+"""How often a stop of the run is looked for while no record arrives."""
+_DONE = "done"
+_RECORD = "record"
+_FAILED = "failed"
+
+
+@contextlib.contextmanager
+def replay_workers(prepared: Prepared, lock_fd: int | None = None) -> Iterator[Spread | None]:
+    """Worker processes for `prepared` when it is a replay that can use them, as `execute`'s `spread`; None when not
+    (the rollouts run in this process). Call it before any event loop or thread starts; the workers end on leaving.
+
+    `lock_fd`: the run directory's lock when this process holds it already (the workers close their copy).
+    """
+    workers = ReplayWorkers.fork(prepared, lock_fd)
+    if workers is None:
+        yield None
+        return
+    try:
+        yield workers.spread
+    finally:
+        workers.end()
+
+
+def worker_count(prepared: Prepared, rollouts: int) -> int:
+    """How many worker processes a replay of `rollouts` rollouts uses: one per core, `MIN_ROLLOUTS` rollouts each at
+    least; 0 for fewer than two, or for a run that is not a replay of a cache folder (a team database's cache, a
+    batch API: both wait on the network and share their state through this process)."""
+    spec = prepared.spec
+    if spec.cache is not CacheMode.REPLAY or spec.team is not None or prepared.batched:
+        return 0
+    workers = min(len(os.sched_getaffinity(0)), rollouts // MIN_ROLLOUTS)
+    return workers if workers >= 2 else 0
+
+
+class ReplayWorkers:
+    """Forked worker processes, idle until `spread` hands them a session's rollouts."""
+
+    def __init__(self, workers: list[_Worker], concurrency: int) -> None:
+        self._workers = workers
+        self._concurrency = concurrency
+
+    @classmethod
+    def fork(cls, prepared: Prepared, lock_fd: int | None) -> ReplayWorkers | None:
+        """Forks `worker_count` workers; None when that is 0, or when a thread runs already (a fork copies a
+        thread's locks as they are, and none of its threads)."""
+        count = worker_count(prepared, len(prepared.keys))
+        if count == 0 or threading.active_count() > 1:
+            return None
+        concurrency = max(1, math.ceil(prepared.spec.concurrency / count))
+        context = multiprocessing.get_context("fork")
+        workers: list[_Worker] = []
+        for _ in range(count):
+            workers.append(_Worker.fork(context, prepared, concurrency, lock_fd, [w.conn for w in workers]))
+        return cls(workers, concurrency)
+
+    def spread(self, prepared: Prepared, pending: int) -> RemoteRun | None:
+        """`execute`'s `spread`: the workers, when the session's `pending` rollouts are enough for them."""
+        if pending < MIN_ROLLOUTS * len(self._workers):
+            return None
+
+        async def run(prepared: Prepared, keys: Sequence[RolloutKey],
+                      save: Callable[[RolloutRecord], Awaitable[None]], scheduler: Scheduler) -> tuple[str, str]:
+            outcome = await self._run(keys, save, scheduler)
+            return outcome, f"replayed in {len(self._workers)} worker processes"
+        return run
+
+    async def _run(self, pending: Sequence[RolloutKey], save: Callable[[RolloutRecord], Awaitable[None]],
+                   scheduler: Scheduler) -> str:
+        """Runs `pending` on the workers, storing each record through `save` (here) as it arrives; returns the
+        outcome (`completed`, or `interrupted` when `scheduler` was stopped).
+
+        Raises:
+            UserError: a worker ended without a word (killed, out of memory), or the error a rollout raised to end
+                the run (a rejected key, a configuration error).
+        """
+        size = max(1, min(2 * self._concurrency, math.ceil(len(pending) / (len(self._workers) * CHUNKS_PER_WORKER))))
+        chunks = deque(list(pending[i:i + size]) for i in range(0, len(pending), size))
+        drivers = [asyncio.ensure_future(_drive(worker, chunks, save, scheduler)) for worker in self._workers]
+        deadline: float | None = None
+        try:
+            waiting = set(drivers)
+            while waiting:
+                if scheduler.outcome == INTERRUPTED and deadline is None:
+                    deadline = time.monotonic() + scheduler.grace_s
+                timeout = POLL_S if deadline is None else deadline - time.monotonic()
+                if timeout <= 0:
+                    break  # the grace period ended: the chunks still running are dropped
+                done, waiting = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_EXCEPTION)
+                for driver in done:
+                    driver.result()
+        finally:
+            self.end(wait_s=CLOSE_S if deadline is None else 0.0)
+            for driver in drivers:
+                driver.cancel()
+            await asyncio.gather(*drivers, return_exceptions=True)
+        return INTERRUPTED if scheduler.outcome == INTERRUPTED else COMPLETED
+
+    def end(self, wait_s: float = CLOSE_S) -> None:
+        """Tells every worker to stop and waits `wait_s` seconds at most for each to end, then kills it."""
+        for worker in self._workers:
+            worker.end(wait_s)
+
+
+async def _drive(worker: _Worker, chunks: deque[list[RolloutKey]], save: Callable[[RolloutRecord], Awaitable[None]],
+                 scheduler: Scheduler) -> None:
+    """Hands `worker` one chunk after another, storing its records, until no chunk is left or the run is stopped.
+
+    A record is stored while the next ones are read, and a finished chunk's worker gets the next chunk at once: a
+    worker never waits for the results store.
+    """
+    async def store(record: RolloutRecord) -> None:
+        await save(record)
+    try:
+        async with asyncio.TaskGroup() as saving:
+            while chunks and scheduler.outcome != INTERRUPTED:
+                worker.send(chunks.popleft())
+                while (record := await worker.receive()) is not None:
+                    saving.create_task(store(record))
+            worker.send(None)  # no more work: the worker closes what it opened and ends
+    except BaseExceptionGroup as failures:
+        raise failures.exceptions[0] from failures
+
+
+@dataclass(slots=True)
+class _Worker:
+    """One worker process and this end of its pipe."""
+
+    process: Any  # the fork context's process class (untyped in multiprocessing)
+    conn: Connection
+
+    @classmethod
+    def fork(cls, context: Any, prepared: Prepared, concurrency: int, lock_fd: int | None,
+             others: list[Connection]) -> _Worker:
+        """A new worker; `others`: this end of the workers' pipes forked before (the new one closes its copies)."""
+        ours, theirs = context.Pipe()
+        process = context.Process(target=serve, args=(theirs, [ours, *others], prepared, concurrency, lock_fd),
+                                  name="tripbench replay worker", daemon=True)
+        process.start()
+        theirs.close()
+        return cls(process, ours)
+
+    def send(self, keys: list[RolloutKey] | None) -> None:
+        with contextlib.suppress(OSError):  # a worker gone: its next receive says so
+            self.conn.send(keys)
+
+    async def receive(self) -> RolloutRecord | None:
+        """The worker's next finished record; None once its chunk is done.
+
+        Raises:
+            UserError: the worker ended without a word, or the error a rollout raised to end the run.
+        """
+        try:
+            kind, value = await asyncio.to_thread(self.conn.recv)
+        except (EOFError, OSError):
+            self.process.join(1.0)
+            raise UserError(f"a replay worker process ended unexpectedly (exit code {self.process.exitcode}); the "
+                            "rollouts stored so far are kept, and the same command runs the others") from None
+        if kind == _FAILED:
+            raise value
+        return value if kind == _RECORD else None
+
+    def end(self, wait_s: float) -> None:
+        """Tells the worker to stop, waits `wait_s` seconds at most for it to end, then kills it."""
+        if self.conn.closed:
+            return
+        self.send(None)
+        self.process.join(wait_s)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+def serve(conn: Connection, parents: list[Connection], prepared: Prepared, concurrency: int,
+          lock_fd: int | None) -> None:
+    """A worker's life, from the fork: run each chunk received until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent decides
+    for end in parents:  # the parent's ends of the pipes: each closes when the parent's copy does (at its death too)
+        end.close()
+    if lock_fd is not None:
+        os.close(lock_fd)  # the run directory stays locked only as long as its run's process lives
+    with contextlib.suppress(EOFError, BrokenPipeError):  # the parent is gone: nobody to report to
+        asyncio.run(_serve(conn, prepared, concurrency))
+
+
+async def _serve(conn: Connection, prepared: Prepared, concurrency: int) -> None:
+    tasks = {task.id: task for task in prepared.tasks}
+    async with contextlib.AsyncExitStack() as opened:
+        cache = open_cache(prepared, prepared.spec.cache)
+        if cache is not None:
+            opened.callback(cache.close)
+        gateway, _ = build_gateway(prepared, prepared.spec.cache, SpendCap(prepared.spec.max_cost), cache=cache)
+        opened.push_async_callback(gateway.aclose)
+        tools = prepared.benchmark.open_tools(prepared.options)
+        if (close := getattr(tools, "close", None)) is not None:
+            opened.callback(close)
+        finished: list[RolloutRecord] = []
+
+        async def run_one(key: RolloutKey) -> None:
+            finished.append(await run_rollout(key, tasks[key.task], prepared.strategies[key.strategy],
+                                              bind_model(prepared, gateway, key), tools))
+            if len(finished) >= SEND_EVERY:
+                _send_scored(conn, prepared, tasks, finished)
+        while (keys := conn.recv()) is not None:
+            try:
+                await Scheduler(concurrency).run(keys, run_one)
+                _send_scored(conn, prepared, tasks, finished)
+            except Exception as exc:  # a rollout error that ends the run (`run_rollout`): the parent raises it
+                try:
+                    conn.send((_FAILED, exc))
+                except (pickle.PicklingError, TypeError, AttributeError):  # an error that does not pickle
+                    conn.send((_FAILED, UserError(f"{type(exc).__name__}: {exc}")))
+                return
+            conn.send((_DONE, None))
+
+
+def _send_scored(conn: Connection, prepared: Prepared, tasks: Mapping[str, Task], records: list[RolloutRecord]
+                 ) -> None:
+    """Scores `records` in every evaluator mode of the run, as its scoring pass would once they are stored, sends
+    them, and empties the list. A mode the benchmark refuses is left to that pass (which notes why)."""
+    if not records:
+        return
+    stored = [as_stored(record.result) for record in records]
+    for mode in prepared.spec.evaluate:
+        try:
+            evaluations = prepared.benchmark.evaluate([tasks[record.key.task] for record in records], stored, mode,
+                                                      prepared.options)
+        except UserError:
+            continue
+        for record, evaluation in zip(records, evaluations, strict=True):
+            if evaluation is not None:
+                record.evaluations[mode] = evaluation
+    for record in records:
+        conn.send((_RECORD, record))
+    records.clear()
