@@ -48,8 +48,9 @@ from runner.store.writer import as_stored
 MIN_ROLLOUTS = 200
 """Pending rollouts per worker below which a replay stays in this process (a worker's gain is smaller than what
 handing records across costs)."""
-CHUNKS_PER_WORKER = 8
-"""Chunks the pending rollouts are cut into per worker, at least: the workers finish close together."""
+MIN_CHUNK = 8
+"""Rollouts in the smallest chunk a worker is handed. Chunks shrink as the rollouts left do (a share of them per
+worker, halved), so the workers finish close together."""
 SEND_EVERY = 16
 """Finished rollouts a worker scores together before it sends them (the benchmark's evaluator opens its data once
 per call)."""
@@ -131,8 +132,7 @@ class ReplayWorkers:
             UserError: a worker ended without a word (killed, out of memory), or the error a rollout raised to end
                 the run (a rejected key, a configuration error).
         """
-        size = max(1, min(2 * self._concurrency, math.ceil(len(pending) / (len(self._workers) * CHUNKS_PER_WORKER))))
-        chunks = deque(list(pending[i:i + size]) for i in range(0, len(pending), size))
+        chunks = _Chunks(deque(pending), len(self._workers), 2 * self._concurrency)
         drivers = [asyncio.ensure_future(_drive(worker, chunks, save, scheduler)) for worker in self._workers]
         deadline: float | None = None
         try:
@@ -159,7 +159,20 @@ class ReplayWorkers:
             worker.end(wait_s)
 
 
-async def _drive(worker: _Worker, chunks: deque[list[RolloutKey]], save: Callable[[RolloutRecord], Awaitable[None]],
+@dataclass(slots=True)
+class _Chunks:
+    """The rollouts not yet handed out, taken a chunk at a time."""
+
+    keys: deque[RolloutKey]
+    workers: int
+    largest: int
+
+    def take(self) -> list[RolloutKey]:
+        size = max(MIN_CHUNK, min(self.largest, math.ceil(len(self.keys) / (2 * self.workers))))
+        return [self.keys.popleft() for _ in range(min(size, len(self.keys)))]
+
+
+async def _drive(worker: _Worker, chunks: _Chunks, save: Callable[[RolloutRecord], Awaitable[None]],
                  scheduler: Scheduler) -> None:
     """Hands `worker` one chunk after another, storing its records, until no chunk is left or the run is stopped.
 
@@ -170,8 +183,8 @@ async def _drive(worker: _Worker, chunks: deque[list[RolloutKey]], save: Callabl
         await save(record)
     try:
         async with asyncio.TaskGroup() as saving:
-            while chunks and scheduler.outcome != INTERRUPTED:
-                worker.send(chunks.popleft())
+            while chunks.keys and scheduler.outcome != INTERRUPTED:
+                worker.send(chunks.take())
                 while (record := await worker.receive()) is not None:
                     saving.create_task(store(record))
             worker.send(None)  # no more work: the worker closes what it opened and ends

@@ -1,0 +1,143 @@
+"""A replay of many rollouts runs them in worker processes forked by `tripbench run` (runner/engine/replay_processes.py):
+the same stored results, scores and submission as the run that filled the cache; a worker killed, a Ctrl-C and the
+parent killed each end cleanly, leave no process behind, and the same command finishes the run."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from runner.engine.replay_processes import MIN_ROLLOUTS
+from runner.store.results import load_run
+from tests.runner.engine_support import reference, start_run, stored, until_rollouts_stored
+from tests.runner.toy_benchmark import ToyOptions
+
+TASKS = 2 * MIN_ROLLOUTS + 10
+"""Enough rollouts for two workers."""
+SUBMISSION = Path("outputs/toy/scripted/submission.jsonl")
+
+pytestmark = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="worker processes need two cores or more")
+
+
+def children(pid: int) -> set[int]:
+    """The live processes whose parent is `pid`."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # ended meanwhile
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except FileNotFoundError:
+        return False
+    return fields[0] != "Z"
+
+
+@pytest.fixture
+async def filled(start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> tuple[Path, Path]:
+    """A cache filled by a run of `TASKS` toy rollouts (scored in this process, as always), and a replay spec of the
+    same run; returns (the filling run's directory, the replay spec). Scoring sleeps 0.1 s a call, so a replay takes
+    seconds: time for a signal to land mid-run."""
+    server = await start_mock_llm()
+    options = {"tasks": TASKS, "max_calls": 3, "evaluate_s": 0.1}
+    fill = write_spec(server.base_url, name="fill.toml", options=options, evaluate=["official"])
+    await run_to_end(fill, tmp_path / "fill")
+    replay = write_spec(server.base_url, name="replay.toml", options=options, evaluate=["official"], cache="replay")
+    return tmp_path / "fill", replay
+
+
+async def run_to_end(spec: Path, run_dir: Path) -> str:
+    """`tripbench run SPEC --run-dir RUN_DIR` to its end, in a subprocess (the mock server runs in this loop);
+    returns its output, after checking it succeeded."""
+    process = await start_run(spec, run_dir, quiet=False)
+    output = (await process.communicate())[0].decode()
+    assert process.returncode == 0, output
+    return output
+
+
+def verdicts(run_dir: Path) -> dict[tuple[str, int], list[tuple[str, bool | None]]]:
+    with load_run(run_dir) as results:
+        scored = results.evaluations("official")
+        return {(r.key.task, r.key.sample): [(v.constraint, v.passed) for v in scored[r.id].verdicts]
+                for r in results.rollouts}
+
+
+async def test_a_replay_of_many_rollouts_runs_in_workers_and_stores_what_the_filling_run_did(
+        filled: tuple[Path, Path], tmp_path: Path) -> None:
+    fill_dir, replay = filled
+    assert "replayed in 2 worker processes" in await run_to_end(replay, tmp_path / "replay")
+    replayed = stored(tmp_path / "replay")
+    assert len(replayed) == TASKS
+    assert replayed == stored(fill_dir) == await reference(ToyOptions(tasks=TASKS, max_calls=3))
+    assert verdicts(tmp_path / "replay") == verdicts(fill_dir)  # scored in the workers, as here
+    assert (tmp_path / "replay" / SUBMISSION).read_bytes() == (fill_dir / SUBMISSION).read_bytes()
+    with load_run(tmp_path / "replay") as results:
+        assert all(r.calls == r.cache_hits > 0 for r in results.rollouts)
+
+
+async def test_a_worker_killed_fails_the_session_with_a_clear_error_and_the_same_command_finishes(
+        filled: tuple[Path, Path], tmp_path: Path) -> None:
+    fill_dir, replay = filled
+    run_dir = tmp_path / "replay"
+    process = await start_run(replay, run_dir)
+    await until_rollouts_stored(run_dir, process, more=20)
+    workers = children(process.pid)
+    assert len(workers) == 2, workers
+    os.kill(min(workers), signal.SIGKILL)
+    output = (await process.communicate())[0].decode()
+    assert process.returncode == 1, output
+    assert "a replay worker process ended unexpectedly" in output and "Traceback" not in output
+    assert not any(alive(pid) for pid in workers)  # the other one was ended too
+    kept = len(stored(run_dir))
+    assert 20 <= kept < TASKS
+    await run_to_end(replay, run_dir)
+    assert stored(run_dir) == stored(fill_dir)
+    assert (run_dir / SUBMISSION).read_bytes() == (fill_dir / SUBMISSION).read_bytes()
+
+
+async def test_ctrl_c_stops_a_replay_in_workers_with_exit_130_and_no_process_left(
+        filled: tuple[Path, Path], tmp_path: Path) -> None:
+    fill_dir, replay = filled
+    run_dir = tmp_path / "replay"
+    process = await start_run(replay, run_dir, "--grace", "0")
+    await until_rollouts_stored(run_dir, process, more=20)
+    workers = children(process.pid)
+    assert len(workers) == 2, workers
+    process.send_signal(signal.SIGINT)
+    output = (await process.communicate())[0].decode()
+    assert process.returncode == 130, output
+    assert "Traceback" not in output
+    assert not any(alive(pid) for pid in workers)
+    assert len(stored(run_dir)) < TASKS
+    await run_to_end(replay, run_dir)
+    assert (run_dir / SUBMISSION).read_bytes() == (fill_dir / SUBMISSION).read_bytes()
+
+
+async def test_the_workers_of_a_killed_run_end_on_their_own_and_free_its_directory(
+        filled: tuple[Path, Path], tmp_path: Path) -> None:
+    fill_dir, replay = filled
+    run_dir = tmp_path / "replay"
+    process = await start_run(replay, run_dir)
+    await until_rollouts_stored(run_dir, process, more=20)
+    workers = children(process.pid)
+    assert len(workers) == 2, workers
+    process.kill()
+    await process.wait()
+    for _ in range(100):  # each finds its pipe closed at its next message
+        if not any(alive(pid) for pid in workers):
+            break
+        await asyncio.sleep(0.1)
+    assert not any(alive(pid) for pid in workers)
+    await run_to_end(replay, run_dir)  # the run directory's lock went with them
+    assert (run_dir / SUBMISSION).read_bytes() == (fill_dir / SUBMISSION).read_bytes()
