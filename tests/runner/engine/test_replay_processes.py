@@ -1,6 +1,7 @@
-"""A replay of many rollouts runs them in worker processes forked by `tripbench run` (runner/engine/replay_processes.py):
-the same stored results, scores and submission as the run that filled the cache; a worker killed, a Ctrl-C and the
-parent killed each end cleanly, leave no process behind, and the same command finishes the run."""
+"""A replay of many rollouts runs them in worker processes forked by `tripbench run`
+(runner/engine/replay_processes.py): the same stored results, scores and submission as the run that filled the cache;
+a worker killed, a Ctrl-C and the parent killed each end cleanly, leave no process behind, and the same command
+finishes the run."""
 
 from __future__ import annotations
 
