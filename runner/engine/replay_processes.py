@@ -81,13 +81,13 @@ def replay_workers(prepared: Prepared, lock_fd: int | None = None) -> Iterator[S
 
 
 def worker_count(prepared: Prepared, rollouts: int) -> int:
-    """How many worker processes a replay of `rollouts` rollouts uses: one per core, `MIN_ROLLOUTS` rollouts each at
-    least; 0 for fewer than two, or for a run that is not a replay of a cache folder (a team database's cache, a
-    batch API: both wait on the network and share their state through this process)."""
+    """How many worker processes a replay of `rollouts` rollouts uses: the spec's `processes`, else one per core;
+    `MIN_ROLLOUTS` rollouts each at least; 0 for fewer than two, or for a run that is not a replay of a cache folder
+    (a team database's cache, a batch API: both wait on the network and share their state through this process)."""
     spec = prepared.spec
     if spec.cache is not CacheMode.REPLAY or spec.team is not None or prepared.batched:
         return 0
-    workers = min(len(os.sched_getaffinity(0)), rollouts // MIN_ROLLOUTS)
+    workers = min(spec.processes or len(os.sched_getaffinity(0)), rollouts // MIN_ROLLOUTS)
     return workers if workers >= 2 else 0
 
 
@@ -113,8 +113,10 @@ class ReplayWorkers:
         return cls(workers, concurrency)
 
     def spread(self, prepared: Prepared, pending: int) -> RemoteRun | None:
-        """`execute`'s `spread`: the workers, when the session's `pending` rollouts are enough for them."""
+        """`execute`'s `spread`: the workers, when the session's `pending` rollouts are enough for them (else they
+        end now)."""
         if pending < MIN_ROLLOUTS * len(self._workers):
+            self.end()
             return None
 
         async def run(prepared: Prepared, keys: Sequence[RolloutKey],
@@ -146,8 +148,8 @@ class ReplayWorkers:
                 done, waiting = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_EXCEPTION)
                 for driver in done:
                     driver.result()
-        finally:
-            self.end(wait_s=CLOSE_S if deadline is None else 0.0)
+        finally:  # each worker closes its cache (its hit counts) unless the grace period is over
+            await asyncio.to_thread(self.end, CLOSE_S if deadline is None else 0.0)
             for driver in drivers:
                 driver.cancel()
             await asyncio.gather(*drivers, return_exceptions=True)

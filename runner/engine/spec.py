@@ -265,6 +265,9 @@ class RunSpec(BaseModel):
     """How often the state of a submitted batch is asked for."""
     concurrency: int = Field(default=64, ge=1)
     """Rollouts in flight, all models together."""
+    processes: int | None = Field(default=None, ge=1)
+    """Processes a replay (`cache = "replay"`) runs its rollouts in (`runner.engine.replay_processes`): unset, one
+    per core when there are enough rollouts; 1, only the run's own. Changes no result: free to change on resume."""
     retry: RetrySpec = RetrySpec()
     """Retries of failed LLM calls."""
     evaluate: list[str] = ["official"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import operator
+from dataclasses import dataclass, fields
+from typing import Any
 
 from providers.interface import Usage
 
@@ -32,3 +34,11 @@ class CallRecord:
     usage_problem: str | None = None
     """What was wrong with the usage the provider reported (missing, malformed, impossible): the call was charged,
     and `usage` holds, its worst case. None: the reported usage was believed (or the call was a hit)."""
+
+    def __reduce__(self) -> tuple[type[CallRecord], tuple[Any, ...]]:
+        # A replay's worker processes send every call of every rollout: rebuilt from its fields in order, a record
+        # unpickles 3x faster than through the slots dataclass's `__setstate__`, which looks its fields up each time.
+        return CallRecord, _call_record_fields(self)
+
+
+_call_record_fields = operator.attrgetter(*(field.name for field in fields(CallRecord)))
