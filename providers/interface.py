@@ -46,6 +46,10 @@ class Usage:
     """The part of `input_tokens` served from the provider's prompt cache, billed at the cached-input rate."""
     output_tokens: int = 0
 
+    def __reduce__(self) -> tuple[type[Usage], tuple[int, int, int]]:
+        # pickled as its three numbers: the slots dataclass's own `__setstate__` looks its fields up each time
+        return Usage, (self.input_tokens, self.cached_input_tokens, self.output_tokens)
+
 
 @dataclass(frozen=True, slots=True)
 class ChatResponse:
