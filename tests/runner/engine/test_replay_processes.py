@@ -67,6 +67,22 @@ async def run_to_end(spec: Path, run_dir: Path) -> str:
     return output
 
 
+async def replay_under_way(replay: Path, run_dir: Path, *args: str) -> tuple[asyncio.subprocess.Process, set[int]]:
+    """A replay started in a subprocess, once it stored 20 rollouts: the process and its two workers."""
+    process = await start_run(replay, run_dir, *args)
+    await until_rollouts_stored(run_dir, process, more=20)
+    workers = children(process.pid)
+    assert len(workers) == 2, workers
+    return process, workers
+
+
+async def finishes_as_filled(replay: Path, run_dir: Path, fill_dir: Path) -> None:
+    """The same command ends the replay with the filling run's results and submission."""
+    await run_to_end(replay, run_dir)
+    assert stored(run_dir) == stored(fill_dir)
+    assert (run_dir / SUBMISSION).read_bytes() == (fill_dir / SUBMISSION).read_bytes()
+
+
 def verdicts(run_dir: Path) -> dict[tuple[str, int], list[tuple[str, bool | None]]]:
     with load_run(run_dir) as results:
         scored = results.evaluations("official")
@@ -91,10 +107,7 @@ async def test_a_worker_killed_fails_the_session_with_a_clear_error_and_the_same
         filled: tuple[Path, Path], tmp_path: Path) -> None:
     fill_dir, replay = filled
     run_dir = tmp_path / "replay"
-    process = await start_run(replay, run_dir)
-    await until_rollouts_stored(run_dir, process, more=20)
-    workers = children(process.pid)
-    assert len(workers) == 2, workers
+    process, workers = await replay_under_way(replay, run_dir)
     os.kill(min(workers), signal.SIGKILL)
     output = (await process.communicate())[0].decode()
     assert process.returncode == 1, output
@@ -102,37 +115,28 @@ async def test_a_worker_killed_fails_the_session_with_a_clear_error_and_the_same
     assert not any(alive(pid) for pid in workers)  # the other one was ended too
     kept = len(stored(run_dir))
     assert 20 <= kept < TASKS
-    await run_to_end(replay, run_dir)
-    assert stored(run_dir) == stored(fill_dir)
-    assert (run_dir / SUBMISSION).read_bytes() == (fill_dir / SUBMISSION).read_bytes()
+    await finishes_as_filled(replay, run_dir, fill_dir)
 
 
 async def test_ctrl_c_stops_a_replay_in_workers_with_exit_130_and_no_process_left(
         filled: tuple[Path, Path], tmp_path: Path) -> None:
     fill_dir, replay = filled
     run_dir = tmp_path / "replay"
-    process = await start_run(replay, run_dir, "--grace", "0")
-    await until_rollouts_stored(run_dir, process, more=20)
-    workers = children(process.pid)
-    assert len(workers) == 2, workers
+    process, workers = await replay_under_way(replay, run_dir, "--grace", "0")
     process.send_signal(signal.SIGINT)
     output = (await process.communicate())[0].decode()
     assert process.returncode == 130, output
     assert "Traceback" not in output
     assert not any(alive(pid) for pid in workers)
     assert len(stored(run_dir)) < TASKS
-    await run_to_end(replay, run_dir)
-    assert (run_dir / SUBMISSION).read_bytes() == (fill_dir / SUBMISSION).read_bytes()
+    await finishes_as_filled(replay, run_dir, fill_dir)
 
 
 async def test_the_workers_of_a_killed_run_end_on_their_own_and_free_its_directory(
         filled: tuple[Path, Path], tmp_path: Path) -> None:
     fill_dir, replay = filled
     run_dir = tmp_path / "replay"
-    process = await start_run(replay, run_dir)
-    await until_rollouts_stored(run_dir, process, more=20)
-    workers = children(process.pid)
-    assert len(workers) == 2, workers
+    process, workers = await replay_under_way(replay, run_dir)
     process.kill()
     await process.wait()
     for _ in range(100):  # each finds its pipe closed at its next message
@@ -140,5 +144,4 @@ async def test_the_workers_of_a_killed_run_end_on_their_own_and_free_its_directo
             break
         await asyncio.sleep(0.1)
     assert not any(alive(pid) for pid in workers)
-    await run_to_end(replay, run_dir)  # the run directory's lock went with them
-    assert (run_dir / SUBMISSION).read_bytes() == (fill_dir / SUBMISSION).read_bytes()
+    await finishes_as_filled(replay, run_dir, fill_dir)  # the run directory's lock went with them
