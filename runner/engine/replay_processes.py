@@ -13,8 +13,9 @@ what `prepare` loaded and imported, where a fresh interpreter would spend a seco
 yet, no lock held by one is copied half-taken. Nothing is open yet but the run directory's lock, which each worker
 closes at once. A session with too few pending rollouts to gain from them ends them unused.
 
-A worker ignores Ctrl-C: the run's own stop (`Scheduler.stop`) hands out no new chunk and gives the chunks running
-the grace period, then ends the workers; a rollout not stored runs again on resume. A worker whose parent dies finds
+A worker ignores Ctrl-C and SIGTERM: the run's own stop (`Scheduler.stop`) hands out no new chunk and gives the
+chunks running the grace period (a second signal cuts it short), then ends the workers; a rollout not stored runs
+again on resume. A worker whose parent dies finds
 its pipe closed at its next message and ends.
 """
 
@@ -28,7 +29,6 @@ import os
 import pickle
 import signal
 import threading
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -56,8 +56,8 @@ SEND_EVERY = 16
 per call)."""
 CLOSE_S = 10.0
 """How long a worker gets to close its cache (its hit counts) after its last chunk, before it is killed."""
-POLL_S = 0.5
-"""How often a stop of the run is looked for while no record arrives."""
+POLL_S = 0.2
+"""How often the end of a stopped run's grace period is looked for."""
 _DONE = "done"
 _RECORD = "record"
 _FAILED = "failed"
@@ -136,20 +136,14 @@ class ReplayWorkers:
         """
         chunks = _Chunks(deque(pending), len(self._workers), 2 * self._concurrency)
         drivers = [asyncio.ensure_future(_drive(worker, chunks, save, scheduler)) for worker in self._workers]
-        deadline: float | None = None
         try:
             waiting = set(drivers)
-            while waiting:
-                if scheduler.outcome == INTERRUPTED and deadline is None:
-                    deadline = time.monotonic() + scheduler.grace_s
-                timeout = POLL_S if deadline is None else deadline - time.monotonic()
-                if timeout <= 0:
-                    break  # the grace period ended: the chunks still running are dropped
-                done, waiting = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_EXCEPTION)
+            while waiting and not scheduler.cut:  # cut: the grace period after a stop ended, or a second stop came
+                done, waiting = await asyncio.wait(waiting, timeout=POLL_S, return_when=asyncio.FIRST_EXCEPTION)
                 for driver in done:
                     driver.result()
-        finally:  # each worker closes its cache (its hit counts) unless the grace period is over
-            await asyncio.to_thread(self.end, CLOSE_S if deadline is None else 0.0)
+        finally:  # each worker closes its cache (its hit counts), unless the run is cut short
+            await asyncio.to_thread(self.end, 0.0 if scheduler.cut else CLOSE_S)
             for driver in drivers:
                 driver.cancel()
             await asyncio.gather(*drivers, return_exceptions=True)
@@ -247,7 +241,8 @@ class _Worker:
 def serve(conn: Connection, parents: list[Connection], prepared: Prepared, concurrency: int,
           lock_fd: int | None) -> None:
     """A worker's life, from the fork: run each chunk received until told to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent decides
+    for signum in (signal.SIGINT, signal.SIGTERM):  # sent to the whole process group (Ctrl-C, a job scheduler),
+        signal.signal(signum, signal.SIG_IGN)  # they stop the run: the parent decides what its workers do
     for end in parents:  # the parent's ends of the pipes: each closes when the parent's copy does (at its death too)
         end.close()
     if lock_fd is not None:

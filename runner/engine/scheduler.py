@@ -41,6 +41,7 @@ class Scheduler:
         self._interrupted = False
         self._in_flight: set[asyncio.Task[None]] = set()
         self._watchdog: asyncio.Task[None] | None = None
+        self._cut = False
         self.outcome = COMPLETED
         """`completed`, `interrupted` (stopped) or `budget` (the admission gate said no)."""
         self.not_started = 0
@@ -68,7 +69,14 @@ class Scheduler:
         await asyncio.sleep(self._grace_s)
         self._cancel_in_flight()
 
+    @property
+    def cut(self) -> bool:
+        """Whether the rollouts in flight are being cancelled: the grace period after `stop()` ended, or `stop()`
+        came twice (what rollouts run elsewhere, `execute`'s `RemoteRun`, are cut short by too)."""
+        return self._cut
+
     def _cancel_in_flight(self) -> None:
+        self._cut = True
         for task in list(self._in_flight):
             task.cancel()
 

@@ -14,7 +14,7 @@ import pytest
 
 from runner.engine.replay_processes import MIN_ROLLOUTS
 from runner.store.results import load_run
-from tests.runner.engine_support import reference, start_run, stored, until_rollouts_stored
+from tests.runner.engine_support import CLI, reference, start_run, stored, until_rollouts_stored
 from tests.runner.toy_benchmark import ToyOptions
 
 TASKS = 2 * MIN_ROLLOUTS + 10
@@ -118,15 +118,23 @@ async def test_a_worker_killed_fails_the_session_with_a_clear_error_and_the_same
     await finishes_as_filled(replay, run_dir, fill_dir)
 
 
-async def test_ctrl_c_stops_a_replay_in_workers_with_exit_130_and_no_process_left(
-        filled: tuple[Path, Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+async def test_a_signal_to_the_process_group_stops_a_replay_in_workers_with_exit_130_and_no_process_left(
+        filled: tuple[Path, Path], tmp_path: Path, signum: signal.Signals) -> None:
+    """Ctrl-C in a terminal, or a job scheduler's SIGTERM, reaches the run and its workers at once: the run stops as
+    one process would (its chunks under way end, exit 130), not as if its workers had died."""
     fill_dir, replay = filled
     run_dir = tmp_path / "replay"
-    process, workers = await replay_under_way(replay, run_dir, "--grace", "0")
-    process.send_signal(signal.SIGINT)
+    process = await asyncio.create_subprocess_exec(*CLI, "run", str(replay), "--run-dir", str(run_dir), "--quiet",
+                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                                                   start_new_session=True)
+    await until_rollouts_stored(run_dir, process, more=20)
+    workers = children(process.pid)
+    assert len(workers) == 2, workers
+    os.killpg(process.pid, signum)
     output = (await process.communicate())[0].decode()
     assert process.returncode == 130, output
-    assert "Traceback" not in output
+    assert "Traceback" not in output and "ended unexpectedly" not in output
     assert not any(alive(pid) for pid in workers)
     assert len(stored(run_dir)) < TASKS
     await finishes_as_filled(replay, run_dir, fill_dir)

@@ -117,6 +117,21 @@ async def test_a_second_stop_cancels_at_once() -> None:
     assert await asyncio.wait_for(scheduler.run(keys({"a": 10}), run_one), 5) == INTERRUPTED
 
 
+async def test_cut_says_when_a_stop_ends_the_rollouts_under_way() -> None:
+    """What rollouts run elsewhere (a replay's worker processes) are cut short by: the grace period's end, or a second
+    stop; never the first stop alone."""
+    scheduler = Scheduler(4, grace_s=0.2)
+    assert not scheduler.cut
+    scheduler.stop()
+    assert not scheduler.cut
+    await asyncio.sleep(0.3)
+    assert scheduler.cut
+    hurried = Scheduler(4, grace_s=60)
+    hurried.stop()
+    hurried.stop()
+    assert hurried.cut
+
+
 async def test_a_run_ending_error_cancels_the_others() -> None:
     async def run_one(key: RolloutKey) -> None:
         if key.task == "3":
