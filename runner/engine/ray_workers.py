@@ -45,6 +45,8 @@ MAX_CHUNK = 64
 """Rollouts in one chunk at most."""
 CLOSE_S = 30.0
 """How long actors get to close their gateways at the end (writing the cache entries still queued)."""
+POLL_S = 0.2
+"""How often the driver looks whether a stop has cut the chunks running short."""
 MAX_ATTEMPTS = 3
 """Actors a chunk is given to before the run fails (a chunk that kills every actor it meets is a bug, not bad luck)."""
 
@@ -171,7 +173,8 @@ async def run_on_ray(address: str, prepared: Prepared, pending: Sequence[Rollout
     record through `save` (here, in the driver), once per key.
 
     `scheduler` is the session's own: its `stop()` (Ctrl-C, SIGTERM) stops handing out chunks; the chunks running get
-    its grace period, then their actors are killed (their rollouts run again on resume).
+    its grace period (a second stop cuts it short), then their actors are killed (their rollouts run again on
+    resume).
 
     Raises:
         UserError: the cluster cannot be reached, or a chunk failed on `MAX_ATTEMPTS` actors.
@@ -204,19 +207,16 @@ async def _drive(prepared: Prepared, pending: Sequence[RolloutKey], save: Callab
     stored: set[RolloutKey] = set()
     result = RayOutcome(COMPLETED, actors=n_actors)
     try:
-        while chunks or pool.running:
+        # cut: the grace period after a stop ended, or a second stop came; the chunks still running are dropped
+        while (chunks or pool.running) and not scheduler.cut:
             if scheduler.outcome == INTERRUPTED:
-                result.outcome = INTERRUPTED
                 chunks.clear()
             for actor in list(pool.actors):  # two chunks per actor: the next is queued while one runs
                 while chunks and pool.busy(actor) < 2:
                     pool.submit(actor, chunks.popleft())
             if not pool.running:
                 break
-            grace = scheduler.grace_s if result.outcome == INTERRUPTED else None
-            done, _ = await asyncio.wait(list(pool.running), timeout=grace, return_when=asyncio.FIRST_COMPLETED)
-            if not done:  # the grace period ended: the chunks still running are dropped
-                break
+            done, _ = await asyncio.wait(list(pool.running), timeout=POLL_S, return_when=asyncio.FIRST_COMPLETED)
             for future in done:
                 actor, chunk = pool.running.pop(future)
                 try:
@@ -237,6 +237,8 @@ async def _drive(prepared: Prepared, pending: Sequence[RolloutKey], save: Callab
                     if record.result.status == BUDGET_EXHAUSTED and result.outcome == COMPLETED:
                         result.outcome = BUDGET  # the shared cap is reached: no new chunk starts
                         chunks.clear()
+        if scheduler.outcome == INTERRUPTED:
+            result.outcome = INTERRUPTED
     finally:
         if not pool.running:  # each actor writes the cache entries it still holds; a dropped chunk's are lost
             closing = [asyncio.wrap_future(actor.close.remote().future()) for actor in pool.actors]

@@ -48,11 +48,6 @@ class Scheduler:
         """Keys never admitted because of a stop or the spend cap."""
 
     @property
-    def grace_s(self) -> float:
-        """How long in-flight rollouts may run on after `stop()`."""
-        return self._grace_s
-
-    @property
     def in_flight(self) -> int:
         return len(self._in_flight)
 

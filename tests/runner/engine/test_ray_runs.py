@@ -1,8 +1,9 @@
 """`tripbench run SPEC --ray-address local`: rollouts on Ray actors, the driver the only writer; an actor SIGKILLed
-mid-chunk has its chunk run again by a new actor, and no rollout is stored twice.
+mid-chunk has its chunk run again by a new actor, and no rollout is stored twice; a second Ctrl-C ends the run at
+once.
 
 Ray binds every interface even when told 127.0.0.1, so the run happens inside a network namespace of its own
-(`unshare -rn`, loopback up): the outer test starts this module's inner test there, with the mock LLM server inside
+(`unshare -rn`, loopback up): the outer test starts this module's inner tests there, with the mock LLM server inside
 too; the team's PostgreSQL, started outside, listens on a Unix socket only (a file, which a network namespace does not
 hide). No test traffic leaves that namespace's loopback.
 """
@@ -16,17 +17,25 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from runner.mock_server import MockConfig
 from runner.store.results import load_run
-from tests.runner.engine_support import PROJECT_ROOT, reference, start_run, stored, until_rollouts_stored
+from tests.runner.engine_support import (
+    PROJECT_ROOT,
+    reference,
+    rollouts_stored,
+    start_run,
+    stored,
+    until_rollouts_stored,
+)
 from tests.runner.toy_benchmark import ToyOptions
 
 INSIDE = "TRIPBENCH_TEST_IN_NETNS"
-"""Set in the namespace the outer test starts: the inner test runs only there."""
+"""Set in the namespace the outer test starts: the inner tests run only there."""
 VARIABLE = "TRIPBENCH_TEAM_URL_TEST"
 OPTIONS = {"tasks": 40, "max_calls": 8}
 NAMESPACE_TIMEOUT_S = 900
@@ -45,18 +54,19 @@ def _why_not() -> str | None:
     return None
 
 
+@pytest.mark.skipif(os.environ.get(INSIDE) == "1", reason="the namespace's own tests run here")
 def test_a_ray_run_in_its_own_network_namespace(team_db: str) -> None:
     why = _why_not()
     if why is not None:
         pytest.skip(f"the Ray run is not tested: {why}; Ray binds every interface, so it runs only in a network "
                     "namespace of its own")
-    test = f"{Path(__file__).relative_to(PROJECT_ROOT)}::test_ray_actors_inside_the_namespace"
     inner = subprocess.run(
         ["unshare", "-rn", "sh", "-c", 'ip link set lo up && exec "$0" -m pytest -q -x -p no:cacheprovider "$1"',
-         sys.executable, test], capture_output=True, text=True, check=False, cwd=PROJECT_ROOT,
-        env={**os.environ, INSIDE: "1", VARIABLE: team_db, "PYTHONPATH": str(PROJECT_ROOT)},
+         sys.executable, str(Path(__file__).relative_to(PROJECT_ROOT))], capture_output=True, text=True, check=False,
+        cwd=PROJECT_ROOT, env={**os.environ, INSIDE: "1", VARIABLE: team_db, "PYTHONPATH": str(PROJECT_ROOT)},
         timeout=NAMESPACE_TIMEOUT_S)
-    assert inner.returncode == 0 and "1 passed" in inner.stdout, inner.stdout[-4000:] + inner.stderr[-2000:]
+    assert inner.returncode == 0 and "2 passed, 1 skipped" in inner.stdout, (  # skipped: this test, inside
+        inner.stdout[-4000:] + inner.stderr[-2000:])
 
 
 def _actor_pids() -> list[int]:
@@ -73,9 +83,11 @@ def _actor_pids() -> list[int]:
     return pids
 
 
-@pytest.mark.skipif(os.environ.get(INSIDE) != "1",
-                    reason="runs inside a network namespace of its own, started by test_a_ray_run_in_its_own_network_"
-                           "namespace")
+inside = pytest.mark.skipif(os.environ.get(INSIDE) != "1", reason="runs inside a network namespace of its own, "
+                            "started by test_a_ray_run_in_its_own_network_namespace")
+
+
+@inside
 async def test_ray_actors_inside_the_namespace(start_mock_llm, write_spec, tmp_path: Path) -> None:
     assert os.environ[VARIABLE]  # the team database the outer test made
     server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 0.1}))
@@ -99,3 +111,31 @@ async def test_ray_actors_inside_the_namespace(start_mock_llm, write_spec, tmp_p
         assert results.spent_usd == pytest.approx(sum(r.cost_usd for r in results.rollouts)) and results.spent_usd > 0
         assert results.reserved_usd == 0
         assert len(results.sessions) == 1 and results.sessions[0].pid == process.pid  # the driver wrote it all
+
+
+@inside
+async def test_a_second_stop_ends_a_ray_run_at_once(start_mock_llm, write_spec, tmp_path: Path) -> None:
+    """Ctrl-C twice: the chunks under way are dropped at once, not after the grace period (30 s), exit 130."""
+    server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 120}))  # no reply comes in time
+    model = {"model": f"openai-compatible:toy-stopped@{server.base_url}/v1", "name": "toy",
+             "prices": {"input": 1.0, "output": 2.0}}  # a model of its own: the other test's cache has no answer
+    spec = write_spec(server.base_url, concurrency=4, options=OPTIONS, models=[model],
+                      team={"url_env": VARIABLE})
+    run_dir = tmp_path / "run"
+    process = await start_run(spec, run_dir, "--ray-address", "local")
+    while len(server.received) < 2 and process.returncode is None:  # both actors are waiting for a reply
+        await asyncio.sleep(0.1)
+    assert process.returncode is None
+    process.send_signal(signal.SIGINT)
+    await asyncio.sleep(1)
+    process.send_signal(signal.SIGINT)
+    stopped = time.monotonic()
+    output, _ = await asyncio.wait_for(process.communicate(), timeout=120)
+    assert process.returncode == 130, output.decode()
+    assert time.monotonic() - stopped < 20  # the grace period is 30 s
+    assert rollouts_stored(run_dir) == 0  # a dropped chunk stores nothing: its rollouts run on resume
+    for _ in range(100):  # the local cluster is shut down: no actor is left
+        if not _actor_pids():
+            break
+        await asyncio.sleep(0.1)
+    assert not _actor_pids()
