@@ -25,6 +25,9 @@ CALL_LIMIT = "call_limit"
 """The rollout reached the run's `max_calls` LLM calls (a safety net; benchmarks keep their own step limits)."""
 CRASHED = "crashed"
 """The strategy raised an unexpected exception: a bug, recorded with its traceback, never fatal to the run."""
+INTERRUPTED = "interrupted"
+"""tripbench's own machinery stopped the rollout (a database or cache outage, a lost shard claim, the disk): no
+result, it runs again on resume."""
 
 GENERIC_STATUSES: Mapping[str, str] = {
     DELIVERED: "the strategy produced its answer",
@@ -34,6 +37,7 @@ GENERIC_STATUSES: Mapping[str, str] = {
     REPLAY_MISS: "replay mode and an uncached call",
     CALL_LIMIT: "reached the run's max_calls per rollout",
     CRASHED: "the strategy raised an unexpected exception",
+    INTERRUPTED: "stopped by tripbench's own machinery (an outage, a lost claim): re-run on resume",
 }
 
 

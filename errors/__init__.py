@@ -1,4 +1,5 @@
-"""User-facing errors: printed as one message by the CLI, never as a traceback."""
+"""User-facing errors: printed as one message by the CLI, never as a traceback; and `Interruption`, the mark of
+whatever stops a rollout from tripbench's own side."""
 
 from __future__ import annotations
 
@@ -35,3 +36,17 @@ class MissingInput(DataError, UsageError):
     """An input the command was pointed at (a file, a folder, a run directory, data not fetched yet) is not there:
     nothing ran, exit code 2 like any usage error; the message names the path and, where one exists, the command
     that makes it."""
+
+
+class Interruption(Exception):
+    """tripbench's own machinery, not the strategy nor the model, stopped a rollout: a team database that cannot be
+    reached, a shared service restarting, a worker that was stopped. Such a rollout has no result: it is stored as
+    `interrupted` and the same command runs it again (`runner.outcomes`).
+
+    `retry_after_s` is set while the cause may pass on its own (an outage still within its limit): whoever can wait
+    (a cache read, the spend cap) tries again after that many seconds; None means give up now.
+    """
+
+    def __init__(self, message: str, *, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s

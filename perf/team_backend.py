@@ -74,7 +74,7 @@ async def _calls_cpu(url: str | None, size: int, folder: Path) -> tuple[float, f
         from runner.team import Team, TeamCache
 
         team = await Team.join(url)
-        cache, shared, ledger = TeamCache(url), team.buckets, team.ledger("perf", 1e9, local=local)
+        cache, shared, ledger = TeamCache(url), team.buckets, await team.ledger("perf", 1e9, local=local)
     key = LimitKey("fake", "m")
     gateway = Gateway(resolve=lambda _: _Instant(), cache=cache, mode=CacheMode.READWRITE,
                       spend_cap=SpendCap(1e9, ledger=ledger), prices={MODEL: Price(input=0.15, output=0.60)},
@@ -136,7 +136,7 @@ async def _worker(url: str, seconds: float, go: Path) -> None:
     from runner.team import Team
 
     team = await Team.join(url)
-    spend_cap = SpendCap(ledger=team.ledger("perf-cap", 1e9))
+    spend_cap = SpendCap(ledger=await team.ledger("perf-cap", 1e9))
     print("ready", flush=True)
     while not go.exists():
         await asyncio.sleep(0.01)

@@ -1,4 +1,5 @@
 """What a failed LLM call means, in one table: error kind -> rollout status -> rerun on resume? -> may it be billed?
+And the one rule for everything else a rollout can end with: stopped by our own machinery, or by the strategy.
 
 Read by the rollout (the status it stores), the store and the run summary (which stored rollouts a resumed run runs
 again, hence the exit code), the gateway and the batch transport (whether a failed call's reserved money is released).
@@ -7,6 +8,12 @@ A transient provider error (429s, 5xx, dropped connections, timeouts: an outage)
 as a failure), but a resumed run tries it again; a permanent one (a bad request, a content filter, a refusal) is the
 rollout's outcome and stays, or re-running it would re-draw refusals until one passes. Batch requests lost (expired,
 cancelled) or unreadable through every retry are transient too: no answer came.
+
+Any other exception is judged by its type (`interrupted_by_us`): an `errors.Interruption` (a team database down past
+its outage limit, a lost shard claim), an operating-system error (a full disk, a dropped connection) or an SQLite
+error (a locked or damaged store) is our machinery's doing, never the strategy's: the rollout is `interrupted` and the
+same command runs it again. Only the rest, raised by a strategy's or an evaluator's own code, is `crashed`: a bug,
+kept as the rollout's outcome with its traceback.
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ import builtins
 import sqlite3
 from dataclasses import dataclass
 
-from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, PROVIDER_ERROR, REPLAY_MISS, TOKEN_LIMIT
+from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, INTERRUPTED, PROVIDER_ERROR, REPLAY_MISS, TOKEN_LIMIT
+from errors import Interruption
 from providers.batching import BatchRequestLost, BatchUnanswered, BatchUnreadable
 from providers.errors import (
     BudgetExhausted,
@@ -63,15 +71,23 @@ POLICY: tuple[ErrorKind, ...] = (
 
 # Statuses every error of which a resume runs again: stopped by the run's circumstances before they had a result,
 # not by the model. No submission counts them.
-RERUN_STATUSES = frozenset(row.status for row in POLICY
-                           if all(other.rerun for other in POLICY if other.status == row.status))
+RERUN_STATUSES = frozenset({INTERRUPTED} | {row.status for row in POLICY
+                                            if all(other.rerun for other in POLICY if other.status == row.status)})
 _TRANSIENT = frozenset(row.error.__name__ for row in POLICY if row.status == PROVIDER_ERROR and row.rerun)
 
-# A `crashed` rollout whose exception came from the machine, not the strategy's logic: SQLite (a damaged or locked
-# cache) or the operating system (a full disk, a file gone). Its stored error keeps the traceback; a resume runs it
-# again, like a transient provider error.
-INFRASTRUCTURE_ERRORS = frozenset(value.__name__ for module in (sqlite3, builtins) for value in vars(module).values()
-                                  if isinstance(value, type) and issubclass(value, (sqlite3.Error, OSError)))
+MACHINERY: tuple[type[BaseException], ...] = (Interruption, OSError, sqlite3.Error)
+"""Exceptions that come from our machinery, not from a strategy's logic (`interrupted_by_us`)."""
+# Runs stored before the `interrupted` status kept such rollouts as `crashed`, with the exception's class name: a
+# resume runs them again too (the team database's `TeamUnavailable` among them, by name: it lives above this module).
+INFRASTRUCTURE_ERRORS = frozenset({"TeamUnavailable"} | {
+    value.__name__ for module in (sqlite3, builtins) for value in vars(module).values()
+    if isinstance(value, type) and issubclass(value, (sqlite3.Error, OSError))})
+
+
+def interrupted_by_us(error: BaseException) -> bool:
+    """Whether an exception that ended a rollout came from our own machinery (`MACHINERY`): the rollout is then
+    `interrupted` and runs again, never `crashed`."""
+    return isinstance(error, MACHINERY)
 
 
 def kind_of(error: LLMError) -> ErrorKind:
@@ -80,8 +96,8 @@ def kind_of(error: LLMError) -> ErrorKind:
 
 
 def runs_again(status: str, error_type: str | None) -> bool:
-    """Whether a resumed run runs a stored rollout again: `RERUN_STATUSES`, transient provider errors and crashes in
-    `INFRASTRUCTURE_ERRORS`.
+    """Whether a resumed run runs a stored rollout again: `RERUN_STATUSES` (`interrupted` among them), transient
+    provider errors, and older runs' crashes in `INFRASTRUCTURE_ERRORS`.
 
     Args:
         status: The stored status.

@@ -70,6 +70,8 @@ if TYPE_CHECKING:  # psycopg is an extra (`tripbench[team]`): imported only by r
 FAILED = "failed"
 EVALUATE_EVERY_S = 30.0
 """How often finished rollouts are scored while a run goes on (for reports on a live run)."""
+TEAM_SPOOL = "team-unwritten.sqlite"
+"""In a team run's directory: answers paid for while the team database was away, until it takes them."""
 
 
 @dataclass(slots=True)
@@ -229,9 +231,9 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     return gateway, cache
 
 
-def open_cache(prepared: Prepared, mode: CacheMode) -> CallCache | None:
-    """The run's cache: the team database's with `[team]` (one cache for every process), else the cache folder's;
-    None for cache mode `off`."""
+def open_cache(prepared: Prepared, mode: CacheMode, run_dir: Path | None = None) -> CallCache | None:
+    """The run's cache: the team database's with `[team]` (one cache for every process; answers it cannot take during
+    an outage wait in `run_dir`'s spool), else the cache folder's; None for cache mode `off`."""
     spec = prepared.spec
     if mode is CacheMode.OFF:
         return None
@@ -239,7 +241,8 @@ def open_cache(prepared: Prepared, mode: CacheMode) -> CallCache | None:
         require_team_client(str(prepared.spec_path))
         from runner.team import TeamCache, team_url
 
-        return TeamCache(team_url(spec.team.url_env, str(prepared.spec_path)), overwrite=mode is CacheMode.REFRESH)
+        return TeamCache(team_url(spec.team.url_env, str(prepared.spec_path)), overwrite=mode is CacheMode.REFRESH,
+                         outage_s=spec.team.outage_s, spool=run_dir / TEAM_SPOOL if run_dir is not None else None)
     return CacheStore(prepared.cache_dir)
 
 
@@ -474,13 +477,15 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
             require_team_client(str(prepared.spec_path))
             from runner.team import Team, team_url
 
-            team = await Team.join(team_url(spec.team.url_env, str(prepared.spec_path)), stale_s=spec.team.stale_s)
+            team = await Team.join(team_url(spec.team.url_env, str(prepared.spec_path)), stale_s=spec.team.stale_s,
+                                   outage_s=spec.team.outage_s)
             opened.push_async_callback(team.aclose)  # after the ledgers and the gateway: last, as it leaves
         store_ledger = StoreLedger(store, session)
         opened.push_async_callback(store_ledger.aclose)
-        ledger = (team.ledger(spec.team.budget, spec.max_cost, local=store_ledger)
+        ledger = (await team.ledger(spec.team.budget, spec.max_cost, local=store_ledger, claim=claim,
+                                    spool=run_dir / TEAM_SPOOL)
                   if team is not None and spec.team is not None else store_ledger)
-        cache = open_cache(prepared, spec.cache)
+        cache = open_cache(prepared, spec.cache, run_dir)
         if cache is not None:
             opened.callback(cache.close)
         await settle_left_open(store, prepared.cache_dir, cache)  # calls a killed session had in flight
@@ -541,10 +546,12 @@ async def _claim_shard(prepared: Prepared, run_dir: Path) -> ShardClaim | None:
         return None
     require_team_client(str(prepared.spec_path))
     from runner.team import team_url
+    from runner.team.link import Outage
     from runner.team.shards import ShardClaim
 
     run = {"settings": prepared.spec.result_fields(), "folder": run_dir.parent.name}
-    return await ShardClaim.take(team_url(team.url_env, str(prepared.spec_path)), run, str(prepared.shard))
+    url = team_url(team.url_env, str(prepared.spec_path))
+    return await ShardClaim.take(url, run, str(prepared.shard), Outage(url, team.outage_s))
 
 
 async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s: float,

@@ -69,9 +69,10 @@ class RolloutWorker:
         prepared = self._prepared
         spec, team_spec = prepared.spec, prepared.spec.team
         assert team_spec is not None  # `--ray-address` is refused without [team]
-        team = await Team.join(team_url(team_spec.url_env, str(prepared.spec_path)), stale_s=team_spec.stale_s)
+        team = await Team.join(team_url(team_spec.url_env, str(prepared.spec_path)), stale_s=team_spec.stale_s,
+                               outage_s=team_spec.outage_s)
         self._opened.push_async_callback(team.aclose)
-        spend_cap = SpendCap(spec.max_cost, ledger=team.ledger(team_spec.budget, spec.max_cost))
+        spend_cap = SpendCap(spec.max_cost, ledger=await team.ledger(team_spec.budget, spec.max_cost))
         cache = open_cache(prepared, spec.cache)
         if cache is not None:
             self._opened.callback(cache.close)

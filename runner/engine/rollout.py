@@ -9,6 +9,7 @@ the rollout running in the current task through a context variable, so concurren
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import dataclasses
 import time
@@ -23,7 +24,7 @@ from providers.errors import AuthError, LLMError
 from providers.interface import ChatModel, ChatRequest, ChatResponse
 from runner.engine.spec import Sampling
 from runner.ladder.calls import CallRecord
-from runner.outcomes import kind_of
+from runner.outcomes import interrupted_by_us, kind_of
 from runner.store.records import RolloutKey, RolloutRecord
 
 
@@ -97,6 +98,10 @@ async def run_rollout(key: RolloutKey, task: Task, strategy: Strategy, model: Ro
                       observe: Callable[[CallRecord], None] | None = None) -> RolloutRecord:
     """Runs one rollout to a terminal status; never raises except to abort the run or when cancelled.
 
+    A rollout whose task is being cancelled (a second Ctrl-C, the grace period over) is never stored, whatever the
+    strategy made of the cancellation (an exception of its own, a result): it raises `CancelledError`, and the same
+    command runs it again. One ended by our machinery (`runner.outcomes.interrupted_by_us`) is `interrupted`.
+
     Args:
         key: The rollout's key.
         task: Its task.
@@ -129,8 +134,13 @@ async def run_rollout(key: RolloutKey, task: Task, strategy: Strategy, model: Ro
     except CallLimitReached as exc:
         error_type = type(exc).__name__
         result = RolloutResult(base.CALL_LIMIT, error=str(exc))
-    except Exception as exc:  # a strategy bug: recorded with its traceback, the run goes on
+    except Exception as exc:
         error_type = type(exc).__name__
-        trace = traceback.format_exc().splitlines()[-TRACEBACK_LINES:]
-        result = RolloutResult(base.CRASHED, error="\n".join(trace))
+        if interrupted_by_us(exc):  # not the strategy's doing: no result, the same command runs it again
+            result = RolloutResult(base.INTERRUPTED, error=f"{error_type}: {exc}")
+        else:  # a strategy bug: recorded with its traceback, the run goes on
+            trace = traceback.format_exc().splitlines()[-TRACEBACK_LINES:]
+            result = RolloutResult(base.CRASHED, error="\n".join(trace))
+    if (current := asyncio.current_task()) is not None and current.cancelling():
+        raise asyncio.CancelledError(f"rollout {key} cancelled")
     return RolloutRecord(key, result, calls, error_type, started, time.time())

@@ -203,6 +203,9 @@ class TeamSpec(BaseModel):
     stale_s: float = Field(default=60.0, ge=1, le=3600, allow_inf_nan=False)
     """Seconds without a heartbeat (every twelfth of it) after which a process is dead: its calls in flight then count
     as spent at their worst case, and stop holding back the other processes' reservations."""
+    outage_s: float = Field(default=300.0, ge=1, le=86400, allow_inf_nan=False)
+    """Seconds the database may stay unreachable (a restart, a failover) while rollouts wait for it, sending nothing;
+    past them, the rollouts waiting end `interrupted` and the same command runs them again."""
 
 
     @field_validator("url_env")

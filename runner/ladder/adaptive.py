@@ -114,7 +114,7 @@ class AdaptiveLimit:
                 if waiter.done() and not waiter.cancelled():
                     self._in_flight -= 1  # woken and cancelled at once: the room it was given goes to the next
                     self._wake()
-                else:
+                elif waiter in self._waiting:  # `_wake` drops cancelled waiters it meets: maybe gone already
                     self._waiting.remove(waiter)
                 raise
         else:

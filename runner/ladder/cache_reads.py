@@ -3,6 +3,10 @@ its ready tasks are answered by one `get_many`, one statement (one round trip to
 
 A replay runs dozens of rollouts at once, each waiting on its next cached answer; read one by one, a hit paid a
 statement, its locks and its connection check each time. The wait costs the reader one turn of the loop.
+
+A read the cache could not make (`errors.Interruption` with `retry_after_s`: a team database restarting) is never a
+miss, which would pay for a call the cache may hold: the reader waits and reads again, until the cache says to give
+up; the rollout then ends `interrupted`.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import asyncio
 
 from cache.interface import CallCache
 from cache.store import CacheEntry
+from errors import Interruption
 
 
 class CacheReads:
@@ -25,7 +30,17 @@ class CacheReads:
         self._waiting: list[tuple[str, asyncio.Future[CacheEntry | None]]] = []
 
     async def get(self, key: str) -> CacheEntry | None:
-        """The entry under `key`, or None; a use of the cache, as `CallCache.get`."""
+        """The entry under `key`, or None; a use of the cache, as `CallCache.get`, waiting while the cache is out of
+        reach for a while."""
+        while True:
+            try:
+                return await self._read(key)
+            except Interruption as exc:
+                if exc.retry_after_s is None:
+                    raise
+                await asyncio.sleep(exc.retry_after_s)
+
+    async def _read(self, key: str) -> CacheEntry | None:
         loop = asyncio.get_running_loop()
         if not self._waiting:
             loop.call_soon(self._answer)

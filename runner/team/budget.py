@@ -10,7 +10,17 @@ written in batches (one `tb_settle` per batch).
 Liveness: each process is a row of `tb_worker` whose heartbeat, on the database's clock, a `Worker` renews. A worker
 silent for `stale_s` is declared dead by whichever process looks next (`tb_reap`, run with every heartbeat): its open
 charges become orphaned, counted as spent at their worst case, and an orphaned charge whose answer reaches the cache
-is settled at the cost the entry records. A worker declared dead that wakes up may open no further charge.
+is settled at the cost the entry records. A worker declared dead that wakes up (a stopped process, an outage longer
+than `stale_s`) joins again as a new worker: its old charges stay with the dead one, settled when their answers come.
+
+One cap per budget: the first run that books under a budget records its `max_cost` there (`tb_budget.cap`); a run
+with another cap is refused before it starts, naming both (`tripbench team budget NAME --cap USD` changes it), and
+every reservation is decided under the recorded cap. A reservation that cannot fit even if every open charge settled
+at nothing ends at once (`BudgetExhausted`), without waiting for the others.
+
+Through a restart of the database (`runner.team.link`): a reservation waits for it (nothing is sent meanwhile) and
+carries its own id, so one sent again after its answer was lost finds the charge it made; a settlement that could not
+be written stays queued and is written once the database is back.
 """
 
 from __future__ import annotations
@@ -20,14 +30,19 @@ import contextlib
 import logging
 import os
 import socket
+import uuid
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
 
 import psycopg
 
+from errors import UsageError
 from providers.errors import BudgetExhausted
 from runner.ladder.budget import Ledger
-from runner.team.database import TeamUnavailable, connect, connect_async, public
+from runner.team.database import TeamUnavailable, connect, public
+from runner.team.link import Link, Outage, lost_connection
+from runner.team.shards import ShardClaim, ShardLost
+from runner.team.spool import Spool
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +59,14 @@ def _money(usd: float) -> Decimal:
     return Decimal(repr(usd))
 
 
+class CapMismatch(UsageError):
+    """This run's `max_cost` differs from the cap its team budget recorded."""
+
+
+def _usd(cap: Decimal | None) -> str:
+    return "no cap" if cap is None else f"${cap}"
+
+
 class Worker:
     """This process in `tb_worker`: registered, kept alive by a heartbeat task, declared gone on `aclose`.
 
@@ -51,15 +74,16 @@ class Worker:
         url: The team database's connection string.
         heartbeat_s: Seconds between heartbeats (each also declares stale workers dead).
         stale_s: Seconds without a heartbeat after which a worker is dead.
+        outage: The process's outage (how long the database is waited for).
     """
 
-    def __init__(self, url: str, *, heartbeat_s: float = HEARTBEAT_S, stale_s: float = STALE_S) -> None:
+    def __init__(self, url: str, *, heartbeat_s: float = HEARTBEAT_S, stale_s: float = STALE_S,
+                 outage: Outage | None = None) -> None:
         self.url = url
         self.id = 0
         self.heartbeat_s, self.stale_s = heartbeat_s, stale_s
-        self.lost: str | None = None
-        """Why this worker can no longer book (declared dead, or the database gone); None while it can."""
-        self._connection: psycopg.AsyncConnection[tuple[object, ...]] | None = None
+        self.link = Link(url, outage or Outage(url))
+        self._joining = asyncio.Lock()
         self._beating: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -69,45 +93,42 @@ class Worker:
             TeamUnavailable: the database cannot be reached.
         """
         await asyncio.to_thread(lambda: connect(self.url).close())  # the schema, created or migrated
-        self._connection = await connect_async(self.url)
-        try:
-            row = await (await self._connection.execute(
-                "INSERT INTO tb_worker (host, pid) VALUES (%s, %s) RETURNING id", (socket.gethostname(), os.getpid())
-            )).fetchone()
+        await self.rejoin(0)
+        await self.reap()
+        self._beating = asyncio.get_running_loop().create_task(self._beat(), name="team-heartbeat")
+
+    async def rejoin(self, dead: int) -> None:
+        """Registers this process as a new worker, unless that happened already since worker `dead` was found dead
+        (0: not registered yet)."""
+        async with self._joining:
+            if self.id != dead:
+                return
+            row = await self.link.fetchone("INSERT INTO tb_worker (host, pid) VALUES (%s, %s) RETURNING id",
+                                           (socket.gethostname(), os.getpid()))
             assert row is not None
             self.id = int(row[0])  # type: ignore[call-overload]
-            await self.reap()
-        except psycopg.Error as exc:
-            await self._connection.close()
-            raise TeamUnavailable(f"{public(self.url)}: {str(exc).strip()}; nothing was sent") from None
-        self._beating = asyncio.get_running_loop().create_task(self._beat(), name="team-heartbeat")
+            if dead:
+                log.warning("%s: this process was declared dead (no heartbeat for %.0f s: stopped, or the database "
+                            "was down); it joined again as worker %d", public(self.url), self.stale_s, self.id)
 
     async def reap(self) -> int:
         """Declares workers silent for `stale_s` dead and settles orphaned charges whose answer is cached; returns
         how many workers were declared dead."""
-        assert self._connection is not None
-        row = await (await self._connection.execute(
-            "SELECT tb_reap(make_interval(secs => %s::float8))", (self.stale_s,))).fetchone()
+        row = await self.link.fetchone("SELECT tb_reap(make_interval(secs => %s::float8))", (self.stale_s,))
         return int(row[0]) if row is not None else 0  # type: ignore[call-overload]
 
     async def _beat(self) -> None:
-        assert self._connection is not None
         while True:
             await asyncio.sleep(self.heartbeat_s)
+            worker = self.id
             try:
-                if self._connection.closed:  # dropped by the server: a new one, or the worker is soon declared dead
-                    self._connection = await connect_async(self.url)
-                alive = await (await self._connection.execute(
-                    "UPDATE tb_worker SET heartbeat = now() WHERE id = %s AND alive RETURNING id", (self.id,)
-                )).fetchone()
+                alive = await self.link.fetchone(
+                    "UPDATE tb_worker SET heartbeat = now() WHERE id = %s AND alive RETURNING id", (worker,))
+                if alive is None:
+                    await self.rejoin(worker)
                 await self.reap()
-            except (psycopg.Error, TeamUnavailable) as exc:
+            except (psycopg.Error, TeamUnavailable) as exc:  # an outage past its limit: the next beat tries again
                 log.warning("%s: heartbeat failed (%s); trying again", public(self.url), str(exc).strip())
-                continue
-            if alive is None:
-                self.lost = "this worker was declared dead (no heartbeat for a while)"
-                log.warning("%s: %s; it books no further charge", public(self.url), self.lost)
-                return
 
     async def aclose(self) -> None:
         """Stops the heartbeat and leaves the team: charges still open are orphaned (counted at their worst case)."""
@@ -115,13 +136,13 @@ class Worker:
             self._beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._beating
-        if self._connection is None:
-            return
-        with contextlib.suppress(psycopg.Error):
-            await self._connection.execute(
-                "SELECT tb_orphan(ARRAY(SELECT id FROM tb_charge WHERE worker = %s AND state = 'open'))", (self.id,))
-            await self._connection.execute("UPDATE tb_worker SET alive = false WHERE id = %s", (self.id,))
-        await self._connection.close()
+        if self.id:
+            with contextlib.suppress(psycopg.Error, TeamUnavailable):
+                await self.link.fetchone(
+                    "SELECT tb_orphan(ARRAY(SELECT id FROM tb_charge WHERE worker = %s AND state = 'open'))",
+                    (self.id,))
+                await self.link.fetchone("UPDATE tb_worker SET alive = false WHERE id = %s", (self.id,))
+        await self.link.aclose()
 
 
 class TeamLedger:
@@ -131,55 +152,90 @@ class TeamLedger:
     Args:
         worker: This process (started).
         budget: The budget's name (`[team] budget`).
-        cap_usd: This run's `max_cost`: the team's spending under `budget` stays within it (None: no cap).
+        cap_usd: This run's `max_cost`: the team's spending under `budget` stays within it (None: no cap); it must
+            be the cap the budget recorded (`join`).
         local: The run's own ledger, booked after the team's decision (None: the team's only).
-        sleep: Awaitable sleep (waiting for other processes' charges).
+        claim: The shard this process holds, if it runs one: a reservation is refused once another process took it.
+        spool: Where settlements still unwritten when the ledger closes (the database away) are kept for the next
+            session (None: they count at their worst case until this worker is declared dead).
+        sleep: Awaitable sleep (waiting for other processes' charges, or for the database).
     """
 
     def __init__(self, worker: Worker, budget: str, cap_usd: float | None, local: Ledger | None = None,
-                 *, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 *, claim: ShardClaim | None = None, spool: Spool | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self._worker = worker
         self._budget = budget
         self._cap = None if cap_usd is None else _money(cap_usd)
         self._local = local
+        self._claim = claim
+        self._spool = spool
         self._sleep = sleep
-        self._connection: psycopg.AsyncConnection[tuple[object, ...]] | None = None
-        self._connecting = asyncio.Lock()
+        self._link = Link(worker.url, worker.link.outage)
         self._team_of: dict[int, int] = {}  # the local ledger's charge -> the team's
         self._settling: list[tuple[int, Decimal]] = []
         self._orphaning: list[int] = []
         self._writer: asyncio.Task[None] | None = None
 
-    async def _connected(self) -> psycopg.AsyncConnection[tuple[object, ...]]:
-        async with self._connecting:
-            if self._connection is None or self._connection.closed:
-                self._connection = await connect_async(self._worker.url)
-            return self._connection
-
-    async def open(self, amount_usd: float, *, model: str, cache_key: str | None) -> int:
-        """Books the reservation in the team's budget (waiting while other charges may free enough), then in the
-        local ledger.
+    async def join(self) -> None:
+        """Records this run's cap as the budget's if it has none yet; refuses a run whose cap differs. Writes the
+        settlements an earlier session kept in the spool.
 
         Raises:
-            BudgetExhausted: the team's spending under this budget reached this run's cap.
-            TeamUnavailable: the database cannot be reached (nothing is sent).
+            CapMismatch: the budget records another cap (both named, with the command that changes it).
         """
-        if self._worker.lost is not None:
-            raise TeamUnavailable(f"{public(self._worker.url)}: {self._worker.lost}; nothing was sent")
-        amount, pause = _money(amount_usd), POLL_S[0]
+        if self._spool is not None and (kept := self._spool.settlements()):
+            for charge, cost in kept:
+                self._queue(settle=(charge, cost) if cost is not None else None,
+                            orphan=charge if cost is None else None)
+            await self._writer  # type: ignore[misc]
+            if not (self._settling or self._orphaning):
+                self._spool.settled([charge for charge, _ in kept])
+                log.warning("%s: %d settlements kept through an outage were written", public(self._worker.url),
+                            len(kept))
+        row = await self._link.fetchone(
+            "INSERT INTO tb_budget (name, cap, cap_set) VALUES (%s, %s::numeric, true) ON CONFLICT (name) DO UPDATE "
+            "SET cap = CASE WHEN tb_budget.cap_set THEN tb_budget.cap ELSE excluded.cap END, cap_set = true "
+            "RETURNING cap", (self._budget, self._cap))
+        recorded = None if row is None or row[0] is None else Decimal(str(row[0]))
+        if recorded != self._cap:
+            raise CapMismatch(
+                f"team budget {self._budget!r} has {_usd(recorded)} (recorded by the first run that used it); this "
+                f"run's max_cost is {_usd(self._cap)}: run with the budget's cap, name another budget in [team] "
+                f"budget, or change the budget's cap for every process: tripbench team budget {self._budget} "
+                "--cap USD")
+
+    async def open(self, amount_usd: float, *, model: str, cache_key: str | None) -> int:
+        """Books the reservation in the team's budget (waiting while other charges may free enough, or while the
+        database comes back), then in the local ledger.
+
+        Raises:
+            BudgetExhausted: the team's spending under this budget reached its cap.
+            ShardLost: another process took this process's shard.
+            TeamUnavailable: the database stayed unreachable past the outage limit (nothing is sent).
+        """
+        amount, pause, request = _money(amount_usd), POLL_S[0], uuid.uuid4()
         while True:
+            if self._claim is not None and self._claim.lost is not None:
+                raise ShardLost(self._claim.lost)
+            worker = self._worker.id
+            claim = (self._claim.key, self._claim.epoch) if self._claim is not None else (None, None)
             try:
-                connection = await self._connected()
-                row = await (await connection.execute(
-                    "SELECT tb_reserve(%s, %s::bigint, %s::numeric, %s::numeric, %s, %s)",
-                    (self._budget, self._worker.id, amount, self._cap, model, cache_key))).fetchone()
+                row = await self._link.fetchone(
+                    "SELECT tb_reserve(%s, %s::bigint, %s::numeric, %s, %s, %s::uuid, %s::bigint, %s::bigint)",
+                    (self._budget, worker, amount, model, cache_key, request, *claim))
             except psycopg.Error as exc:
+                if exc.sqlstate == "TB001":  # declared dead (stopped, or the database was down past stale_s)
+                    await self._worker.rejoin(worker)
+                    continue
+                if exc.sqlstate == "TB003" and self._claim is not None:
+                    raise ShardLost(self._claim.taken_over()) from None
                 raise TeamUnavailable(f"{public(self._worker.url)}: {str(exc).strip()}; nothing was sent") from None
             charge = int(row[0]) if row is not None else -1  # type: ignore[call-overload]
             if charge > 0:
                 break
             if charge < 0:
-                raise BudgetExhausted(f"team spend cap ${self._cap:.4f} (budget {self._budget!r}) reached: the "
+                raise BudgetExhausted(f"team spend cap {_usd(self._cap)} (budget {self._budget!r}) reached: the "
                                       f"next call may cost up to ${amount_usd:.4f}")
             await self._sleep(pause)  # other charges are open: they may free enough
             pause = min(POLL_S[1], pause * 2)
@@ -220,25 +276,43 @@ class TeamLedger:
             self._writer = asyncio.get_running_loop().create_task(self._write(), name="team-ledger-writer")
 
     async def _write(self) -> None:
-        """Writes the queued settlements, all those queued meanwhile in one statement, until none is left."""
+        """Writes the queued settlements, all those queued meanwhile in one statement, until none is left; through
+        an outage they wait (the link retries), and past its limit they stay queued for the next write."""
         while self._settling or self._orphaning:
-            settling, self._settling = self._settling, []
-            orphaning, self._orphaning = self._orphaning, []
-            try:
-                connection = await self._connected()
-                if settling:
-                    await connection.execute("SELECT tb_settle(%s::bigint[], %s::numeric[])",
-                                             ([charge for charge, _ in settling], [cost for _, cost in settling]))
-                if orphaning:
-                    await connection.execute("SELECT tb_orphan(%s::bigint[])", (orphaning,))
-            except (psycopg.Error, TeamUnavailable) as exc:  # they stay open: counted at their worst case
-                log.warning("%s: %d settlements not written (%s); those charges stay booked at their worst case "
-                            "until this worker is declared dead", public(self._worker.url),
-                            len(settling) + len(orphaning), str(exc).strip())
+            settling, orphaning = list(self._settling), list(self._orphaning)
+            if settling:
+                if not await self._flush("SELECT tb_settle(%s::bigint[], %s::numeric[])",
+                                         ([charge for charge, _ in settling], [cost for _, cost in settling])):
+                    return
+                del self._settling[:len(settling)]
+            if orphaning:
+                if not await self._flush("SELECT tb_orphan(%s::bigint[])", (orphaning,)):
+                    return
+                del self._orphaning[:len(orphaning)]
+
+    async def _flush(self, statement: str, arguments: tuple[object, ...]) -> bool:
+        """Runs one statement of settlements; False when the database stayed away past the outage limit (they stay
+        queued: counted at their worst case until written)."""
+        try:
+            await self._link.fetchone(statement, arguments)
+        except (psycopg.Error, TeamUnavailable) as exc:
+            if lost_connection(exc):
+                log.warning("%s: %d settlements not written yet (%s); they are written once the database is back",
+                            public(self._worker.url), len(self._settling) + len(self._orphaning), str(exc).strip())
+                return False
+            log.warning("%s: settlements refused (%s); those charges stay booked at their worst case",
+                        public(self._worker.url), str(exc).strip())
+        return True
 
     async def aclose(self) -> None:
-        """Writes what is still queued and closes the connection."""
+        """Writes what is still queued (once more if an outage held it back) and closes the connection."""
         while self._writer is not None and not self._writer.done():
             await self._writer
-        if self._connection is not None:
-            await self._connection.close()
+        if self._settling or self._orphaning:
+            self._queue()
+            await self._writer  # type: ignore[misc]
+        if (self._settling or self._orphaning) and self._spool is not None:
+            self._spool.keep_settlements([*self._settling, *((charge, None) for charge in self._orphaning)])
+            log.warning("%s: %d settlements kept in %s until the next session", public(self._worker.url),
+                        len(self._settling) + len(self._orphaning), self._spool.path)
+        await self._link.aclose()

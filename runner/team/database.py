@@ -16,16 +16,16 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 
 from cache import KEY_SCHEME
-from errors import ConfigError, DataError
+from errors import ConfigError, DataError, Interruption
 
 MIGRATION_LOCK = 0x7472_6970  # "trip": pg_advisory_xact_lock's key for migrations
 
 
-class TeamUnavailable(ConnectionError):
+class TeamUnavailable(Interruption, ConnectionError):
     """The team database cannot be reached or used: nothing is sent (fail closed).
 
-    A `ConnectionError`, so a rollout it ends is a `crashed` one of the machine's fault (`runner.outcomes`) that a
-    resumed run runs again."""
+    An `Interruption`: a rollout it ends is `interrupted`, and the same command runs it again (`runner.outcomes`);
+    `retry_after_s` is set while the outage is within its limit (`runner.team.link.Outage`)."""
 
 
 def team_url(url_env: str, source: str = "run spec") -> str:
@@ -82,7 +82,11 @@ def _v1(cursor: psycopg.Cursor[tuple[object, ...]]) -> None:
     cursor.execute(SCHEMA_V1)
 
 
-MIGRATIONS: list[Callable[[psycopg.Cursor[tuple[object, ...]]], None]] = [_v1]
+def _v2(cursor: psycopg.Cursor[tuple[object, ...]]) -> None:
+    cursor.execute(SCHEMA_V2)
+
+
+MIGRATIONS: list[Callable[[psycopg.Cursor[tuple[object, ...]]], None]] = [_v1, _v2]
 """Schema changes in order; `tb_meta.schema` holds how many ran. A change is a new function, never an edit."""
 
 
@@ -281,5 +285,60 @@ BEGIN
                        requests_tat = greatest(requests_tat, resume + coalesce(p_req_tau, 0)),
                        tokens_tat = greatest(tokens_tat, resume + coalesce(p_tok_tau, 0))
         WHERE key = p_key;
+END $$;
+"""
+
+SCHEMA_V2 = """
+-- One cap per budget, recorded by the first run that books under it (cap_set); NULL with cap_set: no cap.
+ALTER TABLE tb_budget ADD COLUMN cap numeric CHECK (cap >= 0), ADD COLUMN cap_set boolean NOT NULL DEFAULT false;
+
+-- A reservation's id, chosen by its process: a reservation sent again after its answer was lost with the connection
+-- (a restart) finds the charge it made instead of making a second one.
+ALTER TABLE tb_charge ADD COLUMN request uuid UNIQUE;
+
+-- Shard claims: each take of a claim's advisory lock counts one more epoch, so a holder that lost the lock with its
+-- connection (a restart) knows, on taking it again, whether anyone held it meanwhile; a reservation names its claim's
+-- epoch and is refused once another process took the claim (fencing).
+CREATE TABLE tb_claim (
+    key bigint PRIMARY KEY,
+    epoch bigint NOT NULL,
+    holder text NOT NULL,
+    taken timestamptz NOT NULL DEFAULT now()
+);
+
+DROP FUNCTION tb_reserve(text, bigint, numeric, numeric, text, text);
+
+-- Reserve under the budget's recorded cap: returns the charge's id; 0 when it does not fit while other charges are
+-- open (they may free enough: wait); -1 when it cannot fit even if every open charge settles at nothing.
+CREATE FUNCTION tb_reserve(p_budget text, p_worker bigint, p_amount numeric, p_model text, p_key text,
+                           p_request uuid, p_claim bigint, p_epoch bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    charge bigint;
+    b tb_budget%ROWTYPE;
+BEGIN
+    SELECT id INTO charge FROM tb_charge WHERE request = p_request;
+    IF FOUND THEN
+        RETURN charge;
+    END IF;
+    PERFORM 1 FROM tb_worker WHERE id = p_worker AND alive;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'tripbench worker % was declared dead (no heartbeat): it may open no charge', p_worker
+            USING ERRCODE = 'TB001';
+    END IF;
+    IF p_claim IS NOT NULL THEN
+        PERFORM 1 FROM tb_claim WHERE key = p_claim AND epoch = p_epoch;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'another process took this shard''s claim' USING ERRCODE = 'TB003';
+        END IF;
+    END IF;
+    INSERT INTO tb_budget (name) VALUES (p_budget) ON CONFLICT DO NOTHING;
+    SELECT * INTO b FROM tb_budget WHERE name = p_budget FOR UPDATE;
+    IF b.cap IS NOT NULL AND b.spent + b.reserved + p_amount > b.cap THEN
+        RETURN CASE WHEN b.spent + p_amount > b.cap THEN -1 ELSE 0 END;
+    END IF;
+    UPDATE tb_budget SET reserved = reserved + p_amount WHERE name = p_budget;
+    INSERT INTO tb_charge (budget, worker, model, cache_key, reserved, state, request)
+        VALUES (p_budget, p_worker, p_model, p_key, p_amount, 'open', p_request) RETURNING id INTO charge;
+    RETURN charge;
 END $$;
 """

@@ -7,7 +7,8 @@ stored, only the display name (`provider/model@host`). The buckets behave as the
 same rate and burst, a take larger than the burst admitted on a full bucket, unused tokens given back, and a 429
 pausing the key for its Retry-After and emptying both buckets, for every process at once.
 
-Fail closed: a take that cannot reach the database raises `TeamUnavailable`, and the call is not sent.
+Fail closed: a take waits while the database is unreachable (`runner.team.link`), and past the outage limit raises
+`TeamUnavailable`: the call is not sent.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ import logging
 import psycopg
 
 from runner.ladder.ratelimit import LimitKey, Limits
-from runner.team.database import TeamUnavailable, connect_async, public
+from runner.team.database import TeamUnavailable, public
+from runner.team.link import Link, Outage
 
 log = logging.getLogger(__name__)
 
@@ -48,33 +50,26 @@ class TeamBuckets:
 
     Args:
         url: The team database's connection string.
+        outage: The process's outage (how long the database is waited for).
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, outage: Outage | None = None) -> None:
         self._url = url
-        self._connection: psycopg.AsyncConnection[tuple[object, ...]] | None = None
-        self._connecting = asyncio.Lock()
+        self._link = Link(url, outage or Outage(url))
         self._pending: set[asyncio.Task[None]] = set()
-
-    async def _connected(self) -> psycopg.AsyncConnection[tuple[object, ...]]:
-        async with self._connecting:
-            if self._connection is None or self._connection.closed:
-                self._connection = await connect_async(self._url)
-            return self._connection
 
     async def take(self, key: LimitKey, limits: Limits, tokens: int, burst_s: float) -> None:
         """Waits until one request and `tokens` fit under `key`'s shared limits, then takes them.
 
         Raises:
-            TeamUnavailable: the database cannot be reached (the call is not sent).
+            TeamUnavailable: the database stayed unreachable past the outage limit (the call is not sent).
         """
         request_t, request_tau = _bucket(limits.rpm, burst_s)
         token_t, token_tau = _bucket(limits.tpm, burst_s)
         arguments = (row_key(key), key.display, request_t, request_tau, token_t, token_tau, float(tokens))
         while True:
             try:
-                connection = await self._connected()
-                row = await (await connection.execute(TAKE, arguments)).fetchone()
+                row = await self._link.fetchone(TAKE, arguments)
             except psycopg.Error as exc:
                 raise TeamUnavailable(f"{public(self._url)}: {str(exc).strip()}; nothing was sent") from None
             wait = float(row[0]) if row is not None else 0.0  # type: ignore[arg-type]
@@ -101,8 +96,7 @@ class TeamBuckets:
 
     async def _execute(self, query: str, arguments: tuple[object, ...]) -> None:
         try:
-            connection = await self._connected()
-            await connection.execute(query, arguments)
+            await self._link.fetchone(query, arguments)
         except (psycopg.Error, TeamUnavailable) as exc:
             log.warning("%s: a shared rate limit was not updated (%s)", public(self._url), str(exc).strip())
 
@@ -110,5 +104,4 @@ class TeamBuckets:
         """Writes what is still pending and closes the connection."""
         while self._pending:
             await asyncio.gather(*self._pending)
-        if self._connection is not None:
-            await self._connection.close()
+        await self._link.aclose()

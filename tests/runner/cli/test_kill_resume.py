@@ -82,3 +82,33 @@ async def test_sigint_stops_gracefully_and_says_how_to_resume(start_mock_llm, wr
     total = sum(len(steps) for _, _, steps in (await reference(ToyOptions(**options))).values())
     assert server.tally.served == total and served < total
     assert os.path.isfile(run_dir / "outputs/toy/scripted/submission.jsonl")
+
+
+async def test_a_second_sigint_under_adaptive_concurrency_stores_nothing_crashed(start_mock_llm, write_spec,
+                                                                                  tmp_path: Path,
+                                                                                  toy_on_path) -> None:
+    """The issue's reproduction: a local OpenAI-compatible server (concurrency "auto", the default), rpm 120, no
+    cache; Ctrl-C, then Ctrl-C again 2 s later. The rollouts cut short are not stored (none as `crashed`, with a
+    traceback for a reason), and the same command runs every one of them."""
+    server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 0.3}))
+    options = {"tasks": 30, "max_calls": 6}
+    model = {"model": f"openai-compatible:toy@{server.base_url}/v1", "name": "toy", "rpm": 120}
+    spec = write_spec(server.base_url, cache="off", models=[model], options=options)
+    run_dir = tmp_path / "run"
+
+    process = await start_run(spec, run_dir)
+    await until_rollouts_stored(run_dir, process, more=2)
+    process.send_signal(signal.SIGINT)
+    await asyncio.sleep(2.0)
+    process.send_signal(signal.SIGINT)
+    output, _ = await process.communicate()
+    assert process.returncode == 130, output.decode()
+    assert "Traceback" not in output.decode()
+    with load_run(run_dir) as results:
+        assert {r.status for r in results.rollouts} == {"delivered"}, output.decode()
+        assert len(results.rollouts) < 30
+
+    process = await start_run(spec, run_dir)
+    output, _ = await process.communicate()
+    assert process.returncode == 0, output.decode()
+    assert stored(run_dir) == await reference(ToyOptions(**options))

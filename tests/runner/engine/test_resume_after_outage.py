@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, DELIVERED, PROVIDER_ERROR, TOKEN_LIMIT
+from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, DELIVERED, INTERRUPTED, PROVIDER_ERROR, TOKEN_LIMIT
 from reports.collect import collect_run
 from runner.engine.dryrun import estimate
 from runner.engine.execute import execute, prepare
@@ -48,6 +48,9 @@ def model(server, name: str) -> dict[str, object]:
     (CRASHED, "DatabaseError", True),  # the machine's fault (a damaged cache, a full disk): it runs again
     (CRASHED, "OperationalError", True),
     (CRASHED, "OSError", True),
+    (CRASHED, "TeamUnavailable", True),  # stored so by tripbench before the `interrupted` status: runs again
+    (INTERRUPTED, "TeamUnavailable", True),  # our machinery stopped it, whatever the exception: it runs again
+    (INTERRUPTED, "ShardLost", True),
     ("max_steps", None, False),  # a benchmark's own status: the agent's failure
 ])
 def test_which_stored_rollouts_a_resume_runs_again(status: str, error_type: str | None, again: bool) -> None:

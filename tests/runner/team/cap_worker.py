@@ -23,7 +23,7 @@ HEARTBEAT_S, STALE_S = 0.2, 1.5
 async def main(url: str, cap: float, log_path: str, seed: int) -> None:
     rng = random.Random(seed)
     team = await Team.join(url, heartbeat_s=HEARTBEAT_S, stale_s=STALE_S)
-    spend_cap = SpendCap(ledger=team.ledger("hammer", cap))  # the team's cap decides, not a local one
+    spend_cap = SpendCap(ledger=await team.ledger("hammer", cap))  # the team's cap decides, not a local one
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
 
     async def caller(number: int) -> None:

@@ -118,7 +118,7 @@ def test_team_init_creates_the_schema_once(team_db: str, monkeypatch: pytest.Mon
     monkeypatch.setenv(VARIABLE, team_db)
     for _ in range(2):
         done = run_cli("team", "init", "--url-env", VARIABLE)
-        assert done.returncode == 0 and "team schema 1 ready" in done.stdout, done.stderr
+        assert done.returncode == 0 and "team schema 2 ready" in done.stdout, done.stderr
     with psycopg.connect(team_db, autocommit=True) as connection:
         assert connection.execute("SELECT value FROM tb_meta WHERE name = 'key_scheme'").fetchone() == ("v1",)
     monkeypatch.delenv(VARIABLE)

@@ -1,0 +1,232 @@
+"""A team database that restarts mid-run: an ordinary event, not a loss.
+
+Each test has a PostgreSQL cluster of its own, restarted as an upgrade or a failover does (a fast shutdown ending every
+connection, a while with nothing listening, a start on the same socket), while real `tripbench run` processes talk to
+the mock LLM server. What must hold: no rollout is `crashed`, the same command finishes what an outage stopped, the
+mock server billed each distinct request once (every call it served is one entry of the team's cache), the ledger
+adds up with nothing left reserved, and the cap holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from benchmarks.base import CRASHED, DELIVERED, INTERRUPTED
+from providers.errors import BudgetExhausted
+from runner.mock_server import MockConfig
+from runner.mock_server.config import Latency
+from runner.store.results import load_run
+from tests.postgres_server import PostgresServer, server_binaries
+from tests.runner.engine_support import billed_usd, run_cli, start_run, until_rollouts_stored
+from tests.runner.team.test_team_runs_cli import VARIABLE, toy_model
+
+try:  # the `postgres` fixture says when it is missing (skipped with one summary line, or failed in CI)
+    import psycopg
+except ImportError:
+    psycopg = None
+
+
+@pytest.fixture
+def restartable(postgres: PostgresServer) -> Iterator[PostgresServer]:
+    """A cluster of this test's own (restarting the session's would cut the other tests' connections)."""
+    binaries = server_binaries()
+    assert binaries is not None  # the `postgres` fixture required it
+    server = PostgresServer(binaries)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def statuses(run_dir: Path) -> dict[str, int]:
+    with load_run(run_dir) as results:
+        counts: dict[str, int] = {}
+        for rollout in results.rollouts:
+            counts[rollout.status] = counts.get(rollout.status, 0) + 1
+        return counts
+
+
+def book(url: str) -> tuple[int, Decimal, Decimal, list[tuple[str, int]]]:
+    """Cache entries, the budgets' spent and reserved, the charges by state."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        entries, = connection.execute("SELECT count(*) FROM tb_cache").fetchone()
+        spent, reserved = connection.execute("SELECT coalesce(sum(spent), 0), coalesce(sum(reserved), 0) "
+                                             "FROM tb_budget").fetchone()
+        charges = connection.execute("SELECT state, count(*) FROM tb_charge GROUP BY state ORDER BY 1").fetchall()
+    return entries, spent, reserved, charges
+
+
+async def finish(process: asyncio.subprocess.Process) -> tuple[int, str]:
+    output, _ = await asyncio.wait_for(process.communicate(), 240)
+    assert process.returncode is not None
+    return process.returncode, output.decode()
+
+
+async def test_a_run_rides_out_two_restarts_and_pays_each_call_once(
+        restartable: PostgresServer, start_mock_llm, write_spec, tmp_path: Path, toy_on_path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(VARIABLE, restartable.url)
+    monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home"))
+    server = await start_mock_llm(MockConfig(latency=Latency(kind="fixed", seconds=0.05)))
+    spec = write_spec(server.base_url, models=[toy_model(server)], max_cost=50.0,
+                      options={"tasks": 60, "max_calls": 4}, team={"url_env": VARIABLE, "budget": "night"})
+    run_dir = tmp_path / "run"
+    process = await start_run(spec, run_dir)
+    await until_rollouts_stored(run_dir, process, 5)
+    await asyncio.to_thread(restartable.restart, 0.2)  # a restart as the issue's: 0.2 s down
+    await until_rollouts_stored(run_dir, process, 10)
+    await asyncio.to_thread(restartable.restart, 3.0)  # a failover's few seconds
+    code, output = await finish(process)
+    assert code == 0, output
+    assert "Traceback" not in output
+    assert statuses(run_dir) == {DELIVERED: 60}
+    entries, spent, reserved, charges = book(restartable.url)
+    print(f"\ntwo restarts (0.2 s and 3 s down) mid-run: {server.tally.served} calls billed, {entries} cache entries, "
+          f"${spent:.4f} booked of ${billed_usd(server):.4f} billed")
+    assert server.tally.served == entries  # none paid twice
+    assert reserved == 0 and dict(charges).get("open", 0) == 0
+    assert abs(spent - Decimal(repr(billed_usd(server)))) < Decimal("1e-6")  # every settlement was written
+
+
+async def test_an_outage_past_its_limit_interrupts_and_the_same_command_finishes(
+        restartable: PostgresServer, start_mock_llm, write_spec, tmp_path: Path, toy_on_path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(VARIABLE, restartable.url)
+    monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home"))
+    server = await start_mock_llm(MockConfig(latency=Latency(kind="fixed", seconds=0.05)))
+    spec = write_spec(server.base_url, models=[toy_model(server)], max_cost=50.0,
+                      options={"tasks": 40, "max_calls": 4},
+                      team={"url_env": VARIABLE, "budget": "night", "outage_s": 1.5})
+    run_dir = tmp_path / "run"
+    process = await start_run(spec, run_dir)
+    await until_rollouts_stored(run_dir, process, 5)
+    await asyncio.to_thread(restartable.restart, 8.0)  # down longer than the run waits
+    code, output = await finish(process)
+    stopped = statuses(run_dir)
+    assert CRASHED not in stopped, output
+    assert code == 4 and stopped.get(INTERRUPTED, 0) > 0, output  # stored, with "run them again with"
+    assert "run them again with" in output and "Traceback" not in output
+
+    code, output = await finish(await start_run(spec, run_dir))  # the same command
+    assert code == 0, output
+    assert statuses(run_dir) == {DELIVERED: 40}
+    entries, spent, reserved, charges = book(restartable.url)
+    assert server.tally.served == entries  # the answers paid during the outage were kept, not paid again
+    assert reserved == 0 and dict(charges).get("open", 0) == 0  # settlements kept through it were written
+    assert abs(spent - Decimal(repr(billed_usd(server)))) < Decimal("1e-6")
+    assert not (run_dir / "team-unwritten.sqlite").exists() or "entries kept" in output
+
+
+async def test_settlements_lost_to_a_restart_are_written_and_free_the_cap(restartable: PostgresServer) -> None:
+    from runner.team import Team
+
+    url = restartable.url
+    one, other = await Team.join(url), await Team.join(url)
+    try:
+        first, second = await one.ledger("night", 1.0), await other.ledger("night", 1.0)
+        held = await first.open(0.8, model="m", cache_key="a")
+        await asyncio.to_thread(restartable.stop_only)  # down: the settlement below cannot be written now
+        first.settle(held, 0.3)
+        await asyncio.sleep(0.5)
+        await asyncio.to_thread(restartable.start_again)
+        # Once the settlement is written, 0.3 + 0.5 fits: the other process is not held at the cap for ever.
+        second.settle(await asyncio.wait_for(second.open(0.5, model="m", cache_key="b"), 20), 0.5)
+        with pytest.raises(BudgetExhausted):  # 0.8 spent: 0.5 more can never fit, whatever is in flight
+            await asyncio.wait_for(first.open(0.5, model="m", cache_key="c"), 5)
+    finally:
+        await one.aclose()
+        await other.aclose()
+    _, spent, reserved, charges = book(url)
+    assert (spent, reserved, charges) == (Decimal("0.8"), 0, [("settled", 2)])
+
+
+async def test_a_reservation_that_can_never_fit_ends_at_once(team_db: str) -> None:
+    from runner.team import Team
+
+    one, other = await Team.join(team_db), await Team.join(team_db)
+    try:
+        first, second = await one.ledger("night", 1.0), await other.ledger("night", 1.0)
+        first.settle(await first.open(0.7, model="m", cache_key="a"), 0.7)
+        await first.aclose()  # written
+        await second.open(0.1, model="m", cache_key="b")  # in flight elsewhere, held open
+        with pytest.raises(BudgetExhausted):  # 0.7 + 0.4 > 1.0 even if the 0.1 comes back as nothing
+            await asyncio.wait_for(first.open(0.4, model="m", cache_key="c"), 1.0)
+    finally:
+        await one.aclose()
+        await other.aclose()
+
+
+async def test_a_budget_keeps_one_cap(team_db: str, start_mock_llm, write_spec, tmp_path: Path, toy_on_path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(VARIABLE, team_db)
+    monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home"))
+    server = await start_mock_llm(MockConfig())
+    fields = {"models": [toy_model(server)], "options": {"tasks": 3, "max_calls": 2}}
+    first = write_spec(server.base_url, name="first.toml", max_cost=5.0,
+                       team={"url_env": VARIABLE, "budget": "sweep"}, **fields)
+    code, output = await finish(await start_run(first, tmp_path / "first"))
+    assert code == 0, output
+    served = server.tally.served
+
+    higher = write_spec(server.base_url, name="higher.toml", max_cost=10.0,
+                        team={"url_env": VARIABLE, "budget": "sweep"},
+                        **{**fields, "options": {"tasks": 4, "max_calls": 2}})
+    code, output = await finish(await start_run(higher, tmp_path / "higher"))
+    assert code == 2, output
+    assert "$5" in output and "$10" in output and "tripbench team budget sweep --cap" in output, output
+    assert server.tally.served == served  # refused before anything was sent
+
+    changed = run_cli("team", "budget", "sweep", "--cap", "10", "--url-env", VARIABLE)
+    assert changed.returncode == 0, changed.stderr
+    assert "$5" in changed.stdout and "$10" in changed.stdout
+    code, output = await finish(await start_run(higher, tmp_path / "higher"))
+    assert code == 0, output
+    shown = json.loads(run_cli("team", "status", "--url-env", VARIABLE, "--json").stdout)
+    assert [(b["name"], b["cap"]) for b in shown["budgets"]] == [("sweep", 10.0)]
+
+
+async def test_a_claim_taken_by_another_process_after_its_connection_died_fences_the_first(
+        restartable: PostgresServer) -> None:
+    from runner.team import Team
+    from runner.team.shards import ShardClaim, ShardLost
+
+    url = restartable.url
+    team = await Team.join(url)
+    first = await ShardClaim.take(url, {"run": "x"}, "1/2")
+    try:
+        ledger = await team.ledger("night", 10.0, claim=first)
+        ledger.settle(await ledger.open(0.1, model="m", cache_key="a"), 0.1)
+        with psycopg.connect(url, autocommit=True) as admin:  # the claim's connection dies (as in a restart) ...
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE application_name LIKE 'tripbench shard%'")
+        second = await ShardClaim.take(url, {"run": "x"}, "1/2")  # ... and another process takes the shard first
+        try:
+            with pytest.raises(ShardLost, match="another process took this shard"):
+                await ledger.open(0.1, model="m", cache_key="b")  # refused by the database: nothing is sent
+            assert first.lost is not None
+        finally:
+            await second.release()
+    finally:
+        await first.release()
+        await team.aclose()
+
+
+async def test_a_holder_takes_its_claim_again_after_a_restart(restartable: PostgresServer) -> None:
+    from runner.team.shards import ShardClaim, ShardTaken
+
+    url = restartable.url
+    claim = await ShardClaim.take(url, {"run": "x"}, "1/2")
+    try:
+        await asyncio.to_thread(restartable.restart, 0.5)
+        await asyncio.sleep(3.0)  # the holder's watch finds its connection gone and takes the lock again
+        assert claim.lost is None
+        with pytest.raises(ShardTaken):  # still held: a second process is refused
+            await ShardClaim.take(url, {"run": "x"}, "1/2")
+    finally:
+        await claim.release()
