@@ -117,6 +117,12 @@ class WrongKey(Exception):
 class CacheDamaged(DataError):
     """The cache's database cannot be read (a truncated or overwritten file)."""
 
+    def __init__(self, directory: Path, error: sqlite3.DatabaseError) -> None:
+        super().__init__(f"{directory / DB_FILE}: the cache database is damaged ({error}); `tripbench cache verify "
+                         f"--repair --cache-dir {directory}` moves it aside and starts a fresh one")
+        self.error = str(error)
+        """What SQLite said of it."""
+
 
 class CacheUnavailable(DataError):
     """The cache's database cannot be used now (locked by another process past diskcache's 60 s wait, a full disk,
@@ -141,6 +147,21 @@ class BadEntry:
     key: str
     reason: str
     detail: str
+
+
+def move_aside(directory: Path) -> Path:
+    """Renames a damaged cache database (and its WAL files) out of the way, so the next `CacheStore` of `directory`
+    starts a fresh one; returns its new path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    moved, copies = directory / f"{DB_FILE}.damaged-{stamp}", 1
+    while moved.exists():  # moved aside once already this second: never over an earlier copy
+        copies += 1
+        moved = directory / f"{DB_FILE}.damaged-{stamp}-{copies}"
+    for suffix in ("", "-wal", "-shm"):
+        source = directory / f"{DB_FILE}{suffix}"
+        if source.exists():
+            source.rename(moved.with_name(moved.name + suffix))
+    return moved
 
 
 class CacheStore:
@@ -181,9 +202,8 @@ class CacheStore:
                                        "left as it is. Try again once the other process or the disk lets it, or "
                                        "run with `cache = \"off\"`") from exc
             if not repair:
-                raise CacheDamaged(f"{self.directory / DB_FILE}: the cache database is damaged ({exc}); "
-                                   "`tripbench cache verify --repair` moves it aside and starts a fresh one") from exc
-            moved = self._move_aside()
+                raise CacheDamaged(self.directory, exc) from exc
+            moved = move_aside(self.directory)
             log.warning("cache %s is damaged (%s): moved to %s and a fresh cache started; the calls it held will "
                         "be paid again. Delete the damaged copy when you no longer need it.",
                         self.directory / DB_FILE, exc, moved)
@@ -233,15 +253,6 @@ class CacheStore:
             raise
         return cache, chunks, scheme
 
-    def _move_aside(self) -> Path:
-        """Renames the damaged database (and its WAL files) out of the way; returns its new path."""
-        moved = self.directory / f"{DB_FILE}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
-        for suffix in ("", "-wal", "-shm"):
-            source = self.directory / f"{DB_FILE}{suffix}"
-            if source.exists():
-                source.rename(moved.with_name(moved.name + suffix))
-        return moved
-
     def _fail(self, exc: sqlite3.Error) -> None:
         """Stops using a cache found damaged while running, and says so once; an error that does not say the file is
         bad (locked, full) only fails what was asked (a miss, entries not stored), said once."""
@@ -255,7 +266,7 @@ class CacheStore:
         if self.damaged is None:
             self.damaged = f"{type(exc).__name__}: {exc}"
             log.warning("cache %s is damaged (%s): serving misses and storing nothing more for the rest of this run; "
-                        "`tripbench cache verify --repair --cache-dir %s` finds and drops the bad entries",
+                        "`tripbench cache verify --repair --cache-dir %s` moves it aside and starts a fresh one",
                         self.directory, self.damaged, self.directory)
 
     @property

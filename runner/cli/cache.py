@@ -16,7 +16,7 @@ import orjson
 
 from benchmarks.offline import data_home_models, is_offline
 from cache import CacheStore, Explanation, explain, key_fields, load_request
-from cache.store import DB_FILE, CacheDamaged
+from cache.store import DB_FILE, CacheDamaged, CacheUnavailable, corrupt, move_aside
 from datahome import default_cache_dir
 from errors import MissingInput, UsageError, UserError
 from providers.registry import resolve_model
@@ -35,7 +35,8 @@ cache_dir_option = click.option(
 
 @contextmanager
 def _open(cache_dir: Path | None) -> Iterator[CacheStore]:
-    """The cache, as found: a damaged database is reported (with what to do), never moved or rebuilt here."""
+    """The cache, as found: a damaged database, found at open or by a read, is reported (with what to do), never
+    moved or rebuilt here; one that cannot be used now (locked, a full disk) is left as it is."""
     directory = cache_dir or default_cache_dir()
     if not (directory / DB_FILE).is_file():  # inspecting must not create a cache, in a run folder say
         raise MissingInput(f"no cache at {directory} (no {DB_FILE}): nothing was cached there yet (or pass "
@@ -44,8 +45,10 @@ def _open(cache_dir: Path | None) -> Iterator[CacheStore]:
         with CacheStore(directory, repair=False) as store:
             yield store
     except sqlite3.DatabaseError as exc:
-        raise CacheDamaged(f"{directory / DB_FILE}: the cache database is damaged ({exc}); `tripbench cache verify "
-                           f"--repair --cache-dir {directory}` moves it aside and starts a fresh one") from None
+        if not corrupt(exc):
+            raise CacheUnavailable(f"{directory / DB_FILE}: the cache cannot be used now ({exc}); it was left as it "
+                                   "is: try again once the other process or the disk lets it") from None
+        raise CacheDamaged(directory, exc) from None
 
 
 def _duration(text: str) -> float:
@@ -157,24 +160,27 @@ def verify_command(repair: bool, as_json: bool, cache_dir: Path | None) -> None:
     Exits 1 when bad entries are found and not repaired.
     """
     directory = cache_dir or default_cache_dir()
+    damage: dict[str, str] | None = None
     try:
         with _open(directory) as store:
             checked, bad = store.verify(repair=repair)
-        moved = None
-    except CacheDamaged as exc:
+    except CacheDamaged as exc:  # at open, or a page the scan read: no entry of it can be trusted to be found
         if not repair:
             raise
-        with CacheStore(directory) as store:  # moves the damaged database aside (and says where)
-            checked, bad, moved = 0, [], str(exc)
+        damage = {"error": exc.error, "moved_to": str(move_aside(directory))}
+        with CacheStore(directory):  # the fresh cache, started now: a run finds it sound
+            checked, bad = 0, []
     if as_json:
         click.echo(orjson.dumps({"cache": str(directory), "checked": checked, "repaired": repair,
-                                 "damaged_database": moved,
+                                 "damaged_database": damage,
                                  "bad": [{"key": b.key, "reason": b.reason, "detail": b.detail} for b in bad]},
                                 option=orjson.OPT_INDENT_2).decode())
     else:
         click.echo(f"cache      {directory}")
-        if moved is not None:
-            click.echo(f"database   damaged, moved aside; a fresh cache started ({moved})")
+        if damage is not None:
+            click.echo(f"database   damaged ({damage['error']}): moved to {damage['moved_to']} and a fresh cache "
+                       "started; the calls it held will be paid again (delete the damaged copy when you no longer "
+                       "need it)")
         click.echo(f"checked    {checked:,} entries")
         reasons = Counter(b.reason for b in bad)
         click.echo("bad        " + (", ".join(f"{n:,} {reason}" for reason, n in reasons.most_common()) or "none"))

@@ -10,7 +10,6 @@ from reports import build_report, write_report
 from runner.store.outputs import write_merged_outputs
 from runner.store.results import load_run
 from runner.store.shards import find_shards
-from runner.store.writer import RESULTS_FILE
 
 RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 
@@ -30,7 +29,7 @@ def report_command(run_dirs: tuple[Path, ...], out: Path | None, compare: tuple[
     RUN_DIR/outputs from all the shards first.
     """
     for run_dir in dict.fromkeys((*run_dirs, *compare)):
-        if (run_dir / RESULTS_FILE).is_file() or find_shards(run_dir) is None:
+        if find_shards(run_dir) is None:  # a folder of shards beside a run of its own is refused
             continue
         with load_run(run_dir) as results:
             _, notes = write_merged_outputs(results)

@@ -30,7 +30,7 @@ from runner.engine.gc_tuning import tune_for_a_run
 from runner.engine.preflight import preflight
 from runner.engine.replay_processes import replay_workers
 from runner.engine.scheduler import BUDGET, INTERRUPTED
-from runner.engine.shard import Shard, parse_shard
+from runner.engine.shard import Shard, check_run_dir, parse_shard
 from runner.engine.spec import RunSpec, load_spec, parse_options, parse_spec
 from runner.store.results import load_run
 from runner.store.shards import SHARD_DIR
@@ -270,6 +270,7 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
         except ConfigError as exc:  # about the flags, not the file they are to be written to
             raise ConfigError(FLAGS, exc.field, exc.expected, exc.got) from None
         session.require_team(prepared.spec, FLAGS)
+        check_run_dir(run_dir, session.shard)
         _same_run(spec, made)
         if not session.dry_run:
             asyncio.run(preflight(prepared))  # keys, servers, tools: a start that fails writes no folder
@@ -286,6 +287,8 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     else:
         prepared = prepare(spec, overrides=overrides.given(), shard=session.shard)
         session.require_team(prepared.spec, str(spec))
+        run_dir = run_dir or default_run_dir(spec)
+        check_run_dir(run_dir, session.shard)
         if not session.dry_run:
             asyncio.run(preflight(prepared))
     if session.ray_address is not None and prepared.batched:
@@ -294,7 +297,6 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     for model in prepared.spec.models:  # without a cap an unknown model runs: a typo's provider errors cost time
         if model.prices is None and price_for(model.model) is None and (near := nearest_priced(model.model)):
             click.echo(f"note: the price table does not know {model.model}: did you mean {near}?", err=True)
-    run_dir = run_dir or default_run_dir(spec)
     resume = f"tripbench run {shlex.quote(str(spec))} --run-dir {shlex.quote(str(run_dir))}"
     if session.shard is not None:
         resume += f" --shard {session.shard}"

@@ -36,7 +36,7 @@ import json
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -394,21 +394,47 @@ def load_spec(path: Path) -> RunSpec:
     return parse_spec(data, str(path))
 
 
-def too_deep(data: dict[str, Any]) -> str | None:
-    """The path of the first value nested more than `MAX_DEPTH` deep, or None (walked without recursion)."""
+def _walk(data: dict[str, Any]) -> Iterator[tuple[Any, str, int]]:
+    """Every value of a spec read as a dict, the spec itself first, with its path and depth (without recursion:
+    a caller stops at a value too deep before its children are reached)."""
     stack: list[tuple[Any, str, int]] = [(data, "", 0)]
     while stack:
         value, where, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return where
+        yield value, where, depth
         items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
         stack.extend((item, f"{where}.{name}" if isinstance(name, str) and where else
                       name if isinstance(name, str) else f"{where}[{name}]", depth + 1) for name, item in items)
-    return None
+
+
+def too_deep(data: dict[str, Any]) -> str | None:
+    """The path of the first value nested more than `MAX_DEPTH` deep, or None."""
+    return next((where for _, where, depth in _walk(data) if depth > MAX_DEPTH), None)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+"""Control characters (C0, DEL, C1): PostgreSQL's text refuses NUL, a path cannot hold it, and none belongs in a
+name, a file name or a line of a terminal."""
+
+
+def _unprintable(data: dict[str, Any], source: str) -> None:
+    """Refuses a control character in any key or text of a spec, `[options]` included: the one check for every
+    name that reaches the team database (`[team] budget`, model strings), a file name (labels, paths) or a message.
+
+    Raises:
+        ConfigError: naming the field (its control characters written as escapes) and the text.
+    """
+    for value, where, _ in _walk(data):
+        if _CONTROL.search(where):  # a key: named as an escape, never printed raw
+            field = _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}", where)
+            raise ConfigError(source, field, "a key of printable characters (no control character such as NUL)")
+        if isinstance(value, str) and _CONTROL.search(value):
+            raise ConfigError(source, where, "printable text (no control character such as NUL, a line break or a "
+                              "tab)", value)
 
 
 def parse_spec(data: dict[str, Any], source: str) -> RunSpec:
-    """Validates a spec already read as a dict; `source` names it in errors."""
+    """Validates a spec already read as a dict (`too_deep` checked); `source` names it in errors."""
+    _unprintable(data, source)
     try:
         spec = RunSpec.model_validate(data)
     except ValidationError as exc:

@@ -236,13 +236,13 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunResults:
         run_dir: The run directory (a `str` from a notebook works as well as a `Path`).
 
     Raises:
-        UserError: the directory holds no results store.
+        UserError: the directory holds no results store, or shard folders beside its own (`find_shards`).
     """
     run_dir = Path(run_dir)
     path = run_dir / RESULTS_FILE
+    if (shards := find_shards(run_dir)) is not None:
+        return _load_shards(run_dir, shards)
     if not path.is_file():
-        if (shards := find_shards(run_dir)) is not None:
-            return _load_shards(run_dir, shards)
         raise MissingInput(f"{run_dir}: no {RESULTS_FILE} here: not a tripbench run directory")
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
     try:

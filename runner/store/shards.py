@@ -57,9 +57,34 @@ class ShardStores:
     """Shard index -> its folder, for the shards with a results store."""
 
     @property
-    def missing(self) -> list[int]:
-        """Indexes of the shards with no results store here (not started, or not copied here yet)."""
-        return [index for index in range(1, self.count + 1) if index not in self.dirs]
+    def missing(self) -> list[tuple[int, int]]:
+        """The shards with no results store here (not started, or not copied here yet), as ranges (first, last) in
+        order: as many as there are folders, however large N is."""
+        ranges, start = [], 1
+        for index in (*self.dirs, self.count + 1):  # `dirs` is in shard order
+            if index > start:
+                ranges.append((start, index - 1))
+            start = index + 1
+        return ranges
+
+    def missing_names(self) -> dict[int, str]:
+        """`missing` by each range's first shard, named `2/3` (one shard) or `4-9/10`."""
+        return {first: f"{first}/{self.count}" if first == last else f"{first}-{last}/{self.count}"
+                for first, last in self.missing}
+
+    def missing_text(self, most: int = 10) -> str:
+        """The first `most` of `missing_names`, and a count of the rest."""
+        names = list(self.missing_names().values())
+        text = ", ".join(names[:most])
+        if len(names) > most:
+            shards = sum(last - first + 1 for first, last in self.missing)
+            text += f" and {len(names) - most:,} more ranges ({shards:,} shards in all)"
+        return text
+
+    def names(self, most: int = 3) -> str:
+        """The shard folders' names, the first `most` of them."""
+        names = [path.name for path in self.dirs.values()]
+        return ", ".join(names[:most]) + (f" and {len(names) - most:,} more" if len(names) > most else "")
 
 
 def find_shards(run_dir: Path) -> ShardStores | None:
@@ -67,7 +92,7 @@ def find_shards(run_dir: Path) -> ShardStores | None:
 
     Raises:
         UserError: shard folders of different counts (`shard-1-of-3` beside `shard-1-of-4`): a run re-split, whose
-            stores would count rollouts twice.
+            stores would count rollouts twice; shard folders beside an unsharded run's store, for the same reason.
     """
     found: dict[int, dict[int, Path]] = {}
     if run_dir.is_dir():
@@ -82,7 +107,12 @@ def find_shards(run_dir: Path) -> ShardStores | None:
         raise UserError(f"{run_dir} holds shards of different counts ({counts}): each count splits the rollouts "
                         "differently, so read one at a time (move the other shard folders elsewhere)")
     count, dirs = found.popitem()
-    return ShardStores(count, dict(sorted(dirs.items())))
+    stores = ShardStores(count, dict(sorted(dirs.items())))
+    if (run_dir / RESULTS_FILE).is_file():
+        raise UserError(f"{run_dir} holds two runs of the same rollouts: one not sharded ({run_dir / RESULTS_FILE}) "
+                        f"and one split {count} ways ({stores.names()}); read one at a time (move the other's files "
+                        "into a folder of its own)")
+    return stores
 
 
 def merge_stores(conn: sqlite3.Connection, stores: ShardStores) -> dict[str, int]:

@@ -119,23 +119,23 @@ def run_state(results: RunResults) -> str | None:
     states = [session_state(session) for session in results.latest.values()]
     state = min(states, key=lambda state: STATE_ORDER.index(state) if state in STATE_ORDER else len(STATE_ORDER),
                 default=None)
-    if state is not None and results.shards is not None and (missing := results.shards.missing):
-        return f"{state} (shards missing: {', '.join(f'{index}/{results.shards.count}' for index in missing)})"
+    if state is not None and results.shards is not None and results.shards.missing:
+        return f"{state} (shards missing: {results.shards.missing_text()})"
     return state
 
 
 def shard_states(results: RunResults) -> dict[str, str]:
-    """`I/N` -> the state of each shard of a sharded run (`missing`: no store of it here), in shard order; empty
-    for a run directory."""
+    """`I/N` -> the state of each shard of a sharded run with a store here, and `I-J/N` (or `I/N`) -> `missing` for
+    each range of shards without one, in shard order (as many entries as folders, however large N is); empty for a
+    run directory."""
     if results.shards is None:
         return {}
-    states = {}
-    for index in range(1, results.shards.count + 1):
-        folder = results.shards.dirs.get(index)
-        session = results.latest.get(folder.name) if folder is not None else None
-        states[f"{index}/{results.shards.count}"] = (
-            "missing" if folder is None else session_state(session) if session is not None else "starting")
-    return states
+    states = {first: (name, "missing") for first, name in results.shards.missing_names().items()}
+    for index, folder in results.shards.dirs.items():
+        session = results.latest.get(folder.name)
+        states[index] = (f"{index}/{results.shards.count}",
+                         session_state(session) if session is not None else "starting")
+    return dict(states[first] for first in sorted(states))
 
 
 def render_summary(results: RunResults, console: Console) -> None:

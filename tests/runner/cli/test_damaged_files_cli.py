@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 from pathlib import Path
 
 import diskcache
@@ -36,6 +37,36 @@ async def test_a_run_on_a_truncated_cache_pays_again_and_answers_right(start_moc
     assert stored(tmp_path / "second") == await reference(ToyOptions(**OPTIONS))
     assert server.tally.served == 2 * paid  # every call paid again: nothing answered from the damaged file
     assert list(cache.glob("cache.db.damaged-*"))
+
+
+async def test_verify_repair_of_damage_found_by_its_scan_moves_the_database_aside_and_the_next_run_caches_again(
+        start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> None:
+    server = await start_mock_llm()
+    spec, cache = await first_run(server, write_spec, tmp_path)
+    paid = server.tally.served
+    raw = diskcache.Cache(str(cache))  # more rows after the run's, so pages deep in the file hold no settings
+    for index in range(2000):
+        raw.set(f"~filler-{index:04}", random.Random(index).randbytes(1000))
+    raw.close()
+    size = (cache / "cache.db").stat().st_size
+    with open(cache / "cache.db", "r+b") as handle:  # pages deep inside: the cache opens, a read finds them
+        handle.seek(size - 64 * 1024)
+        handle.write(random.Random(1).randbytes(32 * 1024))
+
+    repaired = await asyncio.to_thread(run_cli, "cache", "verify", "--cache-dir", str(cache), "--repair")
+    (moved,) = cache.glob("cache.db.damaged-*")
+    assert repaired.returncode == 0 and "Traceback" not in repaired.stderr, repaired.stdout + repaired.stderr
+    assert "database   damaged (" in repaired.stdout, repaired.stdout
+    assert f"moved to {moved} and a fresh cache started" in repaired.stdout, repaired.stdout
+    assert moved.stat().st_size == size  # kept whole, beside the fresh one
+
+    for run_dir in ("second", "third"):  # the second pays again into the fresh cache, the third is answered from it
+        done = await asyncio.to_thread(run_cli, "run", str(spec), "--run-dir", str(tmp_path / run_dir), "--quiet")
+        assert done.returncode == 0 and "damaged" not in done.stderr, done.stdout + done.stderr
+        assert server.tally.served == 2 * paid, (run_dir, server.tally.served, paid)
+        assert stored(tmp_path / run_dir) == await reference(ToyOptions(**OPTIONS))
+    clean = run_cli("cache", "verify", "--cache-dir", str(cache))
+    assert clean.returncode == 0 and "bad        none" in clean.stdout, clean.stdout
 
 
 def move_every_entry_to_another_key(cache: Path) -> int:

@@ -7,7 +7,10 @@ import asyncio
 import csv
 import hashlib
 import json
+import os
+import resource
 import signal
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,8 @@ from runner.engine.shard import Shard, parse_shard, shard_of
 from runner.mock_server import MockConfig
 from runner.store.records import RolloutKey
 from runner.store.results import load_run
-from tests.runner.engine_support import run_cli, start_run, until_rollouts_stored
+from runner.store.writer import ResultsStore
+from tests.runner.engine_support import CLI, PROJECT_ROOT, run_cli, start_run, until_rollouts_stored
 
 VARIABLE = "TRIPBENCH_TEAM_URL_TEST"
 TEAM = {"url_env": VARIABLE}
@@ -43,7 +47,8 @@ def test_every_key_is_in_exactly_one_shard_and_shards_are_balanced() -> None:
     assert all(share == [key for key in keys if key in set(share)] for share in owned)  # the run's order kept
 
 
-@pytest.mark.parametrize("text", ["0/3", "4/3", "1/0", "x", "1/3/5", "-1/3"])
+@pytest.mark.parametrize("text", ["0/3", "4/3", "1/0", "x", "1/3/5", "-1/3", "1/10001", "1/99999999999999999999999",
+                                  "1/" + "9" * 5000])
 def test_a_shard_other_than_i_of_n_is_refused(text: str) -> None:
     with pytest.raises(ValueError, match="I/N"):
         parse_shard(text)
@@ -166,6 +171,8 @@ def test_shards_and_ray_without_a_team_table_are_refused_before_anything_is_writ
     assert flags_run.returncode == 2 and "[team]" in flags_run.stderr, flags_run.stderr
     bad = run_cli("run", str(spec), "--shard", "3/2")
     assert bad.returncode == 2 and "I/N" in bad.stderr
+    huge = run_cli("run", str(spec), "--shard", "1/99999999999999999999999")
+    assert huge.returncode == 2 and "at most 10,000 shards" in huge.stderr, huge.stderr
     assert not (tmp_path / "run").exists() and not (tmp_path / "runs").exists()
 
 
@@ -175,3 +182,70 @@ def test_shard_folders_of_two_counts_are_refused(tmp_path: Path) -> None:
         (tmp_path / name / "results.sqlite").write_bytes(b"")
     status = run_cli("status", str(tmp_path))
     assert status.returncode == 1 and "shards of different counts (2, 3)" in status.stderr, status.stderr
+
+
+async def _store(run_dir: Path, outcome: str = "completed") -> None:
+    """A real results store in `run_dir` with one session that ended as `outcome`."""
+    store = await ResultsStore.open(run_dir)
+    session = await store.start_session({"benchmark": "toy"}, "run.toml", "0", {"toy": {"scripted": 1}})
+    await store.end_session(session, outcome)
+    await store.close()
+
+
+async def test_status_of_shards_of_a_huge_count_names_the_missing_ones_as_ranges_in_bounded_memory(
+        tmp_path: Path) -> None:
+    count = 99999999999999999999999  # a folder an earlier tripbench let a run make
+    for index in (2, 7):
+        await _store(tmp_path / f"shard-{index}-of-{count}")
+
+    def status(*flags: str) -> subprocess.CompletedProcess[str]:
+        def limit() -> None:  # listing every missing shard would run out of this long before the test ends
+            resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))
+        env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "COLUMNS": "200"}
+        return subprocess.run([*CLI, "status", str(tmp_path), *flags], capture_output=True, text=True, env=env,
+                              preexec_fn=limit, timeout=120, check=False)
+
+    done = status("--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["shards"] == {f"1/{count}": "missing", f"2/{count}": "completed", f"3-6/{count}": "missing",
+                                 f"7/{count}": "completed", f"8-{count}/{count}": "missing"}
+    assert summary["state"] == f"completed (shards missing: 1/{count}, 3-6/{count}, 8-{count}/{count})"
+    text = status()
+    assert text.returncode == 0 and f"shards: 1/{count} missing, 2/{count} completed" in text.stdout, text.stderr
+    assert len(text.stdout) < 5000
+
+
+async def test_a_folder_of_shards_and_of_a_run_of_its_own_is_refused_by_status_report_and_run(
+        write_spec, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(VARIABLE, "postgresql://nobody@/nowhere?host=/nonexistent")  # never reached
+    spec = write_spec("http://127.0.0.1:9", options=OPTIONS, team=TEAM)
+    alone, sharded, both = tmp_path / "alone", tmp_path / "sharded", tmp_path / "both"
+    for run_dir in (alone, both):
+        await _store(run_dir)
+    for run_dir in (sharded, both):
+        await _store(run_dir / "shard-1-of-2")
+
+    for command in (["status", str(both)], ["status", str(both), "--json"], ["report", str(both)],
+                    ["run", str(spec), "--run-dir", str(both)], ["run", str(spec), "--run-dir", str(both),
+                                                                 "--shard", "2/2"]):
+        refused = run_cli(*command)
+        assert refused.returncode == 1, (command, refused.stdout, refused.stderr)
+        assert f"{both} holds two runs of the same rollouts: one not sharded ({both / 'results.sqlite'}) and one " \
+               "split 2 ways (shard-1-of-2)" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+    assert not (both / "report").exists() and not (both / "shard-2-of-2").exists()
+
+    before = {folder: _listing(folder) for folder in (alone, sharded)}
+    refused = run_cli("run", str(spec), "--run-dir", str(alone), "--shard", "1/2")
+    assert refused.returncode == 2, refused.stderr
+    assert f"--shard 1/2: {alone} holds a run that is not sharded" in refused.stderr, refused.stderr
+    refused = run_cli("run", str(spec), "--run-dir", str(sharded), "--dry-run")
+    assert refused.returncode == 2, refused.stderr
+    assert f"{sharded} holds the shards of a run split 2 ways (shard-1-of-2): a run without --shard" in refused.stderr
+    refused = run_cli("run", str(spec), "--run-dir", str(sharded), "--shard", "1/3")
+    assert refused.returncode == 2 and "run --shard I/2" in refused.stderr, refused.stderr
+    assert _listing(alone) == before[alone] and _listing(sharded) == before[sharded]  # nothing written
+
+
+def _listing(folder: Path) -> list[str]:
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*"))
