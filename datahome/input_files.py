@@ -48,13 +48,17 @@ def open_regular(path: Path, refused: str, limit: int | None = None) -> Iterator
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opened blocking would wait for a writer
     except OSError as exc:
         raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(descriptor, "rb") as handle:
+    try:
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):
             kind = next((name for test, name in _KINDS if test(status.st_mode)), "not a regular file")
             raise DataError(f"{path}: {kind}, not a file: {refused}")
         if limit is not None and status.st_size > limit:
             raise DataError(_too_large(path, limit))
+    except BaseException:
+        os.close(descriptor)
+        raise
+    with os.fdopen(descriptor, "rb") as handle:
         yield handle
 
 

@@ -43,4 +43,4 @@ def test_a_value_nested_past_the_cap_is_a_bad_line_and_one_at_it_is_read() -> No
     assert parse('{"a": ' + at_cap + "}") == (None, "JSON nested too deeply (more than 64 levels)")
     assert parse("[" * 100_000) == (None, "JSON nested too deeply (more than 64 levels)")  # past the interpreter's
     assert parse('{"a": ' + at_cap + "}", nesting=None) == ({"a": json.loads(at_cap)}, None)  # the caller checks
-    assert not deeper_than({"a": [1, {"b": []}]}, 3) and deeper_than({"a": [1, {"b": [[]]}]}, 3)
+    assert not deeper_than({"a": [1, {"b": []}]}, 4) and deeper_than({"a": [1, {"b": [[]]}]}, 4)

@@ -52,7 +52,7 @@ def test_official_csv_cells_never_run_as_formulas(data_dir: Path, tmp_path: Path
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     rows = _rows(tmp_path / "rows" / "plans.csv")
     assert [row["query_id"] for row in rows] == ["T0201", *("'" + uid for uid in FORMULAS)]
-    assert rows[0]["status"] == "success" and float(rows[0]["detailed_metrics_accuracy_schema_pass_rate"]) == 1.0
+    assert rows[0]["status"] == "success" and float(rows[0]["detailed_metrics_accuracy_cost_deviation_rate"]) >= 0
     assert all(not cell.startswith(("=", "+", "-", "@", "\t", "\r")) for row in rows for cell in row.values())
 
 
