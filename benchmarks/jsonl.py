@@ -53,22 +53,22 @@ def parse(text: str, nesting: int | None = MAX_NESTING) -> tuple[Any, str | None
         return None, too_deep(MAX_NESTING if nesting is None else nesting)
     except ValueError as exc:  # the interpreter's integer-conversion limit (sys.get_int_max_str_digits)
         return None, f"not readable JSON ({str(exc).split(';')[0]})"
-    if nesting is not None and deeper_than(value, nesting):
+    # a text of no more brackets than `nesting` cannot nest deeper: most answers are never walked
+    if nesting is not None and text.count("[") + text.count("{") > nesting and deeper_than(value, nesting):
         return None, too_deep(nesting)
     return value, None
 
 
 def deeper_than(value: Any, levels: int) -> bool:
     """Whether `value` nests arrays and objects more than `levels` deep (a scalar is 0 levels, `[]` 1, `[{}]` 2);
-    walked without recursion, stopping at the first branch past `levels`."""
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth + 1 > levels:
-                return True
-            stack.extend((inner, depth + 1) for inner in (item.values() if isinstance(item, dict) else item))
-    return False
+    walked a level at a time, without recursion, stopping past `levels`."""
+    level = [value]
+    for _ in range(levels + 1):
+        containers = [item for item in level if isinstance(item, dict | list)]
+        if not containers:
+            return False
+        level = [inner for item in containers for inner in (item.values() if isinstance(item, dict) else item)]
+    return True
 
 
 def too_deep(levels: int) -> str:
