@@ -1,5 +1,7 @@
 """Where tripbench keeps what it downloads, imports and caches: the data home, the places in it, and the downloader
-that fills it. It imports nothing of ours but `errors`, so every layer may use it."""
+that fills it; and the rules of every file that crosses the machine's edge: files made elsewhere read within bounds
+(`input_files`), files for people written whole, CSV cells inert (`output_files`). It imports nothing of ours but
+`errors`, so every layer may use it."""
 
 from datahome.download import download, staging, stale_staging
 from datahome.home import HOME_ENV, default_cache_dir, default_home, home_option, in_home, price_table_path

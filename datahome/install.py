@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 from pathlib import Path
 
+from datahome.input_files import open_regular
 from errors import DataError
-
-_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
-          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
 
 
 def copy_file(source: Path, target: Path) -> None:
@@ -26,15 +23,7 @@ def copy_file(source: Path, target: Path) -> None:
     Raises:
         DataError: `source` is no regular file (a device, a FIFO, a socket, a folder) or cannot be read.
     """
-    try:
-        descriptor = os.open(source, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opened blocking would wait for a writer
-    except OSError as exc:
-        raise DataError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(descriptor, "rb") as handle:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-            raise DataError(f"{source}: {kind}, not a file: not imported (data import copies regular files only)")
+    with open_regular(source, "not imported (data import copies regular files only)") as handle:
         with open(target, "wb") as out:
             shutil.copyfileobj(handle, out, 1 << 20)
     shutil.copystat(source, target)

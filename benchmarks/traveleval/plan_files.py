@@ -19,7 +19,6 @@ were read. Files named with our own strategy names (`plans_<model>_direct.json`)
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,10 +28,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from benchmarks.base import DELIVERED, ImportedPlan, ImportedPlans, RolloutResult
-from benchmarks.jsonl import read_jsonl
+from benchmarks.jsonl import MAX_NESTING, deeper_than, parse, read_jsonl, too_deep
 from benchmarks.traveleval.agents.statuses import PARSE_FAILURE
 from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, SPLITS, load_tasks
 from benchmarks.traveleval.paths import data_dir as default_data_dir
+from datahome.input_files import read_input
 from errors import DataError, UsageError
 
 OFFICIAL_STRATEGIES: Mapping[str, str] = {"Direct Prompting": "direct", "Zero-shot CoT": "cot",
@@ -90,10 +90,10 @@ def read_entries(path: Path) -> list[PlanEntry]:
     """Every entry of a plan file of either format (an official JSON array when the whole text is one).
 
     Raises:
-        DataError: the file is not UTF-8 text, or is empty.
+        DataError: the file is not UTF-8 text, or is empty, no regular file or too large (`datahome.input_files`).
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text: {exc}") from None
     if not text.strip():
@@ -111,11 +111,10 @@ def _array(path: Path, text: str) -> list[Any] | None:
     """
     if not text.lstrip().startswith("["):
         return None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
+    value, error = parse(text, nesting=None)  # each entry's nesting is checked by `read_array`
+    if error is not None:
         if text.lstrip().split("\n", 1)[0].strip() == "[":
-            raise DataError(f"{path}: not a valid JSON array of plans: {exc}") from None
+            raise DataError(f"{path}: not a valid JSON array of plans: {error}")
         return None
     return value if isinstance(value, list) else None
 
@@ -127,6 +126,8 @@ def read_array(path: Path, items: Sequence[Any]) -> list[PlanEntry]:
         where = f"{path}[{index}]"
         if not isinstance(item, dict):
             entries.append(PlanEntry(where, None, f"expected a FinalTravelPlan object, got {type(item).__name__}"))
+        elif deeper_than(item, MAX_NESTING):
+            entries.append(PlanEntry(where, None, too_deep(MAX_NESTING)))
         elif "_error" in item and "itinerary" not in item:
             raw = item.get("_raw_response")
             uid = raw.get("query_uid") if isinstance(raw, dict) else None

@@ -15,16 +15,21 @@ that change results (split, options) must match the earlier import, as for a res
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from benchmarks.base import Benchmark, ImportedPlans
+from datahome.input_files import distinct_inputs
 from errors import UsageError
+from errors.validation import config_error
 from runner.engine.execute import evaluate_stored, planned_counts
-from runner.engine.spec import RunSpec, parse_options
+from runner.engine.spec import MAX_SAMPLES, RunSpec, parse_options
 from runner.store.outputs import write_outputs
 from runner.store.records import RolloutKey, RolloutRecord
 from runner.store.results import load_run
@@ -51,14 +56,27 @@ class ImportReport:
 
 
 def imported_spec(benchmark: str, imported: ImportedPlans, options: dict[str, Any], modes: Sequence[str]) -> RunSpec:
-    """The spec an imported run records: what its report reads (models, strategies, samples, evaluator modes)."""
+    """The spec an imported run records: what its report reads (models, strategies, samples, evaluator modes).
+
+    Raises:
+        UsageError: more answers to one query than a run holds samples (`spec.MAX_SAMPLES`), or labels no run spec
+            takes (the spec's own message).
+    """
     models = sorted({plan.model for plan in imported.plans})
     strategies = sorted({plan.strategy for plan in imported.plans})
     samples = 1 + max(plan.sample for plan in imported.plans)
-    return RunSpec.model_validate({
-        "benchmark": benchmark, "split": imported.split, "strategies": strategies, "samples": samples,
-        "models": [{"model": f"{PROVIDER}:{model}", "name": model} for model in models],
-        "evaluate": list(modes), "options": options})
+    if samples > MAX_SAMPLES:
+        answers = Counter((plan.task, plan.model, plan.strategy) for plan in imported.plans)
+        (task, model, strategy), count = answers.most_common(1)[0]
+        raise UsageError(f"{count} answers to query {task} ({model} / {strategy}): a run holds at most {MAX_SAMPLES} "
+                         "samples of a query (each further answer to it is the next sample); nothing imported")
+    try:
+        return RunSpec.model_validate({
+            "benchmark": benchmark, "split": imported.split, "strategies": strategies, "samples": samples,
+            "models": [{"model": f"{PROVIDER}:{model}", "name": model} for model in models],
+            "evaluate": list(modes), "options": options})
+    except ValidationError as exc:
+        raise config_error(exc, RunSpec, "the imported answers") from None
 
 
 async def import_plans(benchmark: Benchmark, paths: Sequence[Path], run_dir: Path, *, options: dict[str, Any],
@@ -67,8 +85,9 @@ async def import_plans(benchmark: Benchmark, paths: Sequence[Path], run_dir: Pat
     """Reads `paths` with the benchmark's `plan_files` part and stores them in `run_dir` as a scored run.
 
     Raises:
-        UsageError: the benchmark cannot read plan files, an unknown evaluator mode, a bad option, no answer at all,
-            or a run directory holding a run of other settings.
+        UsageError: the benchmark cannot read plan files, an unknown evaluator mode, a bad option, a file given
+            twice (`datahome.input_files.distinct_inputs`), no answer at all, too many answers to one query, or a
+            run directory holding a run of other settings.
         DataError: a file that cannot be read (from the benchmark).
     """
     if benchmark.plan_files is None:
@@ -77,6 +96,7 @@ async def import_plans(benchmark: Benchmark, paths: Sequence[Path], run_dir: Pat
         if mode not in benchmark.modes:
             raise UsageError(f"benchmark {benchmark.name} has no evaluator mode {mode!r} "
                              f"(expected {', '.join(benchmark.modes)})")
+    distinct_inputs(paths)
     parsed = parse_options(benchmark.options_model, options, "--option")
     imported = benchmark.plan_files.read_plans(paths, parsed, model=model, strategy=strategy, split=split)
     if not imported.plans:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from benchmarks.jsonl import read_jsonl
+from benchmarks.jsonl import MAX_NESTING, deeper_than, parse, read_jsonl
 from errors import DataError
 
 
@@ -20,7 +21,7 @@ def test_lines_end_at_a_line_feed_only_and_bad_lines_say_why(tmp_path: Path) -> 
         (3, None, "not valid JSON (Expecting value)"),
         (4, None, "not readable JSON (Exceeds the limit (4300 digits) for integer string conversion: value has "
                   "5000 digits)"),
-        (5, None, "JSON nested too deeply"),
+        (5, None, "JSON nested too deeply (more than 64 levels)"),
         (6, None, "not UTF-8 text (invalid start byte at byte 0)"),
     ]
     # paired by position: a blank line between two others holds its place
@@ -34,3 +35,12 @@ def test_an_empty_file_is_an_error_naming_what_was_expected(tmp_path: Path, cont
     path.write_bytes(content)
     with pytest.raises(DataError, match="plans.jsonl: empty: expected one plan per line"):
         list(read_jsonl(path, expected="one plan"))
+
+
+def test_a_value_nested_past_the_cap_is_a_bad_line_and_one_at_it_is_read() -> None:
+    at_cap = "[" * MAX_NESTING + "]" * MAX_NESTING
+    assert parse(at_cap) == (json.loads(at_cap), None)
+    assert parse('{"a": ' + at_cap + "}") == (None, "JSON nested too deeply (more than 64 levels)")
+    assert parse("[" * 100_000) == (None, "JSON nested too deeply (more than 64 levels)")  # past the interpreter's
+    assert parse('{"a": ' + at_cap + "}", nesting=None) == ({"a": json.loads(at_cap)}, None)  # the caller checks
+    assert not deeper_than({"a": [1, {"b": []}]}, 4) and deeper_than({"a": [1, {"b": [[]]}]}, 4)

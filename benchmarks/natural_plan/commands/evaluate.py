@@ -27,6 +27,7 @@ from benchmarks.natural_plan.dataset import (
 )
 from benchmarks.natural_plan.evaluation import Scored
 from datahome import home_option
+from datahome.input_files import read_input
 from errors import DataError
 
 ANSWER_FIELD = "pred_5shot_pro"
@@ -73,7 +74,7 @@ def _answers(path: Path, task: str | None, field: str,
              folder: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """The records and their answers: from the file itself (official format) or by id from the official files."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not a readable JSON file: {exc}") from None
     whole, _ = parse(text)  # the official format is one JSON object; else JSON lines, which `_read_lines` reads

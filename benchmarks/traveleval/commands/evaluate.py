@@ -37,7 +37,8 @@ from benchmarks.traveleval.evaluation.route_distances import route_distances, su
 from benchmarks.traveleval.plan_files import PlanEntry, Source, official_source, query_of, read_entries
 from benchmarks.traveleval.sandbox.names import NameMatcher
 from datahome import home_option
-from errors import DataError
+from datahome.input_files import distinct_inputs
+from errors import DataError, UsageError
 
 
 @click.command("evaluate")
@@ -68,6 +69,9 @@ def evaluate_command(files: tuple[Path, ...], mode: str, distance: str | None, d
     """Score TravelEval plans with the six metric groups: FILES of one FinalTravelPlan JSON object per line, or the
     official generator's JSON arrays (plans_<model>_<strategy>.json)."""
     folder = data_dir or paths.data_dir(home)
+    distinct_inputs(files)
+    if official_csv is not None:
+        _official_names(files)
     read = [(path, read_entries(path)) for path in files]  # every file's format checked before any scoring
     queries = {task.id: task.input for split in (ALL, PROGRESSIVE) for task in load_tasks(folder, split)}
     scored: list[tuple[Path, list[dict[str, Any]]]] = []
@@ -147,12 +151,32 @@ def _reason(error: str) -> str:
     return rest if rest and (head.endswith("]") or head.rsplit(":", 1)[-1].isdigit()) else error
 
 
+def _official_names(files: Sequence[Path]) -> None:
+    """Refuses two FILES whose official CSV files would have one name (`plans.jsonl` of two folders): the second
+    would replace the first's rows. Names that differ only in case clash too, as they do on macOS and Windows.
+
+    Raises:
+        UsageError: the two files and the name, before anything is scored or written.
+    """
+    named: dict[str, Path] = {}
+    for path in files:
+        name = _official_name(path)
+        if name.casefold() in named:
+            raise UsageError(f"{named[name.casefold()]} and {path}: both would write --official-csv {name}: give "
+                             "files of different names (or evaluate them one at a time)")
+        named[name.casefold()] = path
+
+
+def _official_name(path: Path) -> str:
+    return f"{path.stem}.csv"
+
+
 def _write_official(folder: Path, scored: Sequence[tuple[Path, Sequence[Mapping[str, Any]]]],
                     queries: Mapping[str, Mapping[str, Any]]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for path, results in scored:
         rows = [official_row(result, _query_uid(queries, result.get("query_uid"))) for result in results]
-        write_official_csv(folder / f"{path.stem}.csv", rows)
+        write_official_csv(folder / _official_name(path), rows)
 
 
 def _query_uid(queries: Mapping[str, Mapping[str, Any]], uid: Any) -> str | None:

@@ -16,12 +16,12 @@ above over every row's columns, so files of the same plans always agree.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks.traveleval.evaluation import DIMENSIONS
+from datahome.output_files import write_csv
 
 HEAD = ("query_id", "status")
 PREFIX = "detailed_metrics"
@@ -60,11 +60,7 @@ def official_columns(rows: Iterable[Mapping[str, Any]]) -> list[str]:
 
 
 def write_official_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
-    """`rows` (`official_row`s) as a CSV file of the official columns; an absent or null value is an empty cell."""
+    """`rows` (`official_row`s) as a CSV file of the official columns, replaced atomically; an absent or null value
+    is an empty cell, a text that a spreadsheet would run as a formula is neutralised (`output_files.write_csv`)."""
     columns = official_columns(rows)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(columns)
-        for row in rows:
-            writer.writerow("" if row.get(name) is None else row[name] for name in columns)
-    return path
+    return write_csv(path, columns, ([row.get(name) for name in columns] for row in rows))

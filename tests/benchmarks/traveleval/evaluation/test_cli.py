@@ -31,7 +31,7 @@ def test_hostile_lines_are_error_results_and_every_other_plan_is_scored(data_dir
         "no TravelEval query with uid nan",
         f"{path}:2: not readable JSON (Exceeds the limit (4300 digits) for integer string conversion: value has "
         "5000 digits)",
-        f"{path}:3: JSON nested too deeply"]
+        f"{path}:3: JSON nested too deeply (more than 64 levels)"]
     assert "metrics" in results[3]
 
 

@@ -84,7 +84,7 @@ def test_unreadable_lines_are_undelivered(tmp_path: Path, sandbox: Any, train_qu
     result = evaluate_submission(path, sandbox, split_queries=train_queries[:4])
     assert [v.error for v in result.verdicts] == [
         "line 1: not valid JSON (Expecting value)", "line 2: expected a JSON object, got list", None,
-        "line 4: JSON nested too deeply"]
+        "line 4: JSON nested too deeply (more than 64 levels)"]
     assert not any(v.delivered for v in result.verdicts)
 
 
