@@ -19,6 +19,7 @@ from typing import Any
 from benchmarks import base
 from benchmarks.base import RolloutResult, Strategy, Task
 from errors import UserError
+from errors.redaction import redact_secrets
 from providers.errors import AuthError, LLMError
 from providers.interface import ChatModel, ChatRequest, ChatResponse
 from runner.engine.spec import Sampling
@@ -132,5 +133,5 @@ async def run_rollout(key: RolloutKey, task: Task, strategy: Strategy, model: Ro
     except Exception as exc:  # a strategy bug: recorded with its traceback, the run goes on
         error_type = type(exc).__name__
         trace = traceback.format_exc().splitlines()[-TRACEBACK_LINES:]
-        result = RolloutResult(base.CRASHED, error="\n".join(trace))
+        result = RolloutResult(base.CRASHED, error=redact_secrets("\n".join(trace)))  # stored: no secret in it
     return RolloutRecord(key, result, calls, error_type, started, time.time())

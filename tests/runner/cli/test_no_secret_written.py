@@ -34,16 +34,16 @@ def secret_models(server, password: str = PASSWORD) -> list[dict[str, object]]: 
     ]
 
 
-def leaks(root: Path, *outputs: str) -> list[str]:
+def leaks(root: Path, *outputs: str, canaries: list[str] = CANARIES) -> list[str]:
     """Canaries in `outputs` or in any file under `root` but the user's own run specs."""
-    found = [f"output: {canary}" for canary in CANARIES for text in outputs if canary in text]
+    found = [f"output: {canary}" for canary in canaries for text in outputs if canary in text]
     for path in root.rglob("*"):
         if path.suffix == ".toml" and path.parent == root:
             continue
-        found += [f"{path}: in its name" for canary in CANARIES if canary in path.name]
+        found += [f"{path}: in its name" for canary in canaries if canary in path.name]
         if path.is_file():
             data = path.read_bytes()
-            found += [f"{path}: {canary}" for canary in CANARIES if canary.encode() in data]
+            found += [f"{path}: {canary}" for canary in canaries if canary.encode() in data]
     return found
 
 
