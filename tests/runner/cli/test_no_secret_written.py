@@ -15,6 +15,7 @@ import pytest
 
 from providers.keys import key_digest
 from runner.store.results import load_run
+from tests.runner.conftest import spec_text
 from tests.runner.engine_support import run_cli
 
 PASSWORD = "CANARYPASS123"
@@ -84,3 +85,17 @@ async def test_canary_credentials_reach_the_server_and_are_written_nowhere(
     done = await asyncio.to_thread(run_cli, "run", str(rotated), "--run-dir", str(tmp_path / "rotated"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert server.tally.served == served
+
+
+def test_a_key_pasted_into_a_spec_is_not_echoed_by_its_error(tmp_path: Path, toy_on_path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI prints every error through `errors.redaction`: a field's value that is a secret variable's is shown
+    as `[redacted]`, wherever the message came from."""
+    key = ENV_KEYS["TOY_KEY_A"]
+    monkeypatch.setenv("TOY_API_KEY", key)  # a name that says it holds a secret (..._KEY)
+    spec = tmp_path / "run.toml"
+    spec.write_text(spec_text("http://127.0.0.1:9", strategies=[key]), encoding="utf-8")
+    done = run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"))
+    assert done.returncode == 2 and "strategies[0]: expected one of" in done.stderr, done.stderr
+    assert "got '[redacted]'" in done.stderr, done.stderr
+    assert leaks(tmp_path, done.stdout, done.stderr) == []
