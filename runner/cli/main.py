@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import signal
 import sys
+import traceback
+from types import TracebackType
 
 import click
 
 from errors import UserError
+from errors.redaction import redact_secrets
 from runner.cli.lazy import LazyCommand, LazyGroup
 
 COMMANDS = {
@@ -62,12 +66,18 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _show_crash(kind: type[BaseException], exc: BaseException, trace: TracebackType | None) -> None:
+    """A bug's traceback, as Python prints it but with no secret (`errors.redaction`): a message may hold one."""
+    sys.stderr.write(redact_secrets("".join(traceback.format_exception(kind, exc, trace))))
+
+
 def main() -> None:
     """Console entry point: user errors and unusable paths print one line, Ctrl-C and SIGTERM exit 130; none shows a
-    traceback."""
+    traceback. Whatever it prints about an error (a bug's traceback too) passes through `errors.redaction` first."""
     # SIGTERM is Ctrl-C from the first instant (a run replaces this with its graceful stop while rollouts run), not
     # the end of the process by the signal, which a supervisor would read as a crash.
     signal.signal(signal.SIGTERM, _interrupt)
+    sys.excepthook = _show_crash
     try:
         sys.exit(cli.main(standalone_mode=False) or 0)
     except click.exceptions.Abort:
@@ -75,14 +85,16 @@ def main() -> None:
         sys.exit(130)
     except KeyboardInterrupt:
         sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
+    except click.ClickException as exc:  # a bad flag's value is echoed: it may be one
+        shown = io.StringIO()
+        exc.show(file=shown)
+        click.echo(redact_secrets(shown.getvalue()), err=True, nl=False)
         sys.exit(exc.exit_code)
     except UserError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        click.echo(f"Error: {redact_secrets(str(exc))}", err=True)
         sys.exit(exc.exit_code)
     except OSError as exc:  # a path that cannot be made, read or written (under a file, /proc, no permission, full)
-        click.echo(f"Error: {path_problem(exc)}", err=True)
+        click.echo(f"Error: {redact_secrets(path_problem(exc))}", err=True)
         sys.exit(UserError.exit_code)
 
 

@@ -27,14 +27,13 @@ def team_command() -> None:
 @team_command.command("init")
 @url_env_option
 def init_command(url_env: str) -> None:
-    """Create or migrate the team database's schema (a run does it on first use too)."""
+    """Create or migrate the team database's schema, as its owner (a run and `team status` need only DML rights)."""
     _require_client()
-    from runner.team import connect, migrate, public, team_url
+    from runner.team import SCHEMA_VERSION, connect, public, team_url
 
     url = team_url(url_env, "--url-env")
-    with connect(url) as connection:
-        version = migrate(connection)
-    click.echo(f"{public(url)}: team schema {version} ready")
+    connect(url, purpose="init").close()
+    click.echo(f"{public(url)}: team schema {SCHEMA_VERSION} ready")
 
 
 @team_command.command("status")
@@ -46,7 +45,7 @@ def status_command(url_env: str, as_json: bool) -> None:
     from runner.team import connect, public, team_url
 
     url = team_url(url_env, "--url-env")
-    with connect(url) as connection:
+    with connect(url, purpose="read") as connection:  # plain SELECTs: a read-only user may look
         budgets = connection.execute(
             "SELECT b.name, b.cap::float8, b.spent::float8, b.reserved::float8, count(c.id), "
             "count(c.id) FILTER (WHERE c.state = 'orphaned') FROM tb_budget b LEFT JOIN tb_charge c "

@@ -20,6 +20,7 @@ from typing import Any
 from benchmarks import base
 from benchmarks.base import RolloutResult, Strategy, Task
 from errors import UserError
+from errors.redaction import redact_secrets
 from providers.errors import AuthError, LLMError
 from providers.interface import ChatModel, ChatRequest, ChatResponse
 from runner.engine.spec import Sampling
@@ -137,10 +138,10 @@ async def run_rollout(key: RolloutKey, task: Task, strategy: Strategy, model: Ro
     except Exception as exc:
         error_type = type(exc).__name__
         if interrupted_by_us(exc):  # not the strategy's doing: no result, the same command runs it again
-            result = RolloutResult(base.INTERRUPTED, error=f"{error_type}: {exc}")
-        else:  # a strategy bug: recorded with its traceback, the run goes on
+            result = RolloutResult(base.INTERRUPTED, error=redact_secrets(f"{error_type}: {exc}"))
+        else:  # a strategy bug: recorded with its traceback (stored: no secret in it), the run goes on
             trace = traceback.format_exc().splitlines()[-TRACEBACK_LINES:]
-            result = RolloutResult(base.CRASHED, error="\n".join(trace))
+            result = RolloutResult(base.CRASHED, error=redact_secrets("\n".join(trace)))
     if (current := asyncio.current_task()) is not None and current.cancelling():
         raise asyncio.CancelledError(f"rollout {key} cancelled")
     return RolloutRecord(key, result, calls, error_type, started, time.time())

@@ -4,9 +4,9 @@ for every process and machine using one database, each behind the interface the 
 
 from runner.team.budget import TeamLedger, Worker
 from runner.team.cache import TeamCache
-from runner.team.database import TeamUnavailable, connect, migrate, public, team_url
+from runner.team.database import SCHEMA_VERSION, TeamUnavailable, connect, migrate, public, team_url
 from runner.team.limits import TeamBuckets
 from runner.team.session import Team
 
-__all__ = ["Team", "TeamBuckets", "TeamCache", "TeamLedger", "TeamUnavailable", "Worker", "connect", "migrate",
-           "public", "team_url"]
+__all__ = ["SCHEMA_VERSION", "Team", "TeamBuckets", "TeamCache", "TeamLedger", "TeamUnavailable", "Worker", "connect",
+           "migrate", "public", "team_url"]

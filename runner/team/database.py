@@ -1,24 +1,42 @@
 """The team database: the connection string from the environment, the schema and its migrations.
 
 The spec names the environment variable (`[team] url_env`); the URL itself, which may carry a password, is never
-written anywhere, and messages show it without credentials. Every table and function is prefixed `tb_`, so the
-database may hold other things. The schema is created or migrated on first use (and by `tripbench team init`) under
-an advisory lock, so processes starting together migrate once; like the SQLite cache, the database records the cache
-key scheme it was written with and a tripbench using another scheme refuses it.
+written anywhere, and every message about the database passes through `errors.redaction` (no password, no secret
+environment value). Every table and function is prefixed `tb_`, so the database may hold other things.
+
+Least privilege: `tripbench team init`, as the database's owner, creates or migrates the schema (under an advisory
+lock, so processes starting together migrate once). A run and `team status` only read the schema's version, so they
+work for a user granted DML alone; a run on an empty database still creates the schema when its user may (the owner),
+but never needs to. Like the SQLite cache, the database records the cache key scheme it was written with and a
+tripbench using another scheme refuses it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
-from urllib.parse import urlsplit, urlunsplit
+from typing import Literal
 
 import psycopg
+from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict
 
 from cache import KEY_SCHEME
 from errors import ConfigError, DataError, Interruption
+from errors.redaction import redact_secrets, url_password
 
 MIGRATION_LOCK = 0x7472_6970  # "trip": pg_advisory_xact_lock's key for migrations
+
+Purpose = Literal["run", "read", "init"]
+"""What a connection is for: `run` (DML on every table; the schema created on an empty database if this user may),
+`read` (`team status`: SELECT only, never DDL), `init` (`team init`: create or migrate the schema)."""
+
+INIT_HINT = "run `tripbench team init` as the database's owner"
+
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_POSTGRES_URL = re.compile(r"postgres(?:ql)?://", re.IGNORECASE)
+_KEYWORD_VALUE = re.compile(r"\s*[a-z_]+\s*=", re.IGNORECASE)  # libpq's `host=... dbname=...` form
 
 
 class TeamUnavailable(Interruption, ConnectionError):
@@ -29,41 +47,95 @@ class TeamUnavailable(Interruption, ConnectionError):
 
 
 def team_url(url_env: str, source: str = "run spec") -> str:
-    """The connection string the variable named by `[team] url_env` holds.
+    """The connection string the variable named by `[team] url_env` holds; no message shows the variable's value.
 
     Raises:
-        ConfigError: the variable is unset or empty (naming it).
+        ConfigError: the name is not a variable's (a URL given instead), or the variable is unset, empty or holds no
+            PostgreSQL connection string libpq can parse.
     """
+    if not _VARIABLE_NAME.fullmatch(url_env):
+        raise ConfigError(source, "team.url_env", "the NAME of the environment variable holding the team database's "
+                          "URL (letters, digits and _, e.g. TRIPBENCH_TEAM_URL), not the URL itself (not shown here)")
     url = os.environ.get(url_env, "").strip()
     if not url:
         raise ConfigError(source, "team.url_env", f"the environment variable {url_env} to hold the team database's "
                           "PostgreSQL URL (e.g. postgresql://tb@db.internal/tripbench); it is unset")
+    if (problem := _unparsable(url)) is not None:
+        raise ConfigError(source, "team.url_env", f"the environment variable {url_env} to hold the team database's "
+                          f"PostgreSQL URL (e.g. postgresql://tb@db.internal/tripbench); {problem} (its value is not "
+                          "shown: it may be a secret)")
     return url
 
 
+def _unparsable(url: str) -> str | None:
+    """What makes `url` no connection string libpq takes, in words that quote none of it; None when it parses."""
+    if not _POSTGRES_URL.match(url) and not _KEYWORD_VALUE.match(url):
+        return "it holds something else (not postgresql://...)"
+    try:
+        conninfo_to_dict(url)
+    except (psycopg.Error, ValueError) as exc:  # libpq's message quotes the string: only its kind is told
+        message = str(exc)
+        if "spaces" in message:
+            return "it holds a space (write it as %20)"
+        if "percent" in message:
+            return ("it has an invalid %-escape (write a %, @, /, : or space of the password as %25, %40, %2F, %3A "
+                    "or %20)")
+        if "IPv6" in message:
+            return "its IPv6 host address has no closing ]"
+        return "libpq cannot parse it"
+    return None
+
+
 def public(url: str) -> str:
-    """A connection string without its password (for messages); a keyword/value string shows only its host."""
-    parts = urlsplit(url)
-    if parts.scheme.startswith("postgres"):
-        host = parts.netloc.rpartition("@")[2]
-        user = parts.netloc.rpartition("@")[0].partition(":")[0]
-        return urlunsplit((parts.scheme, f"{user}@{host}" if user else host, parts.path, "", ""))
-    return "the team database"
+    """A connection string without its password (for messages), malformed ones too; a keyword/value string shows
+    only `the team database`."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or not scheme.lower().startswith("postgres"):
+        return "the team database"
+    userinfo, at, rest = rest.rpartition("@")  # the last `@`: a password may hold one
+    user = userinfo.partition(":")[0]
+    host = re.split(r"[?#]", rest, maxsplit=1)[0]
+    return redact_secrets(f"{scheme}://{user}@{host}" if at and user else f"{scheme}://{host}", _secrets(url))
 
 
-def connect(url: str) -> psycopg.Connection[tuple[object, ...]]:
-    """An autocommit connection, with the schema in place.
+def _secrets(url: str) -> list[str]:
+    """What of `url` is secret wherever a message shows it: its password (the whole string when none is found in it,
+    unless it is a plain URL without credentials)."""
+    password = url_password(url)
+    if password is not None:
+        return [password]
+    try:
+        given = conninfo_to_dict(url).get("password")
+    except (psycopg.Error, ValueError):
+        return [url]
+    return [str(given)] if given else []
+
+
+def _unavailable(url: str, exc: BaseException, doing: str = "cannot connect") -> TeamUnavailable:
+    return TeamUnavailable(f"{public(url)}: {doing} ({redact_secrets(str(exc).strip(), _secrets(url))}); "
+                           "nothing was sent")
+
+
+def connect(url: str, *, purpose: Purpose = "run") -> psycopg.Connection[tuple[object, ...]]:
+    """An autocommit connection, with the schema checked for `purpose` (see `Purpose`).
 
     Raises:
         TeamUnavailable: the server cannot be reached or refuses us.
-        DataError: the database was written with another cache key scheme or by a newer tripbench.
+        DataError: the schema is missing, too old, not found on the `search_path`, not tripbench's, or this user
+            lacks a privilege the purpose needs (each named, with the fix).
     """
     try:
         connection = psycopg.connect(url, autocommit=True, connect_timeout=10)
-    except psycopg.Error as exc:
-        raise TeamUnavailable(f"{public(url)}: cannot connect ({str(exc).strip()}); nothing was sent") from None
+    except (psycopg.Error, ValueError) as exc:
+        raise _unavailable(url, exc) from None
     try:
-        migrate(connection)
+        if purpose == "init":
+            migrate(connection, public(url))
+        else:
+            ready(connection, public(url), writes=purpose == "run", may_create=purpose == "run")
+    except psycopg.Error as exc:
+        connection.close()
+        raise _unavailable(url, exc, "cannot read the team schema") from None
     except BaseException:
         connection.close()
         raise
@@ -71,11 +143,11 @@ def connect(url: str) -> psycopg.Connection[tuple[object, ...]]:
 
 
 async def connect_async(url: str) -> psycopg.AsyncConnection[tuple[object, ...]]:
-    """`connect` for the event loop (the schema is already in place: `connect` ran first)."""
+    """`connect` for the event loop (the schema is already checked: `connect` ran first)."""
     try:
         return await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=10)
-    except psycopg.Error as exc:
-        raise TeamUnavailable(f"{public(url)}: cannot connect ({str(exc).strip()}); nothing was sent") from None
+    except (psycopg.Error, ValueError) as exc:
+        raise _unavailable(url, exc) from None
 
 
 def _v1(cursor: psycopg.Cursor[tuple[object, ...]]) -> None:
@@ -89,31 +161,129 @@ def _v2(cursor: psycopg.Cursor[tuple[object, ...]]) -> None:
 MIGRATIONS: list[Callable[[psycopg.Cursor[tuple[object, ...]]], None]] = [_v1, _v2]
 """Schema changes in order; `tb_meta.schema` holds how many ran. A change is a new function, never an edit."""
 
+SCHEMA_VERSION = len(MIGRATIONS)
 
-def migrate(connection: psycopg.Connection[tuple[object, ...]]) -> int:
-    """Creates or migrates the schema (idempotent; one process at a time); returns the schema version.
+
+def _meta(cursor: psycopg.Cursor[tuple[object, ...]], where: str) -> int | None:
+    """The schema version `tb_meta` records (a plain SELECT), None when no `tb_meta` is on the `search_path`.
 
     Raises:
-        DataError: another cache key scheme, or a schema newer than this tripbench knows.
+        DataError: another cache key scheme, a newer schema, a version that is no number, tables found only outside
+            the `search_path`, or no privilege to read them.
     """
-    with connection.transaction(), connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-        cursor.execute("CREATE TABLE IF NOT EXISTS tb_meta (name text PRIMARY KEY, value text NOT NULL)")
-        cursor.execute("INSERT INTO tb_meta VALUES ('key_scheme', %s), ('schema', '0') ON CONFLICT DO NOTHING",
-                       (KEY_SCHEME,))
+    cursor.execute("SELECT to_regclass('tb_meta') IS NULL")  # no error (which would end a transaction) when missing
+    if (missing := cursor.fetchone()) is not None and missing[0]:
+        cursor.execute("SELECT n.nspname, current_setting('search_path') FROM pg_class c JOIN pg_namespace n "
+                       "ON n.oid = c.relnamespace WHERE c.relname = 'tb_meta' ORDER BY 1 LIMIT 1")
+        if (elsewhere := cursor.fetchone()) is not None:
+            raise DataError(f"{where}: the team tables are in schema {elsewhere[0]}, which the search_path "
+                            f"({elsewhere[1]}) leaves out: add it (ALTER ROLE ... SET search_path = {elsewhere[0]}, or "
+                            f"options=-csearch_path%3D{elsewhere[0]} in the URL's query)")
+        return None
+    try:
         cursor.execute("SELECT name, value FROM tb_meta WHERE name IN ('key_scheme', 'schema')")
-        meta = {str(name): str(value) for name, value in cursor.fetchall()}
-        if meta["key_scheme"] != KEY_SCHEME:
-            raise DataError(f"the team database's cache was written with key scheme {meta['key_scheme']}, this "
-                            f"tripbench uses {KEY_SCHEME}; point [team] url_env at another database")
-        version = int(meta["schema"])
-        if version > len(MIGRATIONS):
-            raise DataError(f"the team database has schema {version}, newer than this tripbench knows "
-                            f"({len(MIGRATIONS)}): upgrade tripbench")
-        for step in MIGRATIONS[version:]:
-            step(cursor)
-        cursor.execute("UPDATE tb_meta SET value = %s WHERE name = 'schema'", (str(len(MIGRATIONS)),))
-    return len(MIGRATIONS)
+    except pg_errors.InsufficientPrivilege:
+        raise DataError(f"{where}: this user may not read the team tables (tb_meta): the database's owner grants "
+                        "them (see the README's least-privilege GRANTs)") from None
+    meta = {str(name): str(value) for name, value in cursor.fetchall()}
+    if "key_scheme" not in meta or "schema" not in meta:
+        raise DataError(f"{where}: tb_meta holds no tripbench schema (key_scheme and schema rows): {INIT_HINT}, or "
+                        "point [team] url_env at another database")
+    if meta["key_scheme"] != KEY_SCHEME:
+        raise DataError(f"{where}: the team database's cache was written with key scheme {meta['key_scheme']!r}, "
+                        f"this tripbench uses {KEY_SCHEME}; point [team] url_env at another database")
+    if not meta["schema"].isdigit():
+        raise DataError(f"{where}: tb_meta records schema {meta['schema']!r}, not a number: the table was changed by "
+                        f"hand; the database's owner sets it back (the tripbench that made it wrote "
+                        f"{SCHEMA_VERSION}) or points [team] url_env at another database")
+    version = int(meta["schema"])
+    if version > SCHEMA_VERSION:
+        raise DataError(f"{where}: the team database has schema {version}, newer than this tripbench knows "
+                        f"({SCHEMA_VERSION}): upgrade tripbench")
+    return version
+
+
+def ready(connection: psycopg.Connection[tuple[object, ...]], where: str, *, writes: bool = True,
+          may_create: bool = False) -> int:
+    """Checks, with plain SELECTs, that the schema is current and this user may use it; returns its version. A
+    missing or older schema is created or migrated only when `may_create` and this user may do it (the owner).
+
+    Args:
+        where: The database as messages name it (`public(url)`).
+        writes: Whether this user must write (a run) or only read (`team status`).
+
+    Raises:
+        DataError: the schema is missing or too old (and is not to be made here), or a privilege is missing.
+    """
+    with connection.cursor() as cursor:
+        version = _meta(cursor, where)
+        if version is None or version < SCHEMA_VERSION:
+            if may_create and _may_migrate(cursor):
+                return migrate(connection, where)
+            raise DataError(f"{where}: " + ("the team schema is not set up here" if version is None else
+                                            f"the team schema is {version}, this tripbench needs {SCHEMA_VERSION}")
+                            + f": {INIT_HINT}")
+        table = ["SELECT", "INSERT", "UPDATE", "DELETE"] if writes else ["SELECT"]
+        cursor.execute(MISSING_PRIVILEGES, {"table": table, "writes": writes})
+        missing = [str(what) for what, in cursor.fetchall()]
+    if missing:
+        raise DataError(f"{where}: this user lacks {', '.join(missing)}: the database's owner grants them (see the "
+                        "README's least-privilege GRANTs)")
+    return version
+
+
+def _may_migrate(cursor: psycopg.Cursor[tuple[object, ...]]) -> bool:
+    """Whether this user may create tables here and owns what a migration changes (tb_meta, when it exists)."""
+    cursor.execute("SELECT current_schema() IS NOT NULL AND has_schema_privilege(current_schema(), 'CREATE') AND "
+                   "coalesce(pg_has_role((SELECT relowner FROM pg_class WHERE oid = to_regclass('tb_meta')), "
+                   "'USAGE'), true)")
+    row = cursor.fetchone()
+    return row is not None and bool(row[0])
+
+
+MISSING_PRIVILEGES = """
+WITH tb AS (SELECT relnamespace FROM pg_class WHERE oid = 'tb_meta'::regclass)
+SELECT p.privilege || ' on ' || c.relname FROM pg_class c JOIN tb USING (relnamespace),
+    unnest(CASE WHEN c.relkind = 'S' THEN ARRAY['USAGE'] WHEN c.relname = 'tb_meta' THEN ARRAY['SELECT']
+                ELSE %(table)s::text[] END) AS p (privilege)
+    WHERE c.relname LIKE 'tb\\_%%' AND c.relkind IN ('r', 'p', 'S') AND (%(writes)s OR c.relkind <> 'S')
+        AND NOT CASE WHEN c.relkind = 'S' THEN has_sequence_privilege(c.oid, p.privilege)
+                     ELSE has_table_privilege(c.oid, p.privilege) END
+UNION ALL
+SELECT 'EXECUTE on ' || f.proname || '()' FROM pg_proc f JOIN tb ON f.pronamespace = tb.relnamespace
+    WHERE %(writes)s AND f.proname LIKE 'tb\\_%%' AND NOT has_function_privilege(f.oid, 'EXECUTE')
+ORDER BY 1
+"""
+"""What this user lacks of what it needs: SELECT on every `tb_` table; to write, also INSERT, UPDATE and DELETE (but
+on tb_meta, which only `team init` changes), USAGE on the sequences and EXECUTE on the `tb_` functions."""
+
+
+def migrate(connection: psycopg.Connection[tuple[object, ...]], where: str = "the team database") -> int:
+    """Creates or migrates the schema (idempotent; one process at a time; no DDL when it is current); returns the
+    schema version.
+
+    Raises:
+        DataError: another cache key scheme, a schema newer than this tripbench knows, a version that is no number,
+            or this user may not create or change the schema (not the owner).
+    """
+    try:
+        with connection.transaction(), connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            version = _meta(cursor, where)
+            if version == SCHEMA_VERSION:
+                return version
+            if version is None:
+                cursor.execute("CREATE TABLE tb_meta (name text PRIMARY KEY, value text NOT NULL)")
+                cursor.execute("INSERT INTO tb_meta VALUES ('key_scheme', %s), ('schema', '0')", (KEY_SCHEME,))
+            for step in MIGRATIONS[version or 0:]:
+                step(cursor)
+            cursor.execute("UPDATE tb_meta SET value = %s WHERE name = 'schema'", (str(SCHEMA_VERSION),))
+    except pg_errors.InsufficientPrivilege:
+        raise DataError(f"{where}: this user may not create or change the team schema: {INIT_HINT}") from None
+    except pg_errors.InvalidSchemaName:
+        raise DataError(f"{where}: the search_path names no schema that exists, so there is nowhere to create the "
+                        "team tables: set the role's search_path (ALTER ROLE ... SET search_path = public)") from None
+    return SCHEMA_VERSION
 
 
 SCHEMA_V1 = """

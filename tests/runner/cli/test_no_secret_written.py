@@ -15,6 +15,7 @@ import pytest
 
 from providers.keys import key_digest
 from runner.store.results import load_run
+from tests.runner.conftest import spec_text
 from tests.runner.engine_support import run_cli
 
 PASSWORD = "CANARYPASS123"
@@ -34,16 +35,16 @@ def secret_models(server, password: str = PASSWORD) -> list[dict[str, object]]: 
     ]
 
 
-def leaks(root: Path, *outputs: str) -> list[str]:
+def leaks(root: Path, *outputs: str, canaries: list[str] = CANARIES) -> list[str]:
     """Canaries in `outputs` or in any file under `root` but the user's own run specs."""
-    found = [f"output: {canary}" for canary in CANARIES for text in outputs if canary in text]
+    found = [f"output: {canary}" for canary in canaries for text in outputs if canary in text]
     for path in root.rglob("*"):
         if path.suffix == ".toml" and path.parent == root:
             continue
-        found += [f"{path}: in its name" for canary in CANARIES if canary in path.name]
+        found += [f"{path}: in its name" for canary in canaries if canary in path.name]
         if path.is_file():
             data = path.read_bytes()
-            found += [f"{path}: {canary}" for canary in CANARIES if canary.encode() in data]
+            found += [f"{path}: {canary}" for canary in canaries if canary.encode() in data]
     return found
 
 
@@ -84,3 +85,17 @@ async def test_canary_credentials_reach_the_server_and_are_written_nowhere(
     done = await asyncio.to_thread(run_cli, "run", str(rotated), "--run-dir", str(tmp_path / "rotated"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert server.tally.served == served
+
+
+def test_a_key_pasted_into_a_spec_is_not_echoed_by_its_error(tmp_path: Path, toy_on_path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI prints every error through `errors.redaction`: a field's value that is a secret variable's is shown
+    as `[redacted]`, wherever the message came from."""
+    key = ENV_KEYS["TOY_KEY_A"]
+    monkeypatch.setenv("TOY_API_KEY", key)  # a name that says it holds a secret (..._KEY)
+    spec = tmp_path / "run.toml"
+    spec.write_text(spec_text("http://127.0.0.1:9", strategies=[key]), encoding="utf-8")
+    done = run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"))
+    assert done.returncode == 2 and "strategies[0]: expected one of" in done.stderr, done.stderr
+    assert "got '[redacted]'" in done.stderr, done.stderr
+    assert leaks(tmp_path, done.stdout, done.stderr) == []

@@ -146,6 +146,20 @@ async def test_strategy_crashes_and_call_limits_are_recorded_not_fatal(start_moc
     assert evaluations[by_task["0"].id].verdicts[0].passed is (by_task["0"].status == DELIVERED)
 
 
+async def test_a_crashed_rollouts_stored_traceback_holds_no_secret(start_mock_llm, write_spec, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A strategy's exception may quote a secret (a connection string, a key): the traceback stored in the run's
+    files goes through `errors.redaction`."""
+    monkeypatch.setenv("TOY_SERVICE_TOKEN", "scripted crash")  # the exception's message, as if it held a token
+    server = await start_mock_llm()
+    spec = write_spec(server.base_url, options={"tasks": 4, "crash_task": "3"})
+    await execute(prepare(spec), tmp_path / "run", show_progress=False)
+    with load_run(tmp_path / "run") as results:
+        crashed = [r for r in results.rollouts if r.status == CRASHED]
+    assert len(crashed) == 1 and "RuntimeError: [redacted]" in crashed[0].error
+    assert "scripted crash" not in (tmp_path / "run" / "results.sqlite").read_bytes().decode("latin-1")
+
+
 async def test_dry_run_counts_cached_calls_as_free(start_mock_llm, write_spec, tmp_path: Path) -> None:
     server = await start_mock_llm()
     options = {"tasks": 20, "max_calls": 8}
