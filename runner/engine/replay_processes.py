@@ -15,23 +15,29 @@ closes at once. A session with too few pending rollouts to gain from them ends t
 
 A worker ignores Ctrl-C and SIGTERM: the run's own stop (`Scheduler.stop`) hands out no new chunk and gives the
 chunks running the grace period (a second signal cuts it short), then ends the workers; a rollout not stored runs
-again on resume. A worker whose parent dies finds
-its pipe closed at its next message and ends.
+again on resume. A worker whose parent dies finds its pipe closed at its next message and ends.
+
+A worker that sends nothing for `stall_s()` seconds (stopped by a SIGSTOP, hung) is killed, and the rollouts of its
+chunk not yet stored go to the other workers, as a warning says: the run completes with the results it would have had.
+A worker that ends on its own (killed, out of memory) fails the session instead; either way nothing of its chunk is
+stored, so the same command runs it again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import multiprocessing
 import os
 import pickle
 import signal
 import threading
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -45,6 +51,8 @@ from runner.ladder.budget import SpendCap
 from runner.store.records import RolloutKey, RolloutRecord
 from runner.store.writer import as_stored
 
+log = logging.getLogger(__name__)
+
 MIN_ROLLOUTS = 200
 """Pending rollouts per worker below which a replay stays in this process (a worker's gain is smaller than what
 handing records across costs)."""
@@ -57,7 +65,12 @@ per call)."""
 CLOSE_S = 10.0
 """How long a worker gets to close its cache (its hit counts) after its last chunk, before it is killed."""
 POLL_S = 0.2
-"""How often the end of a stopped run's grace period is looked for."""
+"""How often the end of a stopped run's grace period, and a worker's silence, are looked at."""
+STALL_S = 30.0
+"""Seconds a worker may send nothing while it has a chunk before it is killed and its chunk goes to another worker.
+A worker sends its records every `SEND_EVERY` rollouts, each a few milliseconds of a replay: a worker silent that long
+is stopped or hung, not busy. `STALL_ENV` sets another value."""
+STALL_ENV = "TRIPBENCH_REPLAY_STALL_S"
 _DONE = "done"
 _RECORD = "record"
 _FAILED = "failed"
@@ -121,18 +134,22 @@ class ReplayWorkers:
 
         async def run(prepared: Prepared, keys: Sequence[RolloutKey],
                       save: Callable[[RolloutRecord], Awaitable[None]], scheduler: Scheduler) -> tuple[str, str]:
-            outcome = await self._run(keys, save, scheduler)
-            return outcome, f"replayed in {len(self._workers)} worker processes"
+            outcome, chunks = await self._run(keys, save, scheduler)
+            note = f"replayed in {len(self._workers)} worker processes"
+            if chunks.stalled:
+                note += (f"; killed after {stall_s():.0f} s without a word: {chunks.stalled} (the "
+                         f"{chunks.given_back} rollouts of their chunks not stored ran in the others)")
+            return outcome, note
         return run
 
     async def _run(self, pending: Sequence[RolloutKey], save: Callable[[RolloutRecord], Awaitable[None]],
-                   scheduler: Scheduler) -> str:
+                   scheduler: Scheduler) -> tuple[str, _Chunks]:
         """Runs `pending` on the workers, storing each record through `save` (here) as it arrives; returns the
-        outcome (`completed`, or `interrupted` when `scheduler` was stopped).
+        outcome (`completed`, or `interrupted` when `scheduler` was stopped) and the chunks (their stalls counted).
 
         Raises:
-            UserError: a worker ended without a word (killed, out of memory), or the error a rollout raised to end
-                the run (a rejected key, a configuration error).
+            UserError: a worker ended without a word (killed, out of memory), every worker stalled, or the error a
+                rollout raised to end the run (a rejected key, a configuration error).
         """
         chunks = _Chunks(deque(pending), len(self._workers), 2 * self._concurrency)
         drivers = [asyncio.ensure_future(_drive(worker, chunks, save, scheduler)) for worker in self._workers]
@@ -147,7 +164,13 @@ class ReplayWorkers:
             for driver in drivers:
                 driver.cancel()
             await asyncio.gather(*drivers, return_exceptions=True)
-        return INTERRUPTED if scheduler.outcome == INTERRUPTED else COMPLETED
+        if scheduler.outcome == INTERRUPTED:
+            return INTERRUPTED, chunks
+        if chunks.keys:  # each worker stalled in turn: a chunk that hangs any worker, or a machine out of resources
+            raise UserError(f"every replay worker process sent nothing for {stall_s():.0f} s and was killed; "
+                            f"{len(chunks.keys)} rollouts were not run: the rollouts stored so far are kept, and the "
+                            "same command runs the others")
+        return COMPLETED, chunks
 
     def end(self, wait_s: float = CLOSE_S) -> None:
         """Tells every worker to stop and waits `wait_s` seconds at most for each to end, then kills it."""
@@ -155,22 +178,59 @@ class ReplayWorkers:
             worker.end(wait_s)
 
 
+def stall_s() -> float:
+    """`STALL_S`, or the seconds `STALL_ENV` holds."""
+    given = os.environ.get(STALL_ENV, "").strip()
+    if not given:
+        return STALL_S
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise UserError(f"{STALL_ENV}: expected a number of seconds above 0, got {given!r}")
+    return seconds
+
+
 @dataclass(slots=True)
 class _Chunks:
-    """The rollouts not yet handed out, taken a chunk at a time."""
+    """The rollouts not yet handed out, taken a chunk at a time; a stalled worker's unstored rollouts come back."""
 
     keys: deque[RolloutKey]
     workers: int
     largest: int
+    out: int = 0
+    """Chunks handed out and not yet finished (whose rollouts may come back)."""
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when a chunk finishes or comes back."""
+    stalled: int = 0
+    """Workers killed for their silence."""
+    given_back: int = 0
+    """Rollouts of their chunks that had not come back."""
 
-    def take(self) -> list[RolloutKey]:
+    async def take(self, scheduler: Scheduler) -> list[RolloutKey] | None:
+        """The next chunk; None once the run is stopped, or every rollout is done. With none left to take while
+        other chunks run, waits for them: a stalled worker's comes back."""
+        while not self.keys and self.out and scheduler.outcome != INTERRUPTED:
+            self.changed.clear()
+            await self.changed.wait()
+        if not self.keys or scheduler.outcome == INTERRUPTED:
+            return None
+        self.out += 1
         size = max(MIN_CHUNK, min(self.largest, math.ceil(len(self.keys) / (2 * self.workers))))
         return [self.keys.popleft() for _ in range(min(size, len(self.keys)))]
+
+    def finished(self, unstored: Sequence[RolloutKey] = ()) -> None:
+        """A chunk taken is done; `unstored`: its rollouts a stalled worker did not send, to be taken again first."""
+        self.keys.extendleft(reversed(unstored))
+        self.out -= 1
+        self.changed.set()
 
 
 async def _drive(worker: _Worker, chunks: _Chunks, save: Callable[[RolloutRecord], Awaitable[None]],
                  scheduler: Scheduler) -> None:
-    """Hands `worker` one chunk after another, storing its records, until no chunk is left or the run is stopped.
+    """Hands `worker` one chunk after another, storing its records, until no chunk is left or the run is stopped;
+    kills it if it stalls, giving its chunk's unstored rollouts back.
 
     A record is stored while the next ones are read, and a finished chunk's worker gets the next chunk at once: a
     worker never waits for the results store.
@@ -179,13 +239,34 @@ async def _drive(worker: _Worker, chunks: _Chunks, save: Callable[[RolloutRecord
         await save(record)
     try:
         async with asyncio.TaskGroup() as saving:
-            while chunks.keys and scheduler.outcome != INTERRUPTED:
-                worker.send(chunks.take())
-                while (record := await worker.receive()) is not None:
-                    saving.create_task(store(record))
+            while (chunk := await chunks.take(scheduler)) is not None:
+                worker.send(chunk)
+                unstored = dict.fromkeys(chunk)
+                try:
+                    while (record := await worker.receive()) is not None:
+                        unstored.pop(record.key, None)
+                        saving.create_task(store(record))
+                except WorkerStalled as stall:
+                    await asyncio.to_thread(worker.kill)
+                    chunks.stalled += 1
+                    chunks.given_back += len(unstored)
+                    chunks.finished(list(unstored))
+                    log.warning("a replay worker process (pid %d) sent nothing for %.0f s: killed; the %d rollouts "
+                                "of its chunk not stored run in the other workers", worker.process.pid,
+                                stall.silent_s, len(unstored))
+                    return
+                chunks.finished()
             worker.send(None)  # no more work: the worker closes what it opened and ends
     except BaseExceptionGroup as failures:
         raise failures.exceptions[0] from failures
+
+
+class WorkerStalled(Exception):
+    """A worker sent nothing for `stall_s()` seconds."""
+
+    def __init__(self, silent_s: float) -> None:
+        super().__init__(f"a replay worker sent nothing for {silent_s:.0f} s")
+        self.silent_s = silent_s
 
 
 @dataclass(slots=True)
@@ -194,6 +275,8 @@ class _Worker:
 
     process: Any  # the fork context's process class (untyped in multiprocessing)
     conn: Connection
+    reading: asyncio.Future[Any] | None = None
+    """The pipe's next message, being read (in a thread): kept while the worker is silent, not read twice."""
 
     @classmethod
     def fork(cls, context: Any, prepared: Prepared, concurrency: int, lock_fd: int | None,
@@ -213,11 +296,28 @@ class _Worker:
     async def receive(self) -> RolloutRecord | None:
         """The worker's next finished record; None once its chunk is done.
 
+        The worker's silence is counted in this process's own time, a poll at a time: a pause of the whole run
+        (Ctrl-Z, a suspended machine) stops its workers too and is no stall.
+
         Raises:
+            WorkerStalled: nothing came for `stall_s()` seconds.
             UserError: the worker ended without a word, or the error a rollout raised to end the run.
         """
+        if self.reading is None:
+            self.reading = asyncio.ensure_future(asyncio.to_thread(self.conn.recv))
+            # read once the worker is killed, or never (the run cut short): its error is nobody's
+            self.reading.add_done_callback(lambda read: read.cancelled() or read.exception())
+        limit, silent, polled = stall_s(), 0.0, time.monotonic()
+        while not self.reading.done():
+            await asyncio.wait([self.reading], timeout=POLL_S)
+            now = time.monotonic()
+            silent += min(now - polled, 2 * POLL_S)
+            polled = now
+            if silent >= limit and not self.reading.done():
+                raise WorkerStalled(silent)
+        reading, self.reading = self.reading, None
         try:
-            kind, value = await asyncio.to_thread(self.conn.recv)
+            kind, value = reading.result()
         except (EOFError, OSError):
             self.process.join(1.0)
             raise UserError(f"a replay worker process ended unexpectedly (exit code {self.process.exitcode}); the "
@@ -226,6 +326,11 @@ class _Worker:
             raise value
         return value if kind == _RECORD else None
 
+    def kill(self) -> None:
+        """Ends a stalled worker at once (a SIGKILL ends a stopped process too)."""
+        self.process.kill()
+        self.process.join()
+
     def end(self, wait_s: float) -> None:
         """Tells the worker to stop, waits `wait_s` seconds at most for it to end, then kills it."""
         if self.conn.closed:
@@ -233,8 +338,7 @@ class _Worker:
         self.send(None)
         self.process.join(wait_s)
         if self.process.is_alive():
-            self.process.kill()
-            self.process.join()
+            self.kill()
         self.conn.close()
 
 
