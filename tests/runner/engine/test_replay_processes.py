@@ -6,6 +6,7 @@ finishes the run; a worker stopped (SIGSTOP) is killed and its chunk runs in the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -145,6 +146,31 @@ async def test_a_stopped_worker_is_killed_and_its_chunk_runs_in_the_other_to_the
     with load_run(run_dir) as results:
         assert len(results.rollouts) == TASKS  # each stored once: none of the stopped worker's twice
         assert len(results.sessions) == 1
+
+
+async def test_the_whole_run_stopped_and_continued_kills_no_worker(filled: tuple[Path, Path], tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-Z then `fg` (a suspended laptop alike) stops the run with its workers: their silence is the run's own
+    pause, not a stall."""
+    fill_dir, replay = filled
+    run_dir = tmp_path / "replay"
+    monkeypatch.setenv(STALL_ENV, "2")
+    process = await asyncio.create_subprocess_exec(*CLI, "run", str(replay), "--run-dir", str(run_dir), "--quiet",
+                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                                                   start_new_session=True)
+    await until_rollouts_stored(run_dir, process, more=20)
+    workers = children(process.pid)
+    assert len(workers) == 2, workers
+    os.killpg(process.pid, signal.SIGSTOP)
+    await asyncio.sleep(4)  # twice the stall limit
+    process.send_signal(signal.SIGCONT)  # the run first, its workers a moment later: their silence was the pause
+    await asyncio.sleep(0.5)
+    with contextlib.suppress(ProcessLookupError):  # the run ended meanwhile: the checks below say how
+        os.killpg(process.pid, signal.SIGCONT)
+    output = (await asyncio.wait_for(process.communicate(), timeout=120))[0].decode()
+    assert process.returncode == 0, output
+    assert "replayed in 2 worker processes\n" in output and "without a word" not in output
+    assert stored(run_dir) == stored(fill_dir)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
