@@ -68,7 +68,7 @@ def test_a_ray_run_in_its_own_network_namespace(team_db: str) -> None:
          sys.executable, str(Path(__file__).relative_to(PROJECT_ROOT))], capture_output=True, text=True, check=False,
         cwd=PROJECT_ROOT, env={**os.environ, INSIDE: "1", VARIABLE: team_db, "PYTHONPATH": str(PROJECT_ROOT)},
         timeout=NAMESPACE_TIMEOUT_S)
-    assert inner.returncode == 0 and "2 passed, 5 skipped" in inner.stdout, (  # skipped: the outside ones
+    assert inner.returncode == 0 and "2 passed, 6 skipped" in inner.stdout, (  # skipped: the outside ones
         inner.stdout[-4000:] + inner.stderr[-2000:])
 
 
@@ -88,6 +88,20 @@ def _actor_pids() -> list[int]:
 
 outside = pytest.mark.skipif(os.environ.get(INSIDE) == "1" or importlib.util.find_spec("ray") is None,
                              reason="Ray is not installed, or in the network namespace (this test starts no cluster)")
+
+
+@pytest.mark.skipif(os.environ.get(INSIDE) == "1", reason="needs no namespace")
+def test_ray_address_without_ray_installed_is_refused_before_anything_runs(write_spec, tmp_path: Path) -> None:
+    spec = write_spec("http://127.0.0.1:9", options=OPTIONS, team={"url_env": VARIABLE})
+    without_ray = [sys.executable, "-c",  # `import ray` fails, as where it is not installed
+                   "import sys; sys.modules['ray'] = None; from runner.cli.main import main; main()"]
+    refused = subprocess.run([*without_ray, "run", str(spec), "--run-dir", str(tmp_path / "run"), "--ray-address",
+                              "auto"], capture_output=True, text=True, check=False, cwd=PROJECT_ROOT,
+                             env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    assert refused.returncode == 2, refused.stderr
+    assert "Ray is not installed: pip install 'tripbench[ray]'" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.fixture
