@@ -1,7 +1,8 @@
 """A replay of many rollouts runs them in worker processes forked by `tripbench run`
 (runner/engine/replay_processes.py): the same stored results, scores and submission as the run that filled the cache;
 a worker killed, a Ctrl-C and the parent killed each end cleanly, leave no process behind, and the same command
-finishes the run; a worker stopped (SIGSTOP) is killed and its chunk runs in the other, and the run completes."""
+finishes the run; a worker stopped (SIGSTOP) is killed and its chunk runs in the other, and the run completes, but not
+a worker busy for long, nor one the whole run's pause stopped."""
 
 from __future__ import annotations
 
@@ -146,6 +147,18 @@ async def test_a_stopped_worker_is_killed_and_its_chunk_runs_in_the_other_to_the
     with load_run(run_dir) as results:
         assert len(results.rollouts) == TASKS  # each stored once: none of the stopped worker's twice
         assert len(results.sessions) == 1
+
+
+async def test_a_worker_busy_longer_than_the_stall_limit_between_two_records_is_not_killed(
+        filled: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its heartbeat says it lives: an evaluator that takes long (one asking a web API for distances) is no stall."""
+    fill_dir, replay = filled
+    slow = tmp_path / "slow.toml"  # each scoring call takes 1 s, twice the stall limit
+    slow.write_text(replay.read_text().replace("evaluate_s = 0.1", "evaluate_s = 1.0"))
+    monkeypatch.setenv(STALL_ENV, "0.5")
+    output = await run_to_end(slow, tmp_path / "slow")
+    assert "replayed in 2 worker processes\n" in output and "without a word" not in output
+    assert stored(tmp_path / "slow") == stored(fill_dir)
 
 
 async def test_the_whole_run_stopped_and_continued_kills_no_worker(filled: tuple[Path, Path], tmp_path: Path,
