@@ -194,7 +194,8 @@ def stall_s() -> float:
     except ValueError:
         seconds = math.nan
     if not 0 < seconds < math.inf:
-        raise UserError(f"{STALL_ENV}: expected a number of seconds above 0, got {given!r}")
+        raise UserError(f"${STALL_ENV} = {given!r}: expected the seconds a replay worker may send nothing before "
+                        "it is killed, a number above 0")
     return seconds
 
 

@@ -161,6 +161,18 @@ async def test_a_worker_busy_longer_than_the_stall_limit_between_two_records_is_
     assert stored(tmp_path / "slow") == stored(fill_dir)
 
 
+async def test_a_stall_limit_that_is_no_number_of_seconds_is_refused_before_the_run_starts(
+        filled: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, replay = filled
+    monkeypatch.setenv(STALL_ENV, "0")
+    process = await start_run(replay, tmp_path / "replay")
+    output = (await process.communicate())[0].decode()
+    assert process.returncode == 1, output
+    assert f"${STALL_ENV} = '0': expected the seconds a replay worker may send nothing" in output
+    assert "Traceback" not in output
+    assert not (tmp_path / "replay" / "results.sqlite").exists()
+
+
 async def test_the_whole_run_stopped_and_continued_kills_no_worker(filled: tuple[Path, Path], tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-Z then `fg` (a suspended laptop alike) stops the run with its workers: their silence is the run's own
