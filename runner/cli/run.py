@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import importlib.util
 import json
 import shlex
 import tomllib
@@ -191,6 +192,17 @@ class SessionFlags:
                                    "README, Team runs)")
 
 
+    def require_ray(self) -> None:
+        """Refuses `--ray-address` where Ray is not installed, before anything runs.
+
+        Raises:
+            click.UsageError: with the command that installs it.
+        """
+        if self.ray_address is not None and importlib.util.find_spec("ray") is None:
+            raise click.UsageError("--ray-address runs the rollouts on a Ray cluster, and Ray is not installed: pip "
+                                   "install 'tripbench[ray]'")
+
+
 def _gather(name: str, cls: type[Any]) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Hands a command the parameters named like `cls`'s fields as one `cls` value, as keyword `name`."""
     names = [item.name for item in dataclasses.fields(cls)]
@@ -259,6 +271,7 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     `tripbench run RUN_DIR/spec.toml` (or the same flags) resumes it. Flags for other models or strategies on the
     same split are refused until given a --run-dir of their own.
     """
+    session.require_ray()
     console = output_console()
     lock_fd = None
     if spec is None:

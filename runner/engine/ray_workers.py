@@ -11,6 +11,10 @@ dead actor made come back from the team's cache.
 Actors read API keys and the team database's URL from their own environment (set them where `ray start` runs): no
 key travels through Ray. They read the spec's data at the same paths as the driver (a shared file system, or the
 same layout on every node).
+
+Joining the cluster is bounded: Ray retries an address where nothing answers for many minutes, in a call no signal
+interrupts, so it runs in a thread of its own (`_Membership`), given up after `CONNECT_S` (exit 1, naming the address)
+or at once on Ctrl-C / SIGTERM (exit 130); an address where nothing listens is refused before Ray is asked.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
+import threading
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +55,11 @@ POLL_S = 0.2
 """How often the driver looks whether a stop has cut the chunks running short."""
 MAX_ATTEMPTS = 3
 """Actors a chunk is given to before the run fails (a chunk that kills every actor it meets is a bug, not bad luck)."""
+CONNECT_S = 30.0
+"""How long joining a cluster (`ray.init`) may take before the run gives up."""
+LOCAL_START_S = 120.0
+"""How long starting a `local` cluster may take (about 10 s on a busy 2-core machine) before the run gives up."""
+HEAD_HINT = "is it the address of a running cluster's head (`ray start --head` prints it)?"
 
 
 class RolloutWorker:
@@ -178,21 +189,125 @@ async def run_on_ray(address: str, prepared: Prepared, pending: Sequence[Rollout
     resume).
 
     Raises:
-        UserError: the cluster cannot be reached, or a chunk failed on `MAX_ATTEMPTS` actors.
+        UserError: the cluster cannot be joined within `CONNECT_S`, or a chunk failed on `MAX_ATTEMPTS` actors.
     """
-    def join() -> None:
-        if address == "local":  # a new cluster of this machine: no dashboard (a web server nobody asked for)
-            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False, include_dashboard=False)
-        else:
-            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+    membership = _Membership(address)
     try:
-        await asyncio.to_thread(join)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise UserError(f"--ray-address {address}: no Ray cluster could be joined ({exc})") from None
-    try:
+        if not await membership.join(scheduler):
+            return RayOutcome(INTERRUPTED)
         return await _drive(prepared, pending, save, scheduler)
     finally:
-        await asyncio.to_thread(ray.shutdown)
+        await membership.leave()
+
+
+class _Membership:
+    """This process in the cluster at `address` (`local`: a new one on this machine), joined and left by a daemon
+    thread of its own.
+
+    The thread lives as long as the membership: `ray.init` may hang for minutes on an address where no cluster
+    answers, and the run gives up on it (the thread, left behind, does not keep the process alive); and the processes
+    it starts for a `local` cluster are killed when the thread that started them ends (PR_SET_PDEATHSIG).
+    """
+
+    def __init__(self, address: str) -> None:
+        self._address = address
+        self._within = LOCAL_START_S if address == "local" else CONNECT_S
+        self._loop = asyncio.get_running_loop()
+        self._joined: asyncio.Future[None] = self._loop.create_future()
+        self._left: asyncio.Future[None] = self._loop.create_future()
+        self._leaving = threading.Event()
+
+    async def join(self, scheduler: Scheduler) -> bool:
+        """Joins within `CONNECT_S` (`LOCAL_START_S` for `local`); False when `scheduler` is stopped first.
+
+        Raises:
+            UserError: nothing listens at the address, Ray refused it, or it did not answer in time.
+        """
+        deadline = self._loop.time() + self._within
+        probing = asyncio.ensure_future(_listening(self._address))
+        try:
+            if not await self._until(probing, scheduler, deadline):
+                return False
+        finally:
+            probing.cancel()
+        threading.Thread(target=self._member, name="ray membership", daemon=True).start()
+        try:
+            return await self._until(self._joined, scheduler, deadline)
+        except UserError:
+            raise
+        except Exception as exc:  # what `ray.init` raised (a refused address, a version mismatch)
+            raise UserError(f"--ray-address {self._address}: no Ray cluster could be joined ({exc})") from None
+
+    async def leave(self) -> None:
+        """Leaves the cluster (shuts a `local` one down); a join still under way leaves as soon as it is done."""
+        self._leaving.set()
+        if not self._joined.done():
+            self._joined.cancel()  # what the join ends with is nobody's
+        elif not self._joined.cancelled() and self._joined.exception() is None:
+            await self._left
+
+    def _member(self) -> None:
+        try:
+            if self._address == "local":  # a new cluster of this machine: no dashboard (a web server nobody asked for)
+                ray.init(address="local", logging_level=logging.ERROR, log_to_driver=False, include_dashboard=False)
+            else:
+                ray.init(address=self._address, logging_level=logging.ERROR, log_to_driver=False)
+        except Exception as exc:  # handed to the run, which says what it was
+            self._tell(self._joined, exc)
+            return
+        self._tell(self._joined, None)
+        self._leaving.wait()
+        try:
+            ray.shutdown()
+        finally:
+            self._tell(self._left, None)
+
+    def _tell(self, future: asyncio.Future[None], error: Exception | None) -> None:
+        def settle() -> None:
+            if future.done():
+                return
+            if error is None:
+                future.set_result(None)
+            else:
+                future.set_exception(error)
+        with contextlib.suppress(RuntimeError):  # the run ended meanwhile: its loop is closed
+            self._loop.call_soon_threadsafe(settle)
+
+    async def _until(self, waited: asyncio.Future[None], scheduler: Scheduler, deadline: float) -> bool:
+        """Waits for `waited` (raising what it raises); False when `scheduler` is stopped first.
+
+        Raises:
+            UserError: the loop's clock passed `deadline`.
+        """
+        while not waited.done():
+            if scheduler.outcome == INTERRUPTED:
+                return False
+            if (left := deadline - self._loop.time()) <= 0:
+                raise UserError(f"--ray-address {self._address}: no Ray cluster answered within {self._within:.0f} "
+                                f"s; {HEAD_HINT}")
+            await asyncio.wait([waited], timeout=min(POLL_S, left))
+        waited.result()
+        return True
+
+
+async def _listening(address: str) -> None:
+    """Refuses at once an address `HOST:PORT` (or `ray://HOST:PORT`) where nothing accepts a connection, rather than
+    let Ray retry it for minutes; `auto` and `local` pass.
+
+    Raises:
+        UserError: the connection was refused, or the host is unknown.
+    """
+    host, colon, port = address.removeprefix("ray://").rpartition(":")
+    if not colon or not port.isdigit():
+        return
+    try:
+        _, writer = await asyncio.open_connection(host.strip("[]"), int(port))
+    except OSError as exc:  # asyncio's own message holds no reason: the errno's has
+        why = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror or str(exc)
+        raise UserError(f"--ray-address {address}: no Ray cluster there ({why}); {HEAD_HINT}") from None
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
 
 
 async def _drive(prepared: Prepared, pending: Sequence[RolloutKey], save: Callable[[RolloutRecord], Awaitable[None]],

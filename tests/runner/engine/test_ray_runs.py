@@ -1,6 +1,7 @@
 """`tripbench run SPEC --ray-address local`: rollouts on Ray actors, the driver the only writer; an actor SIGKILLed
 mid-chunk has its chunk run again by a new actor, and no rollout is stored twice; a second Ctrl-C ends the run at
-once.
+once. An address where no cluster answers ends the run with a clear error, at once or after `CONNECT_S`, and a signal
+ends the wait for it.
 
 Ray binds every interface even when told 127.0.0.1, so the run happens inside a network namespace of its own
 (`unshare -rn`, loopback up): the outer test starts this module's inner tests there, with the mock LLM server inside
@@ -18,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,7 @@ from tests.runner.engine_support import (
     PROJECT_ROOT,
     reference,
     rollouts_stored,
+    run_cli,
     start_run,
     stored,
     until_rollouts_stored,
@@ -65,7 +68,7 @@ def test_a_ray_run_in_its_own_network_namespace(team_db: str) -> None:
          sys.executable, str(Path(__file__).relative_to(PROJECT_ROOT))], capture_output=True, text=True, check=False,
         cwd=PROJECT_ROOT, env={**os.environ, INSIDE: "1", VARIABLE: team_db, "PYTHONPATH": str(PROJECT_ROOT)},
         timeout=NAMESPACE_TIMEOUT_S)
-    assert inner.returncode == 0 and "2 passed, 1 skipped" in inner.stdout, (  # skipped: this test, inside
+    assert inner.returncode == 0 and "2 passed, 6 skipped" in inner.stdout, (  # skipped: the outside ones
         inner.stdout[-4000:] + inner.stderr[-2000:])
 
 
@@ -81,6 +84,101 @@ def _actor_pids() -> list[int]:
             if command.startswith(b"ray::RolloutWorker"):
                 pids.append(int(entry.name))
     return pids
+
+
+outside = pytest.mark.skipif(os.environ.get(INSIDE) == "1" or importlib.util.find_spec("ray") is None,
+                             reason="Ray is not installed, or in the network namespace (this test starts no cluster)")
+
+
+@pytest.mark.skipif(os.environ.get(INSIDE) == "1", reason="needs no namespace")
+def test_ray_address_without_ray_installed_is_refused_before_anything_runs(write_spec, tmp_path: Path) -> None:
+    spec = write_spec("http://127.0.0.1:9", options=OPTIONS, team={"url_env": VARIABLE})
+    without_ray = [sys.executable, "-c",  # `import ray` fails, as where it is not installed
+                   "import sys; sys.modules['ray'] = None; from runner.cli.main import main; main()"]
+    refused = subprocess.run([*without_ray, "run", str(spec), "--run-dir", str(tmp_path / "run"), "--ray-address",
+                              "auto"], capture_output=True, text=True, check=False, cwd=PROJECT_ROOT,
+                             env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    assert refused.returncode == 2, refused.stderr
+    assert "Ray is not installed: pip install 'tripbench[ray]'" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.fixture
+async def team_spec(start_mock_llm, write_spec, team_db: str, monkeypatch: pytest.MonkeyPatch,
+                    toy_on_path: None) -> Path:
+    """A team run's spec, its database initialised."""
+    monkeypatch.setenv(VARIABLE, team_db)
+    done = run_cli("team", "init", "--url-env", VARIABLE)
+    assert done.returncode == 0, done.stdout + done.stderr
+    server = await start_mock_llm()
+    return write_spec(server.base_url, options=OPTIONS, team={"url_env": VARIABLE})
+
+
+@outside
+async def test_an_address_where_nothing_listens_ends_the_run_at_once_naming_it(team_spec: Path,
+                                                                              tmp_path: Path) -> None:
+    """Ray would retry it for many minutes, deaf to Ctrl-C (issue 39)."""
+    started = time.monotonic()
+    process = await start_run(team_spec, tmp_path / "run", "--ray-address", "127.0.0.1:1")
+    output = (await asyncio.wait_for(process.communicate(), timeout=120))[0].decode()
+    assert process.returncode == 1, output
+    assert "--ray-address 127.0.0.1:1: no Ray cluster there (Connection refused)" in output
+    assert "Traceback" not in output
+    assert time.monotonic() - started < 30  # the connection was refused: no wait for Ray
+    assert rollouts_stored(tmp_path / "run") == 0
+
+
+DeafAddress = tuple[str, list[asyncio.StreamWriter]]
+"""`HOST:PORT` where connections are accepted and never answered, and the connections accepted."""
+
+
+@pytest.fixture
+async def deaf_address() -> AsyncIterator[DeafAddress]:
+    """An address that accepts connections and never answers (it holds them until the test ends)."""
+    accepted: list[asyncio.StreamWriter] = []
+
+    async def hold(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(writer)
+    server = await asyncio.start_server(hold, "127.0.0.1", 0)
+    yield f"127.0.0.1:{server.sockets[0].getsockname()[1]}", accepted
+    server.close()
+    for writer in accepted:
+        writer.close()
+    await server.wait_closed()
+
+
+@outside
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+async def test_a_signal_ends_the_wait_for_a_cluster_at_once_with_exit_130(
+        team_spec: Path, tmp_path: Path, deaf_address: DeafAddress, signum: signal.Signals) -> None:
+    address, accepted = deaf_address
+    process = await start_run(team_spec, tmp_path / "run", "--ray-address", address)
+    while not accepted and process.returncode is None:  # the run looked whether anything listens: Ray's turn now
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(1)
+    assert process.returncode is None
+    process.send_signal(signum)
+    stopped = time.monotonic()
+    output = (await asyncio.wait_for(process.communicate(), timeout=60))[0].decode()
+    assert process.returncode == 130, output
+    assert time.monotonic() - stopped < 10, output
+    assert "interrupted: 0 rollouts finished in this session" in output and "Traceback" not in output
+
+
+@outside
+async def test_a_cluster_that_never_answers_ends_the_run_after_connect_s_naming_the_address(
+        team_spec: Path, tmp_path: Path, deaf_address: DeafAddress) -> None:
+    from runner.engine.ray_workers import CONNECT_S  # imports Ray, which may be missing
+
+    address, _ = deaf_address
+    started = time.monotonic()
+    process = await start_run(team_spec, tmp_path / "run", "--ray-address", address)
+    output = (await asyncio.wait_for(process.communicate(), timeout=CONNECT_S + 90))[0].decode()
+    assert process.returncode == 1, output
+    assert f"--ray-address {address}: no Ray cluster answered within {CONNECT_S:.0f} s" in output
+    assert "Traceback" not in output
+    assert CONNECT_S <= time.monotonic() - started < CONNECT_S + 60
 
 
 inside = pytest.mark.skipif(os.environ.get(INSIDE) != "1", reason="runs inside a network namespace of its own, "

@@ -1,18 +1,20 @@
 """A replay of many rollouts runs them in worker processes forked by `tripbench run`
 (runner/engine/replay_processes.py): the same stored results, scores and submission as the run that filled the cache;
 a worker killed, a Ctrl-C and the parent killed each end cleanly, leave no process behind, and the same command
-finishes the run."""
+finishes the run; a worker stopped (SIGSTOP) is killed and its chunk runs in the other, and the run completes, but not
+a worker busy for long, nor one the whole run's pause stopped."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from pathlib import Path
 
 import pytest
 
-from runner.engine.replay_processes import MIN_ROLLOUTS
+from runner.engine.replay_processes import MIN_ROLLOUTS, STALL_ENV
 from runner.store.results import load_run
 from tests.runner.engine_support import CLI, reference, start_run, stored, until_rollouts_stored
 from tests.runner.toy_benchmark import ToyOptions
@@ -116,6 +118,84 @@ async def test_a_worker_killed_fails_the_session_with_a_clear_error_and_the_same
     kept = len(stored(run_dir))
     assert 20 <= kept < TASKS
     await finishes_as_filled(replay, run_dir, fill_dir)
+
+
+async def test_a_stopped_worker_is_killed_and_its_chunk_runs_in_the_other_to_the_filling_runs_results(
+        filled: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that sends nothing (here SIGSTOPped mid-chunk; hung alike) is killed after the stall limit, and the
+    other worker runs the rollouts of its chunk not stored: the run completes, exit 0, as if nothing happened, and
+    says so."""
+    fill_dir, replay = filled
+    run_dir = tmp_path / "replay"
+    monkeypatch.setenv(STALL_ENV, "2")  # the run's subprocess reads it: 2 s, not 30
+    process, workers = await replay_under_way(replay, run_dir)
+    stopped = min(workers)
+    os.kill(stopped, signal.SIGSTOP)
+    try:
+        output = (await asyncio.wait_for(process.communicate(), timeout=120))[0].decode()
+    finally:
+        if alive(stopped):  # a failed test leaves no stopped process behind
+            os.kill(stopped, signal.SIGKILL)
+    assert process.returncode == 0, output
+    assert f"a replay worker process (pid {stopped}) sent nothing for 2 s: killed" in output  # said when it happens
+    assert "replayed in 2 worker processes; killed after 2 s without a word: 1" in output, output  # and at the end
+    assert "Traceback" not in output
+    assert not any(alive(pid) for pid in workers)
+    assert stored(run_dir) == stored(fill_dir) and len(stored(run_dir)) == TASKS
+    assert verdicts(run_dir) == verdicts(fill_dir)
+    assert (run_dir / SUBMISSION).read_bytes() == (fill_dir / SUBMISSION).read_bytes()
+    with load_run(run_dir) as results:
+        assert len(results.rollouts) == TASKS  # each stored once: none of the stopped worker's twice
+        assert len(results.sessions) == 1
+
+
+async def test_a_worker_busy_longer_than_the_stall_limit_between_two_records_is_not_killed(
+        filled: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its heartbeat says it lives: an evaluator that takes long (one asking a web API for distances) is no stall."""
+    fill_dir, replay = filled
+    slow = tmp_path / "slow.toml"  # each scoring call takes 1 s, twice the stall limit
+    slow.write_text(replay.read_text().replace("evaluate_s = 0.1", "evaluate_s = 1.0"))
+    monkeypatch.setenv(STALL_ENV, "0.5")
+    output = await run_to_end(slow, tmp_path / "slow")
+    assert "replayed in 2 worker processes\n" in output and "without a word" not in output
+    assert stored(tmp_path / "slow") == stored(fill_dir)
+
+
+async def test_a_stall_limit_that_is_no_number_of_seconds_is_refused_before_the_run_starts(
+        filled: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, replay = filled
+    monkeypatch.setenv(STALL_ENV, "0")
+    process = await start_run(replay, tmp_path / "replay")
+    output = (await process.communicate())[0].decode()
+    assert process.returncode == 1, output
+    assert f"${STALL_ENV} = '0': expected the seconds a replay worker may send nothing" in output
+    assert "Traceback" not in output
+    assert not (tmp_path / "replay" / "results.sqlite").exists()
+
+
+async def test_the_whole_run_stopped_and_continued_kills_no_worker(filled: tuple[Path, Path], tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-Z then `fg` (a suspended laptop alike) stops the run with its workers: their silence is the run's own
+    pause, not a stall."""
+    fill_dir, replay = filled
+    run_dir = tmp_path / "replay"
+    monkeypatch.setenv(STALL_ENV, "2")
+    process = await asyncio.create_subprocess_exec(*CLI, "run", str(replay), "--run-dir", str(run_dir), "--quiet",
+                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                                                   start_new_session=True)
+    await until_rollouts_stored(run_dir, process, more=20)
+    workers = children(process.pid)
+    assert len(workers) == 2, workers
+    os.killpg(process.pid, signal.SIGSTOP)
+    await asyncio.sleep(4)  # twice the stall limit
+    process.send_signal(signal.SIGCONT)  # the run first, its workers a moment later: their silence was the pause
+    await asyncio.sleep(0.5)
+    with contextlib.suppress(ProcessLookupError):  # the run ended meanwhile: the checks below say how
+        os.killpg(process.pid, signal.SIGCONT)
+    output = (await asyncio.wait_for(process.communicate(), timeout=120))[0].decode()
+    assert process.returncode == 0, output
+    assert "replayed in 2 worker processes\n" in output and "without a word" not in output
+    assert stored(run_dir) == stored(fill_dir)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
