@@ -28,7 +28,7 @@ from benchmarks.base import Benchmark, Responder, Task
 from benchmarks.registry import available, get_benchmark
 from benchmarks.reporting import RolloutView, RunView
 from errors import UsageError, UserError
-from providers.interface import ChatRequest, ChatResponse, Usage
+from providers.interface import ChatRequest, ChatResponse, Message, Usage
 from providers.prices import OFFLINE
 from providers.scripted_replies import MockRequest, NoReply, complete
 
@@ -42,6 +42,12 @@ MODELS = {
                      "sole-planning strategies only direct meets one, its unparsable plans",
 }
 """The models that need no key and no network, and what each does (`tripbench list`, `tripbench run --help`)."""
+
+
+def answered_prompt(messages: Sequence[Message]) -> str:
+    """The prompt an offline model answers: the last user message, else (a request of system messages only, as
+    TravelEval's official critique is) the last message."""
+    return next((m.content for m in reversed(messages) if m.role == "user"), messages[-1].content if messages else "")
 
 
 def is_offline(model: str) -> bool:
@@ -101,7 +107,7 @@ class OfflineModels:
             NoReply: no responder recognises the prompt (a fallback's `unrecognised` reply included): the mock server
                 refuses the request.
         """
-        prompt = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+        prompt = answered_prompt(request.messages)
         try:
             reply = self.reply_for(model, prompt)
         except UserError as exc:
@@ -141,7 +147,7 @@ class OfflineModel:
     async def complete(self, request: ChatRequest) -> ChatResponse:
         started = perf_counter()
         messages = tuple(request.messages)
-        prompt = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        prompt = answered_prompt(messages)
         mock = MockRequest("openai", self.name, messages, request.max_tokens, tuple(request.stop), {})
         # offline models bill nothing, so an estimate will do: exact counting of every ~10k-token ReAct prompt
         # would be most of a demo's CPU time

@@ -186,12 +186,14 @@ class AnthropicMessages:
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        turns = [{"role": m.role, "content": m.content} for m in request.messages if m.role != "system"]
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": request.max_tokens if request.max_tokens is not None else self._default_max_tokens,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages if m.role != "system"],
+            # the Messages API refuses a request without a turn: system messages alone are sent as the user's
+            "messages": turns or [{"role": "user", "content": system}],
         }
-        if system:
+        if system and turns:
             body["system"] = system
         if sent := [stop for stop in request.stop if stop.strip()]:  # whitespace-only ones: `cut_at_stop`
             body["stop_sequences"] = sent

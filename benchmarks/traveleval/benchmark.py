@@ -9,7 +9,8 @@ scores each delivered plan with the official metrics (`evaluation.evaluate_plan`
 evaluation's details, and each binary metric of the constraint dimension is a verdict. Prompts are tripbench's own
 (`prompts.py`).
 
-The settings that change what a model is sent or how its answer is read (`PROTOCOL`, `parsing`, `sampling`) are
+The settings that change what a model is sent or how its answer is read (`PROTOCOL`, `language`, `parsing`,
+`sampling`) are
 written into the run's stored spec (`identity`), so a run is never resumed under other ones, a run made before the
 paper's protocol included.
 """
@@ -44,6 +45,7 @@ from benchmarks.traveleval.agents.sampling import SamplingSource, official_sampl
 from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, open_scorer
 from benchmarks.traveleval.plan import Parsing
+from benchmarks.traveleval.prompts import Language
 from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from errors import DataError
@@ -51,9 +53,10 @@ from errors import DataError
 NAME = "traveleval"
 CONSTRAINT = "constraint"
 """The metric group whose metrics are binary: each is a verdict (1 passed, 0 failed)."""
-PROTOCOL: Final = "paper-1"
-"""The revision of what TravelEval's strategies send (prompts, calls): `paper-1`, the paper's protocol. Runs made
-before it have none in their spec, so they are not resumed with it."""
+PROTOCOL: Final = "paper-2"
+"""The revision of what TravelEval's strategies send (prompts, calls): `paper-2`, the paper's protocol with the
+official format's guidance and critique form (`paper-1` before). Runs made before it have another or none in their
+spec, so they are not resumed with it."""
 
 
 class TravelEvalOptions(BaseModel):
@@ -72,9 +75,13 @@ class TravelEvalOptions(BaseModel):
     whole text; one retry with single quotes made double; `query_uid` required), or `lenient` (any fenced block, else
     the largest JSON object in the text; a missing `query_uid` filled in), which fails less often than the paper."""
     sampling: SamplingSource = "official"
-    """Sampling of the paper's strategies: `official` (temperature 1.3, 1.0 for Claude models; max_tokens 8192) or
-    `provider` (none sent: the provider's defaults). A spec's `[sampling]` or `models[]` values win over both."""
-    protocol: Literal["paper-1"] = PROTOCOL
+    """Sampling of the paper's strategies: `official` (temperature 1.3, 1.0 for Claude models, none for qwen3 models;
+    max_tokens 8192) or `provider` (none sent: the provider's defaults). A spec's `[sampling]` or `models[]` values
+    win over both."""
+    language: Language = "zh"
+    """The language of the paper strategies' instructions: `zh`, as the official prompts (the default), or `en`;
+    both tripbench's own wording of the same content. The tool agents' are in English."""
+    protocol: Literal["paper-2"] = PROTOCOL
     """What the strategies send (`PROTOCOL`); tripbench writes it into the run's spec, a spec need not."""
     max_steps: int = Field(default=30, ge=1)
     """react-tools: steps (model calls) per attempt."""
@@ -86,9 +93,10 @@ class TravelEvalOptions(BaseModel):
     """reflexion-tools: new attempts after failed ones, each after a reflection."""
     rule_seed: int = 0
     """rule-based, rule-based-strict: seed of the planners' random choices (with the query uid)."""
-    standardize_names: bool = False
-    """Rename a plan's places to the database's spelling before scoring, as the official pipeline's POI cleaning does
-    before its evaluator (`run.py`); off: plans are scored as the model wrote them (the evaluator alone)."""
+    standardize_names: bool = True
+    """Rename a plan's places to the database's spelling before scoring, as the official pipeline always does before
+    its evaluator (`run.py`: its POI matcher, min score 60), in every mode; false: plans are scored as the model wrote
+    them (the official evaluator alone). Each evaluation says which (`names`)."""
 
 
 class TravelEvalBenchmark(Benchmark):
@@ -126,20 +134,22 @@ class TravelEvalBenchmark(Benchmark):
         opts = _options(options)
         limits = ReactLimits(max_steps=opts.max_steps, max_retries=opts.max_retries,
                              same_action_limit=opts.same_action_limit)
-        return [*paper_strategies(opts.parsing, opts.sampling), react_tools(limits, opts.parsing),
+        return [*paper_strategies(opts.parsing, opts.sampling, opts.language), react_tools(limits, opts.parsing),
                 reflexion_tools(limits, opts.max_reflections, opts.parsing), *rule_strategies(opts.rule_seed)]
 
     def identity(self, options: BaseModel) -> dict[str, str]:
-        """The protocol, parsing and sampling: stored with the run's spec, compared on resume."""
+        """The protocol, language, parsing and sampling: stored with the run's spec, compared on resume."""
         opts = _options(options)
-        return {"protocol": opts.protocol, "parsing": opts.parsing, "sampling": opts.sampling}
+        return {"protocol": opts.protocol, "language": opts.language, "parsing": opts.parsing,
+                "sampling": opts.sampling}
 
     def model_settings(self, options: BaseModel, model: str) -> dict[str, str]:
         """What the paper's strategies send `model` (shown by `tripbench run --dry-run`)."""
         opts = _options(options)
         if opts.sampling == "official":
             temperature, max_tokens = official_sampling(model)
-            sent = f"temperature {temperature:.1f}, max_tokens {max_tokens} (official by model family)"
+            sent = (f"temperature {'unset' if temperature is None else f'{temperature:.1f}'}, max_tokens "
+                    f"{max_tokens} (official by model)")
         else:
             sent = "no temperature or max_tokens (the provider's defaults)"
         return {name: f"{sent}; {opts.parsing} parsing"
@@ -174,9 +184,10 @@ class TravelEvalBenchmark(Benchmark):
 
 def evaluation(details: Mapping[str, Any], constraint_metrics: Sequence[str]) -> Evaluation:
     """An evaluator result as the runner stores it: the result itself as details, and a verdict per binary metric of
-    the constraint dimension (all failed, with the reason, when the plan could not be scored)."""
+    the constraint dimension (all failed, with the reason, when the plan could not be scored or the evaluator failed
+    before the constraint dimension)."""
     error = details.get("error")
-    if error is not None:
+    if error is not None and CONSTRAINT not in (details.get("metrics") or {}):
         verdicts = tuple(Verdict(CONSTRAINT, key, False, str(error)) for key in constraint_metrics)
     else:
         verdicts = tuple(Verdict(CONSTRAINT, key, None if value is None else value == 1)

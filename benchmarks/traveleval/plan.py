@@ -185,6 +185,15 @@ def read_plan(text: str, parsing: Parsing, *, query_uid: str) -> FinalTravelPlan
     return parse_plan_official(text) if parsing == "official" else parse_plan(text, query_uid=query_uid)
 
 
+def plan_text(answer: str) -> str:
+    """The part of an answer the official pipeline reads as the plan: what lies in its first "```json" fence (up to
+    the next closing fence), else the whole text; stripped. The official critique shows the first answer so."""
+    if _JSON_FENCE in answer:
+        block = _OFFICIAL_BLOCK.search(answer, answer.find(_JSON_FENCE))
+        return block.group(1).strip() if block else ""
+    return answer.strip()
+
+
 def parse_plan_official(text: str) -> FinalTravelPlan:
     """The plan as the official pipeline reads an answer (`core/utils/output_handler.py`): when the text has a
     "```json" fence, what lies between the first one and the next closing fence (nothing: no plan); else the whole
@@ -194,13 +203,9 @@ def parse_plan_official(text: str) -> FinalTravelPlan:
     Raises:
         PlanError: the official pipeline would have put the answer among its failed plans.
     """
-    if _JSON_FENCE in text:
-        block = _OFFICIAL_BLOCK.search(text, text.find(_JSON_FENCE))
-        part = block.group(1).strip() if block else ""
-        if not part:
-            raise PlanError("a ```json fence with no closing fence or nothing in it")
-    else:
-        part = text.strip()
+    part = plan_text(text)
+    if not part and _JSON_FENCE in text:
+        raise PlanError("a ```json fence with no closing fence or nothing in it")
     try:
         try:
             found = json.loads(part)

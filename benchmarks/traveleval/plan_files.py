@@ -10,7 +10,8 @@ Two formats, told apart by the content:
   "_error"}`: they are read as failed answers (`parse_failure`), with the uid when the raw answer names one.
 
 `<strategy>` is the official strategy's display name: `Direct Prompting` (our `direct`), `Zero-shot CoT` (`cot`),
-`ReAct&Reflexion` (`ReAct&Reflection` before). The official loop writes both plans of its ReAct-with-reflexion
+`ReAct&Reflexion` (`ReAct&Reflection` before), or, in the files of the paper's runs, `ReAct` (`react`) and
+`Reflexion` (`reflexion`), one strategy each. The official loop writes both plans of its ReAct-with-reflexion
 method to that one file: the first plan (the `react` answer), then the plan revised after the critique call
 (`reflexion`), the second only when the first parsed. So in such a file a uid's answers alternate react,
 reflexion (a second pair is the next sample); a failed answer takes the next place of its uid once the plans files
@@ -36,7 +37,8 @@ from datahome.input_files import read_input
 from errors import DataError, UsageError
 
 OFFICIAL_STRATEGIES: Mapping[str, str] = {"Direct Prompting": "direct", "Zero-shot CoT": "cot",
-                                          "ReAct&Reflexion": "react", "ReAct&Reflection": "react"}
+                                          "ReAct&Reflexion": "react", "ReAct&Reflection": "react",
+                                          "ReAct": "react", "Reflexion": "reflexion"}
 """The official strategies' display names (in file names) -> ours; the ReAct-with-reflexion file also holds the
 `reflexion` answers (module docstring)."""
 _REACT_AND_REFLEXION = ("react", "reflexion")

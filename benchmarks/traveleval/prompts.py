@@ -4,19 +4,22 @@ The official repository (onlycwy11/TravelEval) has no license, so none of its pr
 this module is tripbench's own, written from the facts of the official setup (`agent/main.py`, `agent/strategies/`).
 
 The paper's protocol (the default strategies `direct`, `cot`, `react`, `reflexion`): the model sees what the
-official agents see and nothing more. The system message holds a travel-planner role, the strategy's instructions,
-the intercity stations the plan must use and the `FinalTravelPlan` format (`paper_system`); the user message holds
-the query's uid and its request in Chinese, as the traveller wrote it, and the strategy's closing sentence
-(`paper_user`). Not the query's structured fields, dates, tags or English translation. `reflexion`'s second call
-(`critique_prompt`) holds only the first plan, the critique's instructions and the format.
+official agents see and nothing more, in Chinese as they do (`PAPER_TEXTS["zh"]`; the option `language = "en"` gives
+the same content in English). The system message holds a travel-planner role, the strategy's instructions, the
+intercity stations the plan must use and the plan format (`paper_system`), the format giving the guidance the
+official one gives and the enums it shows, no more; the user message holds the query's uid and its request in
+Chinese, as the traveller wrote it, and the strategy's closing sentence (`paper_user`). Not the query's structured
+fields, dates, tags or English translation. `reflexion`'s second call (`critique_prompt`) is one system message: the
+critique's instructions, the first answer's plan as the model wrote it, and the format.
 
 The tool agents (`react-tools`, `reflexion-tools`, beyond the paper) see the same uid and request, the tools, the
 stations and the plan format (`react_prompt`).
 
 The contract (the offline models in `offline/models.py` rely on it, so changes must keep it):
 
-- Every prompt a strategy sends names its query's uid in its last user message: a line `Query uid: <uid>`
-  (`find_uid`), or, in a critique prompt, the first plan's `"query_uid"`. The offline models look the query up by
+- Every prompt a strategy sends names its query's uid in its last user message (a critique: its one system
+  message): a line `Query uid: <uid>` or `查询编号：<uid>` (`find_uid`), or, in a critique prompt, the first plan's
+  `"query_uid"`. The offline models look the query up by
   that uid among the tasks loaded (`offline/known.py`).
 - `prompt_kind` tells which step a prompt is for: `direct`, `cot`, `react`, `critique` (the paper's), or
   `react-tools` and `reflect` (the tool agents').
@@ -55,51 +58,124 @@ OBSERVATION_STOP = "\nObservation"
 
 PromptKind = Literal["direct", "cot", "react", "critique", "react-tools", "reflect"]
 PaperKind = Literal["direct", "cot", "react"]
+Language = Literal["zh", "en"]
+"""The language of the paper strategies' instructions (`PAPER_TEXTS`)."""
+LANGUAGES: tuple[Language, ...] = ("zh", "en")
 
-PLAN_FORMAT = """\
-The plan is one JSON object with exactly this structure (all money in RMB, times "HH:MM", dates "YYYY-MM-DD"):
+_PLAN_FORMAT_EN = """\
+The plan is one JSON object of this structure (<...> says what a value holds; times "HH:MM", dates "YYYY-MM-DD"):
 {
-  "query_uid": "<the query's uid>",
+  "query_uid": "<the request's uid, e.g. Txxxx or Gxx-x>",
   "itinerary": {
-    "summary": {"total_days": int, "total_travelers": int, "departure": "<origin city>",
-                "destination": "<destination city>", "total_budget": number, "calculated_total_cost": number,
-                "is_within_budget": bool},
-    "accommodation": {"hotel_name": "<hotel name as in the database>",
-                      "room_type": [{"type": "单人房" | "大床房" | "双人房" | "家庭房", "quantity": int,
-                                     "price_per_night": number, "nights": int}],
-                      "total_cost": number},
+    "summary": {"total_days": <int: days in all>, "total_travelers": <int: travellers in all>,
+                "departure": "<the city the trip starts from>", "destination": "<the city travelled to>",
+                "total_budget": <number: the whole budget>, "calculated_total_cost": <number: the cost worked out>,
+                "is_within_budget": <bool: whether it is within the budget>},
+    "accommodation": {"hotel_name": "<the hotel's name>",
+                      "room_type": [<the rooms, one entry per type>: {"type": "单人房" | "大床房" | "双人房" | "家庭房",
+                                     "quantity": <int: rooms>, "price_per_night": <number: one night's price>,
+                                     "nights": <int: nights stayed>}],
+                      "total_cost": <number: the accommodation's whole cost>},
     "intercity_transport": {
-      "transport_type": [{"description": str, "start_time": "HH:MM", "end_time": "HH:MM",
-                          "location_name": "<arrival station or airport>", "cost": number,
+      "transport_type": [<the intercity legs>: {"description": "<the leg>", "start_time": "<departure, HH:MM>",
+                          "end_time": "<arrival, HH:MM>", "location_name": "<the station arrived at>",
+                          "cost": <number: the leg's cost>,
                           "transportation_to": "高铁" | "飞机" | "动车" | "快速" | "特快" | "直达特快",
-                          "transportation_cost": number,
-                          "details": {"transport_number": "<train or flight number>", "price": number,
-                                      "number": <tickets bought>}}],
-      "total_cost": number},
+                          "transportation_cost": <number: the transport's cost>,
+                          "details": <the train or flight: number, fare, how many>: {
+                              "transport_number": "<train or flight number>", "price": <number: the fare>,
+                              "number": <int: how many>}}],
+      "total_cost": <number: intercity transport's whole cost>},
     "daily_plans": [{
-      "day": int, "date": "YYYY-MM-DD", "starting_point": "<place the day starts at>",
-      "ending_point": {"type": "intercity_transport" | "accommodation_check_in" | "accommodation", "description": str,
-                       "start_time": "HH:MM", "end_time": "HH:MM", "location_name": "<station or hotel>",
-                       "cost": number, "transportation_to": <a mode as for activities>, "transportation_cost": number,
-                       "details": {...}},
-      "activities": [{"type": "intercity_transport" | "attraction" | "meal" | "accommodation"
-                               | "accommodation_check_in" | "accommodation_check_out",
-                      "description": str, "start_time": "HH:MM", "end_time": "HH:MM",
-                      "location_name": "<place name as in the database>",
-                      "cost": number (the place's own cost for the whole group, travel excluded),
-                      "transportation_to": "走路" | "步行" | "骑行" | "驾车" | "公交" | "地铁" | "打车" | "包车"
-                                           | "高铁" | "飞机" (how the group gets to this place),
-                      "transportation_cost": number,
-                      "details": {"transport_time": "<minutes>", "ticket_type": str, "ticket_price": number,
-                                  "ticket_number": int (attractions), "cuisine": str (meals),
-                                  "line": str (subway), "bus_number": str (bus),
-                                  "load_limit": int, "car_number": int (taxi or chartered car)}}]
+      "day": <int: which day>, "date": "YYYY-MM-DD", "starting_point": "<where the day starts>",
+      "ending_point": {"type": "intercity_transport" | "accommodation", "description": "<where the day ends>",
+                       "start_time": "<departure, HH:MM>", "end_time": "<arrival, HH:MM>",
+                       "location_name": "<the end: a station or the hotel>", "cost": <number: its cost>,
+                       "transportation_to": "步行" | "骑行" | "驾车" | "公交" | "地铁" | "打车" | "包车",
+                       "transportation_cost": <number: the transport's cost>,
+                       "details": <the transport's details, the keys as for an activity>},
+      "activities": [<the day's activities, intercity transport not among them>: {
+          "type": "intercity_transport" | "attraction" | "meal" | "accommodation" | "accommodation_check_in"
+                  | "accommodation_check_out",
+          "description": "<the activity>", "start_time": "<start, HH:MM>", "end_time": "<end, HH:MM>",
+          "location_name": "<the place's name>", "cost": <number: what the place itself costs, transport excluded>,
+          "transportation_to": "步行" | "骑行" | "驾车" | "公交" | "地铁" | "打车" | "包车",
+          "transportation_cost": <number: the transport's cost>,
+          "details": <filled in as the activity's type requires>: {
+              "transport_time": "<the expected travel time in minutes, e.g. '30' for half an hour>",
+              "ticket_type": <the kind of ticket, e.g. sightseeing or day ticket; attractions only, else null>,
+              "ticket_price": <number: one ticket's price; attractions only>,
+              "ticket_number": <int: tickets; attractions only>,
+              "cuisine": <a dish to recommend; meals only>, "line": <the subway line; subway only>,
+              "bus_number": <the bus number; bus only>,
+              "load_limit": <int: passengers a vehicle takes; taxi or chartered car only>,
+              "car_number": <int: vehicles; taxi or chartered car only>}}]
     }],
-    "cost_breakdown": {"attractions": number, "intercity_transportation": number,
-                       "intracity_transportation": number, "accommodation": number, "meals": number,
-                       "other": number, "total": number}
+    "cost_breakdown": {"attractions": <number: attractions in all>,
+                       "intercity_transportation": <number: intercity transport in all>,
+                       "intracity_transportation": <number: transport within the city in all>,
+                       "accommodation": <number: accommodation in all>, "meals": <number: meals in all>,
+                       "other": <number: other costs>, "total": <number: everything>}
   }
 }"""
+
+_PLAN_FORMAT_ZH = """\
+方案是一个如下结构的 JSON 对象（<...> 说明该处填什么；时间写作 "HH:MM"，日期写作 "YYYY-MM-DD"）：
+{
+  "query_uid": "<这次请求的编号，如 Txxxx 或 Gxx-x>",
+  "itinerary": {
+    "summary": {"total_days": <整数：一共几天>, "total_travelers": <整数：一共几人>,
+                "departure": "<从哪个城市出发>", "destination": "<去哪个城市>",
+                "total_budget": <数字：全部预算>, "calculated_total_cost": <数字：算出来的总花费>,
+                "is_within_budget": <布尔值：是否没有超出预算>},
+    "accommodation": {"hotel_name": "<酒店的名字>",
+                      "room_type": [<所订房间，每种房型一项>: {"type": "单人房" | "大床房" | "双人房" | "家庭房",
+                                     "quantity": <整数：几间>, "price_per_night": <数字：一晚的价格>,
+                                     "nights": <整数：住几晚>}],
+                      "total_cost": <数字：住宿一共花多少>},
+    "intercity_transport": {
+      "transport_type": [<各段城际交通>: {"description": "<这一段行程>", "start_time": "<出发时间 HH:MM>",
+                          "end_time": "<到达时间 HH:MM>", "location_name": "<到达的车站>",
+                          "cost": <数字：这一段的花费>,
+                          "transportation_to": "高铁" | "飞机" | "动车" | "快速" | "特快" | "直达特快",
+                          "transportation_cost": <数字：交通的花费>,
+                          "details": <车次或航班的信息：编号、票价、张数>: {
+                              "transport_number": "<车次或航班号>", "price": <数字：票价>,
+                              "number": <整数：张数>}}],
+      "total_cost": <数字：城际交通一共花多少>},
+    "daily_plans": [{
+      "day": <整数：第几天>, "date": "YYYY-MM-DD", "starting_point": "<当天从哪里出发>",
+      "ending_point": {"type": "intercity_transport" | "accommodation", "description": "<当天在哪里结束>",
+                       "start_time": "<出发时间 HH:MM>", "end_time": "<到达时间 HH:MM>",
+                       "location_name": "<终点：车站或酒店>", "cost": <数字：花费>,
+                       "transportation_to": "步行" | "骑行" | "驾车" | "公交" | "地铁" | "打车" | "包车",
+                       "transportation_cost": <数字：交通的花费>,
+                       "details": <交通的详细信息，字段同活动的 details>},
+      "activities": [<当天的各项活动，城际交通不列在这里>: {
+          "type": "intercity_transport" | "attraction" | "meal" | "accommodation" | "accommodation_check_in"
+                  | "accommodation_check_out",
+          "description": "<这项活动>", "start_time": "<开始时间 HH:MM>", "end_time": "<结束时间 HH:MM>",
+          "location_name": "<地点的名字>", "cost": <数字：只算这个地点本身的花费，不含交通>,
+          "transportation_to": "步行" | "骑行" | "驾车" | "公交" | "地铁" | "打车" | "包车",
+          "transportation_cost": <数字：交通的花费>,
+          "details": <按活动类型填写>: {
+              "transport_time": "<路上预计要几分钟，如 '30' 即半小时>",
+              "ticket_type": <门票种类，如观光票、一日票；只有景点填写，否则为 null>,
+              "ticket_price": <数字：一张门票的价格；只有景点填写>,
+              "ticket_number": <整数：门票张数；只有景点填写>,
+              "cuisine": <推荐的菜；只有用餐填写>, "line": <地铁几号线；只有乘地铁填写>,
+              "bus_number": <公交车路数；只有乘公交填写>,
+              "load_limit": <整数：一辆车能坐几人；只有打车或包车填写>,
+              "car_number": <整数：几辆车；只有打车或包车填写>}}]
+    }],
+    "cost_breakdown": {"attractions": <数字：景点合计>, "intercity_transportation": <数字：城际交通合计>,
+                       "intracity_transportation": <数字：市内交通合计>, "accommodation": <数字：住宿合计>,
+                       "meals": <数字：餐饮合计>, "other": <数字：其他花费>, "total": <数字：全部合计>}
+  }
+}"""
+
+PLAN_FORMAT = _PLAN_FORMAT_EN
+"""The plan format in English, as the tool agents are shown it."""
 
 PLANNER_ROLE = """\
 You are an expert travel planner for trips between Chinese cities. You plan the whole trip a traveller asks for: \
@@ -115,37 +191,92 @@ rhythm), its dates, the number of days and travellers, and the budget.
 
 """
 
-PAPER_ROLE = ("You are an experienced travel planner, and you know every point of interest of the destination city "
-              "from a complete database of them.")
-NAMES_RULE = ("Name places by their standard names, as the database spells them (for example 故宫博物院, "
-              "上海迪士尼度假区).")
-PAPER_RULES: dict[PaperKind, str] = {
-    "direct": f"Instructions:\n1. Give the plan in exactly the JSON format below.\n2. {NAMES_RULE}",
-    "cot": (f"Instructions:\n1. {NAMES_RULE}\n2. Before the final answer, reason it through in plain words, in this "
-            "order: (a) what the travellers need, and which limits (budget, days, group) and preferences they state; "
-            "(b) which transport, hotel, attractions and restaurants fit, and why; (c) a day-by-day schedule without "
-            "clashes; (d) the costs, checked against the budget (change the plan if it is over).\n3. Then give the "
-            "final plan in exactly the JSON format below."),
-    "react": (f"Instructions:\n1. {NAMES_RULE}\n2. Work in at most 3 rounds, each written by you as three lines:\n"
-              "   Thought: where the planning stands and what to settle next (e.g. the hotel for the first night).\n"
-              "   Action: the decision or the data the next step needs (e.g. pick a family-friendly hotel, add up "
-              "the costs so far).\n"
-              "   Observation: your own answer to that step, from common sense and reasoning (no tool is run for "
-              "you).\n3. Once route, hotel, transport and budget are all settled, give the final plan in exactly "
-              "the JSON format below."),
+@dataclass(frozen=True, slots=True)
+class PaperTexts:
+    """The paper strategies' texts in one language (`PAPER_TEXTS`)."""
+
+    role: str
+    """The system message's first line: the planner's role."""
+    rules: Mapping[PaperKind, str]
+    """Each strategy's instructions."""
+    closing: Mapping[PaperKind, str]
+    """Each strategy's last sentence of the user message (what `prompt_kind` recognises)."""
+    uid: str
+    """The line naming the query (`find_uid`)."""
+    request: str
+    """What comes before the traveller's request."""
+    stations: str
+    """What comes before the intercity stations and airports the plan must use."""
+    critique: str
+    """`reflexion`'s second call: the critique's task, then `answer_label` and the first answer, then the format."""
+    answer_label: str
+    plan_format: str
+
+
+_NAMES_EN = ("Name places by their standard names, as the database spells them (for example 故宫博物院, "
+             "上海迪士尼度假区).")
+_NAMES_ZH = "请用数据库里的标准名称称呼各个地点（例如 故宫博物院、上海迪士尼度假区）。"
+PAPER_TEXTS: Mapping[Language, PaperTexts] = {
+    "en": PaperTexts(
+        role=("You are an experienced travel planner, and you know every point of interest of the destination city "
+              "from a complete database of them."),
+        rules={
+            "direct": f"Instructions:\n1. Give the plan in exactly the JSON format below.\n2. {_NAMES_EN}",
+            "cot": (f"Instructions:\n1. {_NAMES_EN}\n2. Before the final answer, reason it through in plain words, in "
+                    "this order: (a) what the travellers need, and which limits (budget, days, group) and preferences "
+                    "they state; (b) which transport, hotel, attractions and restaurants fit, and why; (c) a "
+                    "day-by-day schedule without clashes; (d) the costs, checked against the budget (change the plan "
+                    "if it is over).\n3. Then give the final plan in exactly the JSON format below."),
+            "react": (f"Instructions:\n1. {_NAMES_EN}\n2. Work in at most 3 rounds, each written by you as three "
+                      "lines:\n   Thought: where the planning stands and what to settle next (e.g. the hotel for the "
+                      "first night).\n   Action: the decision or the data the next step needs (e.g. pick a "
+                      "family-friendly hotel, add up the costs so far).\n   Observation: your own answer to that step, "
+                      "from common sense and reasoning (no tool is run for you).\n3. Once route, hotel, transport and "
+                      "budget are all settled, give the final plan in exactly the JSON format below."),
+        },
+        closing={
+            "direct": "Plan this trip now, and answer with valid JSON.",
+            "cot": "Show your reasoning first, then give the final plan.",
+            "react": ("Begin your Thought / Action / Observation rounds, and end with the plan as JSON in the required "
+                      "format."),
+        },
+        uid=UID_PREFIX, request="Request: ",
+        stations="Intercity travel must depart from and arrive at these stations or airports: ",
+        critique=("You review travel plans. Reflect critically on the plan below: first (1) what it does well, (2) "
+                  "the problems and risks you find (a budget overrun, times too tight, a detour, a poor fit for the "
+                  "travellers), (3) what to fix first, in order of priority. After this reflection, write the "
+                  "revised plan in exactly the same JSON format."),
+        answer_label="The plan:", plan_format=_PLAN_FORMAT_EN),
+    "zh": PaperTexts(
+        role="你是一位经验丰富的旅行规划师，手里有目的地城市全部兴趣点（景点、酒店、餐厅等）的完整数据库。",
+        rules={
+            "direct": f"要求：\n1. 只按下面给出的 JSON 格式作答。\n2. {_NAMES_ZH}",
+            "cot": (f"要求：\n1. {_NAMES_ZH}\n2. 给出最终答案之前，先用自然语言把思考过程写出来，依次是：（一）旅行者"
+                    "需要什么，预算、天数、人数等限制和各项偏好分别是什么；（二）哪些交通、酒店、景点和餐厅合适，理由是"
+                    "什么；（三）逐日安排行程，时间上互不冲突；（四）估算各项花费并与预算核对，超出预算就调整方案。\n"
+                    "3. 想清楚之后，再按下面的 JSON 格式给出最终方案。"),
+            "react": (f"要求：\n1. {_NAMES_ZH}\n2. 最多进行 3 轮，每一轮由你自己写出三行：\n"
+                      "   Thought: 规划进行到了哪一步，接下来要解决什么（例如第一晚住在哪里）。\n"
+                      "   Action: 下一步需要的决定或数据（例如挑一家适合带孩子的酒店，或算一算目前的总花费）。\n"
+                      "   Observation: 凭常识和推理，你自己给出这一步的答案或估算（没有工具替你执行）。\n"
+                      "3. 行程、住宿、交通和预算都定下来以后，按下面的 JSON 格式给出最终方案。"),
+        },
+        closing={
+            "direct": "请现在规划这次旅行，并输出合法的 JSON。",
+            "cot": "请先写出你的推理过程，再给出最终方案。",
+            "react": "请开始 Thought / Action / Observation 的循环，最后按要求的格式输出 JSON 方案。",
+        },
+        uid="查询编号：", request="旅行者的请求：", stations="这次规划的城际交通只能在以下车站或机场出发和到达：",
+        critique=("你是一位旅行方案评审专家。请对下面这份方案做一次批判性的反思：依次写出（1）它做得好的地方；（2）你发现"
+                  "的问题和风险，例如预算超支、时间太紧、绕路、不适合这些旅行者；（3）按轻重缓急排好的修改要点。反思"
+                  "之后，按完全相同的 JSON 格式写出修改后的方案。"),
+        answer_label="方案：", plan_format=_PLAN_FORMAT_ZH),
 }
-"""Each paper strategy's instructions in its system message."""
-PAPER_CLOSING: dict[PaperKind, str] = {
-    "direct": "Plan this trip now, and answer with valid JSON.",
-    "cot": "Show your reasoning first, then give the final plan.",
-    "react": "Begin your Thought / Action / Observation rounds, and end with the plan as JSON in the required format.",
-}
-"""Each paper strategy's last sentence of the user message (what `prompt_kind` recognises)."""
-CRITIQUE_TASK = ("You review travel plans. Reflect critically on the plan below: first (1) what it does well, (2) the "
-                 "problems and risks you find (a budget overrun, times too tight, a detour, a poor fit for the "
-                 "travellers), (3) what to fix first, in order of priority. After this reflection, write the revised "
-                 "plan in exactly the same JSON format.")
-"""`reflexion`'s second call: a critique of the first plan, then the plan again."""
+"""The paper strategies' texts: `zh` (the default, as the official prompts are in Chinese) and `en`. Both are
+tripbench's own wording of the same content."""
+PAPER_CLOSING = PAPER_TEXTS["en"].closing
+"""The English closing sentences (kept for callers that name them)."""
+CRITIQUE_TASK = PAPER_TEXTS["en"].critique
 
 REACT_TASK = ("Solve this with interleaved Thought and Action steps. Each reply is exactly one step: a line "
               "'Thought: ...' and a line 'Action: <tool> <JSON arguments>'. You will be given the tool's answer as "
@@ -155,19 +286,22 @@ REFLECT_TASK = ("Your previous attempt at this trip did not produce an acceptabl
                 "went wrong and what you will do differently next time. Answer with the reflection only, no plan.")
 
 _TASKS: tuple[tuple[PromptKind, str], ...] = (
-    ("critique", CRITIQUE_TASK), ("reflect", REFLECT_TASK), ("react-tools", REACT_TASK),
-    ("react", PAPER_CLOSING["react"]), ("cot", PAPER_CLOSING["cot"]), ("direct", PAPER_CLOSING["direct"]))
+    *(("critique", texts.critique) for texts in PAPER_TEXTS.values()), ("reflect", REFLECT_TASK),
+    ("react-tools", REACT_TASK),
+    *((kind, texts.closing[kind]) for texts in PAPER_TEXTS.values() for kind in ("react", "cot", "direct")))
+_UID_PREFIXES = tuple(texts.uid for texts in PAPER_TEXTS.values())
 _UID_IN_PLAN = re.compile(r'"query_uid"\s*:\s*"([^"\\]+)"')
 _ACTION = re.compile(r"^[ \t]*Action[ \t]*\d*[ \t]*:[ \t]*([A-Za-z_]+)(.*)", re.MULTILINE | re.DOTALL)
 _THOUGHT = re.compile(r"^\s*Thought\s*\d*\s*:\s*", re.IGNORECASE)
 
 
 def find_uid(prompt: str) -> str | None:
-    """The uid a prompt names: its first `Query uid:` line, else (a critique) the first `"query_uid"` of the plan in
-    it; None when there is neither."""
+    """The uid a prompt names: its first uid line (`Query uid:` or `查询编号：`), else (a critique) the first
+    `"query_uid"` of the plan in it; None when there is neither."""
     for line in prompt.splitlines():
-        if line.startswith(UID_PREFIX):
-            return line[len(UID_PREFIX):].strip() or None
+        for prefix in _UID_PREFIXES:
+            if line.startswith(prefix):
+                return line[len(prefix):].strip() or None
     found = _UID_IN_PLAN.search(prompt)
     return found.group(1) if found else None
 
@@ -179,30 +313,35 @@ def prompt_kind(prompt: str) -> PromptKind | None:
     return next((kind for kind, task in _TASKS if task in prompt), None)
 
 
-def stations_text(stations: Iterable[str]) -> str:
+def stations_text(stations: Iterable[str], language: Language = "en") -> str:
     """The intercity stations and airports a plan must use, one line (the official prompts name them too)."""
-    return "Intercity travel must depart from and arrive at these stations or airports: " + "、".join(stations)
+    return PAPER_TEXTS[language].stations + "、".join(stations)
 
 
-def paper_system(kind: PaperKind, stations: Iterable[str]) -> str:
+def paper_system(kind: PaperKind, stations: Iterable[str], language: Language = "zh") -> str:
     """The system message of a paper strategy: role, the strategy's instructions, stations, plan format."""
-    return f"{PAPER_ROLE}\n\n{PAPER_RULES[kind]}\n\n{stations_text(stations)}\n\n{PLAN_FORMAT}"
+    texts = PAPER_TEXTS[language]
+    return (f"{texts.role}\n\n{texts.rules[kind]}\n\n{stations_text(stations, language)}\n\n"
+            f"{texts.plan_format}")
 
 
-def paper_user(query: Mapping[str, Any], kind: PaperKind) -> str:
+def paper_user(query: Mapping[str, Any], kind: PaperKind, language: Language = "zh") -> str:
     """The user message of a paper strategy: the query's uid and its request in Chinese, and the closing sentence."""
-    return f"{request_text(query)}\n\n{PAPER_CLOSING[kind]}"
+    return f"{request_text(query, language)}\n\n{PAPER_TEXTS[language].closing[kind]}"
 
 
-def critique_prompt(plan: Mapping[str, Any]) -> str:
-    """`reflexion`'s second call, one user message: the critique's instructions, the first plan (as JSON), and the
-    plan format. It shows neither the request nor the stations, as the official critique does not."""
-    return f"{CRITIQUE_TASK}\n\nThe plan:\n{json.dumps(plan, ensure_ascii=False)}\n\n{PLAN_FORMAT}"
+def critique_prompt(first_answer: str, language: Language = "zh") -> str:
+    """`reflexion`'s second call, sent as a lone system message as the official one is: the critique's task, the
+    first answer's plan as the model wrote it (`plan.plan_text`), and the plan format. It shows neither the request
+    nor the stations, as the official critique does not."""
+    texts = PAPER_TEXTS[language]
+    return f"{texts.critique}\n\n{texts.answer_label}\n{first_answer}\n\n{texts.plan_format}"
 
 
-def request_text(query: Mapping[str, Any]) -> str:
+def request_text(query: Mapping[str, Any], language: Language = "en") -> str:
     """What every prompt tells of the query: its uid and the request as the traveller wrote it (in Chinese)."""
-    return f"{UID_PREFIX}{query.get('uid', '')}\nRequest: {query.get('nature_language', '')}"
+    texts = PAPER_TEXTS[language]
+    return f"{texts.uid}{query.get('uid', '')}\n{texts.request}{query.get('nature_language', '')}"
 
 
 def request_prompt(query: Mapping[str, Any], task: str) -> str:

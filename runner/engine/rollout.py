@@ -1,10 +1,11 @@
 """One rollout: the strategy driven with a model bound to the rollout, its errors mapped to generic statuses.
 
 The strategy gets a `RolloutModel`: a `ChatModel` that stamps every request with the run's model string, the
-spec's sampling parameters and the rollout's sample index, counts calls against `max_calls`, and sends everything
-through the run's gateway. The gateway reports each call (`CallRecord`) to `record_call`, which files it under
-the rollout running in the current task through a context variable, so concurrent rollouts never mix their calls
-(a strategy's own subtasks inherit the variable, hence the same rollout).
+spec's sampling parameters (its `extra_body` merged into the request's `extras`) and the rollout's sample index,
+counts calls against `max_calls`, and sends everything through the run's gateway. The gateway reports each call
+(`CallRecord`) to `record_call`, which files it under the rollout running in the current task through a context
+variable, so concurrent rollouts never mix their calls (a strategy's own subtasks inherit the variable, hence the
+same rollout).
 """
 
 from __future__ import annotations
@@ -66,7 +67,10 @@ class RolloutModel:
         self._gateway = gateway
         self._stamp: dict[str, Any] = {"model": model, "sample": sample}
         # Set spec values override the strategy's own; unset ones leave the benchmark's (official) values alone.
-        self._stamp.update({name: value for name, value in sampling.model_dump().items() if value is not None})
+        self._stamp.update({name: value for name, value in sampling.model_dump(exclude={"extra_body"}).items()
+                            if value is not None})
+        self._extra_body = sampling.extra_body or {}
+        """Merged into every request's `extras` (part of its cache key; the providers merge them into the body)."""
         self._max_calls = max_calls
         self.calls = 0
         self.name = model
@@ -81,6 +85,9 @@ class RolloutModel:
         if self._max_calls is not None and self.calls >= self._max_calls:
             raise CallLimitReached(f"more than max_calls = {self._max_calls} LLM calls")
         self.calls += 1
+        if self._extra_body:
+            request = dataclasses.replace(request, extras=tuple(sorted({**dict(request.extras),
+                                                                          **self._extra_body}.items())))
         return await self._gateway.complete(dataclasses.replace(request, **self._stamp))
 
 

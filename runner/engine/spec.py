@@ -40,7 +40,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from cache.modes import CacheMode
 from errors import ConfigError
@@ -67,6 +76,8 @@ class Sampling(BaseModel):
     """Output tokens per call (also what the spend cap reserves for a call)."""
     seed: int | None = None
     """Provider seed, where supported."""
+    extra_body: dict[str, JsonValue] | None = None
+    """Fields merged as they are into the request body (a server's own, e.g. `{ enable_thinking = false }`)."""
 
     def over(self, defaults: Sampling) -> Sampling:
         """These values, falling back to `defaults` field by field."""

@@ -32,6 +32,16 @@ async def test_system_messages_go_to_the_system_parameter(mock_llm, provider_for
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
 
 
+async def test_system_messages_alone_are_sent_as_the_user_turn(mock_llm, provider_for) -> None:
+    """The Messages API refuses a request without a turn; a request of system messages only (TravelEval's official
+    critique) is answered as if the user had sent them."""
+    request = ChatRequest(model="t", messages=(Message("system", "Review this plan."),))
+    response = await provider_for("anthropic", mock_llm).complete(request)
+    body = mock_llm.received[-1].body
+    assert body["messages"] == [{"role": "user", "content": "Review this plan."}] and "system" not in body
+    assert response.text == "[mock claude-haiku-4-5] you said: Review this plan."
+
+
 async def test_request_fields_reach_the_wire(mock_llm, provider_for) -> None:
     await provider_for("anthropic", mock_llm).complete(
         chat(temperature=0.2, top_p=0.8, max_tokens=100, stop=("END",), seed=5, extras=(("top_k", 40),)))

@@ -5,14 +5,14 @@
   writes its own Thought / Action / Observation rounds and then the plan.
 * `reflexion`: the `react` call, then, when it gave a plan, always one more call that critiques that plan and writes
   it again; the rollout's plan is the second. When the first answer holds no plan there is no second call (the
-  official pipeline skips it too), and the rollout is a parse failure that says so. The critique shows the first plan
-  as the run stores it (the schema's fields; the official one shows the parsed JSON as it was). The official critique
-  is a lone system message; here it is a user message, as Anthropic's API refuses a request without one. Its first
-  call is `react`'s very request, so with the cache a run of both makes it once, as the official pipeline does (both
-  plans come from one call there).
+  official pipeline skips it too), and the rollout is a parse failure that says so. As the official critique, it is
+  one lone system message showing the first answer's plan as the model wrote it (`plan.plan_text`), not as the run
+  stores it. Its first call is `react`'s very request, so with the cache a run of both makes it once, as the official
+  pipeline does (both plans come from one call there).
 
-Every call sends the official sampling for the model's family unless the options say `sampling = "provider"`
-(`sampling.py`); the answer is read with the options' parsing (`plan.read_plan`).
+The instructions are in Chinese, as the official ones, unless the options say `language = "en"` (`prompts.PAPER_TEXTS`).
+Every call sends the official sampling for the model unless the options say `sampling = "provider"` (`sampling.py`);
+the answer is read with the options' parsing (`plan.read_plan`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from benchmarks.base import DELIVERED, RolloutResult, Task
 from benchmarks.traveleval import prompts
 from benchmarks.traveleval.agents.answer import conclude
 from benchmarks.traveleval.agents.sampling import SamplingSource, official_sampling
-from benchmarks.traveleval.plan import Parsing
+from benchmarks.traveleval.plan import Parsing, plan_text
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from benchmarks.traveleval.tools import intercity_stations
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Message
@@ -48,6 +48,7 @@ class PaperStrategy:
     critique: bool = False
     parsing: Parsing = "official"
     sampling: SamplingSource = "official"
+    language: prompts.Language = "zh"
 
     @property
     def description(self) -> str:
@@ -61,8 +62,8 @@ class PaperStrategy:
         sandbox: Sandbox = tools
         query = task.input
         stations = intercity_stations(sandbox, query["start_city"], query["target_city"])
-        response = await self._ask(model, Message("system", prompts.paper_system(self.kind, stations)),
-                                   Message("user", prompts.paper_user(query, self.kind)))
+        response = await self._ask(model, Message("system", prompts.paper_system(self.kind, stations, self.language)),
+                                   Message("user", prompts.paper_user(query, self.kind, self.language)))
         steps: list[dict[str, Any]] = [{"call": self.kind}]
         # off the event loop: reading a plan out of a long hostile answer takes up to half a second (`plan.py`)
         first = await asyncio.to_thread(conclude, response.text, steps, task.id, response.finish_reason, self.parsing)
@@ -73,7 +74,8 @@ class PaperStrategy:
             return first
         steps[0]["answer"] = response.text
         steps.append({"call": "critique"})
-        response = await self._ask(model, Message("user", prompts.critique_prompt(first.plan)))
+        critique = prompts.critique_prompt(plan_text(response.text), self.language)
+        response = await self._ask(model, Message("system", critique))
         return await asyncio.to_thread(conclude, response.text, steps, task.id, response.finish_reason, self.parsing)
 
     async def _ask(self, model: ChatModel, *messages: Message) -> ChatResponse:
@@ -83,9 +85,10 @@ class PaperStrategy:
                                                 max_tokens=max_tokens))
 
 
-def paper_strategies(parsing: Parsing, sampling: SamplingSource) -> list[PaperStrategy]:
-    """`direct`, `cot`, `react`, `reflexion` with the run's parsing and sampling."""
-    return [PaperStrategy("direct", "direct", parsing=parsing, sampling=sampling),
-            PaperStrategy("cot", "cot", parsing=parsing, sampling=sampling),
-            PaperStrategy("react", "react", parsing=parsing, sampling=sampling),
-            PaperStrategy("reflexion", "react", critique=True, parsing=parsing, sampling=sampling)]
+def paper_strategies(parsing: Parsing, sampling: SamplingSource,
+                     language: prompts.Language = "zh") -> list[PaperStrategy]:
+    """`direct`, `cot`, `react`, `reflexion` with the run's parsing, sampling and language."""
+    return [PaperStrategy("direct", "direct", parsing=parsing, sampling=sampling, language=language),
+            PaperStrategy("cot", "cot", parsing=parsing, sampling=sampling, language=language),
+            PaperStrategy("react", "react", parsing=parsing, sampling=sampling, language=language),
+            PaperStrategy("reflexion", "react", critique=True, parsing=parsing, sampling=sampling, language=language)]

@@ -1,10 +1,9 @@
-"""The sampling settings of the paper's agents: the official values by model family, and which ones a stored run
-used.
+"""The sampling settings of the paper's agents: the official values by model, and which ones a stored run used.
 
 The official pipeline (`agent/config/model_config.json`, `agent/models/model_router.py`) sends every model
-temperature 1.3 and max_tokens 8192; Claude models get 1.0, the highest temperature Anthropic's API takes (the
-paper's setting; the official config file asks 1.3 of claude-sonnet-4-5, which it reaches through an
-OpenAI-compatible proxy). One quirk is not copied: the official call of qwen3-8b sends no temperature at all. A run's
+temperature 1.3 and max_tokens 8192, but Claude models temperature 1.0 (the config's value for claude-sonnet-4-5,
+the highest Anthropic's API takes) and qwen3-8b no temperature at all (its call leaves it to the provider; it also
+sends `enable_thinking: false` in the body, which a run spec gives as that model's `extra_body`). A run's
 `[sampling]` or `models[]` values win over these (the runner stamps them on every call); the TravelEval option
 `sampling = "provider"` sends none, leaving the provider's defaults.
 """
@@ -22,9 +21,13 @@ SamplingSource = Literal["official", "provider"]
 SAMPLING_SOURCES: tuple[SamplingSource, ...] = ("official", "provider")
 
 
-def official_sampling(model: str) -> tuple[float, int]:
-    """(temperature, max_tokens) the official agents send `model` (a run's model string, e.g. `openai:gpt-4o`)."""
-    return (CLAUDE_TEMPERATURE if "claude" in model.lower() else TEMPERATURE), MAX_TOKENS
+def official_sampling(model: str) -> tuple[float | None, int]:
+    """(temperature, max_tokens) the official agents send `model` (a run's model string, e.g. `openai:gpt-4o`); a
+    temperature of None is none sent (qwen3 models)."""
+    name = model.lower()
+    if "qwen3" in name:
+        return None, MAX_TOKENS
+    return (CLAUDE_TEMPERATURE if "claude" in name else TEMPERATURE), MAX_TOKENS
 
 
 def sampling_used(spec: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -46,7 +49,7 @@ def sampling_used(spec: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             value = model.get(field) if model.get(field) is not None else defaults.get(field)
             if value is not None:
                 entry[field], entry[f"{field}_from"] = value, "spec"
-            elif source == "official":
+            elif source == "official" and official[field] is not None:
                 entry[field], entry[f"{field}_from"] = official[field], "official"
             else:
                 entry[field], entry[f"{field}_from"] = None, "provider"

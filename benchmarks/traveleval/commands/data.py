@@ -116,14 +116,24 @@ def data_info(home: Path) -> dict[str, Any]:
                 queries[name] = {"file": str(path), "error": str(exc)}
     index = paths.index_path(folder)
     return {"folder": str(folder), "queries": queries, "queries_by_days": queries_by_days(read),
+            "paper_table_a1": PAPER_TABLE_A1,
             "database": str(paths.database_dir(folder)) if paths.database_dir(folder).is_dir() else None,
             "index": {"file": str(index), "rows": _index_counts(index)} if index.is_file() else None,
             "amap_cache": [name for name in AMAP_CACHES if (paths.amap_cache_dir(folder) / name).is_file()]}
 
 
+PAPER_TABLE_A1: Mapping[str, Mapping[str, int]] = {
+    tier: dict(zip(("2", "3", "4", "5", "6", "7"), counts, strict=True)) | {"total": sum(counts)}
+    for tier, counts in (("easy", (20, 30, 40, 40, 30, 40)), ("medium", (40, 60, 80, 80, 60, 80)),
+                         ("hard", (40, 60, 80, 80, 60, 80)), ("progressive", (15, 24, 30, 30, 24, 27)))}
+"""The paper's Table A1 (queries per tier and trip length), as printed; the released query files are distributed
+otherwise (`queries_by_days`: easy holds 33 or 34 queries of each length), so `data info` shows both."""
+
+
 def queries_by_days(files: Mapping[str, Sequence[Task]]) -> dict[str, dict[str, int]]:
-    """The paper's Table A1: queries per tier and trip length. Rows: each query file by its name (`easy`, ...), the
-    progressive file by step (`progressive-1` .. `-3`), then `all`; columns: the days ("2" .. "7"), then `total`."""
+    """The released data's queries per tier and trip length (the paper's Table A1 is `PAPER_TABLE_A1`). Rows: each
+    query file by its name (`easy`, ...), the progressive file by step (`progressive-1` .. `-3`), then `all`;
+    columns: the days ("2" .. "7"), then `total`."""
     rows: dict[str, Counter[str]] = {}
     for name, tasks in files.items():
         for task in tasks:

@@ -29,12 +29,14 @@ from rich.table import Table
 
 from benchmarks.traveleval import paths
 from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, load_tasks
-from benchmarks.traveleval.evaluation import DIMENSIONS, MODES, open_scorer
+from benchmarks.traveleval.evaluation import AS_WRITTEN, DIMENSIONS, MODES, STANDARDIZED, open_scorer
 from benchmarks.traveleval.evaluation.distance import DISTANCE_SETTINGS
 from benchmarks.traveleval.evaluation.modes import CORRECTED
 from benchmarks.traveleval.evaluation.official_rows import official_row, write_official_csv
 from benchmarks.traveleval.evaluation.route_distances import route_distances, summarize
+from benchmarks.traveleval.metric_names import COST_NAMES, DIMENSION_NAMES, acronym
 from benchmarks.traveleval.plan_files import PlanEntry, Source, official_source, query_of, read_entries
+from benchmarks.traveleval.report.aggregate import NOT_MEASURED
 from benchmarks.traveleval.sandbox.names import NameMatcher
 from datahome import home_option
 from datahome.input_files import distinct_inputs
@@ -53,9 +55,10 @@ from errors import DataError, UsageError
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path),
               help="The TravelEval folder (default: the data home's traveleval/).")
 @home_option
-@click.option("--standardize-names", is_flag=True,
-              help="First rename places to the database's spelling, as the official pipeline's POI cleaning does "
-                   "before its evaluator (run.py); each JSON result lists what was renamed. Default: as given.")
+@click.option("--standardize-names/--no-standardize-names", default=True, show_default=True,
+              help="First rename places to the database's spelling, as the official pipeline's POI matcher does "
+                   "before its evaluator (run.py, min score 60); each JSON result lists what was renamed. "
+                   "--no-standardize-names scores the plans as written (the official evaluator alone).")
 @click.option("--official-csv", "official_csv", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
               help="Also write DIR/<file name>.csv per FILE: the official evaluator's per-plan rows "
                    "(detailed_metrics_<dimension>_<metric> columns), as run.py writes one Excel file per plans file.")
@@ -101,7 +104,7 @@ def evaluate_command(files: tuple[Path, ...], mode: str, distance: str | None, d
                 click.echo(json.dumps({"file": str(path), "distance": distance_name,
                                        "distance_summary": summaries[path]}, ensure_ascii=False))
         else:
-            _print_table(path, results, mode, distance_name)
+            _print_table(path, results, mode, distance_name, STANDARDIZED if standardize_names else AS_WRITTEN)
             if path in summaries:
                 _print_summary(summaries[path], distance_name)
     if empty := [(path, results) for path, results in scored if not any("metrics" in r for r in results)]:
@@ -184,20 +187,24 @@ def _query_uid(queries: Mapping[str, Mapping[str, Any]], uid: Any) -> str | None
     return str(query["uid"]) if query is not None else None
 
 
-def _print_table(path: Path, results: Sequence[Mapping[str, Any]], mode: str, distance: str) -> None:
-    scored = [result["metrics"] for result in results if "metrics" in result]
+def _print_table(path: Path, results: Sequence[Mapping[str, Any]], mode: str, distance: str, names: str) -> None:
+    scored = [result for result in results if "metrics" in result]
     source = official_source(path)
     made_by = f" ({source.model} / {_strategy(source)})" if source else ""
-    table = Table(title=f"TravelEval: {len(scored)} of {len(results)} plans scored ({mode} mode, {distance} "
-                        "distances); means over the scored plans")
-    for column in ("dimension", "metric", "mean", "N"):
-        table.add_column(column, justify="right" if column in ("mean", "N") else "left")
+    failed = sum("metrics" in result and "error" in result for result in results)
+    partly = f", {failed} of them only partly (an evaluator error: the dimensions before it kept)" if failed else ""
+    table = Table(title=f"TravelEval: {len(scored)} of {len(results)} plans scored{partly} ({mode} mode, {distance} "
+                        f"distances, names {names}); means over the scored plans")
+    for column in ("dimension", "metric", "official key", "mean", "N", "not measured"):
+        table.add_column(column, justify="left" if column in ("dimension", "metric", "official key") else "right")
     for dimension in DIMENSIONS:
         for metric, values in _numbers(scored, dimension).items():
-            present = [value for value in values if value is not None]
-            mean = f"{sum(present) / len(present):.4f}" if present else "-"
-            table.add_row(dimension, metric, mean, str(len(present)))
-    console = Console(width=100)
+            present = [value for value in values if isinstance(value, float)]
+            unmeasured = sum(value == NOT_MEASURED for value in values)
+            mean = f"{sum(present) / len(present):.4f}" if present else NOT_MEASURED if unmeasured else "-"
+            table.add_row(DIMENSION_NAMES[dimension], paper_name(dimension, metric), metric, mean, str(len(present)),
+                          str(unmeasured or ""))
+    console = Console(width=120)
     console.print(f"{path}{made_by}", markup=False, highlight=False)
     console.print(table)
     for result in results:
@@ -205,17 +212,30 @@ def _print_table(path: Path, results: Sequence[Mapping[str, Any]], mode: str, di
             console.print(f"error: {result['query_uid']}: {result['error']}", markup=False)
 
 
-def _numbers(scored: Sequence[Mapping[str, Any]], dimension: str) -> dict[str, list[float | None]]:
-    """Each metric's values (a nested dict flattened to `metric.key`; null and non-finite values as None)."""
-    values: dict[str, list[float | None]] = {}
-    for metrics in scored:
-        for name, value in metrics[dimension].items():
+def _numbers(scored: Sequence[Mapping[str, Any]], dimension: str) -> dict[str, list[float | str | None]]:
+    """Each metric's values over scored results (a nested dict flattened to `metric.key`; null and non-finite values
+    as None; a value the result lists as `not_measured`, the official code's stand-in, as `NOT_MEASURED`: the
+    report's rule)."""
+    values: dict[str, list[float | str | None]] = {}
+    for result in scored:
+        unmeasured = result.get("not_measured") or {}
+        for name, value in (result["metrics"].get(dimension) or {}).items():
             items = value.items() if isinstance(value, Mapping) else [("", value)]
+            if f"{dimension}.{name}" in unmeasured:
+                items = [(key, NOT_MEASURED) for key, _ in items] or [("P90", NOT_MEASURED), ("P95", NOT_MEASURED)]
             for key, item in items:
                 label = f"{name}.{key}" if key else name
                 number = float(item) if isinstance(item, int | float) and math.isfinite(item) else None
-                values.setdefault(label, []).append(number)
+                values.setdefault(label, []).append(NOT_MEASURED if item == NOT_MEASURED else number)
     return values
+
+
+def paper_name(dimension: str, key: str) -> str:
+    """The paper's name of an official metric key (`metric_names`); a cost category's is its share's acronym."""
+    category = key.removeprefix("cost_distribution.")
+    if category != key:
+        return f"{COST_NAMES.get(category, category)} (RMB)"
+    return acronym(dimension, key)
 
 
 def _strategy(source: Source) -> str:

@@ -2,15 +2,17 @@
 `core/metrics/*.py`, `core/utils/*.py`), written anew from a reading of that code (which has no license).
 
 `evaluate_plan` returns, for one `FinalTravelPlan` object ({"query_uid", "itinerary"}):
-    {"query_uid", "mode", "distance", "metrics": {"accuracy": {...}, "constraint": {...}, "time": {...},
+    {"query_uid", "mode", "distance", "names", "metrics": {"accuracy": {...}, "constraint": {...}, "time": {...},
      "space": {...}, "economy": {...}, "utility": {...}}, "not_measured": {"space.RP": "why", ...}}
 with the official `detailed_metrics` key names and values (the per-dimension `calculation_time` the official
 evaluator adds is a wall-clock reading, left out), or {"query_uid", "mode", "distance", "error": "<what and why>"}
-where the official evaluator fails on the plan: its extraction step or a metric raises (the official evaluator
-then records status "error"), the plan has no summary.destination text (the official batch loop itself crashes),
-or there is no query of that uid (the official loop skips the plan). `not_measured` names the metrics whose value is
-the official code's stand-in for a measurement it could not make (RP 0.0 and CSM {} when a distance is missing;
-transportation_breaks, never checked in `official` mode), with the reason: reports show them as not measured.
+where the official evaluator fails on the plan: its extraction step raises (the official evaluator then records
+status "error"), the plan has no summary.destination text (the official batch loop itself crashes), or there is no
+query of that uid (the official loop skips the plan). A metric that raises gives both: the `error`, and in
+`metrics` the dimensions computed before it (the official evaluator keeps them in its "error" row). `not_measured`
+names the metrics whose value is the official code's stand-in for a measurement it could not make (RP 0.0 and CSM {}
+when a distance is missing; transportation_breaks, never checked in `official` mode), with the reason: reports show
+them as not measured.
 NaN and infinities, which the official code produces in places (a missing star), are written as null: the output is
 strict JSON.
 
@@ -47,7 +49,8 @@ from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.names import NameMatcher
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 
-__all__ = ["CONSTRAINT_METRICS", "DIMENSIONS", "MODES", "NOT_MEASURED", "Scorer", "evaluate_plan", "open_scorer"]
+__all__ = ["AS_WRITTEN", "CONSTRAINT_METRICS", "DIMENSIONS", "MODES", "NOT_MEASURED", "STANDARDIZED", "Scorer",
+           "evaluate_plan", "open_scorer"]
 
 DIMENSIONS = ("accuracy", "constraint", "time", "space", "economy", "utility")
 CONSTRAINT_METRICS = ("budget_satisfaction", "time_compliance", "people_adaptability", "accommodation_satisfaction",
@@ -56,6 +59,10 @@ CONSTRAINT_METRICS = ("budget_satisfaction", "time_compliance", "people_adaptabi
 _PLAN_FAULTS = (ArithmeticError, AttributeError, LookupError, TypeError, ValueError)
 """What a malformed plan raises in the official code (and here): the plan is then an error, not a crash."""
 _LODGING_TYPES = ("accommodation_check_in", "accommodation_check_out", "accommodation")
+STANDARDIZED = "standardized"
+"""A result's `names`: the plan's places were renamed to the database's spelling first (the official pipeline)."""
+AS_WRITTEN = "as written"
+"""A result's `names`: the plan was scored as written (the official evaluator alone, `standardize_names` off)."""
 
 
 def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sandbox: Sandbox, *,
@@ -64,12 +71,13 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
 
     With `names`, the plan's places are first renamed to the database's spelling, as the official pipeline's POI
     cleaning step does before its evaluator runs (`run.py`); the result then lists the names changed (`renamed`).
+    Every result says which was done in `names` (`STANDARDIZED` or `AS_WRITTEN`).
     """
     check_mode(mode)
     uid = plan.get("query_uid") if isinstance(plan, Mapping) else None
     # a uid that is no string (NaN, a number, an object) is named in the error, never echoed as JSON cannot hold it
     head: dict[str, Any] = {"query_uid": uid if isinstance(uid, str) else None, "mode": mode,
-                            "distance": distances.name}
+                            "distance": distances.name, "names": STANDARDIZED if names is not None else AS_WRITTEN}
     if names is not None and isinstance(plan, Mapping):
         standardized = names.standardize(plan)
         plan = standardized.plan
@@ -101,10 +109,19 @@ def evaluate_plan(plan: Mapping[str, Any], query: Mapping[str, Any] | None, sand
             metrics[stage] = _dimension(stage, itinerary, days, schedules, query, facts, departure, distances, fixed,
                                         queue, unmeasured)
     except _PLAN_FAULTS as exc:
-        return {**head, "error": f"{stage}: {type(exc).__name__}: {exc}"}
+        error = f"{stage}: {type(exc).__name__}: {exc}"
+        if not metrics_started(stage):
+            return {**head, "error": error}
+        # as the official evaluator: its status is "error", and the dimensions computed before the error are kept
+        return {**head, "metrics": json_safe(metrics), "not_measured": unmeasured, "error": error}
     if failed := getattr(distances, "failures", 0) - failures:  # those metrics had distances missing: said
         head["distance_failures"] = failed
     return {**head, "metrics": json_safe(metrics), "not_measured": unmeasured}
+
+
+def metrics_started(stage: str) -> bool:
+    """Whether an error at `stage` came after the plan's extraction, in a dimension (whose predecessors are kept)."""
+    return stage in DIMENSIONS
 
 
 @dataclass(frozen=True, slots=True)

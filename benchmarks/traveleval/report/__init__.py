@@ -19,6 +19,7 @@ from benchmarks.base import DELIVERED, GENERIC_STATUSES
 from benchmarks.reporting import GroupView, RolloutView, RunView, Section, outcome_table
 from benchmarks.traveleval.agents.rules import PLANNERS
 from benchmarks.traveleval.agents.statuses import STATUSES
+from benchmarks.traveleval.evaluation import AS_WRITTEN, STANDARDIZED
 from benchmarks.traveleval.metric_names import METRICS
 from benchmarks.traveleval.report import overall, paper
 from benchmarks.traveleval.report.aggregate import (
@@ -48,13 +49,14 @@ def report_sections(runs: Sequence[RunView], mode: str, *, with_run: bool) -> li
     groups = [g for run in runs for g in run.groups]
     found = agents(groups)
     with_samples = sampled(found)
-    notes = [f"Evaluator: {mode}.", _distances(runs), *_not_measured(found), *_sampling(runs), PROTOCOL_NOTE]
+    notes = [f"Evaluator: {mode}.", _distances(runs), _names(runs), *_evaluator_errors(found), *_not_measured(found),
+             *_sampling(runs), PROTOCOL_NOTE]
     if not any(run.evaluated for run in runs):
         notes.append(f"No `{mode}` evaluations are stored: add it to the spec's `evaluate` and run again.")
     flags = {"with_run": with_run, "with_samples": with_samples}
     sections = [Section("TravelEval: six dimensions",
                         [overall.compliance_table(found, **flags), overall.scores_table(found, **flags),
-                         *overall.dimension_tables(found, **flags)],
+                         *overall.dimension_tables(found, **flags, mode=mode)],
                         list(overall.radar_charts(found, with_run=with_run)), notes)]
     sections += [s for s in (paper.tier_section(found, **flags), paper.step_section(found, **flags)) if s is not None]
     fig3, chart = paper.budget_figure(found, with_run=with_run)
@@ -85,6 +87,37 @@ def _distances(runs: Sequence[RunView]) -> str:
             "official Gaode caches when fetched, and the sandbox's coordinates in `corrected` mode.")
 
 
+def _names(runs: Sequence[RunView]) -> str:
+    """Whether the plans' places were renamed to the database's spelling before scoring, on how many plans."""
+    done: Counter[str] = Counter()
+    for run in runs:
+        for g in run.groups:
+            for view in g.rollouts:
+                if view.evaluation is not None and "metrics" in view.evaluation.details:
+                    done[str(view.evaluation.details.get("names", "not recorded"))] += 1
+    listed = ", ".join(f"{way} ({count:,} plans)" for way, count in done.most_common()) or "no plan was scored"
+    return (f"Place names: {listed}; `{STANDARDIZED}` is the official pipeline's POI matching (min score 60) before "
+            f"its evaluator, the default; `{AS_WRITTEN}` the evaluator alone (`standardize_names = false`).")
+
+
+def _evaluator_errors(found: Sequence[Agent]) -> list[str]:
+    """How many scored plans the evaluator failed on part way, and the commonest error."""
+    errors: Counter[str] = Counter()
+    total = 0
+    for agent in found:
+        for item in agent.pooled:
+            if item.metrics is None:
+                continue
+            total += 1
+            if (error := (item.view.evaluation.details if item.view.evaluation else {}).get("error")) is not None:
+                errors[str(error).split(":")[0]] += 1
+    if not errors:
+        return []
+    where = ", ".join(f"in {stage} on {count:,}" for stage, count in errors.most_common())
+    return [f"Evaluator errors: {sum(errors.values()):,} of {total:,} scored plans ({where}). As the official "
+            "evaluator does, each keeps the dimensions computed before its error; the later ones have no value."]
+
+
 def _not_measured(found: Sequence[Agent]) -> list[str]:
     """What was not measured, on how many plans, why, and how to measure it."""
     reasons: dict[str, Counter[str]] = {}
@@ -110,7 +143,7 @@ def _sampling(runs: Sequence[RunView]) -> list[str]:
         asked = {group.model for group in run.groups if group.strategy not in PLANNERS}  # a rule planner asks no model
         found: Mapping[str, Mapping[str, Any]] = {model: settings for model, settings in (
             getattr(run, "sampling", None) or {}).items() if model in asked}
-        rest = ("the official values of its family (temperature 1.3, 1.0 for Claude; max_tokens 8192)"
+        rest = ("the official values of the model (temperature 1.3, 1.0 for Claude, none for qwen3; max_tokens 8192)"
                 if run.options.get("sampling") == "official" else "the provider's defaults")
         shown = "; ".join(f"{model}: " + ", ".join([*(f"{k} = {v} (spec)" for k, v in settings.items()),
                                                     f"unset: {rest}"]) for model, settings in found.items())

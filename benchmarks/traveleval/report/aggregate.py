@@ -108,9 +108,9 @@ def metric_mean(items: Sequence[Scored], metric: MetricName) -> Cell:
 
 def all_seven(item: Scored) -> float | None:
     """1.0 when the plan meets every constraint (None: no plan scored)."""
-    if item.metrics is None:
+    if item.metrics is None or "constraint" not in item.metrics:  # no plan scored, or the evaluator failed before
         return None
-    found = item.metrics.get("constraint") or {}
+    found = item.metrics["constraint"] or {}
     return float(all(found.get(key) == 1 for key in CONSTRAINT_KEYS))
 
 

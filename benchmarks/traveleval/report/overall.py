@@ -9,7 +9,8 @@ from statistics import fmean
 from typing import Any
 
 from benchmarks.reporting import Cell, Column, Kind, Radar, Section, StackedShares, Table
-from benchmarks.traveleval.metric_names import METRICS, MetricName
+from benchmarks.traveleval.evaluation.modes import NO_QUEUE
+from benchmarks.traveleval.metric_names import COST_NAMES, METRICS, MetricName
 from benchmarks.traveleval.report.aggregate import (
     Agent,
     Scored,
@@ -109,10 +110,11 @@ DIMENSION_TABLES = (
     ("te_accuracy", "Accuracy (%, lower is better)", "accuracy",
      "In `official` mode FRTC is the official code's constant 0 (it never checks a transfer): not measured."),
     ("te_time", "Temporality (%)", "time",
-     "Effective visit time is the scheduled time minus the official queuing estimate."),
+     "Effective visit time is the scheduled time minus the official queuing estimate (STR: the paper's "
+     "scene-time ratio, the official average_tour_ratio)."),
     ("te_space", "Spatiality (lower is better)", "space",
-     "RP: actual / shortest daily route - 1; CSM: cross-day misalignment percentiles. Not measured: a distance "
-     "was missing (see the notes above)."),
+     "SSR: the route penalty (the official RP), actual / shortest daily route - 1; CSM: cross-day mismatch "
+     "percentiles. Not measured: a distance was missing (see the notes above)."),
     ("te_economy", "Economy", "economy",
      "BE: experience value / recomputed cost x 1000 (the official code's; the paper writes x 100 %); the cost "
      "composition is its own section."),
@@ -121,10 +123,17 @@ DIMENSION_TABLES = (
 )
 
 
-def dimension_tables(found: Sequence[Agent], *, with_run: bool, with_samples: bool) -> list[Table]:
+NO_QUEUE_TIME = "Effective visit time is the whole scheduled time: the `no-queue` mode switches the queuing model off."
+"""The time table's note in `no-queue` mode (the paper's ablation), in place of its queuing note."""
+
+
+def dimension_tables(found: Sequence[Agent], *, with_run: bool, with_samples: bool, mode: str = "official"
+                     ) -> list[Table]:
     """One table per dimension besides compliance: the mean of each official metric over the scored plans."""
     tables = []
     for name, title, dimension, note in DIMENSION_TABLES:
+        if name == "te_time" and mode == NO_QUEUE:
+            note = NO_QUEUE_TIME
         metrics = [metric for metric in METRICS if metric.dimension == dimension]
         table = Table(name, title, (*lead_columns(with_run, with_samples), Column("plans", Kind.INT),
                                     *(Column(header(metric), _kind(metric)) for metric in metrics)))
@@ -197,8 +206,8 @@ COST_AXIS = "% of the recomputed cost (the mean plan's money)"
 def cost_section(found: Sequence[Agent], *, with_run: bool, with_samples: bool) -> Section:
     table = Table("te_costs", "Cost composition (recomputed cost per plan: mean RMB, and each category's share)",
                   (*lead_columns(with_run, with_samples), Column("plans", Kind.INT),
-                   *(Column(key, Kind.FLOAT) for key in COST_CATEGORIES), Column("total", Kind.FLOAT),
-                   *(Column(f"{key} %", Kind.PCT) for key in COST_CATEGORIES)))
+                   *(Column(COST_NAMES[key], Kind.FLOAT) for key in COST_CATEGORIES), Column("total", Kind.FLOAT),
+                   *(Column(f"{COST_NAMES[key]} %", Kind.PCT) for key in COST_CATEGORIES)))
 
     def row(items: Sequence[Scored]) -> list[Cell]:
         count, means, total, shares = cost_means(items)
@@ -207,7 +216,9 @@ def cost_section(found: Sequence[Agent], *, with_run: bool, with_samples: bool) 
     for agent in found:
         add_rows(table, agent.cells(with_run), agent.samples, row, with_samples=with_samples)
     table.note = ("The official actual-cost recomputation (economy.cost_distribution, RMB), not the plans' own "
-                  "breakdown; shares are of the mean plan's total (the official code gives RMB, the paper shares).")
+                  "breakdown, under the paper's names (ACD accommodation, ATD attractions, ETD intercity, RTD "
+                  "intracity, MED meals, OTD other); shares are of the mean plan's total (the official code gives "
+                  "RMB, the paper shares).")
     rows = [(agent.label(with_run), shares_of(agent.pooled)) for agent in found]
     chart = StackedShares("te_costs", "What the money goes on", [(label, r) for label, r in rows if r], COST_AXIS)
     return Section("Cost composition", [table], [chart])

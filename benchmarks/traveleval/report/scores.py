@@ -21,9 +21,9 @@ PROFIT_FULL = 5.0
 """The profit (experience value per attraction) that scores 1 on the utility scale: five stars, no preference bonus."""
 SCALES = (
     "Dimension scores (tripbench's fixed scales, 0..1, higher is better; the official code defines none), per plan "
-    "then averaged over the scored plans: accuracy = 1 - the mean of the measured accuracy rates (CDR, FAR, VROH, "
-    "FRTC, IPD, PD, each capped at 1); constraint = the share of the seven compliance metrics met; time = ATR (capped "
-    f"at 1); space = 1 / (1 + RP); economy = BE / (BE + {BE_HALF:g}); utility = Profit / {PROFIT_FULL:g} (capped at "
+    "then averaged over the scored plans: accuracy = 1 - the mean of the measured accuracy rates (CCD, FAR, VROH, "
+    "FRTC, ITD, PD, each capped at 1); constraint = the share of the seven compliance metrics met; time = STR (capped "
+    f"at 1); space = 1 / (1 + SSR); economy = BE / (BE + {BE_HALF:g}); utility = Profit / {PROFIT_FULL:g} (capped at "
     "1). A dimension with no measured input is `not measured`, and left out of the radar.")
 _ACCURACY = [metric for metric in METRICS if metric.dimension == "accuracy"]
 _CONSTRAINTS = [metric for metric in METRICS if metric.dimension == "constraint"]

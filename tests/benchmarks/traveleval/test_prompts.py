@@ -31,17 +31,58 @@ def test_the_paper_strategies_show_the_uid_and_the_chinese_request_and_nothing_e
         traveleval_data: Path) -> None:
     queries = _staged_queries(traveleval_data)
     assert len(queries) == 1150
+    heads = {"zh": ("查询编号：", "旅行者的请求："), "en": ("Query uid: ", "Request: ")}
     for query in queries:
-        for kind in ("direct", "cot", "react"):
-            user = prompts.paper_user(query, kind)
-            assert user == (f"Query uid: {query['uid']}\nRequest: {query['nature_language']}\n\n"
-                            f"{prompts.PAPER_CLOSING[kind]}")
-            assert prompts.find_uid(user) == query["uid"] and prompts.prompt_kind(user) == kind
-            system = prompts.paper_system(kind, ["上海虹桥站"])
-            assert query["nature_language_en"] not in system + user and "QUERY_JSON" not in system + user
-        critique = prompts.critique_prompt({"query_uid": query["uid"], "itinerary": {}})
-        assert prompts.find_uid(critique) == query["uid"] and prompts.prompt_kind(critique) == "critique"
-        assert query["nature_language"] not in critique  # the critic sees only the plan
+        for language, (uid, request) in heads.items():
+            for kind in ("direct", "cot", "react"):
+                user = prompts.paper_user(query, kind, language)
+                assert user == (f"{uid}{query['uid']}\n{request}{query['nature_language']}\n\n"
+                                f"{prompts.PAPER_TEXTS[language].closing[kind]}")
+                assert prompts.find_uid(user) == query["uid"] and prompts.prompt_kind(user) == kind
+                system = prompts.paper_system(kind, ["上海虹桥站"], language)
+                assert query["nature_language_en"] not in system + user and "QUERY_JSON" not in system + user
+            critique = prompts.critique_prompt(json.dumps({"query_uid": query["uid"], "itinerary": {}}), language)
+            assert prompts.find_uid(critique) == query["uid"] and prompts.prompt_kind(critique) == "critique"
+            assert query["nature_language"] not in critique  # the critic sees only the plan
+
+
+def test_chinese_is_the_default_of_the_papers_prompts() -> None:
+    zh = prompts.PAPER_TEXTS["zh"]
+    assert prompts.paper_user(QUERY, "direct") == prompts.paper_user(QUERY, "direct", "zh")
+    assert prompts.paper_system("cot", ["上海虹桥站"]) == (f"{zh.role}\n\n{zh.rules['cot']}\n\n"
+                                                        f"{zh.stations}上海虹桥站\n\n{zh.plan_format}")
+    # the same content in both: the steps of each strategy, the stations, the names' rule and its examples
+    for kind in ("direct", "cot", "react"):
+        for texts in prompts.PAPER_TEXTS.values():
+            assert "故宫博物院" in texts.rules[kind] and "上海迪士尼度假区" in texts.rules[kind]
+    assert zh.rules["react"].count("\n   ") == prompts.PAPER_TEXTS["en"].rules["react"].count("\n   ") == 3
+
+
+OFFICIAL_ENUMS = (
+    '"单人房" | "大床房" | "双人房" | "家庭房"',
+    '"高铁" | "飞机" | "动车" | "快速" | "特快" | "直达特快"',
+    '"步行" | "骑行" | "驾车" | "公交" | "地铁" | "打车" | "包车"',
+    '"intercity_transport" | "accommodation",',
+)
+"""What the official prompt's schema shows as each field's choices (room types, intercity modes, the activities' and
+day ends' modes, the day end's types)."""
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_format_gives_the_official_guidance_and_enums_no_more(language: str) -> None:
+    shown = prompts.PAPER_TEXTS[language].plan_format
+    for enum in OFFICIAL_ENUMS:
+        assert enum in shown
+    assert shown.count('"步行" | "骑行" | "驾车" | "公交" | "地铁" | "打车" | "包车"') == 2  # activities and day ends
+    assert "走路" not in shown and '"accommodation_check_in" | "accommodation"' not in shown  # not in the official's
+    for field in ('"transport_time"', '"ticket_type"', '"ticket_price"', '"ticket_number"', '"cuisine"', '"line"',
+                  '"bus_number"', '"load_limit"', '"car_number"', '"cost_breakdown"', '"is_within_budget"'):
+        assert field in shown
+    # what round two added beyond the official guidance is gone; what it left out is there
+    for added in ("whole group", "as in the database", "how the group gets", "RMB", "整个团队", "数据库"):
+        assert added not in shown
+    assert ("intercity transport not among them" if language == "en" else "城际交通不列在这里") in shown
+    assert ("transport excluded" if language == "en" else "不含交通") in shown
 
 
 def test_find_uid_takes_the_first_uid_line_else_the_plans() -> None:
@@ -58,10 +99,13 @@ def test_find_uid_takes_the_first_uid_line_else_the_plans() -> None:
     (prompts.paper_user(QUERY, "direct"), "direct"),
     (prompts.paper_user(QUERY, "cot"), "cot"),
     (prompts.paper_user(QUERY, "react"), "react"),
-    (prompts.critique_prompt({"query_uid": "T0601", "itinerary": {}}), "critique"),
+    (prompts.critique_prompt('{"query_uid": "T0601", "itinerary": {}}'), "critique"),
+    (prompts.critique_prompt('{"query_uid": "T0601", "itinerary": {}}', "en"), "critique"),
+    (prompts.paper_user(QUERY, "cot", "en"), "cot"),
     (prompts.react_prompt(QUERY, "tools", ["上海虹桥站"], "", reflections=["book the hotel first"]), "react-tools"),
     (prompts.reflect_prompt(QUERY, "\n\nStep 1:\nThought: x", "no plan after 30 steps"), "reflect"),
     (prompts.PAPER_CLOSING["direct"], None),  # a closing sentence without a uid is not ours
+    (prompts.PAPER_TEXTS["zh"].closing["direct"], None),
     (prompts.request_text(QUERY), None),  # a uid without a task
 ])
 def test_prompt_kind(prompt: str, kind: str | None) -> None:

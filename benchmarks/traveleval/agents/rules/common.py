@@ -1,4 +1,4 @@
-"""What the official repository's two rule-based planners share (docs/fidelity/traveleval.md §8): the trip's
+"""What the official repository's two rule-based planners share (docs/fidelity/traveleval.md §9): the trip's
 derived numbers, the preference filters, the candidate attractions, their clustering into days, the rooms, the
 intracity transfers and the plan's JSON with its cost breakdown. Hours are floats (13.5 is 13:30), as there.
 

@@ -1,5 +1,5 @@
 """The official `core/utils/baseline.py` planner (its plans file: `plans_our-method_matched.json`), rebuilt from its
-rules (docs/fidelity/traveleval.md §8): preferred attractions by stars, clustered into days; the arrival and
+rules (docs/fidelity/traveleval.md §9): preferred attractions by stars, clustered into days; the arrival and
 departure stations nearest the first and last day's sights; the cheapest legs that leave time for them; meals
 nearest the sights around lunch and dinner within a per-meal budget, swapped for wanted cuisines; the hotel nearest
 the sights within what the budget leaves, else the cheapest nearby; then a timetable that spreads the day's hours

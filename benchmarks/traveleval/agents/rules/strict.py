@@ -1,5 +1,5 @@
 """The official `core/utils/baseline_constraints.py` planner (its plans file: `plans_our-method-strict-1_matched.json`),
-rebuilt from its rules (docs/fidelity/traveleval.md §8). It keeps the constraints first: preferred attractions by
+rebuilt from its rules (docs/fidelity/traveleval.md §9). It keeps the constraints first: preferred attractions by
 price (dearest first), clustered into days; the cheapest legs of the allowed modes; the cheapest wanted hotel; the
 wanted cuisines' cheapest restaurants near the sights, then the cheapest within 15 km, given to the days by a
 minimum-distance assignment; each day's sights in opening-hour order with random visit lengths, meals put in when a

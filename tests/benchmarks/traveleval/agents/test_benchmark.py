@@ -91,8 +91,8 @@ def test_a_cli_run_of_the_papers_strategies_makes_the_official_calls_and_records
     assert statuses == {DELIVERED}
     assert calls == {(strategy, f"T000{n}"): 2 if strategy == "reflexion" else 1
                      for strategy in ("direct", "cot", "react", "reflexion") for n in (1, 2, 3)}
-    assert {key: spec["options"][key] for key in ("protocol", "parsing", "sampling")} == {
-        "protocol": "paper-1", "parsing": "official", "sampling": "official"}
+    assert {key: spec["options"][key] for key in ("protocol", "language", "parsing", "sampling")} == {
+        "protocol": "paper-2", "language": "zh", "parsing": "official", "sampling": "official"}
     assert sampling_used(spec) == {"offline:oracle": {"temperature": 1.3, "temperature_from": "official",
                                                       "max_tokens": 8192, "max_tokens_from": "official"}}
     # a run made before the paper's protocol (its stored spec has none of these options) is not resumed with it
@@ -103,8 +103,9 @@ def test_a_cli_run_of_the_papers_strategies_makes_the_official_calls_and_records
         db.execute("UPDATE session SET spec = ?", (json.dumps(old),))
     again = tripbench(traveleval_home, *args)
     assert again.returncode != 0 and "Traceback" not in again.stderr
-    assert "other settings for options.parsing, options.protocol, options.sampling" in again.stderr
-    assert 'options.protocol: unset then, "paper-1" now' in again.stderr and "did not have yet" in again.stderr
+    assert ("other settings for options.language, options.parsing, options.protocol, options.sampling"
+            in again.stderr)
+    assert 'options.protocol: unset then, "paper-2" now' in again.stderr and "did not have yet" in again.stderr
 
 
 def test_a_rollout_without_a_plan_fails_every_constraint_with_the_reason(traveleval_home: Path) -> None:
@@ -130,16 +131,24 @@ def test_a_rollout_without_a_plan_fails_every_constraint_with_the_reason(travele
     assert list(benchmark.submission(tasks, results)) == [results[2].plan]
 
 
-def test_a_cli_run_takes_the_standardize_names_option(traveleval_home: Path, tmp_path: Path) -> None:
-    run_dir = tmp_path / "run"
-    done = tripbench(traveleval_home, "run", "--benchmark", "traveleval", "--split", "easy", "--limit", "2",
-                     "--model", "offline:oracle", "--strategies", "direct", "--option", "standardize_names=true",
-                     "--run-dir", str(run_dir), "--quiet")
-    assert done.returncode == 0, done.stderr
-    assert "standardize_names = true" in (run_dir / "spec.toml").read_text()
-    with load_run(run_dir) as results:
-        details = [evaluation.details for evaluation in results.evaluations("official").values()]
-    assert len(details) == 2 and all(found["renamed"] == {} for found in details)  # the oracle's names are exact
+def test_a_cli_run_standardizes_names_unless_told_not_to(traveleval_home: Path, tmp_path: Path) -> None:
+    """The official pipeline always renames places before its evaluator: a run does by default, and its report says
+    so; `standardize_names=false` scores the plans as written, and the report says that."""
+    for option, names in (((), "standardized"), (("--option", "standardize_names=false"), "as written")):
+        run_dir = tmp_path / names.replace(" ", "-")
+        done = tripbench(traveleval_home, "run", "--benchmark", "traveleval", "--split", "easy", "--limit", "2",
+                         "--model", "offline:oracle", "--strategies", "direct", *option, "--run-dir", str(run_dir),
+                         "--quiet")
+        assert done.returncode == 0, done.stderr
+        with load_run(run_dir) as results:
+            details = [evaluation.details for evaluation in results.evaluations("official").values()]
+        assert len(details) == 2 and all(found["names"] == names for found in details)
+        # the oracle's names are exact: nothing renamed
+        assert all(found.get("renamed") == ({} if option == () else None) for found in details)
+        report = tripbench(traveleval_home, "report", str(run_dir))
+        assert report.returncode == 0, report.stderr
+        markdown = (run_dir / "report" / "report.md").read_text(encoding="utf-8")
+        assert f"Place names: {names} (2 plans)" in " ".join(markdown.split())
 
 
 def test_a_run_may_standardize_names_before_scoring(traveleval_home: Path) -> None:
@@ -198,9 +207,11 @@ def test_show_prompt_prints_what_the_model_sees_for_one_query(traveleval_home: P
         shown[strategy] = done.stdout
     assert shown["direct"].startswith("direct on T0001: 1 call(s), answered by offline:oracle (delivered)")
     assert "=== call 1: temperature 1.3, max_tokens 8192 (for openai:gpt-4o) ===" in shown["direct"]
-    assert f"--- user ---\nQuery uid: T0001\nRequest: {query['nature_language']}\n" in shown["direct"]
+    assert f"--- user ---\n查询编号：T0001\n旅行者的请求：{query['nature_language']}\n" in shown["direct"]
     assert query["dates"] not in shown["direct"] and query["nature_language_en"] not in shown["direct"]
     assert shown["reflexion"].count("=== call") == 2 and "temperature 1.0" in shown["reflexion"]
+    critique = shown["reflexion"].split("=== call 2")[1]  # one lone system message, as the official critique
+    assert critique.count("--- system ---") == 1 and "--- user ---" not in critique
     for bad, says in ((("--show-prompt", "react", "T9999"), "no TravelEval query has uid 'T9999'"),
                       (("--show-prompt", "planner", "T0001"), "unknown TravelEval strategy 'planner'")):
         done = tripbench(traveleval_home, "tool", "--benchmark", "traveleval", *bad)

@@ -1,4 +1,4 @@
-"""The official repository's two rule-based planners (docs/fidelity/traveleval.md §8) as strategies: the real CLI runs
+"""The official repository's two rule-based planners (docs/fidelity/traveleval.md §9) as strategies: the real CLI runs
 them with no model call, the evaluator scores their plans, reruns give the same numbers, and the rules the planners
 follow hold on the staged queries (checked here against the sandbox independently of the planners' code)."""
 

@@ -39,8 +39,21 @@ async def test_direct_sends_the_contract_and_delivers_the_validated_plan(travele
     (request,) = scripted_model.requests
     system, user = request.messages
     assert "上海虹桥站" in system.content and '"query_uid"' in system.content  # the stations and the plan format
-    assert user.content == f"Query uid: T0001\nRequest: {QUERY['nature_language']}\n\n{prompts.PAPER_CLOSING['direct']}"
+    # in Chinese by default, as the official prompts are
+    zh = prompts.PAPER_TEXTS["zh"]
+    assert system.content.startswith(zh.role) and zh.plan_format in system.content
+    assert user.content == f"查询编号：T0001\n旅行者的请求：{QUERY['nature_language']}\n\n{zh.closing['direct']}"
     assert (request.temperature, request.max_tokens, request.stop) == (1.3, 8192, ())  # the official sampling
+
+
+async def test_the_english_instructions_are_an_option(traveleval_sandbox: Sandbox,
+                                                      scripted_model: ScriptedModel) -> None:
+    english = PaperStrategy("direct", "direct", language="en")
+    result = await english(TASK, scripted_model.enqueue(fenced(plan())), traveleval_sandbox)
+    assert result.status == DELIVERED
+    system, user = scripted_model.requests[0].messages
+    assert system.content.startswith(prompts.PAPER_TEXTS["en"].role) and prompts.PLAN_FORMAT in system.content
+    assert user.content == f"Query uid: T0001\nRequest: {QUERY['nature_language']}\n\n{prompts.PAPER_CLOSING['direct']}"
 
 
 async def test_cot_keeps_its_reasoning_and_reads_the_plan_after_it(traveleval_sandbox: Sandbox,
@@ -183,17 +196,22 @@ async def test_the_papers_react_is_one_call_that_writes_its_own_observations(tra
 async def test_the_papers_reflexion_always_critiques_the_first_plan_once(traveleval_sandbox: Sandbox,
                                                                          scripted_model: ScriptedModel) -> None:
     first, revised = plan(total=3300), plan(total=3100)
-    model = scripted_model.enqueue(fenced(first), "1. Good.\n2. Costly.\n3. Cheaper meals.\n" + fenced(revised))
+    first["itinerary"]["note"] = "a key the schema drops"  # shown to the critic as written, as the official does
+    written = json.dumps(first, ensure_ascii=False, indent=1)
+    model = scripted_model.enqueue(f"Thought: ready\n```json\n{written}\n```",
+                                   "1. Good.\n2. Costly.\n3. Cheaper meals.\n" + fenced(revised))
     result = await REFLEXION(TASK, model, traveleval_sandbox)
     assert result.status == DELIVERED and len(model.requests) == 2
     assert result.plan is not None and result.plan["itinerary"]["summary"]["calculated_total_cost"] == 3100
     critique = model.requests[1]
+    # the official form: one lone system message, in Chinese, showing the first answer's plan as the model wrote it
     (message,) = critique.messages  # the critic sees the first plan and the format, not the request
-    assert message.role == "user" and prompts.prompt_kind(message.content) == "critique"
-    shown = FinalTravelPlan.model_validate(first).model_dump(mode="json")
-    assert json.dumps(shown, ensure_ascii=False) in message.content
-    assert QUERY["nature_language"] not in message.content and "Query uid" not in message.content
-    assert prompts.stations_text([]) not in message.content
+    assert message.role == "system" and prompts.prompt_kind(message.content) == "critique"
+    zh = prompts.PAPER_TEXTS["zh"]
+    assert message.content == f"{zh.critique}\n\n{zh.answer_label}\n{written}\n\n{zh.plan_format}"
+    assert "Thought: ready" not in message.content  # the reasoning before the plan is not shown
+    assert QUERY["nature_language"] not in message.content and "查询编号" not in message.content
+    assert prompts.stations_text([], "zh") not in message.content
     assert (critique.temperature, critique.max_tokens) == (1.3, 8192)
     assert [step["call"] for step in result.steps] == ["react", "critique"]
 
@@ -210,6 +228,8 @@ async def test_the_papers_reflexion_has_no_critique_without_a_first_plan(travele
     ("openai-compatible:claude-3-haiku@http://127.0.0.1:1/v1", COT, (1.0, 8192)),
     ("openai:gpt-4o", REACT, (1.3, 8192)),
     ("openai:gpt-4o", PaperStrategy("direct", "direct", sampling="provider"), (None, None)),
+    # the official call of qwen3-8b sends no temperature, only max_tokens
+    ("openai-compatible:qwen3-8b@https://dashscope.aliyuncs.com/compatible-mode/v1", DIRECT, (None, 8192)),
 ])
 async def test_the_paper_strategies_send_the_official_sampling_of_the_models_family(
         traveleval_sandbox: Sandbox, scripted_model: ScriptedModel, model_name: str, strategy: PaperStrategy,

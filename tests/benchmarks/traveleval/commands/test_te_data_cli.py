@@ -24,7 +24,10 @@ def test_fetch_info_and_a_bad_download_through_the_cli(traveleval_data: Path, fi
     assert info["index"]["rows"] == COUNTS
     assert {name: found["queries"] for name, found in info["queries"].items()} == {
         "easy.json": 200, "medium.json": 400, "hard.json": 400, "progressive.json": 150}
-    # the paper's Table A1: queries by tier and trip length, counted here from the files themselves
+    # the paper's Table A1 as printed, beside the released data's own distribution, which differs
+    assert info["paper_table_a1"]["easy"] == {"2": 20, "3": 30, "4": 40, "5": 40, "6": 30, "7": 40, "total": 200}
+    assert info["paper_table_a1"]["progressive"]["total"] == 150
+    # the released data's queries by tier and trip length, counted here from the files themselves
     queries = traveleval_data / "data" / "queries"
     expected: dict[str, Counter[str]] = {}
     for tier in ("easy", "medium", "hard"):

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from benchmarks.traveleval import paths
-from benchmarks.traveleval.commands.data import data_info, fetch_command, holds_data, import_command
+from benchmarks.traveleval.commands.data import PAPER_TABLE_A1, data_info, fetch_command, holds_data, import_command
 from benchmarks.traveleval.commands.manifest import FILES
 from errors import DataError, UsageError, UserError
 from tests.benchmarks.traveleval.evaluation import plans
@@ -197,7 +197,7 @@ def test_import_of_something_else_names_the_layout(tmp_path: Path) -> None:
 def test_info_of_an_empty_home_creates_nothing(tmp_path: Path) -> None:
     info = data_info(tmp_path / "home")
     assert info == {"folder": str(tmp_path / "home" / "traveleval"), "queries": {}, "database": None, "index": None,
-                    "amap_cache": [], "queries_by_days": {}}
+                    "amap_cache": [], "queries_by_days": {}, "paper_table_a1": PAPER_TABLE_A1}
     assert not (tmp_path / "home").exists()
 
 

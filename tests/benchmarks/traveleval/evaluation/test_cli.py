@@ -42,8 +42,7 @@ def test_a_place_name_too_long_to_match_is_left_as_written_and_said(data_dir: Pa
     plan = {**plans.plan(), "query_uid": "T0201"}
     plan["itinerary"]["daily_plans"][0]["activities"][0]["location_name"] = "故宫" * 50_000
     path = write_plans(tmp_path, [json.dumps(plan, ensure_ascii=False)])
-    done = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir),
-                   "--standardize-names")
+    done = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir", str(data_dir))
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["not_standardized"] == ["故宫" * 20 + "… (100,000 characters: too long to match)"]
@@ -90,8 +89,16 @@ def test_the_table_and_a_missing_key(data_dir: Path, tmp_path: Path, monkeypatch
     path = write_plans(tmp_path, [json.dumps(plan, ensure_ascii=False), "{}"])
     done = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--data-dir", str(data_dir))
     assert done.returncode == 0, done.stderr
-    assert "1 of 2 plans scored (official mode, offline distances)" in done.stdout
-    assert "budget_satisfaction" in done.stdout and "CSM" not in done.stdout
+    assert "1 of 2 plans scored (official mode, offline distances, names standardized)" in done.stdout
+    assert "budget_satisfaction" in done.stdout
+    rows = {cells[2]: cells[3:] for line in done.stdout.splitlines()
+            if len(cells := [cell.strip() for cell in line.split("│")]) > 6}
+    assert rows["BCS"][0] == "budget_satisfaction"  # the paper's name, then the official key
+    assert rows["ETD (RMB)"][0] == "cost_distribution.intercity_transportation"
+    # the official stand-ins (RP 0.0, CSM {}, no transfer checked) are "not measured", as the report says, with
+    # the number of plans the value rests on (none) and the number not measured
+    for name, key in (("SSR", "RP"), ("CSM P90", "CSM.P90"), ("FRTC", "transportation_breaks")):
+        assert rows[name][:4] == [key, "not measured", "0", "1"]
     assert "error: None: no TravelEval query with uid None" in done.stdout
     refused = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--data-dir", str(data_dir),
                       "--distance", "amap")
@@ -118,13 +125,34 @@ def test_names_standardized_first_as_the_official_pipeline_does(data_dir: Path, 
     path = write_plans(tmp_path, [json.dumps(plan, ensure_ascii=False)])
     as_given, standardized = (json.loads(run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json",
                                                  "--data-dir", str(data_dir), *flags).stdout)
-                              for flags in ((), ("--standardize-names",)))
-    assert "renamed" not in as_given
+                              for flags in (("--no-standardize-names",), ()))  # standardized by default
+    assert "renamed" not in as_given and as_given["names"] == "as written"
+    assert standardized["names"] == "standardized"
     assert as_given["metrics"]["accuracy"]["fictitious_attraction_rate"] == pytest.approx(1 / 3)  # 1 of 3 unknown
     assert standardized["renamed"] == {"游览故宫博物院": "故宫博物院"}
     assert standardized["metrics"]["accuracy"]["fictitious_attraction_rate"] == 0.0
     plan["itinerary"]["daily_plans"][0]["activities"][0]["location_name"] = "故宫博物院"
     exact = write_plans(tmp_path, [json.dumps(plan, ensure_ascii=False)])
     right = json.loads(run_cli("evaluate", str(exact), "--benchmark", "traveleval", "--json", "--data-dir",
-                               str(data_dir)).stdout)
+                               str(data_dir), "--no-standardize-names").stdout)
     assert standardized["metrics"] == right["metrics"]  # renamed, the plan scores as if written right
+    table = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--data-dir", str(data_dir)).stdout
+    assert "names standardized" in table
+
+
+def test_an_evaluator_error_keeps_the_dimensions_before_it(data_dir: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AMAP_API_KEY", raising=False)
+    plan = {**plans.plan(), "query_uid": "T0201"}
+    plan["itinerary"]["daily_plans"][1]["activities"][0]["start_time"] = None  # the time dimension raises
+    path = write_plans(tmp_path, [json.dumps(plan, ensure_ascii=False)])
+    result = json.loads(run_cli("evaluate", str(path), "--benchmark", "traveleval", "--json", "--data-dir",
+                                str(data_dir)).stdout)
+    assert result["error"].startswith("time: AttributeError") and list(result["metrics"]) == ["accuracy", "constraint"]
+    table = run_cli("evaluate", str(path), "--benchmark", "traveleval", "--data-dir", str(data_dir), "--official-csv",
+                    str(tmp_path / "csv"))
+    assert "1 of 1 plans scored, 1 of them only partly (an evaluator error" in " ".join(table.stdout.split())
+    assert "error: T0201: time: AttributeError" in table.stdout
+    header, row = (tmp_path / "csv" / "plans.csv").read_text(encoding="utf-8").splitlines()
+    assert row.startswith("T0201,error,") and "detailed_metrics_constraint_budget_satisfaction" in header
+    assert "detailed_metrics_time_" not in header  # the official "error" row: the dimensions before it only

@@ -223,23 +223,33 @@ def test_what_is_not_measured_is_recorded(traveleval_sandbox: Sandbox) -> None:
     assert score(traveleval_sandbox, plans.plan(), mode="corrected")["not_measured"] == {}
 
 
-@pytest.mark.parametrize(("edit", "error"), [
-    (lambda p: p["itinerary"].pop("summary"), "no itinerary.summary"),
-    (lambda p: p["itinerary"]["summary"].update(destination=None), "not a city name"),
-    (lambda p: p["itinerary"]["daily_plans"][0]["activities"][0].update(cost="free"), "plan extraction: ValueError"),
-    (lambda p: p["itinerary"].pop("cost_breakdown"), "accuracy: KeyError"),
-    (lambda p: p["itinerary"]["accommodation"].update(room_type=[]), "constraint: ZeroDivisionError"),
+@pytest.mark.parametrize(("edit", "error", "kept"), [
+    (lambda p: p["itinerary"].pop("summary"), "no itinerary.summary", None),
+    (lambda p: p["itinerary"]["summary"].update(destination=None), "not a city name", None),
+    (lambda p: p["itinerary"]["daily_plans"][0]["activities"][0].update(cost="free"), "plan extraction: ValueError",
+     None),
+    (lambda p: p["itinerary"].pop("cost_breakdown"), "accuracy: KeyError", []),
+    (lambda p: p["itinerary"]["accommodation"].update(room_type=[]), "constraint: ZeroDivisionError", ["accuracy"]),
     # the constraint check stops at 故宫 (over its recommended time), the time dimension reads 恭王府's time
-    (lambda p: p["itinerary"]["daily_plans"][1]["activities"][0].update(start_time=None), "time: AttributeError"),
+    (lambda p: p["itinerary"]["daily_plans"][1]["activities"][0].update(start_time=None), "time: AttributeError",
+     ["accuracy", "constraint"]),
 ])
-def test_where_the_official_code_raises_the_plan_is_an_error(traveleval_sandbox: Sandbox, edit: Any,
-                                                              error: str) -> None:
+def test_where_the_official_code_raises_the_plan_is_an_error_with_the_dimensions_before_it(
+        traveleval_sandbox: Sandbox, edit: Any, error: str, kept: list[str] | None) -> None:
+    """As the official evaluator's "error" row: a metric that raises keeps the dimensions computed before it (with
+    the values an intact plan's dimensions have); a plan that cannot be read has none."""
     plan = plans.plan()
     edit(plan)
     result = score(traveleval_sandbox, plan)
-    assert "metrics" not in result
     assert result["query_uid"] == "T9001"
     assert error in result["error"]
+    if kept is None:
+        assert "metrics" not in result
+        return
+    assert list(result["metrics"]) == kept
+    whole = score(traveleval_sandbox, plans.plan())
+    if "constraint" in kept:  # the edit touches no field the accuracy and constraint metrics read
+        assert result["metrics"]["constraint"] == whole["metrics"]["constraint"]
 
 
 def test_a_plan_of_nothing_costs_nothing_and_fails(traveleval_sandbox: Sandbox) -> None:

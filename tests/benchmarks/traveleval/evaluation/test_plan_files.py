@@ -205,3 +205,23 @@ def test_evaluate_recognises_an_official_array_without_benchmark(both_formats: t
         done = run_cli("evaluate", str(path), "--json", "--data-dir", str(data_dir), "--distance", "offline")
         assert done.returncode == 0, done.stderr
         assert [json.loads(line)["metrics"] for line in done.stdout.splitlines()] == expected
+
+
+def test_the_papers_react_and_reflexion_files_are_recognised_by_name(data_dir: Path, noisy_plans: list[dict[str, Any]],
+                                                                     tmp_path: Path) -> None:
+    """`plans_<model>_ReAct.json` and `plans_<model>_Reflexion.json` (the paper's runs) need no --model or
+    --strategy: one strategy each, not the paired ReAct&Reflexion file."""
+    files = []
+    for written in ("ReAct", "Reflexion"):
+        path = tmp_path / f"plans_gpt-4o_{written}.json"
+        path.write_text(json.dumps(noisy_plans[:2], ensure_ascii=False, indent=2), encoding="utf-8")
+        files.append(str(path))
+    done = run_cli("import-plans", *files, "--benchmark", "traveleval", "--run-dir", str(tmp_path / "run"),
+                   "--option", f"data_dir={data_dir}", "--option", "distance=offline")
+    assert done.returncode == 0, done.stderr
+    with load_run(tmp_path / "run") as results:
+        found = {(r.key.model, r.key.strategy, r.key.task) for r in results.rollouts}
+    assert found == {("gpt-4o", strategy, plan["query_uid"]) for strategy in ("react", "reflexion")
+                     for plan in noisy_plans[:2]}
+    scored = run_cli("evaluate", files[0], "--json", "--data-dir", str(data_dir), "--distance", "offline")
+    assert {(r["model"], r["strategy"]) for r in map(json.loads, scored.stdout.splitlines())} == {("gpt-4o", "react")}

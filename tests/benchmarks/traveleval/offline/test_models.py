@@ -56,7 +56,7 @@ def test_the_paper_strategies_get_the_oracle_plan(queries: list[dict[str, object
         react = offline.reply_for("oracle", prompts.paper_user(query, "react"))
         assert react.startswith("Thought:") and react.count("Observation:") == 3 and _plan(react) == _plan(direct)
         if expected is not None:
-            critique = offline.reply_for("oracle", prompts.critique_prompt(expected))
+            critique = offline.reply_for("oracle", prompts.critique_prompt(json.dumps(expected, ensure_ascii=False)))
             assert critique.startswith(models.CRITIQUE) and _plan(critique) == _plan(direct)
 
 

@@ -147,7 +147,7 @@ def test_means_are_over_scored_plans_beside_counts_and_delivery(runs: list[Run])
 
 def test_unmeasured_space_is_never_a_score(runs: list[Run]) -> None:
     official = report.report_sections(runs[:1], "official", with_run=False)
-    assert set(_column(_table(official, "te_space"), "RP route penalty")) == {aggregate.NOT_MEASURED}
+    assert set(_column(_table(official, "te_space"), "SSR route penalty")) == {aggregate.NOT_MEASURED}
     scores = _table(official, "te_dimensions")
     assert set(_column(scores, "space")) == {aggregate.NOT_MEASURED}
     radars = _charts(official, Radar)
@@ -246,11 +246,18 @@ def test_progressive_steps_and_table3(runs: list[Run]) -> None:
     table3 = _table(sections, "te_table3")
     names = [column.name for column in table3.columns]
     row = next(row for row in table3.rows if row[:2] == ("progressive", "oracle"))
-    g1, g3 = _num(row[names.index("OTU G1")]), _num(row[names.index("OTU G3")])
-    assert row[names.index("OTU Δ% G3")] == pytest.approx((g3 - g1) / g1)
+    g1, g2, g3 = (_num(row[names.index(f"OTU G{s}")]) for s in (1, 2, 3))
+    assert g2 != g3  # so that a change against G1 would differ from the paper's, against the step before
+    # the paper's changes are consecutive: G2 against G1, G3 against G2 (its FAR 0.020 -> 0.179 -> 0.104: -41.7 %)
+    assert row[names.index("OTU Δ% G2")] == pytest.approx((g2 - g1) / g1)
+    assert row[names.index("OTU Δ% G3")] == pytest.approx((g3 - g2) / g2)
     assert names[4:7] == ["FAR G1", "FAR G2", "FAR G3"]
     noisy_row = next(row for row in table3.rows if row[:2] == ("progressive", "noisy"))
-    assert noisy_row[names.index("OTU G1")] is None and noisy_row[names.index("OTU Δ% G3")] is None  # G1: no plan
+    # G1 has no plan: no change at G2; G3 against G2, both measured
+    assert noisy_row[names.index("OTU G1")] is None and noisy_row[names.index("OTU Δ% G2")] is None
+    assert noisy_row[names.index("OTU Δ% G3")] == pytest.approx(
+        (_num(noisy_row[names.index("OTU G3")]) - _num(noisy_row[names.index("OTU G2")]))
+        / _num(noisy_row[names.index("OTU G2")]))
 
 
 def test_budget_figure_and_cost_composition(runs: list[Run]) -> None:
@@ -310,7 +317,7 @@ def test_rollout_categories_facts_and_compare_rates(runs: list[Run]) -> None:
     assert report.rollout_category(noisy.rollouts[0]) == "parse_failure"
     facts = dict(report.rollout_facts(oracle.rollouts[0]))
     assert facts["FAR fictitious (accuracy.fictitious_attraction_rate)"] == "0"
-    assert facts["RP route penalty (space.RP)"] == aggregate.NOT_MEASURED
+    assert facts["SSR route penalty (space.RP)"] == aggregate.NOT_MEASURED
     assert report.rollout_facts(noisy.rollouts[0]) == []
     rates = report.group_rates(run, [oracle, None])
     assert rates[1] is None and rates[0] is not None and rates[0]["all seven"] == 1.0
@@ -329,8 +336,37 @@ def test_the_sampling_used_is_said(runs: list[Run]) -> None:
     official = Run("paper", runs[0].tasks, runs[0].groups, options={**runs[0].options, "sampling": "official"},
                    sampling={"oracle": {"max_tokens": 16000}, "noisy": {}})
     notes = report.report_sections([official], "official", with_run=False)[0].notes
-    assert ("Sampling (paper): oracle: max_tokens = 16000 (spec), unset: the official values of its family "
-            "(temperature 1.3, 1.0 for Claude; max_tokens 8192); noisy: unset: the official values") in " ".join(notes)
+    assert ("Sampling (paper): oracle: max_tokens = 16000 (spec), unset: the official values of the model "
+            "(temperature 1.3, 1.0 for Claude, none for qwen3; max_tokens 8192); noisy: unset: the official values"
+            ) in " ".join(notes)
     older = Run("older", runs[0].tasks, runs[0].groups, options=runs[0].options, sampling={"oracle": {}})
     assert "Sampling (older): oracle: unset: the provider's defaults." in report.report_sections(
         [older], "official", with_run=False)[0].notes
+
+
+def test_an_evaluator_error_keeps_the_dimensions_before_it_and_is_counted(runs: list[Run]) -> None:
+    """A plan the evaluator failed on in its time dimension: its accuracy and compliance values are averaged (the
+    official analysis's mean over its rows), its time and later ones are not, and the notes count the error."""
+    whole = runs[0].groups[0]
+    broken = whole.rollouts[0]
+    assert broken.evaluation is not None
+    details = {**broken.evaluation.details, "error": "time: AttributeError: 'NoneType' object has no attribute 'x'",
+               "metrics": {key: broken.evaluation.details["metrics"][key] for key in ("accuracy", "constraint")}}
+    details["metrics"]["accuracy"] = {**details["metrics"]["accuracy"], "people_deviation": 50.0}
+    failed = View(broken.task, DELIVERED, broken.plan, Evaluation(broken.evaluation.verdicts, details))
+    group = Group("all", "oracle", "all", [failed, *whole.rollouts[1:]])
+    notes = report.report_sections([Run("all", runs[0].tasks, [group])], "official", with_run=False)[0].notes
+    assert f"Evaluator errors: 1 of {len(group.rollouts)} scored plans (in time on 1)." in " ".join(notes)
+    items = [aggregate.scored(view) for view in group.rollouts]
+    pd, str_ = (next(m for m in METRICS if m.key == key) for key in ("people_deviation", "average_tour_ratio"))
+    others = [aggregate.value(item, pd) for item in items[1:]]
+    assert aggregate.metric_mean(items, pd) == pytest.approx(fmean([50.0, *others]))  # the kept accuracy counts
+    assert aggregate.value(items[0], str_) is None and aggregate.all_seven(items[0]) == 1.0
+    assert aggregate.metric_mean(items, str_) == pytest.approx(fmean(aggregate.value(i, str_) for i in items[1:]))
+
+
+def test_no_queue_does_not_say_the_queue_is_deducted(runs: list[Run]) -> None:
+    for mode, says in (("official", "minus the official queuing estimate"), ("no-queue", "switches the queuing")):
+        sections = report.report_sections(runs[:1], mode, with_run=False)
+        assert says in str(_table(sections, "te_time").note)
+    assert "minus" not in str(_table(report.report_sections(runs[:1], "no-queue", with_run=False), "te_time").note)
