@@ -22,7 +22,7 @@ from reports.html import rollout_path
 from reports.paired import stats
 from reports.paired.divergence import Divergence, divergence, first_difference, run_keys
 from reports.paired.metrics import rollout_values
-from reports.paired.pairing import PairKey, Pairing
+from reports.paired.pairing import Pairing, PairKey
 
 ALPHA = 0.05
 """A difference is marked significant when its Holm-adjusted p-value is below this."""

@@ -36,7 +36,7 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     for i in range(k):
         term = term * (n - i) // (i + 1)
         tail += term
-    return min(1.0, 2 * tail / 2**n)
+    return min(1.0, 2 * tail / (1 << n))
 
 
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -106,7 +106,7 @@ def wilcoxon_signed_rank(differences: Sequence[float]) -> float:
     if n <= EXACT_WILCOXON_MAX and (ties == 1).all():
         counts = _signed_rank_counts(n)
         below = int(counts[: int(statistic) + 1].sum())
-        return min(1.0, 2 * below / 2**n)
+        return min(1.0, 2 * below / (1 << n))
     mean = n * (n + 1) / 4
     variance = n * (n + 1) * (2 * n + 1) / 24 - float((ties**3 - ties).sum()) / 48
     if variance <= 0:
