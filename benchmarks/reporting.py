@@ -20,6 +20,8 @@ from typing import Any, Protocol
 from benchmarks.tasks import Evaluation, Task
 
 Cell = str | int | float | None
+Outcome = bool | float | None
+"""A rollout's value of one metric (`ReportSections.rollout_metrics`)."""
 
 
 class Kind(StrEnum):
@@ -34,6 +36,9 @@ class Kind(StrEnum):
     USD = "usd"
     SECONDS = "seconds"
     FLOAT = "float"
+    NUMBER = "number"
+    """A value of any scale, four significant digits (a paired mean difference of dollars or of tokens)."""
+    P_VALUE = "p_value"
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,4 +250,11 @@ class ReportSections(Protocol):
 
     def rollout_category(self, view: RolloutView) -> str:
         """How one rollout ended, in the benchmark's terms (its page's headline): `delivered`, an error kind, ..."""
+        ...
+
+    def rollout_metrics(self, view: RolloutView) -> Mapping[str, Outcome]:
+        """One rollout's values of the benchmark's metrics, for `tripbench compare` to pair across runs, in display
+        order, the headline pass/fail first (the one regressed and improved tasks are listed by): a bool for an
+        all-or-nothing metric, a float for a continuous one, None where the rollout has no value (no labels, not
+        evaluated, not measured)."""
         ...

@@ -96,7 +96,7 @@ def _clip(text: str, limit: int = TEXT_LIMIT) -> str:
     return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit:,} more characters)"
 
 
-def _table(table: Table) -> str:
+def table_html(table: Table) -> str:
     head = "".join(f'<th data-kind="{"text" if c.kind is Kind.TEXT else "num"}">{esc(c.name)}</th>'
                    for c in table.columns)
     rows = []
@@ -121,7 +121,7 @@ def _tables(tables: list[Table]) -> Iterator[str]:
         while end < len(tables) and _shape(tables[end]) == _shape(tables[start]):
             end += 1
         run = tables[start:end]
-        yield _views(run) if len(run) >= COLLAPSE_AT else "".join(_table(table) for table in run)
+        yield _views(run) if len(run) >= COLLAPSE_AT else "".join(table_html(table) for table in run)
         start = end
 
 
@@ -131,7 +131,7 @@ def _shape(table: Table) -> tuple[object, ...]:
 
 def _views(tables: list[Table]) -> str:
     options = "".join(f'<option value="{n}">{esc(table.title)}</option>' for n, table in enumerate(tables))
-    views = "".join(f'<div class="view"{" hidden" if n else ""}>{_table(table)}</div>'
+    views = "".join(f'<div class="view"{" hidden" if n else ""}>{table_html(table)}</div>'
                     for n, table in enumerate(tables))
     return (f'<div class="views"><label>{len(tables)} tables alike, one shown: <select class="views">{options}'
             f"</select></label>{views}</div>")
@@ -238,7 +238,7 @@ def _index(groups: Iterable[tuple[int, Group, Benchmark]]) -> str:
     return "".join(blocks)
 
 
-def _page(title: str, body: str, *, script: bool = False) -> str:
+def page(title: str, body: str, *, script: bool = False) -> str:
     """A page with the report's style and policy (and its script, for `report.html`)."""
     script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
     policy = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{script_hash}'"
@@ -255,7 +255,7 @@ def rollout_pages(report: Report) -> Iterator[tuple[str, str]]:
             title = f"{group.run}: {group.label} · task {view.stored.key.task}"
             body = (f'<p><a href="../../report.html#rollouts">← {esc(report.title)}</a></p>'
                     f"<h1>{esc(title)}</h1>{_rollout(view, benchmark)}")
-            yield rollout_path(run, view), _page(title, body)
+            yield rollout_path(run, view), page(title, body)
 
 
 def _groups(report: Report) -> Iterator[tuple[int, Group, Benchmark]]:
@@ -278,4 +278,4 @@ def render_html(report: Report) -> str:
     body.append('<h2 id="rollouts">Rollouts</h2><p class="note">Every rollout and how it ended; its page (the link) '
                 "shows the failed constraints, the plan and the trajectory with its step states.</p>")
     body.append(_index(_groups(report)))
-    return _page(report.title, "".join(body), script=True)
+    return page(report.title, "".join(body), script=True)

@@ -26,6 +26,10 @@ def show(value: Cell, kind: Kind) -> str:
         return f"{float(value):.2f}"
     if kind is Kind.INT:
         return f"{int(value):,}"
+    if kind is Kind.NUMBER:
+        return f"{float(value):,.4g}"
+    if kind is Kind.P_VALUE:
+        return "<0.0001" if float(value) < 0.0001 else f"{float(value):.4f}"
     return str(value)
 
 
@@ -35,8 +39,10 @@ def raw(value: Cell, kind: Kind) -> Cell:
         return value
     if kind in (Kind.PCT, Kind.DELTA):
         return round(100 * float(value), 4)
-    if kind in (Kind.USD, Kind.SECONDS, Kind.FLOAT):
+    if kind in (Kind.USD, Kind.SECONDS, Kind.FLOAT, Kind.NUMBER):
         return round(float(value), 6)
+    if kind is Kind.P_VALUE:
+        return float(f"{float(value):.6g}")
     return value
 
 

@@ -14,6 +14,7 @@ from benchmarks.reporting import (
     GroupedRates,
     GroupView,
     Kind,
+    Outcome,
     RolloutView,
     RunView,
     Section,
@@ -138,6 +139,11 @@ def group_rates(run: RunView, groups: Sequence[GroupView | None]) -> list[Mappin
         rates.append({**{f"{task} accuracy": s / n if n else None for task, (n, s) in found.items()},
                       "accuracy": solved / total if total else None})
     return rates
+
+
+def rollout_metrics(view: RolloutView) -> Mapping[str, Outcome]:
+    """Solved (None when not evaluated), then delivered, for one rollout."""
+    return {"solved": _solved(view) if view.evaluation is not None else None, "delivered": view.status == DELIVERED}
 
 
 def rollout_category(view: RolloutView) -> str:

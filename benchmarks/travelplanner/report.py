@@ -20,6 +20,7 @@ from benchmarks.reporting import (
     GroupedRates,
     GroupView,
     Kind,
+    Outcome,
     RolloutView,
     RunView,
     Section,
@@ -38,6 +39,7 @@ from benchmarks.travelplanner.evaluation.metrics import (
     Scores,
     compute_scores,
     constraint_rates,
+    hard_denominator,
 )
 from benchmarks.travelplanner.tools import SUCCESSFUL, parse_action
 
@@ -314,6 +316,25 @@ def group_rates(run: RunView, groups: Sequence[GroupView | None]) -> list[Mappin
 def rollout_category(view: RolloutView) -> str:
     """How one rollout ended: its error taxonomy category (its page's headline)."""
     return taxonomy.classify(view.status, view.steps).category
+
+
+def rollout_metrics(view: RolloutView) -> Mapping[str, Outcome]:
+    """Table 3's six figures for one rollout, final pass first: the macro rates and delivery as pass/fail, the micro
+    rates as its share of constraints passed (commonsense of 8, hard of 1 + those its query asks), an undelivered
+    plan failing all; without a stored evaluation (or labels) only delivery."""
+    verdict = plan_verdict(view)
+    names = ("Final pass", "Delivery", "Commonsense macro", "Hard macro", "Commonsense micro", "Hard micro")
+    if view.evaluation is None or view.task is None:
+        return dict(zip(names, (None, bool(view.plan), None, None, None, None)))
+    commonsense = verdict.commonsense or {}
+    hard = verdict.hard or {}
+    all_commonsense = verdict.delivered and all(result is True for result, _ in commonsense.values())
+    no_hard_failure = verdict.hard is not None and all(result is not False for result, _ in hard.values())
+    asked = hard_denominator([query_from_record(view.task.input, f"task {view.task.id}")])
+    return dict(zip(names, (all_commonsense and no_hard_failure, verdict.delivered, all_commonsense,
+                            verdict.delivered and no_hard_failure,
+                            sum(result is True for result, _ in commonsense.values()) / 8,
+                            sum(result is True for result, _ in hard.values()) / asked)))
 
 def _rate(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None

@@ -18,6 +18,9 @@ COMMANDS = {
     "cache": LazyCommand("runner.cli.cache:cache_command", "Inspect and prune the cache of LLM calls."),
     "check-submission": LazyCommand("runner.cli.dispatch:check_submission_command",
                                     "Check a submission's format for a benchmark's leaderboard."),
+    "compare": LazyCommand("runner.cli.compare:compare_command",
+                           "Compare two runs pair by pair: the same task and sample in both, with paired tests and "
+                           "intervals."),
     "data": LazyCommand("runner.cli.data:data_command", "Fetch, import and inspect benchmark data in the data home."),
     "demo": LazyCommand("runner.cli.demo:demo_command",
                         "Run the full pipeline on generated worlds with offline models: no download, no API key."),

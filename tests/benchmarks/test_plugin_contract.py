@@ -185,7 +185,7 @@ class HalfReport(ToyBenchmark):
 def test_a_part_lacking_its_protocols_members_says_which() -> None:
     benchmark = HalfReport()
     with pytest.raises(UserError, match=r"HalfReport.report \(tests.benchmarks.test_plugin_contract\) lacks "
-                                        r"group_rates, report_sections, rollout_category of "
+                                        r"group_rates, report_sections, rollout_category, rollout_metrics of "
                                         r"benchmarks.reporting.ReportSections"):
         _ = benchmark.report
     with pytest.raises(UserError, match=r"HalfReport.offline \(.*:half_a_report\) lacks responder of "

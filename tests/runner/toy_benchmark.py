@@ -41,6 +41,8 @@ class ToyOptions(BaseModel):
     """Lines of instructions every prompt starts with: one text, so the cache stores its chunks once for all."""
     evaluate_s: float = 0.0
     """How long scoring takes (a signal can land after the rollouts)."""
+    reword_from: int | None = None
+    """The step from which prompts are worded differently (a prompt changed part-way through every rollout)."""
 
 
 def calls_for(task_id: str, max_calls: int, long_every: int = 1) -> int:
@@ -52,8 +54,9 @@ class ScriptedStrategy:
     name = "scripted"
     description = "a fixed number of calls, each prompt carrying a digest of the replies so far"
 
-    def __init__(self, crash_task: str | None = None, preamble: int = 0) -> None:
+    def __init__(self, crash_task: str | None = None, preamble: int = 0, reword_from: int | None = None) -> None:
         self.crash_task = crash_task
+        self.reword_from = reword_from
         self.preamble = "".join(f"Instruction {n}: plan carefully.\n" for n in range(preamble))
 
     async def __call__(self, task: Task, model: Any, tools: Any) -> RolloutResult:
@@ -63,6 +66,8 @@ class ScriptedStrategy:
             if task.id == self.crash_task and step == 1:
                 raise RuntimeError("scripted crash")
             prompt = f"{self.preamble}task {task.id} step {step} after {digest.hexdigest()[:16]}"
+            if self.reword_from is not None and step >= self.reword_from:
+                prompt = f"{self.preamble}Step {step} of task {task.id}, after {digest.hexdigest()[:16]}"
             reply = await model.complete(ChatRequest(model="", messages=(Message("user", prompt),), max_tokens=24))
             digest.update(reply.text.encode())
             steps.append({"step": step, "reply": reply.text})
@@ -92,7 +97,7 @@ class ToyBenchmark(Benchmark):
 
     def strategies(self, options: BaseModel) -> Sequence[Any]:
         assert isinstance(options, ToyOptions)
-        return [ScriptedStrategy(options.crash_task, options.preamble), SilentStrategy()]
+        return [ScriptedStrategy(options.crash_task, options.preamble, options.reword_from), SilentStrategy()]
 
     def open_tools(self, options: BaseModel) -> None:
         return None

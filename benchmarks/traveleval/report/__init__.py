@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchmarks.base import DELIVERED, GENERIC_STATUSES
-from benchmarks.reporting import GroupView, RolloutView, RunView, Section, outcome_table
+from benchmarks.reporting import GroupView, Outcome, RolloutView, RunView, Section, outcome_table
 from benchmarks.traveleval.agents.rules import PLANNERS
 from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.evaluation import AS_WRITTEN, STANDARDIZED
@@ -36,9 +36,10 @@ from benchmarks.traveleval.report.aggregate import (
 )
 from benchmarks.traveleval.report.feasible import unsatisfiable_section
 from benchmarks.traveleval.report.overall import header
-from benchmarks.traveleval.report.scores import DIMENSIONS
+from benchmarks.traveleval.report.scores import DIMENSIONS, PER_PLAN
 
-__all__ = ["CONSTRAINT_KEYS", "DIMENSIONS", "group_rates", "report_sections", "rollout_category", "rollout_facts"]
+__all__ = ["CONSTRAINT_KEYS", "DIMENSIONS", "group_rates", "report_sections", "rollout_category", "rollout_facts",
+           "rollout_metrics"]
 
 PROTOCOL_NOTE = ("The official repository has no license: tripbench's prompts are its own wording of what the official "
                  "agents are sent.")
@@ -164,6 +165,27 @@ def rollout_category(view: RolloutView) -> str:
         return "not scored"
     failed = [metric.key for metric in SEVEN if value(item, metric) != 1.0]
     return f"failed {failed[0]}" if failed else "all constraints met"
+
+
+def rollout_metrics(view: RolloutView) -> Mapping[str, Outcome]:
+    """One rollout's metrics for a paired comparison: all seven constraints met first, delivery, each constraint
+    (a rollout evaluated without a scored plan failing them, as a success rate counts it), then every other metric
+    and the six dimension scores of its scored plan (None without one, or where not measured)."""
+    item = scored(view)
+    plan = item.metrics is not None
+
+    def met(found: float | None) -> bool | None:
+        return None if not item.evaluated else plan and found == 1.0
+
+    found: dict[str, Outcome] = {"all seven": met(all_seven(item)), "delivered": view.status == DELIVERED}
+    found.update({header(metric): met(_number(value(item, metric))) for metric in SEVEN})
+    found.update({header(metric): _number(value(item, metric)) for metric in METRICS if not metric.binary})
+    found.update({f"{dimension} score": _number(PER_PLAN[dimension](item)) for dimension in DIMENSIONS})
+    return found
+
+
+def _number(found: float | str | None) -> float | None:
+    return found if isinstance(found, float) else None
 
 
 def rollout_facts(view: RolloutView) -> list[tuple[str, str]]:

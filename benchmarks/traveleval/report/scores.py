@@ -63,13 +63,13 @@ def plan_utility(item: Scored) -> float | str | None:
     return min(1.0, max(0.0, found) / PROFIT_FULL) if isinstance(found, float) else found
 
 
-_PER_PLAN = {"accuracy": plan_accuracy, "constraint": plan_constraint, "time": plan_time, "space": plan_space,
+PER_PLAN = {"accuracy": plan_accuracy, "constraint": plan_constraint, "time": plan_time, "space": plan_space,
              "economy": plan_economy, "utility": plan_utility}
 
 
 def dimension_scores(items: Sequence[Scored]) -> list[Cell]:
     """The six scores (`DIMENSIONS` order) over the scored plans among `items`."""
-    return [mean_of(items, _PER_PLAN[dimension]) for dimension in DIMENSIONS]
+    return [mean_of(items, PER_PLAN[dimension]) for dimension in DIMENSIONS]
 
 
 def radar_spokes(rows: Sequence[Sequence[Cell]]) -> list[int]:

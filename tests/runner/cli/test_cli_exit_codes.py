@@ -58,6 +58,10 @@ def cases(world: Path, index: Path) -> list[tuple[tuple[str, ...], int]]:
         (("check-submission", str(world / "short.jsonl")), PROBLEMS),  # 1 line of 1,000, a plan not a list
         (("check-submission", missing), USAGE),
         (("check-submission", "--benchmark", "traveleval", str(world / "junk.jsonl")), USAGE),
+        # compare
+        (("compare", missing, run), USAGE),
+        (("compare", run, run), USAGE),  # both sides the same
+        (("compare", run + ":nosuch/none", run), USAGE),
         # data
         (("data", "info"), DONE),
         (("data", "import", missing), USAGE),
