@@ -69,8 +69,8 @@ def test_a_dml_only_user_gets_one_clear_message_for_each_schema_problem(
 
     owner_runs("GRANT SELECT ON tb_meta TO {role}")
     code, shown = cli("team", "status", "--url-env", VARIABLE)
-    assert code == 1 and ("lacks SELECT on tb_budget, SELECT on tb_cache, SELECT on tb_charge, SELECT on tb_claim, SELECT on tb_rate, "
-                          "SELECT on tb_worker: the database's owner grants them") in shown, shown
+    assert code == 1 and ("lacks SELECT on tb_budget, SELECT on tb_cache, SELECT on tb_charge, SELECT on tb_claim, "
+                          "SELECT on tb_rate, SELECT on tb_worker: the database's owner grants them") in shown, shown
     owner_runs(GRANTS)
     assert cli("team", "status", "--url-env", VARIABLE)[0] == 0
     assert cli("team", "init", "--url-env", VARIABLE)[0] == 0  # current: nothing to do, no DDL tried
