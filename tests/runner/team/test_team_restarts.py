@@ -230,3 +230,31 @@ async def test_a_holder_takes_its_claim_again_after_a_restart(restartable: Postg
             await ShardClaim.take(url, {"run": "x"}, "1/2")
     finally:
         await claim.release()
+
+
+async def test_one_shard_two_processes_and_a_restart_the_shard_runs_in_one_and_pays_once(
+        restartable: PostgresServer, start_mock_llm, write_spec, tmp_path: Path, toy_on_path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A restart drops the shard's claim under its holder; a second process asking for the same shard right after
+    is refused (the holder took it again) or takes it (the holder then stops before its next call): either way the
+    shard runs in one process to its end, and no call is paid twice."""
+    monkeypatch.setenv(VARIABLE, restartable.url)
+    server = await start_mock_llm(MockConfig(latency=Latency(kind="fixed", seconds=0.2)))
+    spec = write_spec(server.base_url, models=[toy_model(server)], max_cost=50.0, concurrency=4,
+                      options={"tasks": 160, "max_calls": 4}, team={"url_env": VARIABLE, "budget": "night"})
+    first_dir, second_dir = tmp_path / "one" / "night", tmp_path / "two" / "night"  # two machines, one run name
+    monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home-one"))
+    first = await start_run(spec, first_dir, "--shard", "1/2")
+    await until_rollouts_stored(first_dir / "shard-1-of-2", first, 5)
+    await asyncio.to_thread(restartable.restart, 1.0)
+    monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home-two"))
+    second = await start_run(spec, second_dir, "--shard", "1/2")
+    (first_code, first_output), (second_code, second_output) = await asyncio.gather(finish(first), finish(second))
+    outputs = first_output + second_output
+    assert sorted([first_code, second_code]) == [0, 1], outputs
+    assert "running already" in outputs or "another process took this shard" in outputs, outputs
+    assert "Traceback" not in outputs
+    finished = first_dir if first_code == 0 else second_dir
+    assert CRASHED not in statuses(finished / "shard-1-of-2")
+    entries, _, reserved, _ = book(restartable.url)
+    assert server.tally.served == entries  # none paid twice
