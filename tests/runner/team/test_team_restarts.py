@@ -258,3 +258,26 @@ async def test_one_shard_two_processes_and_a_restart_the_shard_runs_in_one_and_p
     assert CRASHED not in statuses(finished / "shard-1-of-2")
     entries, _, reserved, _ = book(restartable.url)
     assert server.tally.served == entries  # none paid twice
+
+
+async def test_a_cache_read_while_the_database_is_down_waits_and_is_never_a_miss(restartable: PostgresServer) -> None:
+    from runner.ladder.cache_reads import CacheReads
+    from runner.team import TeamCache, TeamUnavailable
+    from tests.cache.test_cache_store import ask, entry_for
+
+    key, entry = entry_for(ask("hello"), cost=0.125)
+    cache = TeamCache(restartable.url)
+    try:
+        cache.set_many({key: entry})
+        await asyncio.to_thread(restartable.stop_only)
+        with pytest.raises(TeamUnavailable) as raised:  # not an empty answer, which the gateway would pay for
+            cache.get_many([key])
+        assert raised.value.retry_after_s is not None  # within the outage limit: try again after that
+        reading = asyncio.ensure_future(CacheReads(cache).get(key))
+        await asyncio.sleep(1.0)
+        assert not reading.done()  # waiting, nothing decided
+        await asyncio.to_thread(restartable.start_again)
+        found = await asyncio.wait_for(reading, 20)
+        assert found is not None and found.cost_usd == 0.125
+    finally:
+        cache.close()
