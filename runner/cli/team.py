@@ -93,6 +93,8 @@ def budget_command(name: str, cap_usd: float | None, no_cap: bool, url_env: str)
 
     if cap_usd is not None and no_cap:
         raise click.UsageError("--cap and --no-cap exclude each other")
+    if not name.isprintable():  # as a spec's [team] budget: no control character reaches the database
+        raise click.BadParameter(f"{name!r}: a budget's name is printable text", param_hint="NAME")
     url = team_url(url_env, "--url-env")
     with connect(url) as connection:
         row = connection.execute("SELECT cap::float8, cap_set, spent::float8, reserved::float8 FROM tb_budget "

@@ -107,6 +107,9 @@ def cases(world: Path, index: Path) -> list[tuple[tuple[str, ...], int]]:
         # the team database: its variable unset, no such subcommand
         (("team", "status", "--url-env", "TRIPBENCH_NO_SUCH_VARIABLE"), USAGE),
         (("team", "nosuch"), USAGE),
+        (("team", "budget", "night\x07", "--url-env", "TRIPBENCH_NO_SUCH_VARIABLE"), USAGE),
+        (("team", "budget", "night", "--cap", "5", "--no-cap"), USAGE),
+        (("team", "budget", "night", "--cap", "-1"), USAGE),
         # no such command
         (("nosuch",), USAGE),
     ]
