@@ -231,9 +231,11 @@ def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
     return gateway, cache
 
 
-def open_cache(prepared: Prepared, mode: CacheMode, run_dir: Path | None = None) -> CallCache | None:
-    """The run's cache: the team database's with `[team]` (one cache for every process; answers it cannot take during
-    an outage wait in `run_dir`'s spool), else the cache folder's; None for cache mode `off`."""
+def open_cache(prepared: Prepared, mode: CacheMode, run_dir: Path | None = None,
+               team: Team | None = None) -> CallCache | None:
+    """The run's cache: the team database's with `[team]` (one cache for every process, sharing `team`'s outage;
+    answers it cannot take during an outage wait in `run_dir`'s spool), else the cache folder's; None for cache mode
+    `off`."""
     spec = prepared.spec
     if mode is CacheMode.OFF:
         return None
@@ -242,7 +244,8 @@ def open_cache(prepared: Prepared, mode: CacheMode, run_dir: Path | None = None)
         from runner.team import TeamCache, team_url
 
         return TeamCache(team_url(spec.team.url_env, str(prepared.spec_path)), overwrite=mode is CacheMode.REFRESH,
-                         outage_s=spec.team.outage_s, spool=run_dir / TEAM_SPOOL if run_dir is not None else None)
+                         outage_s=spec.team.outage_s, outage=team.outage if team is not None else None,
+                         spool=run_dir / TEAM_SPOOL if run_dir is not None else None)
     return CacheStore(prepared.cache_dir)
 
 
@@ -485,7 +488,7 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
         ledger = (await team.ledger(spec.team.budget, spec.max_cost, local=store_ledger, claim=claim,
                                     spool=run_dir / TEAM_SPOOL)
                   if team is not None and spec.team is not None else store_ledger)
-        cache = open_cache(prepared, spec.cache, run_dir)
+        cache = open_cache(prepared, spec.cache, run_dir, team)
         if cache is not None:
             opened.callback(cache.close)
         await settle_left_open(store, prepared.cache_dir, cache)  # calls a killed session had in flight
@@ -493,6 +496,8 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
         gateway, _ = build_gateway(prepared, spec.cache, spend_cap, store=store, session=session, team=team,
                                    cache=cache)
         opened.push_async_callback(gateway.aclose)  # before the cache closes: it writes the entries still queued
+        if team is not None:  # closing never waits out a team database that is away: its spool keeps what it lacks
+            opened.callback(team.outage.stop_waiting)
         await gateway.resume_batches()  # batches a killed session submitted: waited for, never sent again
         tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
         if (close := getattr(tools, "close", None)) is not None:

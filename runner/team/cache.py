@@ -40,17 +40,18 @@ class TeamCache:
     Args:
         url: The team database's connection string.
         overwrite: Replace entries already stored (cache mode `refresh`) instead of keeping the first.
-        outage_s: How long an unreachable database is waited for.
+        outage_s: How long an unreachable database is waited for (unless `outage` is given).
+        outage: The process's outage, shared with its team (`Team.outage`), so that closing stops every wait.
         spool: Where entries the database could not take are kept until it can (None: they are lost, and said so).
     """
 
     def __init__(self, url: str, *, overwrite: bool = False, outage_s: float | None = None,
-                 spool: Path | None = None) -> None:
+                 outage: Outage | None = None, spool: Path | None = None) -> None:
         self.location = public(url)
         self._refuse = Refusals(self.location)
         self._url = url
         self._overwrite = overwrite
-        self._outage = Outage(url) if outage_s is None else Outage(url, outage_s)
+        self._outage = outage or (Outage(url) if outage_s is None else Outage(url, outage_s))
         self._reader: psycopg.Connection[tuple[object, ...]] | None = connect(url)
         self._writer: psycopg.Connection[tuple[object, ...]] | None = None
         self._failed_reads = 0  # in a row: the backoff of the next pause

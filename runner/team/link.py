@@ -55,6 +55,8 @@ class Outage:
         self._clock = clock
         self.since: float | None = None
         """When the database stopped answering (None: it answers)."""
+        self.closing = False
+        """Set when the run closes: nothing waits for the database any more (what it cannot take is spooled)."""
 
     def pause(self, attempt: int) -> float | None:
         """The wait before trying again after `attempt` + 1 failures in a row, or None once the outage is past its
@@ -64,9 +66,13 @@ class Outage:
             self.since = now
             log.warning("%s: unreachable; calls wait (none is sent) for up to %.0f s while it comes back",
                         self.where, self.limit_s)
-        if now - self.since > self.limit_s:
+        if self.closing or now - self.since > self.limit_s:
             return None
         return min(BACKOFF_S[1], BACKOFF_S[0] * 2.0 ** min(attempt, 16))
+
+    def stop_waiting(self) -> None:
+        """The run is closing: from now on nothing waits for the database (what it cannot take is spooled)."""
+        self.closing = True
 
     def over(self) -> None:
         """The database answered."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -281,3 +282,33 @@ async def test_a_cache_read_while_the_database_is_down_waits_and_is_never_a_miss
         assert found is not None and found.cost_usd == 0.125
     finally:
         cache.close()
+
+
+async def test_ctrl_c_while_the_database_is_down_stops_at_once_and_the_same_command_finishes(
+        restartable: PostgresServer, start_mock_llm, write_spec, tmp_path: Path, toy_on_path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rollouts waiting for a database that went away are cut by a second Ctrl-C; closing does not wait the outage
+    out (300 s here): what the database could not take is spooled in the run directory, and written by the resume."""
+    monkeypatch.setenv(VARIABLE, restartable.url)
+    monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home"))
+    server = await start_mock_llm(MockConfig(latency=Latency(kind="fixed", seconds=0.05)))
+    spec = write_spec(server.base_url, models=[toy_model(server)], max_cost=50.0,
+                      options={"tasks": 40, "max_calls": 4}, team={"url_env": VARIABLE, "budget": "night"})
+    run_dir = tmp_path / "run"
+    process = await start_run(spec, run_dir)
+    await until_rollouts_stored(run_dir, process, 5)
+    await asyncio.to_thread(restartable.stop_only)
+    await asyncio.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    await asyncio.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    code, output = await asyncio.wait_for(finish(process), 60)  # not the outage's 300 s
+    assert code == 130, output
+    assert CRASHED not in statuses(run_dir) and "Traceback" not in output
+
+    await asyncio.to_thread(restartable.start_again)
+    code, output = await finish(await start_run(spec, run_dir))
+    assert code == 0, output
+    assert statuses(run_dir) == {DELIVERED: 40}
+    entries, spent, reserved, charges = book(restartable.url)
+    assert server.tally.served == entries and reserved == 0 and dict(charges).get("open", 0) == 0
