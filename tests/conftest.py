@@ -131,9 +131,7 @@ async def start_mock_llm():
             await server.close()
 
 
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[PostgresServer]:
-    """A throwaway PostgreSQL cluster on a Unix socket (no TCP) for the session, stopped by its PID at the end."""
+def _cluster() -> Iterator[PostgresServer]:
     binaries = server_binaries()
     if binaries is None:
         require("PostgreSQL's server programs (initdb, pg_ctl)", "apt-get install postgresql")
@@ -145,6 +143,19 @@ def postgres() -> Iterator[PostgresServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL cluster on a Unix socket (no TCP) for the session, stopped by its PID at the end."""
+    yield from _cluster()
+
+
+@pytest.fixture
+def restartable() -> Iterator[PostgresServer]:
+    """A throwaway cluster of one test's own, which it may restart (the session's would cut the other tests'
+    connections)."""
+    yield from _cluster()
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from providers.errors import BudgetExhausted
 from runner.mock_server import MockConfig
 from runner.mock_server.config import Latency
 from runner.store.results import load_run
-from tests.postgres_server import PostgresServer, server_binaries
+from tests.postgres_server import PostgresServer
 from tests.runner.engine_support import billed_usd, run_cli, start_run, until_rollouts_stored
 from tests.runner.team.test_team_runs_cli import VARIABLE, toy_model
 
@@ -34,15 +33,21 @@ except ImportError:
 
 
 @pytest.fixture
-def restartable(postgres: PostgresServer) -> Iterator[PostgresServer]:
-    """A cluster of this test's own (restarting the session's would cut the other tests' connections)."""
-    binaries = server_binaries()
-    assert binaries is not None  # the `postgres` fixture required it
-    server = PostgresServer(binaries)
-    try:
-        yield server
-    finally:
-        server.stop()
+def team_run(restartable: PostgresServer, start_mock_llm, write_spec, tmp_path: Path, toy_on_path,
+             monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """`server, spec = await team_run(tasks, latency_s, **team)`: a toy run against the mock server, sharing the
+    restartable cluster's team database under the budget `night`, with a $50 cap."""
+    monkeypatch.setenv(VARIABLE, restartable.url)
+    monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home"))
+
+    async def make(tasks: int, latency_s: float = 0.05, concurrency: int | None = None, **team: object):
+        server = await start_mock_llm(MockConfig(latency=Latency(kind="fixed", seconds=latency_s)))
+        fields = {"concurrency": concurrency} if concurrency else {}
+        spec = write_spec(server.base_url, models=[toy_model(server)], max_cost=50.0, **fields,
+                          options={"tasks": tasks, "max_calls": 4},
+                          team={"url_env": VARIABLE, "budget": "night", **team})
+        return server, spec
+    return make
 
 
 def statuses(run_dir: Path) -> dict[str, int]:
@@ -69,14 +74,9 @@ async def finish(process: asyncio.subprocess.Process) -> tuple[int, str]:
     return process.returncode, output.decode()
 
 
-async def test_a_run_rides_out_two_restarts_and_pays_each_call_once(
-        restartable: PostgresServer, start_mock_llm, write_spec, tmp_path: Path, toy_on_path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(VARIABLE, restartable.url)
-    monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home"))
-    server = await start_mock_llm(MockConfig(latency=Latency(kind="fixed", seconds=0.05)))
-    spec = write_spec(server.base_url, models=[toy_model(server)], max_cost=50.0,
-                      options={"tasks": 60, "max_calls": 4}, team={"url_env": VARIABLE, "budget": "night"})
+async def test_a_run_rides_out_two_restarts_and_pays_each_call_once(restartable: PostgresServer, team_run,
+                                                                      tmp_path: Path) -> None:
+    server, spec = await team_run(60)
     run_dir = tmp_path / "run"
     process = await start_run(spec, run_dir)
     await until_rollouts_stored(run_dir, process, 5)
@@ -95,15 +95,9 @@ async def test_a_run_rides_out_two_restarts_and_pays_each_call_once(
     assert abs(spent - Decimal(repr(billed_usd(server)))) < Decimal("1e-6")  # every settlement was written
 
 
-async def test_an_outage_past_its_limit_interrupts_and_the_same_command_finishes(
-        restartable: PostgresServer, start_mock_llm, write_spec, tmp_path: Path, toy_on_path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(VARIABLE, restartable.url)
-    monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home"))
-    server = await start_mock_llm(MockConfig(latency=Latency(kind="fixed", seconds=0.05)))
-    spec = write_spec(server.base_url, models=[toy_model(server)], max_cost=50.0,
-                      options={"tasks": 40, "max_calls": 4},
-                      team={"url_env": VARIABLE, "budget": "night", "outage_s": 1.5})
+async def test_an_outage_past_its_limit_interrupts_and_the_same_command_finishes(restartable: PostgresServer,
+                                                                                   team_run, tmp_path: Path) -> None:
+    server, spec = await team_run(40, outage_s=1.5)
     run_dir = tmp_path / "run"
     process = await start_run(spec, run_dir)
     await until_rollouts_stored(run_dir, process, 5)
@@ -234,15 +228,11 @@ async def test_a_holder_takes_its_claim_again_after_a_restart(restartable: Postg
 
 
 async def test_one_shard_two_processes_and_a_restart_the_shard_runs_in_one_and_pays_once(
-        restartable: PostgresServer, start_mock_llm, write_spec, tmp_path: Path, toy_on_path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        restartable: PostgresServer, team_run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A restart drops the shard's claim under its holder; a second process asking for the same shard right after
     is refused (the holder took it again) or takes it (the holder then stops before its next call): either way the
     shard runs in one process to its end, and no call is paid twice."""
-    monkeypatch.setenv(VARIABLE, restartable.url)
-    server = await start_mock_llm(MockConfig(latency=Latency(kind="fixed", seconds=0.2)))
-    spec = write_spec(server.base_url, models=[toy_model(server)], max_cost=50.0, concurrency=4,
-                      options={"tasks": 160, "max_calls": 4}, team={"url_env": VARIABLE, "budget": "night"})
+    server, spec = await team_run(160, latency_s=0.2, concurrency=4)
     first_dir, second_dir = tmp_path / "one" / "night", tmp_path / "two" / "night"  # two machines, one run name
     monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home-one"))
     first = await start_run(spec, first_dir, "--shard", "1/2")
@@ -285,15 +275,10 @@ async def test_a_cache_read_while_the_database_is_down_waits_and_is_never_a_miss
 
 
 async def test_ctrl_c_while_the_database_is_down_stops_at_once_and_the_same_command_finishes(
-        restartable: PostgresServer, start_mock_llm, write_spec, tmp_path: Path, toy_on_path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        restartable: PostgresServer, team_run, tmp_path: Path) -> None:
     """Rollouts waiting for a database that went away are cut by a second Ctrl-C; closing does not wait the outage
     out (300 s here): what the database could not take is spooled in the run directory, and written by the resume."""
-    monkeypatch.setenv(VARIABLE, restartable.url)
-    monkeypatch.setenv("TRIPBENCH_HOME", str(tmp_path / "home"))
-    server = await start_mock_llm(MockConfig(latency=Latency(kind="fixed", seconds=0.05)))
-    spec = write_spec(server.base_url, models=[toy_model(server)], max_cost=50.0,
-                      options={"tasks": 40, "max_calls": 4}, team={"url_env": VARIABLE, "budget": "night"})
+    server, spec = await team_run(40)
     run_dir = tmp_path / "run"
     process = await start_run(spec, run_dir)
     await until_rollouts_stored(run_dir, process, 5)
