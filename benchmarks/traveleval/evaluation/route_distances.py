@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmarks.traveleval.evaluation.city import city_facts
-from benchmarks.traveleval.evaluation.distance import Distances, offline_km
+from benchmarks.traveleval.evaluation.distance import Distances, haversine_km, offline_km
 from benchmarks.traveleval.evaluation.extract import daily_stops, stop_names
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 
@@ -32,6 +32,10 @@ class RouteDistances:
     """Legs the distance source answered."""
     legs_km: list[float] = field(default_factory=list)
     days_km: list[float] = field(default_factory=list)
+    source_km: list[float | None] = field(default_factory=list)
+    """Per leg, the distance source's answer (None: it had none)."""
+    geodesic_km: list[float] = field(default_factory=list)
+    """Per leg, the great-circle km (the paper's ablation's "geodesic")."""
 
 
 def route_distances(itinerary: Mapping[str, Any], city: str, sandbox: Sandbox,
@@ -48,6 +52,8 @@ def route_distances(itinerary: Mapping[str, Any], city: str, sandbox: Sandbox,
         for here, there in zip(order, order[1:], strict=False):
             km = distances.gaode_km(places[here], places[there])
             found.measured += km is not None
+            found.source_km.append(km)
+            found.geodesic_km.append(haversine_km(places[here], places[there]))
             km = offline_km(places[here], places[there]) if km is None else km
             found.legs_km.append(km)
             day_km += km

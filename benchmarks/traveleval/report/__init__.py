@@ -3,7 +3,8 @@ in the paper's shapes: per agent (model and strategy) over every query of the ru
 the delivery rate, six dimension scores with a radar per model (Figure 4), each dimension's metrics under the
 paper's acronyms (`metric_names`); by paper tier (Figure 4(b-d), Table 4 / B4, Figure A1(b-d)); by progressive step
 (Table 3); budget compliance per model and strategy (Figure 3); correlations between metrics (Figure 5); the cost
-composition; and the queries no plan can satisfy.
+composition; Table 2 beside the paper's rule-based approaches, the strategy radars on Hard (Figure B1), the queue
+model's sensitivity (Table A3) and the distance sources (Table B3(b)); and the queries no plan can satisfy.
 
 Every mean follows the official analysis (`scored`: over the plans the evaluator scored); each table's note says
 its rule. Several samples give a row per sample, then the mean, sd and 95 % interval across samples.
@@ -34,9 +35,16 @@ from benchmarks.traveleval.report.aggregate import (
     scored,
     value,
 )
-from benchmarks.traveleval.report.feasible import unsatisfiable_section
+from benchmarks.traveleval.report.distance_sources import table_b3b
+from benchmarks.traveleval.report.feasible import data_dir, unsatisfiable_section
 from benchmarks.traveleval.report.overall import header
+from benchmarks.traveleval.report.queue_sensitivity import table_a3
 from benchmarks.traveleval.report.scores import DIMENSIONS, PER_PLAN
+from benchmarks.traveleval.report.strategy_radar import strategy_radars
+from benchmarks.traveleval.report.table2 import table2
+from benchmarks.traveleval.sandbox.build import ensure_index
+from benchmarks.traveleval.sandbox.sandbox import Sandbox
+from errors import UserError
 
 __all__ = ["CONSTRAINT_KEYS", "DIMENSIONS", "group_rates", "report_sections", "rollout_category", "rollout_facts",
            "rollout_metrics"]
@@ -65,6 +73,7 @@ def report_sections(runs: Sequence[RunView], mode: str, *, with_run: bool) -> li
     sections.append(overall.cost_section(found, **flags))
     if (correlations := paper.correlation_section(found)) is not None:
         sections.append(correlations)
+    sections.append(_paper_views(runs, found, **flags))
     if (impossible := unsatisfiable_section(runs)) is not None:
         sections.append(impossible)
     counted = [(g, Counter(view.status for view in g.rollouts)) for g in groups]
@@ -72,6 +81,20 @@ def report_sections(runs: Sequence[RunView], mode: str, *, with_run: bool) -> li
         "te_statuses", "How rollouts ended", "status", counted, {**GENERIC_STATUSES, **STATUSES},
         with_run=with_run)]))
     return sections
+
+
+def _paper_views(runs: Sequence[RunView], found: Sequence[Agent], *, with_run: bool, with_samples: bool) -> Section:
+    """Table 2 beside the report's agents, Figure B1, Table A3 (the queue model) and Table B3(b) (distances)."""
+    tables = [table2(found, with_run=with_run, with_samples=with_samples), table_a3()]
+    notes = []
+    folder = data_dir(runs)
+    try:
+        with Sandbox.open(ensure_index(folder)) as sandbox:
+            tables.append(table_b3b(found, sandbox, folder, with_run=with_run))
+    except (UserError, OSError) as exc:
+        notes.append(f"Table B3(b) not computed: the sandbox could not be opened ({exc}).")
+    return Section("The paper's Table 2, Figure B1, Table A3 and Table B3(b)", tables,
+                   list(strategy_radars(found, with_run=with_run)), notes)
 
 
 def _distances(runs: Sequence[RunView]) -> str:

@@ -106,6 +106,21 @@ def metric_mean(items: Sequence[Scored], metric: MetricName) -> Cell:
     return mean_of(items, lambda item: value(item, metric))
 
 
+def partly_measured(found: Sequence[Agent], metrics: Sequence[MetricName], *, with_run: bool = False) -> str:
+    """A sentence naming each metric an agent measured on only some of its scored plans, with on how many its mean
+    rests ("" when none): a mean over a handful of degenerate plans must not read as one over them all."""
+    parts = []
+    for metric in metrics:
+        for agent in found:
+            values = [value(item, metric) for item in plans(agent.pooled)]
+            unmeasured = values.count(NOT_MEASURED)
+            measured = sum(isinstance(v, float) for v in values)
+            if unmeasured and measured:
+                parts.append(f"{metric.acronym} of {agent.label(with_run)} rests on {measured:,} of {len(values):,} "
+                             "plans")
+    return (f"Measured on only some plans (the rest not measured): {'; '.join(parts)}." if parts else "")
+
+
 def all_seven(item: Scored) -> float | None:
     """1.0 when the plan meets every constraint (None: no plan scored)."""
     if item.metrics is None or "constraint" not in item.metrics:  # no plan scored, or the evaluator failed before

@@ -51,7 +51,7 @@ def _offered(sandbox: Sandbox, start: str, target: str) -> set[str]:
     return kinds
 
 
-def _data_dir(runs: Sequence[RunView]) -> Path:
+def data_dir(runs: Sequence[RunView]) -> Path:
     for run in runs:
         if run.options.get("data_dir"):
             return Path(str(run.options["data_dir"]))
@@ -62,7 +62,7 @@ def unsatisfiable_section(runs: Sequence[RunView]) -> Section | None:
     """The count per split tier and reason, the uids in the note; None when the sandbox cannot be opened."""
     tasks: dict[str, Task] = {task.id: task for run in runs for task in run.tasks}
     try:
-        with Sandbox.open(ensure_index(_data_dir(runs))) as sandbox:
+        with Sandbox.open(ensure_index(data_dir(runs))) as sandbox:
             found = {uid: reasons for uid, task in tasks.items() if (reasons := unsatisfiable(sandbox, task.input))}
     except (UserError, OSError) as exc:
         return Section("Queries no plan can satisfy", notes=[f"Not checked: the sandbox could not be opened ({exc})."])

@@ -21,6 +21,7 @@ from benchmarks.traveleval.report.aggregate import (
     mean_of,
     metric_mean,
     number,
+    partly_measured,
     plans,
 )
 from benchmarks.traveleval.report.scores import DIMENSIONS, SCALES, dimension_scores, radar_spokes
@@ -139,7 +140,7 @@ def dimension_tables(found: Sequence[Agent], *, with_run: bool, with_samples: bo
                                     *(Column(header(metric), _kind(metric)) for metric in metrics)))
         for agent in found:
             add_rows(table, agent.cells(with_run), agent.samples, _means(metrics), with_samples=with_samples)
-        table.note = f"{RULE} {note}"
+        table.note = " ".join(filter(None, (RULE, note, partly_measured(found, metrics, with_run=with_run))))
         tables.append(table)
     return tables
 

@@ -26,6 +26,7 @@ from benchmarks.traveleval.report.aggregate import (
     lead_columns,
     mean_of,
     metric_mean,
+    partly_measured,
     plans,
     sample_means,
     value,
@@ -145,7 +146,8 @@ def table4(found: Sequence[Agent], tiers: Sequence[str], *, with_run: bool) -> l
             table.add(f"{dimension} score", DIMENSION_NAMES[dimension], "tripbench's fixed scale, 0..1", *scores)
         counts = ", ".join(f"{name} {len(plans(items))}" for name, items in zip((*tiers, "Overall"), subsets,
                                                                                 strict=True))
-        table.note = f"Plans scored: {counts}. {RULE} Rates in %."
+        table.note = " ".join(filter(None, (f"Plans scored: {counts}. {RULE} Rates in %.",
+                                            partly_measured([agent], METRICS, with_run=with_run))))
         tables.append(table)
     return tables
 

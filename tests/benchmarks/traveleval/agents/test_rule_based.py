@@ -68,6 +68,17 @@ def test_a_cli_run_delivers_scored_plans_without_a_call_and_again_the_same(trave
     for strategy in STRATEGIES:  # in the report's tables like any strategy
         assert f"| offline:oracle | {strategy} | medium | 4 | 4 | 100.0 |" in markdown
     assert "Sampling (" not in markdown  # no model was asked: no sampling to state
+    # the paper's Table 2 beside the planners that rebuild its approaches, and the other views of the paper
+    csv = tmp_path / "one" / "report" / "csv"
+    table2 = (csv / "te_table2.csv").read_text(encoding="utf-8").splitlines()
+    assert table2[1].startswith("paper (Table 2),Approach A = rule-based,,62.73,0.96,")
+    assert table2[2].startswith("paper (Table 2),Approach B = rule-based-strict,,92.17,44.87,")
+    assert [line.split(",")[:3] for line in table2[3:]] == [["offline:oracle", strategy, "4"]
+                                                              for strategy in STRATEGIES]
+    assert (csv / "te_table_a3.csv").read_text(encoding="utf-8").splitlines()[2].startswith("K(date),3.3,33.198,")
+    distances = [line.split(",") for line in (csv / "te_table_b3b.csv").read_text(encoding="utf-8").splitlines()[3:]]
+    assert [row[:3] for row in distances] == [["offline:oracle", strategy, "4"] for strategy in STRATEGIES]
+    assert all(int(row[3]) > 0 and float(row[-1]) > 0 for row in distances)  # legs, their geodesic km
 
 
 def test_the_list_names_them_as_needing_no_model(traveleval_home: Path) -> None:

@@ -370,3 +370,119 @@ def test_no_queue_does_not_say_the_queue_is_deducted(runs: list[Run]) -> None:
         sections = report.report_sections(runs[:1], mode, with_run=False)
         assert says in str(_table(sections, "te_time").note)
     assert "minus" not in str(_table(report.report_sections(runs[:1], "no-queue", with_run=False), "te_time").note)
+
+
+def test_table2_puts_the_papers_rule_based_approaches_beside_every_agent(runs: list[Run]) -> None:
+    sections = report.report_sections(runs[:1], "official", with_run=False)
+    table = _table(sections, "te_table2")
+    assert [column.name for column in table.columns][3:] == ["BCS", "TTCS", "STR", "DTU", "OTU", "EDI", "ADS", "AQE",
+                                                             "Profit"]
+    approach_a, approach_b, oracle, noisy = table.rows
+    assert approach_a[:2] == ("paper (Table 2)", "Approach A = rule-based") and approach_a[3] == 0.6273
+    assert approach_b[1] == "Approach B = rule-based-strict" and approach_b[-1] == 5.502
+    assert approach_b[4] == 0.4487  # TTCS 44.87 %, a fraction as every rate of the report
+    assert [oracle[:3], noisy[:3]] == [("oracle", "direct", 9), ("noisy", "direct", 8)]
+    # each agent's value is the report's own mean of the metric (the compliance table's BCS, the time table's STR)
+    assert [oracle[3], noisy[3]] == _column(_table(sections, "te_constraint"), "BCS budget")
+    assert [oracle[5], noisy[5]] == _column(_table(sections, "te_time"), "STR tour ratio")
+    sampled = _table(report.report_sections([runs[3]], "official", with_run=True), "te_table2")
+    assert sampled.rows[0][:4] == ("paper", "paper (Table 2)", "Approach A = rule-based", "")
+    assert [row[3] for row in sampled.rows[2:]] == ["#0", "#1", "mean", "sd", "95% CI ±"]
+
+
+def test_table_a3_is_computed_from_the_queue_parameters(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks.traveleval.report import queue_sensitivity
+    table = queue_sensitivity.table_a3()
+    paper_a3 = {"B(category)": (3.3, 11.0, 7.7, 2.3333), "K(date)": (3.3, 33.198, 29.898, 9.06),
+                "K(time)": (2.1, 3.3, 1.2, 0.3636)}
+    for name, low, high, spread, share, paper_share in table.rows:
+        assert (low, high, spread, share) == pytest.approx(paper_a3[str(name)], abs=1e-3)
+        assert paper_share == pytest.approx(share, abs=1e-3)
+    # computed, not copied: another category base moves its row
+    monkeypatch.setattr(queue_sensitivity, "CATEGORY_MINUTES", {"园林": 3.0, "博物馆/纪念馆": 20.0})
+    assert queue_sensitivity.table_a3().rows[0][2] == pytest.approx(22.0)
+
+
+def test_figure_b1_normalises_every_metric_across_a_models_strategies_on_hard(runs: list[Run]) -> None:
+    both = _both(runs)
+    # one model, two strategies: the oracle's plans as `direct`, the noisy model's as `cot`
+    groups = [Group("both", "m", g.split, g.rollouts, strategy="direct" if g.model == "oracle" else "cot")
+              for g in both.groups]
+    sections = report.report_sections([Run("both", both.tasks, groups, options=both.options)], "official",
+                                      with_run=False)
+    radars = [chart for chart in _charts(sections, Radar) if chart.name.startswith("te_fig_b1_")]
+    assert len(radars) == 1 and "Hard tier" in radars[0].title
+    chart = radars[0]
+    assert [name for name, _ in chart.series] == ["direct", "cot"]
+    assert "SSR" not in chart.labels and "FAR" in chart.labels  # never measured here: no spoke
+    for n, _ in enumerate(chart.labels):
+        values = [series[n] for _, series in chart.series if series[n] is not None]
+        assert max(values) == 1.0 and all(0.0 <= v <= 1.0 for v in values)
+    from benchmarks.traveleval.report.strategy_radar import normalised
+    far, aqe = (next(m for m in METRICS if m.key == key) for key in ("fictitious_attraction_rate", "aqe"))
+    kept, rows = normalised([[0.0, 0.5], [0.2, 0.9], [0.1, 0.7]], [far, aqe])
+    assert kept == [0, 1] and rows == [[1.0, 0.0], [0.0, 1.0], [0.5, pytest.approx(0.5)]]  # lower FAR is better
+    assert draw(chart) is not None
+    # one strategy per model: nothing to compare, no radar
+    alone = report.report_sections([_both(runs)], "official", with_run=False)
+    assert not [chart for chart in _charts(alone, Radar) if chart.name.startswith("te_fig_b1_")]
+
+
+def test_table_b3b_gives_the_official_source_beside_geodesic(runs: list[Run], tmp_path: Path) -> None:
+    import json
+
+    from benchmarks.traveleval.evaluation.city import city_facts
+    from benchmarks.traveleval.evaluation.distance import cache_key, haversine_km
+    from benchmarks.traveleval.evaluation.extract import daily_stops, stop_names
+    from benchmarks.traveleval.paths import AMAP_CACHE_FILES, amap_cache_dir
+    from benchmarks.traveleval.report.distance_sources import table_b3b
+    folder = Path(runs[0].options["data_dir"])
+    found = aggregate.agents(runs[0].groups[:1])
+    with Sandbox.open(ensure_index(folder)) as sandbox:
+        without = table_b3b(found, sandbox, tmp_path, with_run=False)
+        # an official cache answering every leg of the oracle's plans with 1.5 x the great-circle km
+        answers = {}
+        for view in runs[0].groups[0].rollouts:
+            itinerary = view.plan["itinerary"]
+            facts = city_facts(sandbox, itinerary["summary"]["destination"])
+            for names in stop_names(daily_stops(itinerary)).values():
+                places = facts.locate(names)
+                order = [name for name in names if name in places]
+                for here, there in zip(order, order[1:], strict=False):
+                    km = 1.5 * haversine_km(places[here], places[there])
+                    answers[cache_key("driving", places[here], places[there])] = km
+        cache = amap_cache_dir(tmp_path)
+        cache.mkdir(parents=True)
+        (cache / AMAP_CACHE_FILES[0]).write_text(json.dumps(answers), encoding="utf-8")
+        measured = table_b3b(found, sandbox, tmp_path, with_run=False)
+    names = [column.name for column in measured.columns]
+    assert [row[1] for row in measured.rows[:2]] == ["Approach A = rule-based", "Approach B = rule-based-strict"]
+    assert measured.rows[0][names.index("geodesic / source - 1")] == pytest.approx(9.0460 / 13.3085 - 1)
+    bare, row = without.rows[2], measured.rows[2]
+    legs = _num(row[names.index("legs")])
+    assert row[:3] == ("oracle", "direct", 9) and legs > 0
+    assert bare[names.index("legs with a source km")] == 0 and bare[names.index("source km")] is None  # no call made
+    assert row[names.index("legs with a source km")] == legs
+    assert row[names.index("geodesic / source - 1")] == pytest.approx(1 / 1.5 - 1)
+    assert row[names.index("source km")] == pytest.approx(1.5 * _num(row[names.index("geodesic km, same legs")]))
+    assert bare[names.index("geodesic km, all legs")] == row[names.index("geodesic km, all legs")]
+
+
+def test_a_metric_measured_on_some_plans_says_on_how_many(runs: list[Run]) -> None:
+    """CSM measured only on a plan with at most one attraction (no distance needed) must not read as a mean over all
+    the plans: the tables say on how many plans it rests."""
+    whole = runs[0].groups[0]
+    first = whole.rollouts[0]
+    assert first.evaluation is not None and "space.CSM" in first.evaluation.details["not_measured"]
+    details = {**first.evaluation.details, "not_measured": {
+        key: why for key, why in first.evaluation.details["not_measured"].items() if key != "space.CSM"}}
+    details["metrics"] = {**details["metrics"], "space": {"RP": 0.0, "CSM": {"P90": 0.0, "P95": 0.0}}}
+    group = Group("all", "oracle", "all", [View(first.task, DELIVERED, first.plan, Evaluation(
+        first.evaluation.verdicts, details)), *whole.rollouts[1:]])
+    sections = report.report_sections([Run("all", runs[0].tasks, [group])], "official", with_run=False)
+    space = _table(sections, "te_space")
+    assert _column(space, "CSM P90")[0] == 0.0
+    assert "CSM P90 of oracle / direct rests on 1 of 9 plans" in str(space.note)
+    assert "CSM P95 of oracle / direct rests on 1 of 9 plans" in str(_table(sections, "te_table4_1").note)
+    assert "rests on" not in str(_table(report.report_sections(runs[:1], "official", with_run=False),
+                                        "te_space").note)

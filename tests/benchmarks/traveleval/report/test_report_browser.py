@@ -40,16 +40,18 @@ def test_the_paper_views_in_a_browser(browser: Any, report_page: Path) -> None: 
     browser.get(report_page.as_uri())
     sections = [h2.text for h2 in browser.find_elements(By.TAG_NAME, "h2")]
     for title in ("TravelEval: six dimensions", "The paper's tiers", "Progressive steps", "Budget",
-                  "Cost composition", "Correlations between metrics", "Queries no plan can satisfy"):
+                  "Cost composition", "Correlations between metrics", "Queries no plan can satisfy",
+                  "The paper's Table 2, Figure B1, Table A3 and Table B3(b)"):
         assert title in sections
     images = browser.find_elements(By.TAG_NAME, "img")
     alts = [image.get_attribute("alt") for image in images]
     assert "Correlations between metrics (Pearson's r)" in alts and "What the money goes on" in alts
     assert any(alt.startswith("Six dimensions, Easy tier") for alt in alts)
+    assert len([alt for alt in alts if alt.startswith("Strategies on the Hard tier")]) == 2  # Figure B1, per model
     assert all(browser.execute_script("return arguments[0].naturalWidth", image) > 0 for image in images)
 
     space = browser.find_element(By.ID, "te_space").find_element(By.XPATH, "following-sibling::div[1]/table")
-    assert "not measured" in space.text and "RP route penalty" in space.text
+    assert "not measured" in space.text and "SSR route penalty" in space.text
     compliance = browser.find_element(By.ID, "te_constraint").find_element(By.XPATH, "following-sibling::div[1]")
     assert all(label in compliance.text for label in ("#0", "#1", "mean", "sd", "95% CI ±"))
 
@@ -69,4 +71,4 @@ def test_the_paper_views_in_a_browser(browser: Any, report_page: Path) -> None: 
     heading = browser.find_element(By.XPATH, "//h3[text()='Metrics']")
     metrics = heading.find_element(By.XPATH, "following-sibling::div[1]/table").text
     assert "FAR fictitious (accuracy.fictitious_attraction_rate)" in metrics
-    assert "RP route penalty (space.RP) not measured" in metrics
+    assert "SSR route penalty (space.RP) not measured" in metrics
