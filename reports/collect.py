@@ -51,6 +51,11 @@ class RolloutView:
         return self.stored.key.task
 
 
+def rollout_path(run: int, view: RolloutView) -> str:
+    """Where a rollout's page is, relative to `report.html` (`run`: the run's place among the report's)."""
+    return f"rollouts/{run}/{view.stored.id}.html"
+
+
 @dataclass(slots=True)
 class Group:
     """The rollouts of one (run, model, strategy, split, sample): one submission file."""
