@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from reports.paired.analysis import compare, to_json
+from reports.paired.analysis import _per_task, compare, to_json
 from reports.paired.pairing import pairings
+from runner.engine.shard import shard_of
+from runner.store.records import RolloutKey
 from runner.store.results import load_run
+from runner.store.shards import shard_dir_name
 from tests.reports.paired.conftest import TASKS
 from tests.runner.engine_support import run_cli
 
@@ -84,7 +88,6 @@ def test_the_cli_writes_every_output_and_prints_json(toy_runs: dict[str, Path], 
 def test_unmatched_rollouts_are_counted_and_named(toy_runs: dict[str, Path], tmp_path: Path) -> None:
     fewer = tmp_path / "fewer"
     shutil.copytree(toy_runs["again"], fewer)
-    import sqlite3
     with sqlite3.connect(fewer / "results.sqlite") as conn:
         conn.execute("DELETE FROM rollout WHERE task = '5'")
     conn.close()
@@ -110,3 +113,49 @@ def test_bad_sides_are_usage_errors_without_a_traceback(toy_runs: dict[str, Path
 def test_a_folder_that_is_not_a_run_is_refused(tmp_path: Path, toy_runs: dict[str, Path]) -> None:
     done = run_cli("compare", str(tmp_path), str(toy_runs["a"]))
     assert done.returncode == 2 and "not a tripbench run directory" in done.stderr
+
+
+def test_with_two_samples_pairs_are_per_sample_and_per_task(toy_runs: dict[str, Path]) -> None:
+    run = toy_runs["groups"]  # scripted and silent (no call, fails every task), two samples each
+    found = to_json(compare(pairings(f"{run}:toy/scripted", f"{run}:toy/silent")))
+    passed = next(c for c in found["comparisons"] if c["metric"] == "passed")
+    assert (passed["n"], passed["a_only"], passed["b_only"]) == (2 * TASKS, 2 * TASKS, 0)
+    assert passed["per_task"] == {"tasks": TASKS, "difference": -100.0, "ci95": [-100.0, -100.0],
+                                  "between_samples_share": None}  # no variance at all
+    calls = next(c for c in found["comparisons"] if c["metric"] == "LLM calls")
+    per_task = calls["per_task"]
+    assert per_task["tasks"] == TASKS and per_task["difference"] == pytest.approx(calls["difference"])
+    assert per_task["between_samples_share"] == 0.0  # both samples of a task made the same calls
+    assert len(found["regressed"]) == 2 * TASKS and {r["sample"] for r in found["regressed"]} == {0, 1}
+
+
+def test_the_per_task_difference_and_the_variance_between_samples() -> None:
+    keys = [("s", "1", 0), ("s", "1", 1), ("s", "2", 0), ("s", "2", 1)]
+    found = _per_task(keys, [1.0, 0.0, 1.0, 1.0])
+    assert (found.tasks, found.difference) == (2, 0.75)  # the task means 0.5 and 1.0, averaged
+    # variance of the four differences 3/16; within task 1 (1, 0): 1/4, within task 2: 0; their mean 1/8
+    assert found.within_share == pytest.approx((1 / 8) / (3 / 16))
+
+
+def test_a_sharded_run_directory_compares_as_one_run(toy_runs: dict[str, Path], tmp_path: Path) -> None:
+    """The shards of a team run (`--shard I/N`, copied into one folder) read as one run: against the unsharded run
+    of the same spec, every rollout is paired and nothing differs."""
+    sharded = tmp_path / "sharded"
+    for index in (1, 2):
+        folder = sharded / shard_dir_name(index, 2)
+        shutil.copytree(toy_runs["again"], folder)
+        with sqlite3.connect(folder / "results.sqlite") as conn:
+            rows = conn.execute("SELECT id, benchmark, split, task, model, strategy, sample FROM rollout").fetchall()
+            others = [(rollout_id,) for rollout_id, *key in rows if shard_of(RolloutKey(*key), 2) != index]
+            for table, column in (("verdict", "rollout_id"), ("evaluation", "rollout_id"), ("step", "rollout_id"),
+                                  ("llm_call", "rollout_id"), ("rollout", "id")):
+                conn.executemany(f"DELETE FROM {table} WHERE {column} = ?", others)
+        conn.close()
+        assert 0 < len(others) < TASKS  # each shard holds some of the rollouts
+    found = to_json(compare(pairings(str(toy_runs["a"]), str(sharded))))
+    passed = next(c for c in found["comparisons"] if c["metric"] == "passed")
+    assert (passed["n"], passed["a_only"], passed["b_only"], passed["p_value"]) == (TASKS, 0, 0, 1.0)
+    assert found["unmatched"] == {"a": [], "b": []}
+    assert found["divergence"][0]["first_difference"] == {"same": TASKS}
+    done = run_cli("compare", str(toy_runs["a"]), str(sharded), "--out", str(tmp_path / "cmp"))
+    assert done.returncode == 0 and f"{TASKS:,} pairs" in done.stdout, done.stderr
