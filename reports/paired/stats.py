@@ -124,7 +124,7 @@ def wilcoxon_signed_rank(differences: Sequence[float]) -> float:
         counts = _signed_rank_counts(doubled)
         observed = round(2 * r_plus)
         below, above = int(counts[: observed + 1].sum()), int(counts[observed:].sum())
-        return min(1.0, 2 * min(below, above) / (1 << n))
+        return min(1.0, 2 * min(below, above) / float(1 << n))
     statistic = min(r_plus, n * (n + 1) / 2 - r_plus)
     mean = n * (n + 1) / 4
     variance = n * (n + 1) * (2 * n + 1) / 24 - float((ties**3 - ties).sum()) / 48
