@@ -158,6 +158,7 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
         calls: dict[int, list[CallRecord]] = {}
         for stored in results.calls() if trajectories else ():
             calls.setdefault(stored.rollout_id, []).append(stored.call)
+        steps = results.all_steps() if trajectories else {}
         spec = results.spec
         samples = int(spec.get("samples", 1))
         folders = output_folders(results)
@@ -171,7 +172,7 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
                                                   key.strategy, key.sample, samples, len(tasks),
                                                   folders[key.model, key.strategy])
             group.rollouts.append(RolloutView(rollout, tasks.get(key.task),
-                                              results.steps(rollout.id) if trajectories else [],
+                                              steps.get(rollout.id, []),
                                               calls.get(rollout.id, []), evaluations.get(rollout.id)))
         model_order = [model.get("name") or model.get("model") for model in spec.get("models", [])]
         for group in groups.values():
