@@ -115,6 +115,8 @@ def _paired(runs: Sequence[RunData], baseline: str | None) -> Section | None:
     """Each run's groups against its baseline, pair by pair (`tripbench compare`'s tables), for runs of several."""
     found = compare_pairs([pairing for run in runs for pairing in baseline_pairings(run, baseline)])
     if not found.results:
+        if baseline is not None:
+            raise UsageError(f"--baseline {baseline}: the run has no other group to compare with it")
         return None
     bases = ", ".join(dict.fromkeys(result.pairing.a.label for result in found.results))
     tables = [table for table in paired_tables(found) if table.rows]

@@ -55,6 +55,8 @@ def test_a_run_of_one_group_has_no_paired_section(toy_runs: dict[str, Path], tmp
 
 def test_an_unknown_baseline_is_a_usage_error(toy_runs: dict[str, Path], tmp_path: Path) -> None:
     for baseline, message in (("toy/nothing", "the run has no group toy/nothing (it has: toy/scripted, toy/silent)"),
-                              ("toy", "--baseline toy: name a group as MODEL/STRATEGY")):
-        done = run_cli("report", str(toy_runs["groups"]), "--out", str(tmp_path / "r"), "--baseline", baseline)
+                              ("toy", "--baseline toy: name a group as MODEL/STRATEGY"),
+                              ("toy/scripted", "--baseline toy/scripted: the run has no other group")):
+        run = toy_runs["a" if "no other" in message else "groups"]
+        done = run_cli("report", str(run), "--out", str(tmp_path / "r"), "--baseline", baseline)
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
