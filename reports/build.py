@@ -28,6 +28,9 @@ from reports.table import Column, Kind, Table
 from reports.usage import cost_table, status_table, usage_of
 from runner.store.summary import failure_reasons
 
+CHANGES_SHOWN = 100
+"""Tasks whose outcome changed between two groups of a run, listed in the report (the rest are counted)."""
+
 
 @dataclass(slots=True)
 class Section:
@@ -120,6 +123,12 @@ def _paired(runs: Sequence[RunData], baseline: str | None) -> Section | None:
         return None
     bases = ", ".join(dict.fromkeys(result.pairing.a.label for result in found.results))
     tables = [table for table in paired_tables(found) if table.rows]
+    for table in tables:  # the report stays small at 10,000s of rollouts: `tripbench compare` lists every change
+        if table.name == "compare_changes" and len(table.rows) > CHANGES_SHOWN:
+            more = len(table.rows) - CHANGES_SHOWN
+            table.rows = table.rows[:CHANGES_SHOWN]
+            table.note = (f"{table.note} The first {CHANGES_SHOWN} shown, {more:,} more: `tripbench compare "
+                          "RUN:MODEL/STRATEGY RUN:MODEL/STRATEGY` lists them all, each with its side-by-side page.")
     return Section("Groups compared pair by pair", tables,
                    notes=[f"Each group (B) against {bases} (A), matched by (split, task, sample); `--baseline "
                           "MODEL/STRATEGY` names another A, `tripbench compare` the side-by-side pages.",

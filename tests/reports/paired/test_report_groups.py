@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from reports import build
 from tests.reports.paired.conftest import TASKS
 from tests.runner.engine_support import run_cli
 
@@ -60,3 +61,12 @@ def test_an_unknown_baseline_is_a_usage_error(toy_runs: dict[str, Path], tmp_pat
         run = toy_runs["a" if "no other" in message else "groups"]
         done = run_cli("report", str(run), "--out", str(tmp_path / "r"), "--baseline", baseline)
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_the_report_lists_the_first_changes_and_counts_the_rest(toy_runs: dict[str, Path],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build, "CHANGES_SHOWN", 5)
+    report = build.build_report([toy_runs["groups"]])
+    (changes,) = [table for table in report.tables() if table.name == "compare_changes"]
+    assert len(changes.rows) == 5
+    assert f"The first 5 shown, {2 * TASKS - 5} more: `tripbench compare" in (changes.note or "")
