@@ -19,10 +19,17 @@ from reports import plots
 from reports.collect import Group, RunData, benchmarks_of, collect_runs, load_benchmark
 from reports.compare import compare_tables
 from reports.oracle import ORACLE, oracle_table
+from reports.paired.analysis import compare as compare_pairs
+from reports.paired.pairing import baseline_pairings
+from reports.paired.tables import all_tables as paired_tables
+from reports.paired.tables import method_notes
 from reports.plots import Plot
 from reports.table import Column, Kind, Table
 from reports.usage import cost_table, status_table, usage_of
 from runner.store.summary import failure_reasons
+
+CHANGES_SHOWN = 100
+"""Tasks whose outcome changed between two groups of a run, listed in the report (the rest are counted)."""
 
 
 @dataclass(slots=True)
@@ -50,16 +57,19 @@ class Report:
 
 
 def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[str | os.PathLike[str]] = (),
-                 mode: str = "official") -> Report:
+                 mode: str = "official", baseline: str | None = None) -> Report:
     """Reads the runs and builds every section.
 
     Args:
         run_dirs: The runs reported (their groups share the tables); `str`s from a notebook work as well as `Path`s.
         compare: Runs compared with the first of `run_dirs`, side by side with deltas.
         mode: Evaluator mode whose stored verdicts are read (`official` or `strict`).
+        baseline: The group (`MODEL/STRATEGY`) a run's other groups are compared with pair by pair (default: its
+            first group); the paired section appears for runs of several groups.
 
     Raises:
-        UserError: a directory is not a run, or holds no finished rollout; UsageError: a mode no run evaluated.
+        UserError: a directory is not a run, or holds no finished rollout; UsageError: a mode no run evaluated,
+        or a baseline a run of several groups does not have.
     """
     main = collect_runs([*run_dirs, *compare], mode)
     reported, compared = main[: len(run_dirs)], main[len(run_dirs):]
@@ -97,9 +107,32 @@ def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[s
                                 notes=[f"Deltas are each run minus {reported[0].label}, in percentage points "
                                        "(rates) or dollars (cost), for the (model, strategy) pairs both ran.",
                                        *warnings]))
+    if by_pairs := _paired(reported, baseline):
+        sections.append(by_pairs)
     sections.append(_submissions(groups))
     title = "tripbench report: " + ", ".join(run.label for run in reported)
     return Report(title, main, sections, warnings if compared else [])
+
+
+def _paired(runs: Sequence[RunData], baseline: str | None) -> Section | None:
+    """Each run's groups against its baseline, pair by pair (`tripbench compare`'s tables), for runs of several."""
+    found = compare_pairs([pairing for run in runs for pairing in baseline_pairings(run, baseline)])
+    if not found.results:
+        if baseline is not None:
+            raise UsageError(f"--baseline {baseline}: the run has no other group to compare with it")
+        return None
+    bases = ", ".join(dict.fromkeys(result.pairing.a.label for result in found.results))
+    tables = [table for table in paired_tables(found) if table.rows]
+    for table in tables:  # the report stays small at 10,000s of rollouts: `tripbench compare` lists every change
+        if table.name == "compare_changes" and len(table.rows) > CHANGES_SHOWN:
+            more = len(table.rows) - CHANGES_SHOWN
+            table.rows = table.rows[:CHANGES_SHOWN]
+            table.note = (f"{table.note} The first {CHANGES_SHOWN} shown, {more:,} more: `tripbench compare "
+                          "RUN:MODEL/STRATEGY RUN:MODEL/STRATEGY` lists them all, each with its side-by-side page.")
+    return Section("Groups compared pair by pair", tables,
+                   notes=[f"Each group (B) against {bases} (A), matched by (split, task, sample); `--baseline "
+                          "MODEL/STRATEGY` names another A, `tripbench compare` the side-by-side pages.",
+                          *method_notes(found)])
 
 
 def _drawn(section: BenchmarkSection) -> Section:

@@ -51,6 +51,11 @@ class RolloutView:
         return self.stored.key.task
 
 
+def rollout_path(run: int, view: RolloutView) -> str:
+    """Where a rollout's page is, relative to `report.html` (`run`: the run's place among the report's)."""
+    return f"rollouts/{run}/{view.stored.id}.html"
+
+
 @dataclass(slots=True)
 class Group:
     """The rollouts of one (run, model, strategy, split, sample): one submission file."""
@@ -153,6 +158,7 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
         calls: dict[int, list[CallRecord]] = {}
         for stored in results.calls() if trajectories else ():
             calls.setdefault(stored.rollout_id, []).append(stored.call)
+        steps = results.all_steps() if trajectories else {}
         spec = results.spec
         samples = int(spec.get("samples", 1))
         folders = output_folders(results)
@@ -166,7 +172,7 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
                                                   key.strategy, key.sample, samples, len(tasks),
                                                   folders[key.model, key.strategy])
             group.rollouts.append(RolloutView(rollout, tasks.get(key.task),
-                                              results.steps(rollout.id) if trajectories else [],
+                                              steps.get(rollout.id, []),
                                               calls.get(rollout.id, []), evaluations.get(rollout.id)))
         model_order = [model.get("name") or model.get("model") for model in spec.get("models", [])]
         for group in groups.values():

@@ -20,7 +20,7 @@ from typing import Any
 
 from benchmarks.base import DELIVERED, Benchmark
 from reports.build import Report
-from reports.collect import Group, RolloutView, benchmarks_of, load_benchmark
+from reports.collect import Group, RolloutView, benchmarks_of, load_benchmark, rollout_path
 from reports.plots import Plot
 from reports.table import Kind, Table, raw, show
 
@@ -182,11 +182,6 @@ def _facts(view: RolloutView, benchmark: Benchmark) -> str:
         return ""
     rows = "".join(f"<tr><td>{esc(name)}</td><td>{esc(shown)}</td></tr>" for name, shown in facts)
     return f'<h3>Metrics</h3><div class="scroll"><table class="steps"><tbody>{rows}</tbody></table></div>'
-
-
-def rollout_path(run: int, view: RolloutView) -> str:
-    """Where a rollout's page is, relative to `report.html`."""
-    return f"rollouts/{run}/{view.stored.id}.html"
 
 
 def _outcome(view: RolloutView, benchmark: Benchmark) -> tuple[str, str]:

@@ -27,6 +27,7 @@ EXPECTED = {
     "batch_runs.py": "most submissions of one request 1;",
     "cache_size.py": "of before (goal <= 15 %)",
     "cli_startup.py": "python -c pass (baseline):",
+    "compare.py": "peak RSS (goal < 10 s and < 500 MB)",
     "engine_throughput.py": "cache replay (all hits)",
     "evaluate.py": "goal <= 5 ms/plan:",
     "fidelity_reference.py": "675 reference entries: 675 identical in text and rows (100.0%), 0 differ",

@@ -17,8 +17,7 @@ from typing import Any
 
 from benchmarks.base import Benchmark
 from benchmarks.reporting import Outcome
-from reports.collect import RolloutView, load_benchmark
-from reports.html import rollout_path
+from reports.collect import RolloutView, load_benchmark, rollout_path
 from reports.paired import stats
 from reports.paired.divergence import Divergence, divergence, first_difference, run_keys
 from reports.paired.metrics import rollout_values

@@ -134,6 +134,26 @@ def match(a: Side, b: Side) -> Pairing:
                    [key for key in b.rollouts if key not in a.rollouts])
 
 
+def baseline_pairings(run: RunData, baseline: str | None = None) -> list[Pairing]:
+    """Within one run: every other group against the baseline (`MODEL/STRATEGY`, else the run's first group) of
+    the same benchmark; none when the run has one group.
+
+    Raises:
+        UsageError: `baseline` is not `MODEL/STRATEGY`, or not a group of the run (the message lists them).
+    """
+    sides = sides_of(run, Selector(run.run_dir))
+    if baseline is None:
+        base = sides[0]
+    else:
+        model, slash, strategy = baseline.rpartition("/")
+        if not slash or not model or not strategy:
+            raise UsageError(f"--baseline {baseline}: name a group as MODEL/STRATEGY")
+        chosen = sides_of(run, Selector(run.run_dir, model, strategy))[0]
+        base = next(side for side in sides if (side.benchmark, side.model, side.strategy)
+                    == (chosen.benchmark, chosen.model, chosen.strategy))
+    return [match(base, side) for side in sides if side is not base and side.benchmark == base.benchmark]
+
+
 def pairings(first: str, second: str, mode: str = "official") -> list[Pairing]:
     """Reads both sides' runs (a run named twice is read once) and matches every group pair.
 

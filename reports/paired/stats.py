@@ -4,7 +4,8 @@ Binary outcomes: McNemar's exact test (a two-sided binomial test on the discorda
 a difference of paired proportions (his method 10: Wilson score limits of each rate, combined with the phi
 correlation of the 2x2 table; Newcombe 1998, Statistics in Medicine 17:2635). Continuous values: the paired
 bootstrap of the mean difference (percentile interval, a fixed seed) and the Wilcoxon signed-rank test (exact up to
-50 non-zero differences without ties, else the normal approximation with the tie correction, as scipy's default).
+50 differences without ties or zeros, exact conditional on the ties up to 13, else the normal approximation with the
+tie correction: scipy's default method).
 Several metrics at once: Holm's step-down correction.
 """
 
@@ -23,6 +24,9 @@ BOOTSTRAP_SEED = 20240601
 _CHUNK = 200
 """Resamples drawn at once: 200 x 10,000 pairs is 16 MB of indexes, whatever the number of resamples."""
 EXACT_WILCOXON_MAX = 50
+"""Up to this many differences without ties or zeros, the signed-rank test's exact distribution (as scipy's)."""
+EXACT_TIED_MAX = 13
+"""Up to this many with ties or zeros, the exact distribution conditional on the ties (scipy enumerates 2**13)."""
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
@@ -93,20 +97,35 @@ def bootstrap_mean_ci(differences: Sequence[float], *, seed: int = BOOTSTRAP_SEE
 
 
 def wilcoxon_signed_rank(differences: Sequence[float]) -> float:
-    """Two-sided p-value of the Wilcoxon signed-rank test (zero differences dropped); 1.0 when all are zero."""
-    d = np.asarray([x for x in differences if x != 0], dtype=float)
+    """Two-sided p-value of the Wilcoxon signed-rank test, zero differences dropped from the ranking (scipy's
+    `zero_method="wilcox"`); 1.0 when all are zero. The method is scipy's `method="auto"` (scipy >= 1.15), chosen on
+    the n differences given, zeros included:
+
+    - n <= 50, no tie among the magnitudes and no zero: the exact null distribution of the positive-rank sum;
+    - n <= 13 with ties or zeros: the exact distribution conditional on the tied ranks, over all 2**n sign
+      patterns (scipy's permutation test, which enumerates them all at that size): the same p-value;
+    - otherwise the normal approximation with the tie correction and without the continuity correction.
+
+    (Before scipy 1.15, `auto` took the normal approximation whenever there were ties or zeros: small samples with
+    ties differ from those versions' p-values, as scipy's own did.)
+    """
+    given = np.asarray(differences, dtype=float)
+    d = given[given != 0]
     n = d.size
     if n == 0:
         return 1.0
     magnitudes = np.abs(d)
     ranks = _average_ranks(magnitudes)
     r_plus = float(ranks[d > 0].sum())
-    statistic = min(r_plus, n * (n + 1) / 2 - r_plus)
     _, ties = np.unique(magnitudes, return_counts=True)
-    if n <= EXACT_WILCOXON_MAX and (ties == 1).all():
-        counts = _signed_rank_counts(n)
-        below = int(counts[: int(statistic) + 1].sum())
-        return min(1.0, 2 * below / (1 << n))
+    exact_ranks = (ties == 1).all() and n == given.size
+    if (exact_ranks and given.size <= EXACT_WILCOXON_MAX) or given.size <= EXACT_TIED_MAX:
+        doubled = np.rint(2 * ranks).astype(int)  # average ranks are halves: twice them are whole
+        counts = _signed_rank_counts(doubled)
+        observed = round(2 * r_plus)
+        below, above = int(counts[: observed + 1].sum()), int(counts[observed:].sum())
+        return min(1.0, 2 * min(below, above) / float(1 << n))
+    statistic = min(r_plus, n * (n + 1) / 2 - r_plus)
     mean = n * (n + 1) / 4
     variance = n * (n + 1) * (2 * n + 1) / 24 - float((ties**3 - ties).sum()) / 48
     if variance <= 0:
@@ -125,10 +144,11 @@ def _average_ranks(values: np.ndarray) -> np.ndarray:
     return np.asarray(sums[inverse] / counts[inverse])
 
 
-def _signed_rank_counts(n: int) -> np.ndarray:
-    """How many of the 2**n sign patterns of ranks 1..n give each positive-rank sum 0..n(n+1)/2 (exact integers)."""
-    counts = np.zeros(n * (n + 1) // 2 + 1, dtype=object)
+def _signed_rank_counts(ranks: np.ndarray) -> np.ndarray:
+    """How many of the 2**n sign patterns of the (whole) ranks give each positive-rank sum 0..sum (exact
+    integers)."""
+    counts = np.zeros(int(ranks.sum()) + 1, dtype=object)
     counts[0] = 1
-    for rank in range(1, n + 1):
+    for rank in ranks.tolist():
         counts[rank:] = counts[rank:] + counts[:-rank].copy()
     return counts

@@ -3,51 +3,21 @@ its rerun, and against a run with a prompt changed at step 3 and one task crashi
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from reports.paired.analysis import compare, to_json
+from reports.paired.analysis import _per_task, compare, to_json
 from reports.paired.pairing import pairings
-from runner.engine.execute import execute, prepare
+from runner.engine.shard import shard_of
+from runner.store.records import RolloutKey
 from runner.store.results import load_run
-from tests.runner.engine_support import TOY, run_cli
-
-TASKS = 12
-
-
-def _spec(folder: Path, name: str, base_url: str, **options: object) -> Path:
-    settings = {"tasks": TASKS, "max_calls": 6, **options}
-    lines = [f'benchmark = "{TOY}"', 'split = "train"', 'strategies = ["scripted"]', 'cache_dir = "cache"',
-             'evaluate = ["official"]', "", "[[models]]", 'name = "toy"',
-             f'model = "openai-compatible:toy@{base_url}/v1"', "prices = { input = 1.0, output = 2.0 }", "",
-             "[options]", *(f"{key} = {json.dumps(value)}" for key, value in settings.items()), ""]
-    path = folder / f"{name}.toml"
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return path
-
-
-@pytest.fixture(scope="module")
-def toy_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """`a`; `again` (a's spec run again, from the cache); `b` (prompts reworded from step 2, task 3 crashing)."""
-    from runner.mock_server import serve
-
-    folder = tmp_path_factory.mktemp("toy-compare")
-
-    async def make() -> dict[str, Path]:
-        server = await serve("127.0.0.1", 0)
-        try:
-            runs = {"a": _spec(folder, "a", server.base_url), "again": _spec(folder, "a", server.base_url),
-                    "b": _spec(folder, "b", server.base_url, reword_from=2, crash_task="3")}
-            for name, spec in runs.items():
-                await execute(prepare(spec), folder / name, show_progress=False)
-            return {name: folder / name for name in runs}
-        finally:
-            await server.close()
-    return asyncio.run(make())
+from runner.store.shards import shard_dir_name
+from tests.reports.paired.conftest import TASKS
+from tests.runner.engine_support import run_cli
 
 
 def _calls(run_dir: Path) -> dict[str, int]:
@@ -118,7 +88,6 @@ def test_the_cli_writes_every_output_and_prints_json(toy_runs: dict[str, Path], 
 def test_unmatched_rollouts_are_counted_and_named(toy_runs: dict[str, Path], tmp_path: Path) -> None:
     fewer = tmp_path / "fewer"
     shutil.copytree(toy_runs["again"], fewer)
-    import sqlite3
     with sqlite3.connect(fewer / "results.sqlite") as conn:
         conn.execute("DELETE FROM rollout WHERE task = '5'")
     conn.close()
@@ -144,3 +113,49 @@ def test_bad_sides_are_usage_errors_without_a_traceback(toy_runs: dict[str, Path
 def test_a_folder_that_is_not_a_run_is_refused(tmp_path: Path, toy_runs: dict[str, Path]) -> None:
     done = run_cli("compare", str(tmp_path), str(toy_runs["a"]))
     assert done.returncode == 2 and "not a tripbench run directory" in done.stderr
+
+
+def test_with_two_samples_pairs_are_per_sample_and_per_task(toy_runs: dict[str, Path]) -> None:
+    run = toy_runs["groups"]  # scripted and silent (no call, fails every task), two samples each
+    found = to_json(compare(pairings(f"{run}:toy/scripted", f"{run}:toy/silent")))
+    passed = next(c for c in found["comparisons"] if c["metric"] == "passed")
+    assert (passed["n"], passed["a_only"], passed["b_only"]) == (2 * TASKS, 2 * TASKS, 0)
+    assert passed["per_task"] == {"tasks": TASKS, "difference": -100.0, "ci95": [-100.0, -100.0],
+                                  "between_samples_share": None}  # no variance at all
+    calls = next(c for c in found["comparisons"] if c["metric"] == "LLM calls")
+    per_task = calls["per_task"]
+    assert per_task["tasks"] == TASKS and per_task["difference"] == pytest.approx(calls["difference"])
+    assert per_task["between_samples_share"] == 0.0  # both samples of a task made the same calls
+    assert len(found["regressed"]) == 2 * TASKS and {r["sample"] for r in found["regressed"]} == {0, 1}
+
+
+def test_the_per_task_difference_and_the_variance_between_samples() -> None:
+    keys = [("s", "1", 0), ("s", "1", 1), ("s", "2", 0), ("s", "2", 1)]
+    found = _per_task(keys, [1.0, 0.0, 1.0, 1.0])
+    assert (found.tasks, found.difference) == (2, 0.75)  # the task means 0.5 and 1.0, averaged
+    # variance of the four differences 3/16; within task 1 (1, 0): 1/4, within task 2: 0; their mean 1/8
+    assert found.within_share == pytest.approx((1 / 8) / (3 / 16))
+
+
+def test_a_sharded_run_directory_compares_as_one_run(toy_runs: dict[str, Path], tmp_path: Path) -> None:
+    """The shards of a team run (`--shard I/N`, copied into one folder) read as one run: against the unsharded run
+    of the same spec, every rollout is paired and nothing differs."""
+    sharded = tmp_path / "sharded"
+    for index in (1, 2):
+        folder = sharded / shard_dir_name(index, 2)
+        shutil.copytree(toy_runs["again"], folder)
+        with sqlite3.connect(folder / "results.sqlite") as conn:
+            rows = conn.execute("SELECT id, benchmark, split, task, model, strategy, sample FROM rollout").fetchall()
+            others = [(rollout_id,) for rollout_id, *key in rows if shard_of(RolloutKey(*key), 2) != index]
+            for table, column in (("verdict", "rollout_id"), ("evaluation", "rollout_id"), ("step", "rollout_id"),
+                                  ("llm_call", "rollout_id"), ("rollout", "id")):
+                conn.executemany(f"DELETE FROM {table} WHERE {column} = ?", others)
+        conn.close()
+        assert 0 < len(others) < TASKS  # each shard holds some of the rollouts
+    found = to_json(compare(pairings(str(toy_runs["a"]), str(sharded))))
+    passed = next(c for c in found["comparisons"] if c["metric"] == "passed")
+    assert (passed["n"], passed["a_only"], passed["b_only"], passed["p_value"]) == (TASKS, 0, 0, 1.0)
+    assert found["unmatched"] == {"a": [], "b": []}
+    assert found["divergence"][0]["first_difference"] == {"same": TASKS}
+    done = run_cli("compare", str(toy_runs["a"]), str(sharded), "--out", str(tmp_path / "cmp"))
+    assert done.returncode == 0 and f"{TASKS:,} pairs" in done.stdout, done.stderr

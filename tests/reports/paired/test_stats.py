@@ -31,6 +31,29 @@ def test_wilcoxon_exact_without_ties_and_normal_with_them_match_scipy() -> None:
     assert stats.wilcoxon_signed_rank(large) == pytest.approx(scipy_stats.wilcoxon(large).pvalue, rel=1e-9)
 
 
+@pytest.mark.parametrize("differences", [
+    [1, 1, 2, -3, 4, 5, 2, -1],  # ties, 8 differences: the exact distribution given the ties (scipy permutes)
+    [0, 1, 1, -1, 2, 2, 3, -4, 5],  # ties and a zero
+    [0, 0, 1, 2, -3, 4, 5, 6, 7],  # zeros only: the exact distribution of the 7 others
+    [1, 1, 1, 1, -1],  # every magnitude tied
+    [2, -1, 2, 2, -3, 3, 3, 1, -1, 2, 4, 2, 1],  # 13 with ties: still exact
+    [2, -1, 2, 2, -3, 3, 3, 1, -1, 2, 4, 2, 1, 5],  # 14 with ties: the normal approximation
+    [0, 0, 0, 1.5, -0.2, 2.1, 0.7, 1.1, -0.4, 0.9, 1.3, 0.8, 2.2, -0.1, 0.6, 1.7, 0.3, 1.9, 2.5, 0.05],  # 20, zeros
+    [1.0, 2.0, 3.0],  # three distinct: exact
+    [2.0],
+])
+def test_wilcoxon_with_ties_zeros_and_small_samples_is_scipys_auto_method(differences: list[float]) -> None:
+    assert stats.wilcoxon_signed_rank(differences) == pytest.approx(scipy_stats.wilcoxon(differences).pvalue,
+                                                                    rel=1e-9)
+
+
+def test_with_ties_the_small_sample_p_value_is_exact_not_the_normal_approximation() -> None:
+    tied = [1, 1, 2, -3, 4, 5, 2, -1]
+    exact = stats.wilcoxon_signed_rank(tied)
+    assert exact == 44 / 256  # 2 x 22 of the 2**8 sign patterns as extreme, the ranks halves (scipy permutes all)
+    assert exact != pytest.approx(scipy_stats.wilcoxon(tied, method="asymptotic").pvalue, rel=1e-3)
+
+
 def test_the_bootstrap_with_its_seed_is_scipys_percentile_bootstrap() -> None:
     differences = np.random.default_rng(3).normal(0.1, 1, 300)
     expected = scipy_stats.bootstrap((differences,), np.mean, n_resamples=2000, method="percentile",

@@ -49,6 +49,7 @@ async def test_a_rerun_replaces_the_rollout(tmp_path: Path) -> None:
         assert (rollout.status, rollout.cost_usd, rollout.calls, rollout.retries) == (DELIVERED, 0.5, 1, 1)
         assert rollout.usage == Usage(10, 2, 5) and rollout.plan == {"days": [1, 2]}
         assert len(results.calls()) == 1 and results.steps(rollout.id) == [{"n": 1}]
+        assert results.all_steps() == {rollout.id: [{"n": 1}]}  # the replaced attempt's steps are gone
         assert results.tasks() == [Task("7", {"calls": 2})]
         assert results.sessions[0].outcome == "completed"
 
