@@ -12,7 +12,8 @@ import pytest
 
 from reports.paired.analysis import compare, to_json
 from reports.paired.pairing import pairings
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from runner.store.results import load_run
 from tests.runner.engine_support import TOY, run_cli
 

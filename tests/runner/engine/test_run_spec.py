@@ -10,8 +10,9 @@ from click.testing import CliRunner
 from errors import ConfigError, UserError
 from providers.prices import price_table
 from runner.cli.main import cli
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
 from runner.engine.expand import expand, select_tasks
+from runner.engine.prepared import prepare
 from runner.engine.spec import load_spec, parse_spec
 from runner.store.records import RolloutKey
 from tests.runner.engine_support import TOY, run_cli
