@@ -93,11 +93,18 @@ class EngineSession:
         self._tasks = {task.id: task for task in prepared.tasks}
         self.team: Team | None = None
         self.cache: CallCache | None = None
-        self.spend_cap = SpendCap()
+        self._spend_cap: SpendCap | None = None
         self.reader: Gateway | None = None
         """The session's gateway; None only for a dry run whose cache mode reads nothing."""
         self.tools: Any = None
         """The benchmark's sandbox tools (`Benchmark.open_tools`)."""
+
+    @property
+    def spend_cap(self) -> SpendCap:
+        """The session's spend cap (the run's `max_cost` for a run's purposes; none for a dry run and the preflight)."""
+        if self._spend_cap is None:
+            raise RuntimeError(f"a {self.purpose.value} session without a spend cap (not open, or reading no cache)")
+        return self._spend_cap
 
     @property
     def gateway(self) -> Gateway:
@@ -150,8 +157,8 @@ class EngineSession:
                 await settle_left_open(self._store, prepared.cache_dir, self.cache)  # calls a killed session had
             capped = purpose in (Purpose.RUN, Purpose.REPLAY_WORKER, Purpose.REMOTE_ACTOR)
             spent = await self._store.spent_usd() if self._store is not None else 0.0
-            self.spend_cap = SpendCap(spec.max_cost if capped else None, spent_usd=spent, ledger=ledger)
-            self.reader = _build_gateway(prepared, mode, self.spend_cap, self.cache,
+            self._spend_cap = SpendCap(spec.max_cost if capped else None, spent_usd=spent, ledger=ledger)
+            self.reader = _build_gateway(prepared, mode, self._spend_cap, self.cache,
                                         on_call=record_call if capped else None, offline=purpose is Purpose.DRY_RUN,
                                         store=self._store, session=self._session_id, team=self.team)
             opened.push_async_callback(self.reader.aclose)  # before the cache closes: it writes the entries queued
