@@ -1,4 +1,5 @@
-"""JSON-lines answer files (submissions, plans, answers), read one way by every benchmark.
+"""JSON-lines answer files (submissions, plans, answers), read one way by every benchmark; and a dataset's one JSON
+file read whole (`read_json`).
 
 A line ends at "\\n" and nowhere else. JSON strings may hold U+2028, U+2029 and U+0085 raw (orjson writes them so, as
 a run's own `submission.jsonl` does), and `str.splitlines()` cuts a line at each of them: a plan holding one became
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from datahome.input_files import input_lines
-from errors import DataError
+from errors import DataError, MissingInput
 
 MAX_NESTING = 64
 """A JSON value nested deeper than this (arrays and objects within each other) is a bad line. The deepest answer of
@@ -110,3 +111,18 @@ def read_jsonl(path: Path, *, expected: str, positional: bool = False) -> Iterat
         yield Line(number, value, error)
     if not found:
         raise DataError(f"{path}: empty: expected {expected} per line")
+
+
+def read_json(path: Path) -> Any:
+    """A dataset's JSON file, parsed whole.
+
+    Raises:
+        MissingInput: no such file.
+        DataError: a file that is not UTF-8 JSON (names the file and why).
+    """
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MissingInput(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: not a readable JSON file: {exc}") from None

@@ -7,7 +7,7 @@ is how a project or a test plugs in its own benchmark without installing anythin
 until they are asked for.
 
 Looking a benchmark up has no other effect: what a run needs of it (its tasks, its offline models) is built where the
-run is prepared (`runner.engine.execute.prepare`).
+run is prepared (`runner.engine.prepared.prepare`).
 """
 
 from __future__ import annotations

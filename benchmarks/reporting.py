@@ -207,6 +207,9 @@ class RunView(Protocol):
     @property
     def options(self) -> Mapping[str, Any]:
         """The benchmark options of the run's spec."""
+    @property
+    def sampling(self) -> Mapping[str, Mapping[str, Any]]:
+        """Model label -> the sampling settings the run's spec sets for it (unset ones are absent)."""
 
 
 def outcome_table(name: str, title: str, column: str, counted: Sequence[tuple[GroupView, Counter[str]]],

@@ -28,7 +28,8 @@ from _smoke import parse_args
 from benchmarks.natural_plan.offline.world import generate_world as natural_plan_world
 from benchmarks.offline import OfflineModels, offline_models
 from benchmarks.travelplanner.offline.world import generate_world as travelplanner_world
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from runner.mock_server import MockConfig, RunningServer, serve
 from runner.store.results import load_run
 from sandbox_index import build_travelplanner_index

@@ -24,7 +24,8 @@ import orjson
 from _smoke import parse_args
 
 from cache import CacheStore
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner"
 

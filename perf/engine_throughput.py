@@ -44,8 +44,9 @@ from pydantic import BaseModel, ConfigDict
 from benchmarks.base import DELIVERED, Benchmark, Evaluation, RolloutResult, Task
 from providers.interface import ChatRequest, ChatResponse, Message, Usage
 from providers.registry import register_provider
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
 from runner.engine.gc_tuning import tune_for_a_run
+from runner.engine.prepared import prepare
 
 CALLS = 30
 

@@ -32,7 +32,8 @@ from pathlib import Path
 from _smoke import parse_args
 
 from cache import CacheStore
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from sandbox_index import build_travelplanner_index
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "travelplanner"

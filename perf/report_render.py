@@ -24,7 +24,8 @@ from pathlib import Path
 from _smoke import parse_args
 
 from reports import build_report, write_report
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from runner.store.results import load_run
 from sandbox_index import build_travelplanner_index
 

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from datahome import price_table_path
 from errors import DataError
 from providers.interface import Usage
+from providers.registry import BUILTINS
 
 
 class Price(BaseModel):
@@ -68,7 +69,7 @@ LITELLM_URL = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_pric
 """The maintained upstream of the bundled table: LiteLLM's price list (MIT, Copyright (c) 2023 Berri AI)."""
 BUNDLED = Path(__file__).with_name("model_prices.json")
 """The snapshot shipped with tripbench (`tripbench prices update` writes a fresher one into the data home)."""
-_PROVIDERS = ("openai", "anthropic")
+_PROVIDERS = tuple(prefix for prefix, provider in BUILTINS.items() if provider.priced)
 """The providers whose model strings (`openai:NAME`, `anthropic:NAME`) are the table's own keys: a file without
 their prices is not LiteLLM's list."""
 

@@ -1,9 +1,13 @@
 """Model strings -> `ChatModel`s: `openai:…`, `anthropic:…`, `openai-compatible:NAME@URL`, plus plugins.
 
-Built-in providers import their SDK only when a model asks for it, so a missing SDK costs nothing until used and
-then fails with the install command. Keys come from the environment and live only inside the provider object.
-Plugins (a benchmark's `offline:` models) register a factory for their prefix; the factory receives the model
-string without the prefix.
+A built-in provider is one record (`BuiltinProvider`: its prefix, its client's module and SDK, its key's variable,
+whether it has a batch API, whether the price table prices its models); the registry, the spec's validation
+(`runner.engine.spec`), the price table (`providers.prices`) and the mock server's wire protocols (`WireAPI`) read
+them. Built-in providers import their SDK only when a model asks for it, so a missing SDK costs nothing until used
+and then fails with the install command. Keys come from the environment and live only inside the provider object. A
+benchmark's `offline:` models are not providers of this registry: the run resolves them through its own value
+(`benchmarks.offline.OfflineModels`). A plugin (`register_provider`) serves a prefix of its own with a factory that
+receives the model string without the prefix.
 """
 
 from __future__ import annotations
@@ -13,23 +17,61 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Literal
 from urllib.parse import urlsplit
 
 from errors import UsageError, UserError
 from providers.interface import DEFAULT_TIMEOUT_S, ChatModel
 from providers.keys import api_key_from_env
 
-ProviderFactory = Callable[[str], ChatModel]
-
-DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 # Local OpenAI-compatible servers (vLLM, Ollama) ignore the key, but the SDK insists on one; vLLM's docs use this.
 # Also the key of a provider built offline (a dry run), which never sends.
 PLACEHOLDER_KEY = "EMPTY"
 
+WireAPI = Literal["openai", "anthropic"]
+"""The wire protocols of the hosted providers (the mock server speaks both)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinProvider:
+    """One built-in provider: what every part of tripbench that names providers reads of it."""
+
+    prefix: str
+    """The model strings' `PREFIX:` (`openai:gpt-4o-mini`)."""
+    module: str
+    """The module holding its client class (`client`), imported when a model asks for it."""
+    client: str
+    sdk: str
+    """The package that module needs (the install command names it)."""
+    key_env: str | None
+    """The environment variable of its API key by default (None: a server that needs none)."""
+    batch: bool
+    """Whether it has a batch API (its models implement `providers.batching.BatchModel`)."""
+    priced: bool
+    """Whether the price table keys its models (`PREFIX:NAME`); the others are priced by the spec only."""
+    transport: str
+    """Its default transport (`ProviderOptions.transport`)."""
+
+
+BUILTINS = {provider.prefix: provider for provider in (
+    BuiltinProvider("openai", "providers.openai_chat", "OpenAIChat", "openai", "OPENAI_API_KEY", batch=True,
+                    priced=True, transport="sdk"),
+    BuiltinProvider("anthropic", "providers.anthropic_messages", "AnthropicMessages", "anthropic",
+                    "ANTHROPIC_API_KEY", batch=True, priced=True, transport="sdk"),
+    # an OpenAI-compatible server (vLLM, Ollama, llama.cpp) speaks OpenAI's protocol but has no batch API
+    BuiltinProvider("openai-compatible", "providers.openai_chat", "OpenAIChat", "openai", None, batch=False,
+                    priced=False, transport="aiohttp"),
+)}
+"""The built-in providers by prefix."""
+
+BATCH_PROVIDERS = tuple(prefix for prefix, provider in BUILTINS.items() if provider.batch)
+"""The providers with a batch API (OpenAI Batch, Anthropic Message Batches), by prefix, so a spec is checked before
+any client is built (no key, no server asked)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ProviderOptions:
-    """Per-model settings for the built-in providers (plugins receive only the model name)."""
+    """Per-model settings of a provider."""
 
     api_key_env: str | None = None
     """Environment variable holding the key, instead of OPENAI_API_KEY / ANTHROPIC_API_KEY."""
@@ -59,29 +101,22 @@ class ProviderOptions:
         return api_key_from_env(variable, provider=provider, model=model)
 
 
-def _import_provider(module: str, sdk: str, model: str) -> ModuleType:
+def _import_provider(provider: BuiltinProvider, model: str) -> ModuleType:
     try:
-        return importlib.import_module(module)
+        return importlib.import_module(provider.module)
     except ModuleNotFoundError as exc:
-        if exc.name != sdk:
+        if exc.name != provider.sdk:
             raise
-        raise UserError(f"model {model!r} needs the {sdk} package: pip install '{sdk}'") from None
+        raise UserError(f"model {model!r} needs the {provider.sdk} package: pip install '{provider.sdk}'") from None
 
 
-def _openai(name: str, options: ProviderOptions) -> ChatModel:
-    module = _import_provider("providers.openai_chat", "openai", f"openai:{name}")
-    key = options.key(DEFAULT_KEY_ENV["openai"], provider="openai", model=name)
-    model: ChatModel = module.OpenAIChat(name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s,
-                                         transport=options.transport or "sdk", pool_size=options.pool_size)
-    return model
-
-
-def _anthropic(name: str, options: ProviderOptions) -> ChatModel:
-    module = _import_provider("providers.anthropic_messages", "anthropic", f"anthropic:{name}")
-    key = options.key(DEFAULT_KEY_ENV["anthropic"], provider="anthropic", model=name)
-    model: ChatModel = module.AnthropicMessages(name, api_key=key, base_url=options.base_url,
-                                                timeout_s=options.timeout_s, transport=options.transport or "sdk",
-                                                pool_size=options.pool_size)
+def _hosted(provider: BuiltinProvider, name: str, options: ProviderOptions) -> ChatModel:
+    """A hosted API's model (`openai:`, `anthropic:`)."""
+    module = _import_provider(provider, f"{provider.prefix}:{name}")
+    key = options.key(provider.key_env, provider=provider.prefix, model=name)
+    model: ChatModel = getattr(module, provider.client)(
+        name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s,
+        transport=options.transport or provider.transport, pool_size=options.pool_size)
     return model
 
 
@@ -97,28 +132,17 @@ def _endpoint(spec: str) -> tuple[str, str]:
 
 def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
     name, url = _endpoint(spec)
-    module = _import_provider("providers.openai_chat", "openai", f"openai-compatible:{spec}")
-    key = options.key(None, provider="openai-compatible", model=name)
+    provider = BUILTINS["openai-compatible"]
+    module = _import_provider(provider, f"openai-compatible:{spec}")
+    key = options.key(provider.key_env, provider=provider.prefix, model=name)
     if not name:  # asked once, when the run starts: cache keys hold the name the server gave
         name = module.served_model(url, api_key=key, timeout_s=options.timeout_s)
-    model: ChatModel = module.OpenAIChat(
-        name, api_key=key, base_url=url, provider="openai-compatible", timeout_s=options.timeout_s,
+    model: ChatModel = getattr(module, provider.client)(
+        name, api_key=key, base_url=url, provider=provider.prefix, timeout_s=options.timeout_s,
         max_tokens_field="max_tokens",  # what vLLM and Ollama read
-        transport=options.transport or "aiohttp", pool_size=options.pool_size,
+        transport=options.transport or provider.transport, pool_size=options.pool_size,
     )
     return model
-
-
-_BUILTINS: dict[str, Callable[[str, ProviderOptions], ChatModel]] = {
-    "openai": _openai,
-    "anthropic": _anthropic,
-    "openai-compatible": _openai_compatible,
-}
-
-BATCH_PROVIDERS = ("openai", "anthropic")
-"""The providers with a batch API (OpenAI Batch, Anthropic Message Batches; their models implement
-`providers.batching.BatchModel`). Declared here, by prefix, so a spec is checked before any client is built (no key,
-no server asked); an `openai-compatible:` server has none, though it speaks OpenAI's protocol, as have plugins."""
 
 
 def can_batch(model: str) -> bool:
@@ -126,27 +150,37 @@ def can_batch(model: str) -> bool:
     return model.partition(":")[0] in BATCH_PROVIDERS
 
 
+def _builtin(prefix: str, name: str, options: ProviderOptions) -> ChatModel:
+    if prefix == "openai-compatible":
+        return _openai_compatible(name, options)
+    return _hosted(BUILTINS[prefix], name, options)
+
+
+ProviderFactory = Callable[[str], ChatModel]
+
+
 class ProviderRegistry:
-    """Prefix -> provider factory: the built-ins plus whatever plugins register."""
+    """Prefix -> provider: the built-ins plus whatever plugins register (a stand-in model of a measurement:
+    `perf/engine_throughput.py`'s sleeping one)."""
 
     def __init__(self) -> None:
         self._plugins: dict[str, ProviderFactory] = {}
 
     def register(self, prefix: str, factory: ProviderFactory) -> None:
         """Serve `PREFIX:NAME` models with `factory(NAME)`; registering a prefix again replaces its factory."""
-        if not prefix or ":" in prefix or prefix in _BUILTINS:
+        if not prefix or ":" in prefix or prefix in BUILTINS:
             raise ValueError(f"cannot register provider prefix {prefix!r}")
         self._plugins[prefix] = factory
 
     def prefixes(self) -> list[str]:
         """Every prefix this registry resolves, built-ins first."""
-        return [*_BUILTINS, *self._plugins]
+        return [*BUILTINS, *self._plugins]
 
     def resolve(self, model: str, options: ProviderOptions | None = None) -> ChatModel:
         """The `ChatModel` behind a model string (see `resolve_model`)."""
         prefix, name = self._parse(model)
-        if prefix in _BUILTINS:
-            return _BUILTINS[prefix](name, options or ProviderOptions())
+        if prefix in BUILTINS:
+            return _builtin(prefix, name, options or ProviderOptions())
         return self._plugins[prefix](name)
 
     def check(self, model: str) -> None:
@@ -163,7 +197,7 @@ class ProviderRegistry:
         if not (prefix and colon and name):
             raise UsageError(f"model {model!r}: expected PROVIDER:NAME with PROVIDER one of "
                              f"{', '.join(self.prefixes())}")
-        if prefix not in _BUILTINS and prefix not in self._plugins:
+        if prefix not in BUILTINS and prefix not in self._plugins:
             raise UsageError(f"model {model!r}: unknown provider {prefix!r}; known: {', '.join(self.prefixes())}")
         return prefix, name
 
@@ -172,7 +206,7 @@ _registry = ProviderRegistry()
 
 
 def register_provider(prefix: str, factory: ProviderFactory) -> None:
-    """Make `resolve_model` serve `PREFIX:NAME` models with `factory(NAME)` (plugins such as `offline:`)."""
+    """Make `resolve_model` serve `PREFIX:NAME` models with `factory(NAME)` (a measurement's stand-in model)."""
     _registry.register(prefix, factory)
 
 

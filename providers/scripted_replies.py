@@ -8,9 +8,10 @@ both, so a direct call to an offline model and a call through the mock server an
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from providers.interface import Message
+from providers.registry import WireAPI
 from providers.tokens import count_text_tokens, encoding
 
 
@@ -23,7 +24,7 @@ class NoReply(Exception):
 class MockRequest:
     """A chat request as the mock server understood it, whichever wire protocol carried it."""
 
-    api: Literal["openai", "anthropic"]
+    api: WireAPI
     model: str
     messages: tuple[Message, ...]
     """Anthropic's `system=` arrives here as a leading `system` message."""

@@ -160,7 +160,7 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
             calls.setdefault(stored.rollout_id, []).append(stored.call)
         steps = results.all_steps() if trajectories else {}
         spec = results.spec
-        samples = int(spec.get("samples", 1))
+        samples = spec.samples
         folders = output_folders(results)
         groups: dict[tuple[str, str, str, str, int], Group] = {}
         for rollout in results.rollouts:
@@ -174,7 +174,7 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
             group.rollouts.append(RolloutView(rollout, tasks.get(key.task),
                                               steps.get(rollout.id, []),
                                               calls.get(rollout.id, []), evaluations.get(rollout.id)))
-        model_order = [model.get("name") or model.get("model") for model in spec.get("models", [])]
+        model_order = spec.labels
         for group in groups.values():
             group.rollouts.sort(key=lambda view: positions.get(view.stored.key.task, len(positions)))
         ordered = sorted(groups.values(), key=lambda g: (_index(model_order, g.model), g.model, g.strategy,
@@ -182,10 +182,9 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
         state = run_state(results) or "running"
         planned = sum(n for strategies in results.planned.values() for n in strategies.values())
         return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
-                       tuple(spec.get("evaluate", ())), planned, dict(spec.get("options") or {}),
-                       str(spec.get("benchmark", "")), _sampling(spec),
-                       {str(model.get("name") or model.get("model")): str(model.get("model"))
-                        for model in spec.get("models", [])})
+                       spec.evaluate, planned, dict(spec.options), spec.benchmark,
+                       {model.label: dict(model.sampling) for model in spec.models},
+                       {model.label: model.model for model in spec.models})
 
 
 def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:
@@ -212,16 +211,6 @@ def load_benchmark(reference: str) -> Benchmark:
 def benchmarks_of(runs: Sequence[RunData]) -> dict[str, str]:
     """The benchmarks of the runs' groups, in order of first appearance: name -> what `get_benchmark` takes."""
     return {group.benchmark: run.benchmark or group.benchmark for run in runs for group in run.groups}
-
-
-SAMPLING_FIELDS = ("temperature", "top_p", "max_tokens", "seed")
-
-
-def _sampling(spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    defaults = spec.get("sampling") or {}
-    return {str(model.get("name") or model.get("model")):
-            {key: found for key in SAMPLING_FIELDS if (found := model.get(key, defaults.get(key))) is not None}
-            for model in spec.get("models", []) if isinstance(model, dict)}
 
 
 def _index(order: list[Any], value: str) -> int:

@@ -90,8 +90,8 @@ def oracle_note(run_dir: Path) -> str | None:
     """One line for the end of a run: how many of the oracle's rollouts failed, how many the data explains, and one
     example; None when the run has no oracle or it failed nowhere."""
     with load_run(run_dir) as results:
-        modes = [str(mode) for mode in results.spec.get("evaluate") or ()]
-        if not any(str(model.get("model", "")).startswith(ORACLE) for model in results.spec.get("models", [])):
+        modes = list(results.spec.evaluate)
+        if not any(model.model.startswith(ORACLE) for model in results.spec.models):
             return None  # a run without the oracle is not read again
     run = collect_run(run_dir, modes[0] if modes else "official", trajectories=False)
     misses = oracle_misses(run)

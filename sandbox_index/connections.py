@@ -13,6 +13,21 @@ from pathlib import Path
 from typing import Self
 
 
+def bindable(*args: object) -> bool:
+    """True when every argument can be bound as SQLite text: a str encodable as UTF-8.
+
+    Lookup arguments are untrusted model text; a lone surrogate (e.g. `'\\ud800'`) cannot be encoded, and such a
+    value can equal nothing in an index, so the lookup is simply empty.
+    """
+    for arg in args:
+        if not isinstance(arg, str):
+            return False
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+    return True
+
 class ThreadConnections:
     """The connections of one index file, one per thread, opened `immutable=1` (never written while open)."""
 

@@ -14,7 +14,7 @@ from datahome import in_home
 from errors import DataError, MissingInput
 from sandbox_index import queries, schema
 from sandbox_index.atomic import stored_version
-from sandbox_index.connections import IndexReader
+from sandbox_index.connections import IndexReader, bindable
 
 _MMAP_BYTES = 1 << 32  # an upper bound: SQLite maps at most the file's size
 FRAMES_KEPT = 2048
@@ -58,22 +58,6 @@ class DistanceRow(NamedTuple):
     distance: str | None
 
 
-def _safe(*args: object) -> bool:
-    """True when every argument can be bound as SQLite text: a str encodable as UTF-8.
-
-    Arguments are untrusted model text; a lone surrogate (e.g. `'\\ud800'`) cannot be encoded, and such a
-    value can equal nothing in the index, so the lookup is simply empty.
-    """
-    for arg in args:
-        if not isinstance(arg, str):
-            return False
-        try:
-            arg.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-    return True
-
-
 class Sandbox(IndexReader):
     """Lookups over a TravelPlanner index (see `open_sandbox`).
 
@@ -107,7 +91,7 @@ class Sandbox(IndexReader):
         `(table, kind, texts)` names the lookup: its Frame is kept (`FRAMES_KEPT`) and returned again. Threads may
         look the same key up at once: each gets an equal Frame."""
         columns, dtypes = self._shapes[table]
-        if not _safe(*texts):
+        if not bindable(*texts):
             return Frame(columns=columns, dtypes=dtypes, index=(), rows=())
         key = (table, kind, *texts)
         if (frame := self._frames.get(key)) is not None:
@@ -150,7 +134,7 @@ class Sandbox(IndexReader):
 
     def distance(self, origin: str, destination: str) -> DistanceRow | None:
         """The first distance.csv row from `origin` to `destination` (no dropna), or None."""
-        if not _safe(origin, destination):
+        if not bindable(origin, destination):
             return None
         if (origin, destination) in self._distances:
             return self._distances[origin, destination]

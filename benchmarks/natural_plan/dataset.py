@@ -9,12 +9,12 @@ the stored model answers (`pred_*`), plus `task`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks.base import Task
+from benchmarks.jsonl import read_json
 from errors import DataError, MissingInput
 
 FILE_STEMS: Mapping[str, str] = {"trip": "trip_planning", "meeting": "meeting_planning",
@@ -69,12 +69,7 @@ def read_records(path: Path, task: str | None = None) -> dict[str, dict[str, Any
     Raises:
         DataError: unreadable JSON, not an object of records, or a record without a needed field (names it).
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MissingInput(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: not a readable JSON file: {exc}") from None
+    data = read_json(path)
     return records_from(data, path, task)
 
 

@@ -9,12 +9,12 @@ query object as the file has it; a progressive query also gets `group` ("G01") a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from benchmarks.base import Task
+from benchmarks.jsonl import read_json
 from benchmarks.traveleval import paths
 from errors import DataError, MissingInput
 
@@ -60,12 +60,7 @@ def read_queries(path: Path) -> list[Task]:
         DataError: unreadable JSON, neither format, a query without a needed field or with a field of the wrong
             type, a malformed constraint block, a repeated uid (names the file, the query and the field).
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MissingInput(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: not a readable JSON file: {exc}") from None
+    data = read_json(path)
     found: list[tuple[str, Any, dict[str, Any]]]
     if isinstance(data, dict) and isinstance(data.get("queries"), list):
         found = [(f"queries[{i}]", query, {}) for i, query in enumerate(data["queries"])]

@@ -31,7 +31,8 @@ from benchmarks.reporting import Table
 from reports import build_report, write_report
 from reports.terminal import terminal_table
 from runner.cli.console import output_console
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from runner.mock_server import MockConfig, RunningServer, serve
 
 MOCK_PORT_FILE = "mock-server.port"

@@ -18,7 +18,7 @@ from runner.engine.imported import import_plans
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
                 metavar="FILES...")
 @click.option("--benchmark", default=DEFAULT, show_default=True, metavar="NAME",
-              help="The benchmark the answers are for (one that reads plan files: traveleval).")
+              help="The benchmark the answers are for: one that reads plan files (another names those that do).")
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="The run directory to create (or add to): `tripbench report` it afterwards.")
 @click.option("--model", metavar="NAME", help="The model label of every answer (default: from each file's name, "

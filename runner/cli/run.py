@@ -26,9 +26,10 @@ from errors import ConfigError
 from providers.prices import nearest_priced, price_for
 from runner.cli.console import output_console
 from runner.engine.dryrun import estimate, render_estimate, render_settings, spent_before
-from runner.engine.execute import FAILED, Prepared, RunReport, Spread, default_run_dir, execute, prepare
+from runner.engine.execute import FAILED, RunReport, Spread, execute
 from runner.engine.gc_tuning import tune_for_a_run
 from runner.engine.preflight import preflight
+from runner.engine.prepared import Prepared, default_run_dir, prepare
 from runner.engine.replay_processes import replay_workers
 from runner.engine.scheduler import BUDGET, INTERRUPTED
 from runner.engine.shard import Shard, check_run_dir, parse_shard

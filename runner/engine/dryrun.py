@@ -16,7 +16,6 @@ API key: nothing is sent.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,16 +23,14 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.base import ExpectedCalls
-from cache.modes import CacheMode
-from cache.store import CacheStore
 from providers.errors import ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import cost_usd
 from providers.tokens import count_prompt_tokens
-from runner.engine.execute import Prepared, bind_model, build_gateway
+from runner.engine.prepared import Prepared
 from runner.engine.rollout import run_rollout
 from runner.engine.scheduler import Scheduler
-from runner.ladder.budget import SpendCap
+from runner.engine.session import EngineSession, Purpose, bind_model
 from runner.ladder.gateway import DEFAULT_OUTPUT_TOKENS
 from runner.outcomes import runs_again
 from runner.store.records import RolloutKey
@@ -142,28 +139,16 @@ async def estimate(prepared: Prepared, run_dir: Path) -> tuple[list[ModelEstimat
     finished = _finished(run_dir)
     pending = [key for key in prepared.keys if key not in finished]
     estimates = {m.label: ModelEstimate(m.label) for m in spec.models}
-    replay, cache = (build_gateway(prepared, CacheMode.REPLAY, SpendCap(), on_call=None, offline=True)
-                     if spec.cache.reads else (None, None))
-    if isinstance(cache, CacheStore):
-        cache.counting = False  # probes, not uses: `tripbench cache stats` must not show a dry run's misses
-    tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
-
-    async def probe(key: RolloutKey) -> None:
-        probe = _Probe(replay)
-        model = bind_model(prepared, probe, key)
-        await run_rollout(key, prepared.tasks[index[key.task]], prepared.strategies[key.strategy], model, tools)
-        _add(estimates[key.model], prepared, key, probe, expected[key.strategy][0])
-
     index = {task.id: position for position, task in enumerate(prepared.tasks)}
-    try:
+    async with EngineSession(prepared, Purpose.DRY_RUN) as session:
+        async def probe(key: RolloutKey) -> None:
+            probe = _Probe(session.reader)
+            model = bind_model(prepared, probe, key)
+            await run_rollout(key, prepared.tasks[index[key.task]], prepared.strategies[key.strategy], model,
+                              session.tools)
+            _add(estimates[key.model], prepared, key, probe, expected[key.strategy][0])
+
         await Scheduler(spec.concurrency).run(pending, probe)
-    finally:
-        if replay is not None:
-            await replay.aclose()
-        if cache is not None:
-            cache.close()
-        if (close := getattr(tools, "close", None)) is not None:
-            close()
     return list(estimates.values()), _assumption(expected)
 
 

@@ -1,282 +1,47 @@
 """A run from spec to stored results: prepare, check the run directory, run every pending rollout, evaluate, export.
 
-    prepare(spec_path)          spec -> benchmark -> tasks -> strategies -> rollout keys (no I/O on the run dir)
-    execute(prepared, run_dir)  resume check -> gateway -> scheduler -> results store -> evaluation -> files
+    prepare(spec_path)          spec -> benchmark -> tasks -> strategies -> rollout keys (`runner.engine.prepared`)
+    execute(prepared, run_dir)  resume check -> engine session -> scheduler -> results store -> evaluation -> files
 
 Everything the engine knows about a benchmark comes through `benchmarks.base.Benchmark`; every LLM call goes
-through one `Gateway` (cache, spend cap, rate limits, retries).
+through one `Gateway` (cache, spend cap, rate limits, retries), opened with the rest of what the rollouts need by
+one `EngineSession` (`runner.engine.session`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import json
 import signal
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
-from benchmarks.base import Benchmark, Strategy, Task
-from benchmarks.offline import OfflineModels, is_offline, offline_models
-from benchmarks.registry import get_benchmark
-from cache import CallCache
-from cache.modes import CacheMode
-from cache.store import CacheStore
-from datahome import default_cache_dir
-from errors import ConfigError, UserError
-from providers.batching import BatchModel
-from providers.prices import nearest_priced, price_for
-from providers.registry import can_batch, check_model, resolve_model
-from runner.engine.expand import check_size, expand, select_tasks, split_name
+from benchmarks.base import Benchmark, Task
+from errors import UserError
+from runner.engine.prepared import Prepared, require_team_client
 from runner.engine.progress import LiveProgress, RunStats
-from runner.engine.rollout import RolloutModel, record_call, run_rollout
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
-from runner.engine.shard import Shard
-from runner.engine.spec import (
-    ModelSpec,
-    RunSpec,
-    batch_models,
-    changed_fields,
-    load_spec,
-    parse_options,
-    require_agreement,
-    with_overrides,
-)
-from runner.ladder.batches import BatchTransport
-from runner.ladder.budget import SpendCap
-from runner.ladder.calls import CallRecord
-from runner.ladder.gateway import Gateway, Target
-from runner.ladder.ratelimit import Limits, RateLimiter
-from runner.ladder.retry import Retrier
-from runner.store.ledger import StoreLedger, settle_left_open
+from runner.engine.session import EngineSession, Purpose
+from runner.engine.spec import RunSpec, changed_fields
 from runner.store.outputs import write_outputs
 from runner.store.records import RolloutKey, RolloutRecord
 from runner.store.results import load_run
-from runner.store.shards import find_shards
-from runner.store.writer import LOCK_FILE, RESULTS_FILE, ResultsStore
+from runner.store.writer import ResultsStore
 
 if TYPE_CHECKING:  # psycopg is an extra (`tripbench[team]`): imported only by runs with `[team]`
-    from runner.team import Team
     from runner.team.shards import ShardClaim
 
 FAILED = "failed"
 EVALUATE_EVERY_S = 30.0
 """How often finished rollouts are scored while a run goes on (for reports on a live run)."""
-TEAM_SPOOL = "team-unwritten.sqlite"
-"""In a team run's directory: answers paid for while the team database was away, until it takes them."""
-
-
-@dataclass(slots=True)
-class Prepared:
-    """A validated spec with everything loaded that does not touch the run directory or spend money."""
-
-    spec: RunSpec
-    spec_path: Path
-    benchmark: Benchmark
-    options: BaseModel
-    tasks: list[Task]
-    strategies: dict[str, Strategy]
-    keys: list[RolloutKey]
-    cache_dir: Path
-    batched: frozenset[str]
-    """The model strings whose calls go through their provider's batch API (checked able to: `batch_models`)."""
-    offline: OfflineModels
-    """The run's offline models (`offline:oracle`, ...): its benchmark's answers to the prompts of its tasks."""
-    shard: Shard | None = None
-    """The shard of the run this process runs (`keys` holds its share), None for the whole run."""
-
-    @property
-    def split(self) -> str:
-        return split_name(self.spec)
-
-    def model(self, label: str) -> ModelSpec:
-        return next(m for m in self.spec.models if m.label == label)
-
-
-def default_run_dir(spec_path: Path) -> Path:
-    """The spec's own folder when that is a run directory (`RUN_DIR/spec.toml`, say; a sharded run's folder too),
-    else `runs/<spec name>` beside the spec file."""
-    folder = spec_path.parent
-    if any((folder / name).is_file() for name in (RESULTS_FILE, LOCK_FILE)) or find_shards(folder) is not None:
-        return folder
-    return spec_path.parent / "runs" / spec_path.stem
-
-
-def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec: RunSpec | None = None,
-            shard: Shard | None = None) -> Prepared:
-    """Reads the spec (with command-line overrides), loads the benchmark, its tasks and strategies, expands the keys.
-
-    Args:
-        spec_path: The spec file.
-        overrides: Spec settings the command line replaces (`max_cost`, `limit`), validated as the spec's own.
-        spec: The spec `spec_path` is about to hold (one made from command-line flags): checked before anything is
-            written.
-        shard: Only this shard's rollouts (`runner.engine.shard`).
-
-    Raises:
-        ConfigError: a bad spec or a strategy the benchmark does not have.
-        UserError: an unknown benchmark, missing data (DataError) and the like.
-    """
-    source = str(spec_path)
-    spec = with_overrides(spec if spec is not None else load_spec(spec_path), overrides or {}, "the command line")
-    folder = spec_path.absolute().parent  # relative paths in a spec are relative to its file, printed resolved
-    benchmark = get_benchmark(spec.benchmark)
-    options = parse_options(benchmark.options_model, spec.options, source, relative_to=folder)
-    if identity := benchmark.identity(options):  # stored with the spec, so resuming compares them (check_resume)
-        spec = spec.model_copy(update={"options": {**spec.options, **identity}})
-    splits = benchmark.splits  # checked here, once for all benchmarks
-    if spec.split is not None and splits and spec.split not in splits:
-        raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
-    for model in spec.models:  # a misspelt provider fails before the run directory is touched
-        if not is_offline(model.model):
-            check_model(model.model)
-    batched = batch_models(spec, source)
-    if spec.team is not None:  # before the run directory is touched: no team, no run
-        require_team_client(source)
-        from runner.team import team_url
-
-        team_url(spec.team.url_env, source)
-    offered = {strategy.name: strategy for strategy in benchmark.strategies(options)}
-    for position, name in enumerate(spec.strategies):
-        if name not in offered:
-            raise ConfigError(source, f"strategies[{position}]", f"one of {', '.join(sorted(offered))}", name)
-    if spec.max_cost is not None:  # a cap needs a price for every model, before anything is spent
-        for position, model in enumerate(spec.models):
-            if price_for(model.model, {model.model: model.prices} if model.prices else None) is None:
-                near = nearest_priced(model.model)
-                raise ConfigError(source, f"models[{position}].prices", "a price table (input, output USD per "
-                                  "million tokens) or a price table entry (\"PROVIDER:NAME\"): max_cost is set and "
-                                  f"the price table does not know {model.model}"
-                                  + (f" (did you mean {near}?)" if near else ""))
-        prices = {model.model: model.prices for model in spec.models if model.prices}
-        for extra in benchmark.extra_models(options):
-            if price_for(extra, prices) is None:
-                raise ConfigError(source, "options", f"a model with a known price: max_cost is set and the benchmark "
-                                  f"also calls {extra}, which the bundled price table does not know")
-    split: str | Path = spec.split if spec.split is not None else folder / (spec.queries or "")
-    tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
-    # the offline models, when the run calls any (their module loads then only), checked as the providers above
-    called = [*(model.model for model in spec.models), *benchmark.extra_models(options)]
-    offline = offline_models(benchmark, tasks, options) if any(map(is_offline, called)) else OfflineModels()
-    for string in filter(is_offline, called):
-        offline.resolve(string)
-    cache_dir = folder / spec.cache_dir if spec.cache_dir else default_cache_dir()
-    check_size(spec, len(tasks), source)
-    keys = expand(spec, tasks, benchmark.name)
-    if shard is not None:
-        keys = shard.select(keys)
-    return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir, batched, offline,
-                    shard)
-
-
-def build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap,
-                  on_call: Callable[[CallRecord], None] | None = record_call,
-                  offline: bool = False, store: ResultsStore | None = None,
-                  session: int | None = None, team: Team | None = None,
-                  cache: CallCache | None | Literal["open"] = "open") -> tuple[Gateway, CallCache | None]:
-    """The run's one gateway: every model resolved now (a missing key fails before anything is spent).
-
-    `offline` (a dry run, whose gateway only reads the cache) resolves models without their API keys. With a
-    `store` and `session`, the calls of batch models go through their providers' batch APIs (`runner.ladder.batches`).
-    With `team`, the RPM and TPM limits are the team's. `cache`: the one the caller opened (`open_cache`), or
-    "open" to open it here.
-
-    Returns:
-        The gateway and the cache it uses (close it after the gateway), None for cache mode `off`.
-    """
-    spec = prepared.spec
-    targets: dict[str, Target] = {}
-    for model in spec.models:
-        if model.model not in targets:  # entries sharing a model string agree on their client (parse_spec checked)
-            provider = prepared.offline.resolve(model.model) if is_offline(model.model) else resolve_model(
-                model.model, api_key_env=model.api_key_env, base_url=model.base_url, timeout_s=model.request_timeout_s,
-                transport=model.transport, pool_size=_pool_size(spec, model.model), offline=offline)
-            targets[model.model] = Target.of(model.model, provider)
-    for extra in extra_models(prepared):  # a plan parser's model, say: the provider's defaults
-        if extra not in targets:
-            targets[extra] = Target.of(extra, prepared.offline.resolve(extra) if is_offline(extra) else
-                                       resolve_model(extra, pool_size=spec.concurrency, offline=offline))
-    display = {string: target.limit_key.display for string, target in targets.items()}
-    # The limiter looks limits up by display name, and two model strings may still reach one server and model
-    # (`…/v1` and `…/v1/`): one set of numbers must not silently win over the other.
-    require_agreement(spec.models, lambda model: display[model.model], ("rpm", "tpm"), str(prepared.spec_path),
-                      "which reaches the same model at the same endpoint")
-    adaptive = {display[model.model] for model in spec.models if model.adaptive}  # one limit per server and model
-    limits = {display[model.model]: Limits(rpm=model.rpm, tpm=model.tpm, adaptive=display[model.model] in adaptive,
-                                           max_concurrency=_pool_size(spec, model.model)
-                                           if display[model.model] in adaptive else None)  # how far it may grow
-              for model in spec.models}
-    policy = spec.retry.policy()
-    batches = None
-    if store is not None and session is not None and (capable := _batch_providers(prepared, targets)):
-        batches = BatchTransport(store, session, capable, prepared.batched, size=spec.batch_size,
-                                 flush_s=spec.batch_flush_s, poll_s=spec.batch_poll_s)
-    if cache == "open":
-        cache = open_cache(prepared, mode)
-    gateway = Gateway(
-        resolve=lambda model: targets[model].model, cache=cache, mode=mode, spend_cap=spend_cap,
-        # a 429's pause of a model's other calls ends when the retry policy would have given up waiting for it
-        limiter=RateLimiter(limits, max_pause_s=policy.max_retry_after_s,
-                            shared=team.buckets if team is not None else None), retrier=Retrier(policy),
-        prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call, batches=batches,
-    )
-    return gateway, cache
-
-
-def open_cache(prepared: Prepared, mode: CacheMode, run_dir: Path | None = None,
-               team: Team | None = None) -> CallCache | None:
-    """The run's cache: the team database's with `[team]` (one cache for every process, sharing `team`'s outage;
-    answers it cannot take during an outage wait in `run_dir`'s spool), else the cache folder's; None for cache mode
-    `off`."""
-    spec = prepared.spec
-    if mode is CacheMode.OFF:
-        return None
-    if spec.team is not None:
-        require_team_client(str(prepared.spec_path))
-        from runner.team import TeamCache, team_url
-
-        return TeamCache(team_url(spec.team.url_env, str(prepared.spec_path)), overwrite=mode is CacheMode.REFRESH,
-                         outage_s=spec.team.outage_s, outage=team.outage if team is not None else None,
-                         spool=run_dir / TEAM_SPOOL if run_dir is not None else None)
-    return CacheStore(prepared.cache_dir)
-
-
-def require_team_client(source: str) -> None:
-    """Raises `ConfigError` when `[team]` is set and PostgreSQL's client (the `team` extra) is not installed."""
-    if importlib.util.find_spec("psycopg") is None:
-        raise ConfigError(source, "team", "PostgreSQL's client installed: pip install 'tripbench[team]'")
-
-
-def _batch_providers(prepared: Prepared, targets: dict[str, Target]) -> dict[str, BatchModel]:
-    """The provider of each model string of the spec whose provider has a batch API (batched now or not: an earlier
-    session may have left a batch of it live)."""
-    return {model.model: provider for model in prepared.spec.models
-            if can_batch(model.model) and isinstance(provider := targets[model.model].model, BatchModel)}
-
-
-def extra_models(prepared: Prepared) -> list[str]:
-    """Models the benchmark's strategies call besides those under test (`Benchmark.extra_models`)."""
-    return list(prepared.benchmark.extra_models(prepared.options))
-
-
-def _pool_size(spec: RunSpec, model: str) -> int:
-    """Connections one model string needs at most: the rollouts of its entries that may be in flight at once."""
-    bounds = [entry.rollout_bound or spec.concurrency for entry in spec.models if entry.model == model]
-    return min(spec.concurrency, sum(bounds))
-
-
-def bind_model(prepared: Prepared, gateway: Any, key: RolloutKey) -> RolloutModel:
-    """The model a strategy sees for `key`: the model's provider string and sampling, the key's sample."""
-    model = prepared.model(key.model)
-    return RolloutModel(gateway, model.model, model.over(prepared.spec.sampling), key.sample, prepared.spec.max_calls)
 
 
 def planned_counts(keys: Sequence[RolloutKey]) -> dict[str, dict[str, int]]:
@@ -364,14 +129,11 @@ class Watch:
 class Session:
     """One session of a run with what it has open while its rollouts run."""
 
-    prepared: Prepared
+    engine: EngineSession
+    """The gateway, spend cap and tools (`runner.engine.session`)."""
     store: ResultsStore
     id: int
     """The session's id in the results store."""
-    gateway: Gateway
-    spend_cap: SpendCap
-    tools: Any
-    """The benchmark's sandbox tools (`Benchmark.open_tools`)."""
     report: RunReport
 
 
@@ -475,39 +237,14 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
         session = await store.start_session(spec.public_dump(), str(prepared.spec_path),
                                             version("tripbench"), planned_counts(prepared.keys))
         opened.push_async_callback(lambda: store.end_session(session, report.outcome))
-        team = None
-        if spec.team is not None:  # fails closed: a team run whose database cannot be reached sends nothing
-            require_team_client(str(prepared.spec_path))
-            from runner.team import Team, team_url
-
-            team = await Team.join(team_url(spec.team.url_env, str(prepared.spec_path)), stale_s=spec.team.stale_s,
-                                   outage_s=spec.team.outage_s)
-            opened.push_async_callback(team.aclose)  # after the ledgers and the gateway: last, as it leaves
-        store_ledger = StoreLedger(store, session)
-        opened.push_async_callback(store_ledger.aclose)
-        ledger = (await team.ledger(spec.team.budget, spec.max_cost, local=store_ledger, claim=claim,
-                                    spool=run_dir / TEAM_SPOOL)
-                  if team is not None and spec.team is not None else store_ledger)
-        cache = open_cache(prepared, spec.cache, run_dir, team)
-        if cache is not None:
-            opened.callback(cache.close)
-        await settle_left_open(store, prepared.cache_dir, cache)  # calls a killed session had in flight
-        spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd(), ledger=ledger)
-        gateway, _ = build_gateway(prepared, spec.cache, spend_cap, store=store, session=session, team=team,
-                                   cache=cache)
-        opened.push_async_callback(gateway.aclose)  # before the cache closes: it writes the entries still queued
-        if team is not None:  # closing never waits out a team database that is away: its spool keeps what it lacks
-            opened.callback(team.outage.stop_waiting)
-        await gateway.resume_batches()  # batches a killed session submitted: waited for, never sent again
-        tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)
-        if (close := getattr(tools, "close", None)) is not None:
-            opened.callback(close)
+        # fails closed: a team run whose database cannot be reached sends nothing
+        engine = await opened.enter_async_context(EngineSession(prepared, Purpose.RUN, store=store,
+                                                                session_id=session, claim=claim))
         await store.save_tasks(prepared.benchmark.name, prepared.split, prepared.tasks)
-        outcome = await _run_pending(Session(prepared, store, session, gateway, spend_cap, tools, report), plan,
-                                     watch, grace_s, spread)
+        outcome = await _run_pending(Session(engine, store, session, report), plan, watch, grace_s, spread)
         interrupts.install()
         report.notes += await _evaluate(prepared, store, run_dir)
-        if (batches := gateway.batch_counts) is not None and (twice := batches.maybe_twice):
+        if (batches := engine.gateway.batch_counts) is not None and (twice := batches.maybe_twice):
             report.notes.append(f"{twice} batch requests were sent again after their batch's submission got no "
                                 "answer and the batch was not found among the provider's (a Message Batch keeps no "
                                 "tag; a running one is told apart only by its size): they may be billed twice")
@@ -563,12 +300,12 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
                        spread: Spread | None) -> str:
     """Runs the plan's pending rollouts (here, or where `spread` chooses: a Ray cluster's actors, a replay's worker
     processes), storing each as it finishes; returns the outcome (`runner.engine.scheduler`)."""
-    prepared, spec, spend_cap, report = session.prepared, session.prepared.spec, session.spend_cap, session.report
-    tasks = {task.id: task for task in prepared.tasks}
+    engine, report = session.engine, session.report
+    prepared, spec, spend_cap = engine.prepared, engine.prepared.spec, engine.spend_cap
     # Once the cap refused a call with nothing else reserved, no new rollout starts; those running end on their own.
     scheduler = Scheduler(spec.concurrency, {m.label: m.rollout_bound for m in spec.models},
                           admit=lambda: not spend_cap.exhausted, grace_s=grace_s)
-    stats = RunStats(spend_cap, batches=session.gateway.batch_counts,
+    stats = RunStats(spend_cap, batches=engine.gateway.batch_counts,
                      spent_before=await asyncio.to_thread(_spent_by_model, session.store.path.parent))
     totals = {m.label: 0 for m in spec.models}
     done_before = dict.fromkeys(totals, 0)
@@ -585,9 +322,7 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
         live.done(record)
 
     async def run_one(key: RolloutKey) -> None:
-        await save(await run_rollout(key, tasks[key.task], prepared.strategies[key.strategy],
-                                     bind_model(prepared, session.gateway, key), session.tools,
-                                     stats.observer(key.model)))
+        await save(await engine.rollout(key, stats.observer(key.model)))
 
     async def save_run_elsewhere(record: RolloutRecord) -> None:
         observe = stats.observer(record.key.model)  # its calls, seen here only now

@@ -8,9 +8,8 @@ had written (`spec.toml`, `results.sqlite`) would refuse the next run on that sp
 
 from __future__ import annotations
 
-from cache.modes import CacheMode
-from runner.engine.execute import Prepared, build_gateway
-from runner.ladder.budget import SpendCap
+from runner.engine.prepared import Prepared
+from runner.engine.session import EngineSession, Purpose
 
 
 async def preflight(prepared: Prepared) -> None:
@@ -19,9 +18,6 @@ async def preflight(prepared: Prepared) -> None:
     Raises:
         UserError: a missing API key (`MissingAPIKey`), an unknown or unreachable model, missing benchmark data.
     """
-    gateway, _ = build_gateway(prepared, CacheMode.OFF, SpendCap(None), on_call=None)
-    await gateway.aclose()
-    tools = prepared.benchmark.open_tools(prepared.options)
-    if (close := getattr(tools, "close", None)) is not None:
-        close()
+    async with EngineSession(prepared, Purpose.PREFLIGHT):
+        pass
 

@@ -36,13 +36,12 @@ from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError
 
 from benchmarks.base import BUDGET_EXHAUSTED
 from errors import UserError
-from runner.engine.execute import Prepared, RemoteRun, bind_model, build_gateway, open_cache, prepare
-from runner.engine.rollout import run_rollout
+from runner.engine.execute import RemoteRun
+from runner.engine.prepared import Prepared, prepare
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
+from runner.engine.session import EngineSession, Purpose
 from runner.engine.spec import RunSpec
-from runner.ladder.budget import SpendCap
 from runner.store.records import RolloutKey, RolloutRecord
-from runner.team import Team, team_url
 
 CHUNKS_PER_ACTOR = 4
 """Chunks the pending rollouts are cut into per actor, at least: a dead actor loses at most about this share of its
@@ -66,53 +65,27 @@ class RolloutWorker:
     """A Ray actor: the spec prepared once, a gateway of its own, chunks of rollouts run with `concurrency`."""
 
     def __init__(self, spec_path: str, spec: RunSpec, concurrency: int) -> None:
-        self._prepared = prepare(Path(spec_path), spec=spec)
+        self._session = EngineSession(prepare(Path(spec_path), spec=spec), Purpose.REMOTE_ACTOR)
         self._concurrency = concurrency
-        self._opened: contextlib.AsyncExitStack | None = None
-        self._opening: asyncio.Task[None] | None = None
-        self._gateway: Any = None
-        self._tools: Any = None
-
-    async def _open(self) -> None:
-        """The gateway and tools, opened in the actor's event loop on its first chunk: this actor joins the team, whose
-        database holds the cache, the spend cap and the rate limits."""
-        self._opened = contextlib.AsyncExitStack()
-        prepared = self._prepared
-        spec, team_spec = prepared.spec, prepared.spec.team
-        assert team_spec is not None  # `--ray-address` is refused without [team]
-        team = await Team.join(team_url(team_spec.url_env, str(prepared.spec_path)), stale_s=team_spec.stale_s,
-                               outage_s=team_spec.outage_s)
-        self._opened.push_async_callback(team.aclose)
-        spend_cap = SpendCap(spec.max_cost, ledger=await team.ledger(team_spec.budget, spec.max_cost))
-        cache = open_cache(prepared, spec.cache)
-        if cache is not None:
-            self._opened.callback(cache.close)
-        gateway, _ = build_gateway(prepared, spec.cache, spend_cap, team=team, cache=cache)
-        self._opened.push_async_callback(gateway.aclose)
-        self._gateway = gateway
-        self._tools = await asyncio.to_thread(self._prepared.benchmark.open_tools, self._prepared.options)
-        if (close := getattr(self._tools, "close", None)) is not None:
-            self._opened.callback(close)
+        self._opening: asyncio.Task[EngineSession] | None = None
 
     async def run(self, keys: list[RolloutKey]) -> list[RolloutRecord]:
         """Runs a chunk; returns its finished rollouts (all of them: a rollout's failure is its record)."""
-        if self._opening is None:  # the actor's chunks run concurrently: the first opens, the others wait for it
-            self._opening = asyncio.ensure_future(self._open())
-        await self._opening
-        prepared = self._prepared
-        tasks = {task.id: task for task in prepared.tasks}
+        if self._opening is None:  # opened in the actor's event loop on its first chunk: this actor joins the team,
+            # whose database holds the cache, the spend cap and the rate limits; the actor's chunks run concurrently:
+            # the first opens, the others wait for it
+            self._opening = asyncio.ensure_future(self._session.open())
+        session = await self._opening
         records: list[RolloutRecord] = []
 
         async def run_one(key: RolloutKey) -> None:
-            records.append(await run_rollout(key, tasks[key.task], prepared.strategies[key.strategy],
-                                             bind_model(prepared, self._gateway, key), self._tools))
+            records.append(await session.rollout(key))
         await Scheduler(self._concurrency).run(keys, run_one)
         return records
 
     async def close(self) -> None:
         """Writes the cache entries still queued and closes what the actor opened."""
-        if self._opened is not None:
-            await self._opened.aclose()
+        await self._session.aclose()
 
 
 @dataclass(slots=True)

@@ -45,11 +45,11 @@ from typing import Any
 
 from benchmarks.base import Task
 from cache.modes import CacheMode
-from errors import UserError
-from runner.engine.execute import Prepared, RemoteRun, Spread, bind_model, build_gateway, open_cache
-from runner.engine.rollout import run_rollout
+from errors import Interruption, UserError
+from runner.engine.execute import RemoteRun, Spread
+from runner.engine.prepared import Prepared
 from runner.engine.scheduler import COMPLETED, INTERRUPTED, Scheduler
-from runner.ladder.budget import SpendCap
+from runner.engine.session import EngineSession, Purpose
 from runner.store.records import RolloutKey, RolloutRecord
 from runner.store.writer import as_stored
 
@@ -268,8 +268,8 @@ async def _drive(worker: _Worker, chunks: _Chunks, save: Callable[[RolloutRecord
         raise failures.exceptions[0] from failures
 
 
-class _Stalled(Exception):
-    """A worker sent nothing for `stall_s()` seconds."""
+class _Stalled(Interruption):
+    """A worker sent nothing for `stall_s()` seconds (our machinery: its rollouts run again elsewhere)."""
 
 
 @dataclass(slots=True)
@@ -332,7 +332,7 @@ class _Worker:
             silent += min(now - polled, 2 * POLL_S)
             polled = now
             if silent >= self.stall_s and not self.reading.done():
-                raise _Stalled
+                raise _Stalled(f"no word from the worker for {self.stall_s:.0f} s")
         reading, self.reading = self.reading, None
         try:
             message: tuple[str, Any] = reading.result()
@@ -398,20 +398,11 @@ class _Outbox:
 
 async def _serve(conn: Connection, outbox: _Outbox, prepared: Prepared, concurrency: int) -> None:
     tasks = {task.id: task for task in prepared.tasks}
-    async with contextlib.AsyncExitStack() as opened:
-        cache = open_cache(prepared, prepared.spec.cache)
-        if cache is not None:
-            opened.callback(cache.close)
-        gateway, _ = build_gateway(prepared, prepared.spec.cache, SpendCap(prepared.spec.max_cost), cache=cache)
-        opened.push_async_callback(gateway.aclose)
-        tools = prepared.benchmark.open_tools(prepared.options)
-        if (close := getattr(tools, "close", None)) is not None:
-            opened.callback(close)
+    async with EngineSession(prepared, Purpose.REPLAY_WORKER) as session:
         finished: list[RolloutRecord] = []
 
         async def run_one(key: RolloutKey) -> None:
-            finished.append(await run_rollout(key, tasks[key.task], prepared.strategies[key.strategy],
-                                              bind_model(prepared, gateway, key), tools))
+            finished.append(await session.rollout(key))
             if len(finished) >= SEND_EVERY:
                 _send_scored(outbox, prepared, tasks, finished)
         while (keys := conn.recv()) is not None:

@@ -6,7 +6,7 @@
     strategies = ["react"]
     samples = 1
     max_cost = 25.0                      # USD, the whole run across resumes
-    concurrency = 256                    # rollouts in flight, all models together; per model also "auto"
+    concurrency = 256                    # rollouts in flight, all models together (per model: max_rollouts)
 
     [sampling]                           # defaults for every model
     temperature = 0.0
@@ -46,8 +46,10 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    SerializerFunctionWrapHandler,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -109,7 +111,8 @@ class ModelSpec(Sampling):
     """One model under test; its sampling fields override `[sampling]`.
 
     Entries sharing a model string share one provider client, rate limits and prices, so they must agree on every
-    field but `name`, `concurrency` and the sampling fields (`CLIENT_FIELDS`, checked by `parse_spec`).
+    field but `name`, `max_rollouts`, `adaptive_calls`, `concurrency` and the sampling fields (`CLIENT_FIELDS`,
+    checked by `parse_spec`).
     """
 
     model: str = Field(min_length=1)
@@ -124,10 +127,16 @@ class ModelSpec(Sampling):
     """Requests per minute the gateway allows itself."""
     tpm: int | None = Field(default=None, ge=1)
     """Tokens per minute (prompt estimate + max_tokens reserved before sending)."""
+    max_rollouts: int | None = Field(default=None, ge=1)
+    """This model's rollouts in flight at most (the run's `concurrency` bounds all models together)."""
+    adaptive_calls: bool | None = None
+    """Its calls in flight follow its server: a limit that grows while the server answers as fast and backs off when
+    it is full (`runner.ladder.adaptive`), at most its rollouts in flight. Unset: on for `openai-compatible:` servers,
+    off for the others."""
     concurrency: Annotated[int | Literal["auto"] | None, BeforeValidator(_concurrency)] = None
-    """Rollouts of this model in flight at once; `"auto"`: its calls in flight, bounded by a limit that grows while the
-    server answers as fast and backs off when it is full (`runner.ladder.adaptive`). Unset: `"auto"` for
-    `openai-compatible:` servers, no per-model bound below the global one for the others."""
+    """Deprecated (one field for two things): a number N is `max_rollouts = N` with `adaptive_calls = false`; `"auto"`
+    is `adaptive_calls = true`. Still read, in a spec and in a stored run; not with either of the fields that replace
+    it."""
     prices: Annotated[Price | None, BeforeValidator(_table_entry)] = None
     """Price override, or the name of a price table entry; required for models the table does not know when a spend
     cap is set."""
@@ -142,15 +151,32 @@ class ModelSpec(Sampling):
     same requests and answers either way, never in a cache key. Unset: aiohttp for `openai-compatible:` servers,
     the SDK for the hosted APIs."""
 
+    @model_validator(mode="after")
+    def _one_spelling(self) -> ModelSpec:
+        if self.concurrency is not None and (self.max_rollouts is not None or self.adaptive_calls is not None):
+            raise ValueError("concurrency (deprecated) or max_rollouts and adaptive_calls, not both")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The fields, but `max_rollouts` and `adaptive_calls` only when set: a run's stored spec stays what an older
+        tripbench, which has neither, wrote and reads."""
+        dumped: dict[str, Any] = handler(self)
+        return {name: value for name, value in dumped.items()
+                if value is not None or name not in ("max_rollouts", "adaptive_calls")}
+
     @property
     def adaptive(self) -> bool:
-        """Whether this model's calls in flight adapt to its server (`concurrency = "auto"`, or unset on an
-        `openai-compatible:` server)."""
+        """Whether this model's calls in flight adapt to its server (`adaptive_calls`; `concurrency = "auto"`)."""
+        if self.adaptive_calls is not None:
+            return self.adaptive_calls
         return self.concurrency == "auto" or (self.concurrency is None and self.model.startswith("openai-compatible:"))
 
     @property
     def rollout_bound(self) -> int | None:
         """Rollouts of this model in flight at most (None: only the global bound)."""
+        if self.max_rollouts is not None:
+            return self.max_rollouts
         return self.concurrency if isinstance(self.concurrency, int) else None
 
     @property
@@ -160,7 +186,8 @@ class ModelSpec(Sampling):
 
 
 CLIENT_FIELDS = tuple(name for name in ModelSpec.model_fields
-                      if name not in {"model", "name", "concurrency", *Sampling.model_fields})
+                      if name not in {"model", "name", "max_rollouts", "adaptive_calls", "concurrency",
+                                      *Sampling.model_fields})
 """Fields of the provider client, rate limits and prices behind one model string (a field added to ModelSpec is one
 unless listed as each entry's own here: an entry that silently lost its setting is the worse mistake)."""
 

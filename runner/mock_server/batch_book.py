@@ -7,6 +7,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from providers.registry import WireAPI
 from runner.mock_server.config import Batches
 
 Outcome = Literal["succeeded", "errored", "expired", "canceled"]
@@ -26,7 +27,7 @@ class MockBatch:
     """One batch, either API: its requests in order, and once it ended their results by custom_id."""
 
     id: str
-    api: Literal["openai", "anthropic"]
+    api: WireAPI
     requests: list[tuple[str, Any]]
     """(custom_id, request body)."""
     created_at: float

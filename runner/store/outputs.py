@@ -58,9 +58,8 @@ def output_folders(results: RunResults) -> dict[tuple[str, str], Path]:
     store their first rollouts.
     """
     pairs = {(r.key.model, r.key.strategy) for r in results.rollouts}
-    spec_models = {model.get("name") or model.get("model") for model in results.spec.get("models", [])}
-    models = folder_names({model for model, _ in pairs} | {label for label in spec_models if label})
-    strategies = folder_names({strategy for _, strategy in pairs} | set(results.spec.get("strategies", [])))
+    models = folder_names({model for model, _ in pairs} | {label for label in results.spec.labels if label})
+    strategies = folder_names({strategy for _, strategy in pairs} | set(results.spec.strategies))
     return {(model, strategy): results.run_dir / OUTPUTS / models[model] / strategies[strategy]
             for model, strategy in pairs}
 
@@ -122,10 +121,10 @@ def write_merged_outputs(results: RunResults) -> tuple[list[Path], list[str]]:
         As `write_outputs`; nothing for a run without a session yet.
     """
     splits = sorted({rollout.key.split for rollout in results.rollouts})
-    if not results.spec or len(splits) != 1:
+    if not results.sessions or len(splits) != 1:
         return [], []
-    benchmark = get_benchmark(str(results.spec["benchmark"]))
-    return write_outputs(results, benchmark, results.tasks(), splits[0], int(results.spec.get("samples", 1)))
+    benchmark = get_benchmark(results.spec.benchmark)
+    return write_outputs(results, benchmark, results.tasks(), splits[0], results.spec.samples)
 
 
 def _sample_label(sample: int, samples: int, prefix: str = " sample ") -> str:

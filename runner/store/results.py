@@ -22,6 +22,7 @@ from runner.ladder.calls import CallRecord as CallRecord  # re-exported: a store
 from runner.store.migrations import migrate
 from runner.store.records import RolloutKey
 from runner.store.shards import ShardStores, find_shards, merge_stores
+from runner.store.stored_spec import StoredSpec
 from runner.store.writer import CALL_COLUMNS, OPEN_USD, RESULTS_FILE, ROLLOUT_COLUMNS, damaged_message
 
 
@@ -30,7 +31,7 @@ class SessionInfo:
     """One `tripbench run` invocation on the run directory."""
 
     id: int
-    spec: dict[str, Any]
+    spec: StoredSpec
     spec_path: str | None
     tool_version: str
     pid: int
@@ -103,7 +104,8 @@ class RunResults:
         """The shard folders read, for a sharded run (None: one run directory)."""
         self._conn = conn
         self.sessions = [
-            SessionInfo(row[0], orjson.loads(row[1]), row[2], row[3], row[4], orjson.loads(row[5]), *row[6:])
+            SessionInfo(row[0], StoredSpec.of(orjson.loads(row[1])), row[2], row[3], row[4], orjson.loads(row[5]),
+                        *row[6:])
             for row in self._query("SELECT id, spec, spec_path, tool_version, pid, planned, started_at, ended_at, "
                                    f"outcome, spent_usd FROM session ORDER BY {'started_at, ' if shards else ''}id")
         ]
@@ -134,9 +136,9 @@ class RunResults:
         self._conn.close()
 
     @property
-    def spec(self) -> dict[str, Any]:
+    def spec(self) -> StoredSpec:
         """The spec of the latest session (what the run is doing now)."""
-        return self.sessions[-1].spec if self.sessions else {}
+        return self.sessions[-1].spec if self.sessions else StoredSpec()
 
     @property
     def planned(self) -> dict[str, dict[str, int]]:

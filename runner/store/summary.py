@@ -145,7 +145,7 @@ def render_summary(results: RunResults, console: Console) -> None:
         return
     first = results.sessions[0]
     started = datetime.fromtimestamp(first.started_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
-    cap = results.spec.get("max_cost")
+    cap = results.spec.max_cost
     reserved = results.reserved_usd
     money = (f"${results.spent_usd:.4f}" + (f" + ${reserved:.4f} reserved" if reserved else "")
              + (f" of a ${cap:.2f} cap" if cap is not None else ""))
@@ -213,7 +213,7 @@ def summary_json(results: RunResults) -> dict[str, Any]:
         "sessions": len(results.sessions),
         "spent_usd": results.spent_usd,
         "reserved_usd": results.reserved_usd,
-        "max_cost": results.spec.get("max_cost"),
+        "max_cost": results.spec.max_cost,
         "without_result": dict(without_result(results)),
         "untrusted_usage_calls": results.untrusted_calls(),
         "failure_reasons": {model: [{"reason": reason, "count": count} for reason, count in top]

@@ -67,6 +67,7 @@ from runner.ladder.batches import StoredBatch
 from runner.outcomes import runs_again
 from runner.store.migrations import migrate
 from runner.store.records import RolloutKey, RolloutRecord
+from runner.store.stored_spec import StoredSpec
 
 RESULTS_FILE = "results.sqlite"
 LOCK_FILE = "results.lock"
@@ -325,7 +326,7 @@ class ResultsStore:
                                  "(SELECT 1 FROM batch_request r WHERE r.charge = c.id) ORDER BY c.id")
         batched: dict[str, frozenset[str]] = {}
         for _, _, spec in rows:
-            batched.setdefault(spec, _batched_models(orjson.loads(spec)))
+            batched.setdefault(spec, StoredSpec.of(orjson.loads(spec)).batched)
         return [charge for charge, model, spec in rows if model in batched[spec]]
 
     # -- writes ------------------------------------------------------------------------------------------------
@@ -477,8 +478,3 @@ def _key_tuple(key: RolloutKey) -> tuple[str, str, str, str, str, int]:
     return (key.benchmark, key.split, key.task, key.model, key.strategy, key.sample)
 
 
-def _batched_models(spec: Any) -> frozenset[str]:
-    """The model strings a session's spec snapshot sent through a batch API (a model's `batch`, else the run's)."""
-    models = spec.get("models") if isinstance(spec, dict) else None
-    return frozenset(str(model.get("model")) for model in models or () if isinstance(model, dict)
-                     and (spec.get("batch") if model.get("batch") is None else model.get("batch")))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.jsonl import MAX_NESTING, deeper_than, parse, read_jsonl
-from errors import DataError
+from benchmarks.jsonl import MAX_NESTING, deeper_than, parse, read_json, read_jsonl
+from errors import DataError, MissingInput
 
 
 def test_lines_end_at_a_line_feed_only_and_bad_lines_say_why(tmp_path: Path) -> None:
@@ -44,3 +44,17 @@ def test_a_value_nested_past_the_cap_is_a_bad_line_and_one_at_it_is_read() -> No
     assert parse("[" * 100_000) == (None, "JSON nested too deeply (more than 64 levels)")  # past the interpreter's
     assert parse('{"a": ' + at_cap + "}", nesting=None) == ({"a": json.loads(at_cap)}, None)  # the caller checks
     assert not deeper_than({"a": [1, {"b": []}]}, 4) and deeper_than({"a": [1, {"b": [[]]}]}, 4)
+
+
+def test_a_datasets_json_file_is_read_whole_and_a_bad_one_is_named(tmp_path: Path) -> None:
+    good, bad, latin = tmp_path / "good.json", tmp_path / "bad.json", tmp_path / "latin.json"
+    good.write_text('{"q1": {"answer": "Rome \u2028"}}', encoding="utf-8")
+    bad.write_text("{", encoding="utf-8")
+    latin.write_bytes(b'{"city": "K\xf6ln"}')
+    assert read_json(good) == {"q1": {"answer": "Rome \u2028"}}
+    for path in (bad, latin):
+        with pytest.raises(DataError, match=rf"^{path}: not a readable JSON file: "):
+            read_json(path)
+    with pytest.raises(MissingInput, match=rf"^{tmp_path / 'absent.json'}: no such file$"):
+        read_json(tmp_path / "absent.json")
+

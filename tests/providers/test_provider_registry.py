@@ -10,11 +10,12 @@ import pytest
 
 from errors import UserError
 from providers.anthropic_messages import AnthropicMessages
+from providers.batching import BatchModel
 from providers.errors import AuthError, MissingAPIKey
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Message
 from providers.keys import key_digest
 from providers.openai_chat import OpenAIChat
-from providers.registry import ProviderRegistry, resolve_model
+from providers.registry import BUILTINS, ProviderRegistry, can_batch, resolve_model
 from runner.mock_server import MockConfig
 from tests.providers.providers_support import SECRET_KEY
 
@@ -156,4 +157,21 @@ async def test_the_transport_defaults_to_aiohttp_for_compatible_servers_and_the_
         assert made[0].endpoint == made[3].endpoint  # type: ignore[attr-defined]  # one identity, one cache
     finally:
         for model in made:
+            await model.aclose()  # type: ignore[attr-defined]
+
+
+async def test_each_builtin_providers_record_says_what_its_client_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one record per provider is what the registry builds from and the spec checks batching against."""
+    for provider in BUILTINS.values():
+        if provider.key_env is not None:
+            monkeypatch.setenv(provider.key_env, "sk-test")
+    made = {prefix: resolve_model(f"{prefix}:m@http://127.0.0.1:9/v1" if prefix == "openai-compatible" else
+                                  f"{prefix}:m") for prefix in BUILTINS}
+    try:
+        assert {prefix: (model.provider, model.transport, isinstance(model, BatchModel), can_batch(f"{prefix}:m"))
+                for prefix, model in made.items()} == {  # type: ignore[attr-defined]
+            "openai": ("openai", "sdk", True, True), "anthropic": ("anthropic", "sdk", True, True),
+            "openai-compatible": ("openai-compatible", "aiohttp", True, False)}  # OpenAI's client, no batch API
+    finally:
+        for model in made.values():
             await model.aclose()  # type: ignore[attr-defined]

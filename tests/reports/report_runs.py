@@ -6,7 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 
 
 def write_spec(folder: Path, name: str, *, queries: str, models: list[tuple[str, str]], strategies: list[str],

@@ -8,7 +8,8 @@ import matplotlib.image
 import pytest
 
 from reports import build_report, write_report
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from runner.mock_server import MockConfig
 from tests.reports.hostile_replies import PAYLOAD
 from tests.reports.report_runs import write_spec

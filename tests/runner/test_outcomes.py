@@ -33,6 +33,7 @@ EXPECTED: dict[str, str] = {
     # Our machinery: no result, the same command runs the rollout again.
     "Interruption": INTERRUPTED,
     "TeamUnavailable": INTERRUPTED,
+    "_Stalled": INTERRUPTED,  # a replay worker silent too long (caught by the run: its chunk runs elsewhere)
     # A strategy's or an evaluator's own exceptions (caught inside them; if one escapes, it is their bug).
     "NoReply": CRASHED,
     "_StepError": CRASHED,

@@ -31,7 +31,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -188,10 +188,7 @@ def people_deviation(itinerary: Any, query: Mapping[str, Any], *, fixed: bool = 
     vehicles: float = 0
     n_tickets = n_vehicles = 0
     for day_plan in itinerary["daily_plans"]:
-        for activity in day_plan["activities"]:
-            details = activity.get("details") if "details" in activity else None
-            if details is None:
-                continue
+        for details in activity_details(day_plan):
             ticket_number = details.get("ticket_number", 0)
             if ticket_number:
                 tickets += abs(ticket_number - people)
@@ -214,6 +211,14 @@ def people_deviation(itinerary: Any, query: Mapping[str, Any], *, fixed: bool = 
     accuracy: float = 1.0 - min(1.0, deviation / people)
     return 1.0 - accuracy
 
+
+
+def activity_details(day_plan: Mapping[str, Any]) -> Iterator[Any]:
+    """The `details` of each of a day plan's activities that has them, in order."""
+    for activity in day_plan["activities"]:
+        details = activity.get("details") if "details" in activity else None
+        if details is not None:
+            yield details
 
 def transfer_breaks(days: Mapping[Any, list[Stop]], locate: Callable[[Sequence[Any]], dict[str, LatLon]],
                     distances: Distances, city_code: str) -> float:

@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from benchmarks.traveleval.evaluation.accuracy import room_capacity
+from benchmarks.traveleval.evaluation.accuracy import activity_details, room_capacity
 from benchmarks.traveleval.evaluation.extract import total_cost
-from benchmarks.traveleval.evaluation.time import categories, date_type, effective_hours
+from benchmarks.traveleval.evaluation.time import visited_attractions
 from benchmarks.traveleval.sandbox.sandbox import Attraction
 
 
@@ -62,10 +62,7 @@ def people_adaptability(itinerary: Any, query: Mapping[str, Any]) -> int:
     if room_capacity(itinerary) < people:
         return 0
     for day_plan in itinerary["daily_plans"]:
-        for activity in day_plan["activities"]:
-            details = activity.get("details") if "details" in activity else None
-            if details is None:
-                continue
+        for details in activity_details(day_plan):
             ticket_number = details.get("ticket_number", 0)
             if ticket_number and ticket_number < people:
                 return 0
@@ -151,15 +148,7 @@ def travel_time_satisfaction(schedules: Mapping[Any, Any], dates: Any, attractio
                              queue: bool = True) -> int:
     if not attractions:
         return 1
-    for day, activities in schedules.items():
-        for activity in activities:
-            if activity.get("type", "") != "attraction":
-                continue
-            name = activity.get("location_name", "")
-            if name not in attractions:
-                continue
-            row = attractions[name]
-            effective = effective_hours(activity, date_type(dates, day), categories(row.type) if queue else ())
-            if effective < row.recommendmintime or effective > row.recommendmaxtime:
-                return 0
+    for _, _, row, effective in visited_attractions(schedules, dates, attractions, queue=queue):
+        if effective < row.recommendmintime or effective > row.recommendmaxtime:
+            return 0
     return 1

@@ -29,7 +29,7 @@ Metrics (official `core/metrics/time.py`):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
@@ -101,6 +101,15 @@ def tour_ratios(schedules: Mapping[Any, Any], dates: Any, attractions: Mapping[s
     ratios: dict[str, float] = {}
     if not attractions:
         return ratios
+    for name, activity, row, effective in visited_attractions(schedules, dates, attractions, queue=queue):
+        ratios[name] = 0.0 if effective < row.recommendmintime else effective / activity_hours(activity)
+    return ratios
+
+
+def visited_attractions(schedules: Mapping[Any, Any], dates: Any, attractions: Mapping[str, Attraction], *,
+                        queue: bool = True) -> Iterator[tuple[str, Any, Attraction, float]]:
+    """Each activity of `schedules` at a sandbox attraction, in order: its name, the activity, the attraction's row
+    and the hours spent touring (`effective_hours`; without `queue`, no wait)."""
     for day, activities in schedules.items():
         for activity in activities:
             if activity.get("type", "") != "attraction":
@@ -109,9 +118,8 @@ def tour_ratios(schedules: Mapping[Any, Any], dates: Any, attractions: Mapping[s
             if name not in attractions:
                 continue
             row = attractions[name]
-            effective = effective_hours(activity, date_type(dates, day), categories(row.type) if queue else ())
-            ratios[name] = 0.0 if effective < row.recommendmintime else effective / activity_hours(activity)
-    return ratios
+            yield name, activity, row, effective_hours(activity, date_type(dates, day),
+                                                       categories(row.type) if queue else ())
 
 
 def daily_time_utilization(itinerary: Any, ratios: Mapping[str, float]) -> dict[Any, float]:

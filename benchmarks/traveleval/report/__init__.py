@@ -166,7 +166,7 @@ def _sampling(runs: Sequence[RunView]) -> list[str]:
     for run in runs:
         asked = {group.model for group in run.groups if group.strategy not in PLANNERS}  # a rule planner asks no model
         found: Mapping[str, Mapping[str, Any]] = {model: settings for model, settings in (
-            getattr(run, "sampling", None) or {}).items() if model in asked}
+            run.sampling).items() if model in asked}
         rest = ("the official values of the model (temperature 1.3, 1.0 for Claude, none for qwen3; max_tokens 8192)"
                 if run.options.get("sampling") == "official" else "the provider's defaults")
         shown = "; ".join(f"{model}: " + ", ".join([*(f"{k} = {v} (spec)" for k, v in settings.items()),

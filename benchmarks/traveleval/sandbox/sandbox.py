@@ -24,7 +24,7 @@ from benchmarks.traveleval.sandbox import cities
 from benchmarks.traveleval.sandbox.build import SCHEMA_VERSION
 from errors import DataError, MissingInput
 from sandbox_index.atomic import stored_version
-from sandbox_index.connections import IndexReader
+from sandbox_index.connections import IndexReader, bindable
 
 ROOM_TYPES: Mapping[str, str] = {"单人房": "single_room", "大床房": "king_room", "双人房": "double_bed",
                                  "家庭房": "family_room"}
@@ -178,18 +178,6 @@ def _subway_line(row: tuple[Any, ...]) -> SubwayLine:
     return SubwayLine(city, name, tuple(Station(*station) for station in json.loads(stations)))
 
 
-def _bindable(*args: object) -> bool:
-    """Whether every argument can be bound as SQLite text (a str that encodes as UTF-8)."""
-    for arg in args:
-        if not isinstance(arg, str):
-            return False
-        try:
-            arg.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-    return True
-
-
 class Sandbox(IndexReader):
     """Lookups over a TravelEval index: one read-only (`immutable`) SQLite connection per thread; the lists (a
     city's attractions, a city pair's trains, ...), small and asked for again and again by agents and the
@@ -228,7 +216,7 @@ class Sandbox(IndexReader):
 
     def _list(self, kind: str, city: str, read: Callable[[str], tuple[T, ...]]) -> tuple[T, ...]:
         """A per-city list, by the city's folder name."""
-        if not _bindable(city):
+        if not bindable(city):
             return ()
         folder = cities.city_dir(city)
         return self._kept((kind, folder), lambda: read(folder))
@@ -244,7 +232,7 @@ class Sandbox(IndexReader):
         return found
 
     def _first(self, columns: str, table: str, city: str, name: str) -> tuple[Any, ...] | None:
-        if not _bindable(city, name):
+        if not bindable(city, name):
             return None
         rows = self._rows(f"SELECT {columns} FROM {table} WHERE city = ? AND name = ? ORDER BY row LIMIT 1",
                           cities.city_dir(city), name)
@@ -316,7 +304,7 @@ class Sandbox(IndexReader):
             both_ways: then the trains back after them, as the official `load_intercity_transport` concatenates
                 the two files.
         """
-        if not _bindable(from_city, to_city):
+        if not bindable(from_city, to_city):
             return ()
         pairs = [(cities.city_name(from_city), cities.city_name(to_city))]
         pairs += [pairs[0][::-1]] if both_ways else []
@@ -330,7 +318,7 @@ class Sandbox(IndexReader):
         Args:
             both_ways: also the flights back, mixed in file order, as the official loader selects them.
         """
-        if not _bindable(from_city, to_city):
+        if not bindable(from_city, to_city):
             return ()
         origin, destination = cities.city_name(from_city), cities.city_name(to_city)
         where = "from_city = ? AND to_city = ?"

@@ -43,6 +43,9 @@ class Restaurant:
 
 @dataclass(frozen=True, slots=True)
 class Accommodation:
+    """One accommodation row (`ACCOMMODATION_COLUMNS`): what the evaluation checks and the offline planner picks."""
+
+    name: str
     price: float
     room_type: str
     house_rules: str
@@ -131,7 +134,7 @@ class PlanLookups:
 
     def accommodations(self, place: str) -> list[Accommodation]:
         """Accommodations matching a `"Name, City"` text, file order."""
-        return [Accommodation(*row[1:]) for row in self._matches("accommodations", *self.name_city(place))]
+        return [Accommodation(*row) for row in self._matches("accommodations", *self.name_city(place))]
 
     def flights(self, number: str) -> tuple[Flight, ...]:
         """Every row with this Flight Number, file order (origin, destination and date not filtered)."""

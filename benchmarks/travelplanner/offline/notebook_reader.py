@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmarks.travelplanner.offline.plan_search import CityOptions, Drive, Eatery, FlightOption, Stay
+from benchmarks.travelplanner.evaluation.lookups import Accommodation
+from benchmarks.travelplanner.offline.plan_search import CityOptions, Drive, Eatery, FlightOption
 
 COLUMNS = {
     "flights": ("Flight Number", "Price", "DepTime", "ArrTime", "ActualElapsedTime", "FlightDate", "OriginCityName",
@@ -33,7 +34,7 @@ _DRIVE = re.compile(r"^(?P<mode>self-driving|taxi|[\w-]+), from (?P<a>.+?) to (?
                     r"distance: (?P<dist>.+?), cost: (?P<cost>\d+)$", re.I)
 
 
-def _name(item: Stay | Eatery | str) -> str:
+def _name(item: Accommodation | Eatery | str) -> str:
     return item if isinstance(item, str) else item.name
 
 
@@ -89,7 +90,7 @@ class Collected:
     named: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     """(city, part) -> the names `parts` holds there."""
 
-    def add(self, city: str, part: str, items: Iterable[Stay | Eatery | str]) -> None:
+    def add(self, city: str, part: str, items: Iterable[Accommodation | Eatery | str]) -> None:
         """Adds a city's options, skipping the ones no plan can name as the evaluator reads them: a name shown with an
         escaped line break (the database's name holds a real one), and a name seen before in the city (the evaluator
         charges and checks the first row of a name: a cheaper namesake further down is not what it would count)."""
@@ -124,8 +125,9 @@ def collect(contents: Iterable[str]) -> Collected:
                                FlightOption(r["Flight Number"], _int(r["Price"]), r["DepTime"], r["ArrTime"]))
                               for r in rows]
         for r in rows if kind == "accommodations" else ():
-            found.add(r["city"], "stays", [Stay(r["NAME"], _float(r["price"]), r["room type"], r["house_rules"],
-                                                _float(r["minimum nights"]), _int(r["maximum occupancy"]))])
+            found.add(r["city"], "stays", [Accommodation(r["NAME"], _float(r["price"]), r["room type"],
+                                                         r["house_rules"], _float(r["minimum nights"]),
+                                                         _int(r["maximum occupancy"]))])
         for r in rows if kind == "restaurants" else ():
             found.add(r["City"], "eateries", [Eatery(r["Name"], _int(r["Average Cost"]), r["Cuisines"])])
         for r in rows if kind == "attractions" else ():

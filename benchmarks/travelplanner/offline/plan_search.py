@@ -24,6 +24,7 @@ from typing import Any
 
 # the evaluator's own tables, so a plan satisfies the constraints exactly as they are checked
 # (docs/fidelity/travelplanner.md §7.3)
+from benchmarks.travelplanner.evaluation.lookups import Accommodation
 from benchmarks.travelplanner.evaluation.official import FORBIDDING_RULE, ROOM_TYPE_OK
 
 NIGHTS_PER_CITY = 2
@@ -60,18 +61,6 @@ class Leg:
 
 
 @dataclass(frozen=True, slots=True)
-class Stay:
-    """One accommodation row."""
-
-    name: str
-    price: float
-    room_type: str
-    house_rules: str
-    minimum_nights: float
-    maximum_occupancy: int
-
-
-@dataclass(frozen=True, slots=True)
 class Eatery:
     """One restaurant row."""
 
@@ -85,7 +74,7 @@ class CityOptions:
     """What was found for one city."""
 
     name: str
-    stays: tuple[Stay, ...] = ()
+    stays: tuple[Accommodation, ...] = ()
     eateries: tuple[Eatery, ...] = ()
     attractions: tuple[str, ...] = ()
 
@@ -118,7 +107,7 @@ class PlanResult:
         return self.complete and not self.problems
 
 
-def stay_ok(stay: Stay, request: Request) -> bool:
+def stay_ok(stay: Accommodation, request: Request) -> bool:
     """An accommodation the query accepts for a two-night stay."""
     if request.room_type in ROOM_TYPE_OK and not ROOM_TYPE_OK[request.room_type](stay.room_type):
         return False
@@ -127,12 +116,12 @@ def stay_ok(stay: Stay, request: Request) -> bool:
     return stay.minimum_nights <= NIGHTS_PER_CITY
 
 
-def stay_cost(stay: Stay, people: int) -> float:
+def stay_cost(stay: Accommodation, people: int) -> float:
     """One night for the group, as the evaluator charges it (docs/fidelity/travelplanner.md §7.3)."""
     return stay.price * math.ceil(people / max(stay.maximum_occupancy, 1))
 
 
-def choose_stay(city: CityOptions, request: Request) -> Stay | None:
+def choose_stay(city: CityOptions, request: Request) -> Accommodation | None:
     """The cheapest acceptable accommodation of a city (first in file order on ties)."""
     usable = [s for s in city.stays if stay_ok(s, request)]
     return min(usable, key=lambda s: stay_cost(s, request.people), default=None)

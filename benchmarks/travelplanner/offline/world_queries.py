@@ -11,10 +11,11 @@ from datetime import timedelta
 from typing import Any
 
 from benchmarks.travelplanner.dataset import HOUSE_RULES, ROOM_TYPES
+from benchmarks.travelplanner.evaluation.lookups import Accommodation
 from benchmarks.travelplanner.evaluation.official import FORBIDDING_RULE, ROOM_TYPE_OK
 from benchmarks.travelplanner.offline.notebook_reader import Collected
 from benchmarks.travelplanner.offline.oracle import plan_from_collected, simulate_agenda
-from benchmarks.travelplanner.offline.plan_search import CityOptions, Drive, Eatery, FlightOption, Stay, stay_ok
+from benchmarks.travelplanner.offline.plan_search import CityOptions, Drive, Eatery, FlightOption, stay_ok
 from benchmarks.travelplanner.offline.world_tables import DAYS_CELLS, LEVELS, QUERY_CUISINES, Tables
 from benchmarks.travelplanner.query_facts import QueryFacts
 
@@ -155,7 +156,8 @@ def city_options(tables: Tables, city: str) -> CityOptions:
     """What the tools show for a city (rows without house rules are dropped, docs/fidelity/travelplanner.md §1.1)."""
     return CityOptions(
         city,
-        tuple(Stay(r[0], r[2], r[1], r[5], r[3], r[6]) for r in tables.accommodations if r[7] == city and r[5]),
+        tuple(Accommodation(r[0], r[2], r[1], r[5], r[3], r[6])
+              for r in tables.accommodations if r[7] == city and r[5]),
         tuple(Eatery(r[0], r[3], r[2]) for r in tables.restaurants if r[1] == city),
         tuple(r[0] for r in tables.attractions if r[6] == city))
 

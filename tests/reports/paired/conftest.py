@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from tests.runner.engine_support import TOY
 
 TASKS = 12

@@ -17,7 +17,8 @@ import pytest
 from errors import UserError
 from reports.build import build_report
 from runner.engine.dryrun import estimate
-from runner.engine.execute import RunReport, execute, prepare
+from runner.engine.execute import RunReport, execute
+from runner.engine.prepared import prepare
 from runner.engine.scheduler import BUDGET, COMPLETED
 from runner.mock_server import MockConfig, RunningServer
 from runner.store.results import load_run

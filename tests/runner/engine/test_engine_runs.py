@@ -13,7 +13,8 @@ from benchmarks.base import BUDGET_EXHAUSTED, CALL_LIMIT, CRASHED, DELIVERED
 from cache import CacheStore
 from errors import UserError
 from runner.engine.dryrun import estimate
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from runner.engine.scheduler import BUDGET, COMPLETED
 from runner.mock_server import MockConfig
 from runner.store.results import load_run

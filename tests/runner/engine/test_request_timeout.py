@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from benchmarks.base import DELIVERED
-from cache.modes import CacheMode
 from errors import ConfigError
 from providers.errors import ProviderTimeout
 from providers.interface import ChatRequest, Message
-from runner.engine.execute import build_gateway, execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
+from runner.engine.session import EngineSession, Purpose
 from runner.engine.spec import load_spec
-from runner.ladder.budget import SpendCap
 from runner.mock_server import MockConfig
 from runner.store.results import load_run
 from tests.runner.engine_support import start_run
@@ -66,14 +66,11 @@ async def test_a_hung_request_ends_as_a_timeout_after_the_specs_seconds(start_mo
     model = ({"model": f"openai-compatible:toy@{server.base_url}/v1"} if protocol == "openai-compatible" else
              {"model": "anthropic:toy", "base_url": server.base_url, "api_key_env": "TOY_KEY"})
     prepared = prepare(write_spec(server.base_url, models=[model | {"request_timeout_s": TIMEOUT_S}]))
-    gateway, _ = build_gateway(prepared, CacheMode.OFF, SpendCap(), on_call=None)
-    provider = gateway.target(model["model"]).model
-    started = time.perf_counter()
-    try:
+    async with EngineSession(prepared, Purpose.PREFLIGHT) as session:  # the models resolved as the run's
+        provider = session.gateway.target(model["model"]).model
+        started = time.perf_counter()
         with pytest.raises(ProviderTimeout, match="request timed out"):
             await provider.complete(ChatRequest(model["model"], (Message("user", "hello"),), max_tokens=8))
-    finally:
-        await gateway.aclose()
     assert TIMEOUT_S <= time.perf_counter() - started < TIMEOUT_S + 2.0  # the default would have waited 120 s
     assert server.tally.faults["hang"] == 1
 

@@ -12,7 +12,8 @@ import pytest
 from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, DELIVERED, INTERRUPTED, PROVIDER_ERROR, TOKEN_LIMIT
 from reports.collect import collect_run
 from runner.engine.dryrun import estimate
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from runner.mock_server import serve
 from runner.outcomes import runs_again
 from runner.store.results import load_run

@@ -9,7 +9,8 @@ import pytest
 
 from benchmarks.base import DELIVERED, PROVIDER_ERROR
 from errors import ConfigError
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from runner.engine.spec import RetrySpec, load_spec
 from runner.ladder.retry import RetryPolicy
 from runner.store.results import load_run

@@ -10,8 +10,9 @@ from click.testing import CliRunner
 from errors import ConfigError, UserError
 from providers.prices import price_table
 from runner.cli.main import cli
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
 from runner.engine.expand import expand, select_tasks
+from runner.engine.prepared import prepare
 from runner.engine.spec import load_spec, parse_spec
 from runner.store.records import RolloutKey
 from tests.runner.engine_support import TOY, run_cli
@@ -57,6 +58,9 @@ model = "openai-compatible:b@http://127.0.0.1:9/v1"
     (("model = \"openai-compatible:a@http://127.0.0.1:9/v1\"",
       "model = \"openai-compatible:a@http://127.0.0.1:9/v1\"\nconcurrency = 0"),
      'run.toml: models[0].concurrency: expected an integer >= 1 or "auto", got 0'),
+    (("model = \"openai-compatible:a@http://127.0.0.1:9/v1\"",
+      "model = \"openai-compatible:a@http://127.0.0.1:9/v1\"\nconcurrency = 4\nmax_rollouts = 4"),
+     "run.toml: models[0]: expected concurrency (deprecated) or max_rollouts and adaptive_calls, not both"),
     # a misspelt required key is also a missing one: the misspelling is named, with the likely key
     (("strategies = ", "strategie = "),
      "run.toml: strategie: expected one of the fields batch, batch_flush_s, batch_poll_s, batch_size, benchmark, "),
@@ -163,3 +167,20 @@ def test_auto_concurrency_is_the_default_of_openai_compatible_servers_only(tmp_p
                     '[[models]]\nmodel = "anthropic:claude-haiku-4-5"\nconcurrency = "auto"\n', encoding="utf-8")
     models = load_spec(path).models
     assert [(m.adaptive, m.rollout_bound) for m in models] == [(True, None), (False, 4), (False, None), (True, None)]
+
+
+def test_rollouts_and_calls_in_flight_are_two_settings_and_concurrency_still_reads_as_both(tmp_path: Path) -> None:
+    path = tmp_path / "run.toml"
+    path.write_text(BASE + '\n[[models]]\nmodel = "openai:gpt-4o-mini"\nmax_rollouts = 4\n\n'
+                    '[[models]]\nmodel = "openai-compatible:c@http://127.0.0.1:9/v1"\nmax_rollouts = 8\n\n'
+                    '[[models]]\nmodel = "openai-compatible:d@http://127.0.0.1:9/v1"\nadaptive_calls = false\n\n'
+                    '[[models]]\nmodel = "anthropic:claude-haiku-4-5"\nadaptive_calls = true\n\n'
+                    '[[models]]\nmodel = "openai-compatible:e@http://127.0.0.1:9/v1"\nconcurrency = 2\n',
+                    encoding="utf-8")
+    spec = load_spec(path)
+    assert [(m.adaptive, m.rollout_bound) for m in spec.models] == [
+        (True, None), (True, None), (False, 4), (True, 8), (False, None), (True, None), (False, 2)]
+    dumped = spec.public_dump()["models"]  # the new fields are stored only when set: older runs' specs unchanged
+    assert ["max_rollouts" in model for model in dumped] == [False, False, True, True, False, False, False]
+    assert [model["concurrency"] for model in dumped] == [None] * 6 + [2]
+

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from cache.modes import CacheMode
 from errors import ConfigError
 from providers.interface import ChatRequest, Message
-from runner.engine.execute import build_gateway, prepare
+from runner.engine.prepared import prepare
+from runner.engine.session import EngineSession, Purpose
 from runner.engine.spec import CLIENT_FIELDS, load_spec
-from runner.ladder.budget import SpendCap
 
 BASE = """benchmark = "tests.runner.toy_benchmark:ToyBenchmark"
 split = "train"
@@ -77,16 +76,12 @@ async def test_two_endpoints_serving_one_model_name_keep_the_limits_of_their_own
     slow, fast = await start_mock_llm(), await start_mock_llm()
     models = [{"model": f"openai-compatible:toy@{server.base_url}/v1", "name": name, "rpm": rpm}
               for server, name, rpm in ((slow, "slow", 60), (fast, "fast", 6000))]
-    gateway, _ = build_gateway(prepare(write_spec(slow.base_url, models=models)), CacheMode.OFF, SpendCap(),
-                               on_call=None)
-    try:
+    async with EngineSession(prepare(write_spec(slow.base_url, models=models)), Purpose.PREFLIGHT) as session:
         for model, least_s, most_s in ((models[1], 0.0, 1.0), (models[0], 1.9, 30.0)):  # 1 request/s, burst of 1
             started = time.monotonic()
-            await asyncio.gather(*(gateway.complete(ChatRequest(model["model"], (Message("user", f"call {i}"),),
-                                                                max_tokens=8)) for i in range(3)))
+            await asyncio.gather(*(session.gateway.complete(ChatRequest(
+                model["model"], (Message("user", f"call {i}"),), max_tokens=8)) for i in range(3)))
             assert least_s <= time.monotonic() - started < most_s, model["name"]
-    finally:
-        await gateway.aclose()
     assert slow.tally.statuses == fast.tally.statuses == {"200": 3}
 
 
@@ -96,6 +91,6 @@ def test_two_model_strings_reaching_one_endpoint_must_agree_on_limits(write_spec
               {"model": f"openai-compatible:toy@{url}/v1/", "name": "b", "rpm": 120}]
     path = write_spec(url, models=models)
     with pytest.raises(ConfigError) as caught:
-        build_gateway(prepare(path), CacheMode.OFF, SpendCap(), on_call=None)
+        asyncio.run(EngineSession(prepare(path), Purpose.PREFLIGHT).open())
     assert str(caught.value) == (f"{path}: models[1]: expected rpm = 60 like models[0], which reaches the same model "
                                  "at the same endpoint, got rpm = 120")

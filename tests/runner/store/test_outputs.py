@@ -7,7 +7,8 @@ from pathlib import Path
 
 from benchmarks.base import DELIVERED
 from reports.collect import collect_run
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from runner.store.outputs import folder_names
 
 

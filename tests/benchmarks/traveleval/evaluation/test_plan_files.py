@@ -176,7 +176,7 @@ def test_import_pairs_the_react_and_reflexion_file_and_reads_failed_answers(data
                    "--option", "distance=offline")
     assert both.returncode == 0, both.stderr  # queries of `all` and of `progressive`: the pooled split `full`
     with load_run(tmp_path / "both") as results:
-        assert results.spec["split"] == "full"
+        assert results.spec.split == "full"
         assert {r.key.task for r in results.rollouts} == {"G01-1", first["query_uid"]}
     done = run_cli("import-plans", str(failed), str(paired), str(lines), "--strategy", "cot", "--model", "m",
                    "--benchmark", "traveleval", "--run-dir", str(run_dir), "--option", f"data_dir={data_dir}",

@@ -9,7 +9,8 @@ import pytest
 
 from errors import ConfigError
 from reports import build_report
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from runner.store.results import load_run
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.engine.execute import execute, prepare
+from runner.engine.execute import execute
+from runner.engine.prepared import prepare
 from runner.mock_server import MockConfig
 from runner.store.results import load_run
 from tests.benchmarks.travelplanner.offline.conftest import DemoWorld
