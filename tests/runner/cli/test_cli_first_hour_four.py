@@ -1,0 +1,33 @@
+"""A newcomer's first hour, round four (issue 44), through the real CLI: agent failures told apart from provider
+errors, a down server caught at start, resuming by folder, and the smaller things a first user trips over."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tests.runner.engine_support import run_cli
+
+
+def travelplanner_spec(folder: Path, data: Path, index: Path, *, name: str = "tp", model: str = "offline:noisy",
+                       limit: int = 12, strategy: str = "two-stage") -> Path:
+    path = folder / f"{name}.toml"
+    path.write_text(f'benchmark = "travelplanner"\nsplit = "validation"\nstrategies = ["{strategy}"]\nlimit = {limit}\n'
+                    f'[options]\ndata_dir = "{data}"\nindex = "{index}"\n[[models]]\nmodel = "{model}"\n')
+    return path
+
+
+def test_agent_failures_are_told_apart_from_provider_errors(travelplanner_data: Path, travelplanner_index: Path,
+                                                            tmp_path: Path) -> None:
+    spec = travelplanner_spec(tmp_path, travelplanner_data, travelplanner_index)
+    done = run_cli("run", str(spec), "--progress-every", "0.05", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if " rollouts · " in line]
+    assert lines and all(re.search(r" · \d+ agent failures · 0 provider errors · ", line) for line in lines), lines
+    assert " errors ·" not in done.stdout.replace("provider errors ·", "")  # no lumped "errors" count left
+    summary = next(line for line in done.stdout.splitlines() if line.startswith("not delivered: "))
+    failed = int(summary.split()[2])
+    assert failed > 0 and summary == f"not delivered: {failed} agent failures · 0 provider errors"
+    status = json.loads(run_cli("status", str(tmp_path / "runs" / "tp"), "--json", cwd=tmp_path).stdout)
+    assert status["failures"] == {"agent failures": failed}
