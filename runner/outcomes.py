@@ -135,11 +135,11 @@ FAILURE_KINDS: dict[str, str] = {
 """Who stopped a rollout, by status (every other status but `delivered` is the agent's own: a dead loop, a plan that
 did not parse, max steps, the context window, `max_calls`)."""
 FAILURE_NOTES: dict[str, str] = {
-    PROVIDER_ERRORS: "the LLM provider's: outages run again",
-    "interrupted": "tripbench's own machinery: the same command runs them again",
+    PROVIDER_ERRORS: "the LLM provider failed; the same command runs an outage's again",
+    "interrupted": "tripbench's own machinery; the same command runs them again",
     "crashed": "a strategy's or an evaluator's own code raised",
     "cut by the spend cap": "resume with a higher --max-cost",
-    "replay misses": "not in the cache",
+    "replay misses": "calls not in the cache",
 }
 """What each kind but the agent's means, where a summary explains it."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 from tests.runner.engine_support import run_cli
@@ -31,3 +32,15 @@ def test_agent_failures_are_told_apart_from_provider_errors(travelplanner_data: 
     assert failed > 0 and summary == f"not delivered: {failed} agent failures · 0 provider errors"
     status = json.loads(run_cli("status", str(tmp_path / "runs" / "tp"), "--json", cwd=tmp_path).stdout)
     assert status["failures"] == {"agent failures": failed}
+
+
+def test_a_named_server_that_is_down_is_caught_at_start(natural_plan_data: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run_cli("data", "import", str(natural_plan_data), home=home).returncode == 0
+    flags = ("--benchmark", "natural-plan", "--split", "calendar", "--strategies", "direct", "--limit", "2")
+    started = time.monotonic()
+    down = run_cli("run", "--model", "openai-compatible:mock@http://127.0.0.1:1/v1", *flags, home=home, cwd=tmp_path)
+    assert time.monotonic() - started < 15  # one request, not 13 s of retries then "completed"
+    assert down.returncode == 1, down.stdout + down.stderr
+    assert "the server at http://127.0.0.1:1/v1 does not answer" in down.stderr and "Traceback" not in down.stderr
+    assert not (tmp_path / "runs").exists()  # nothing written: the folder stays free for the fixed command
