@@ -25,6 +25,7 @@ from benchmarks.registry import DEFAULT, get_benchmark
 from errors import ConfigError
 from providers.prices import nearest_priced, price_for
 from runner.cli.console import output_console
+from runner.cli.run_folder import SPEC_FILE, keep_spec, spec_of_folder
 from runner.engine.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine.execute import FAILED, Prepared, RunReport, Spread, default_run_dir, execute, prepare
 from runner.engine.gc_tuning import tune_for_a_run
@@ -52,8 +53,6 @@ Models that need no key: """ + "; ".join(f"{model}: {does}" for model, does in K
 
 The benchmarks' strategies (two-stage is the tool agent; react is a sole-planning strategy) and the models with a
 price: `tripbench list`."""
-SPEC_FILE = "spec.toml"
-"""The spec a run made from flags keeps in its run directory (`tripbench run RUN_DIR/spec.toml` resumes it)."""
 FLAGS = "the command-line flags"
 """What errors in a spec made from flags name as its source."""
 IDENTITY = ("benchmark", "split", "models", "strategies", "samples", "options")
@@ -224,7 +223,7 @@ def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> S
 
 
 @click.command("run", epilog=EXIT_CODES)
-@click.argument("spec", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@click.argument("spec", type=click.Path(path_type=Path), required=False)
 @click.option("--model", "models", multiple=True, metavar="MODEL",
               help="Without SPEC: a model to run (repeatable), e.g. openai:gpt-4o-mini.")
 @click.option("--strategies", metavar="A,B", help="Without SPEC: the strategies, comma-separated (`tripbench list`).")
@@ -266,10 +265,11 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
                 session: SessionFlags) -> None:
     """Run (or resume) every rollout of a run spec: results go to RUN_DIR/results.sqlite as they finish.
 
-    Without SPEC, `--model M [--model M2] --strategies a,b --split S` (and --limit, --max-cost, --tasks, --samples,
-    --option) describe the run: the spec they make is checked, written to RUN_DIR/spec.toml and printed, so
-    `tripbench run RUN_DIR/spec.toml` (or the same flags) resumes it. Flags for other models or strategies on the
-    same split are refused until given a --run-dir of their own.
+    SPEC may be a run folder: every run keeps a copy of its spec in RUN_DIR/spec.toml, so `tripbench run RUN_DIR`
+    resumes it. Without SPEC, `--model M [--model M2] --strategies a,b --split S` (and --limit, --max-cost, --tasks,
+    --samples, --option) describe the run: the spec they make is checked, written to RUN_DIR/spec.toml and printed,
+    so `tripbench run RUN_DIR` (or the same flags) resumes it. Flags for other models or strategies on the same
+    split are refused until given a --run-dir of their own.
     """
     session.require_ray()
     console = output_console()
@@ -298,6 +298,8 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
         raise click.UsageError("--model, --strategies, --split, --tasks, --samples and --option describe a run "
                                "without a SPEC file; edit the spec")
     else:
+        if spec.is_dir():  # a run folder: its spec, into the folder (`runner.cli.run_folder`)
+            run_dir, spec = run_dir or spec, spec_of_folder(spec)
         prepared = prepare(spec, overrides=overrides.given(), shard=session.shard)
         session.require_team(prepared.spec, str(spec))
         run_dir = run_dir or default_run_dir(spec)
@@ -323,6 +325,7 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     tune_for_a_run()  # after `prepare`: the loaded spec and data are frozen out of every collection
     with replay_workers(prepared, lock_fd) if session.ray_address is None else contextlib.nullcontext() as spread:
         report = asyncio.run(_execute(prepared, run_dir, session, console, lock_fd, spread))
+    keep_spec(spec, run_dir if session.shard is None else run_dir.parent)  # `tripbench run RUN_DIR` resumes it
     _finish(ctx, report, run_dir, resume, console)
 
 

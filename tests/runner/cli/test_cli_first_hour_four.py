@@ -44,3 +44,21 @@ def test_a_named_server_that_is_down_is_caught_at_start(natural_plan_data: Path,
     assert down.returncode == 1, down.stdout + down.stderr
     assert "the server at http://127.0.0.1:1/v1 does not answer" in down.stderr and "Traceback" not in down.stderr
     assert not (tmp_path / "runs").exists()  # nothing written: the folder stays free for the fixed command
+
+
+def test_a_run_folder_is_a_spec_and_keeps_a_copy_of_its_own(travelplanner_data: Path, travelplanner_index: Path,
+                                                           tmp_path: Path) -> None:
+    spec = travelplanner_spec(tmp_path, travelplanner_data, travelplanner_index, limit=3, strategy="direct")
+    run_dir = tmp_path / "runs" / "tp"
+    assert run_cli("run", str(spec), "--quiet", cwd=tmp_path).returncode == 0
+    copy = (run_dir / "spec.toml").read_text()
+    assert copy == f"# tripbench: a copy of {spec.resolve()}\n{spec.read_text()}"
+    for moved in (False, True):  # the original beside it, then gone (the folder moved to another machine)
+        if moved:
+            spec.rename(tmp_path / "elsewhere.toml")
+        again = run_cli("run", "runs/tp", "--quiet", cwd=tmp_path)
+        assert again.returncode == 0, again.stderr
+        assert re.search(r"direct\s*│\s*3/3\s", again.stdout) and not (run_dir / "runs").exists(), again.stdout
+    (tmp_path / "plain").mkdir()
+    refused = run_cli("run", "plain", cwd=tmp_path)
+    assert refused.returncode == 2 and "plain is a folder without a spec.toml" in refused.stderr, refused.stderr
