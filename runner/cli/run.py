@@ -26,6 +26,7 @@ from errors import ConfigError
 from providers.prices import nearest_priced, price_for
 from runner.cli.console import output_console
 from runner.cli.run_folder import SPEC_FILE, keep_spec, spec_of_folder
+from runner.cli.team import local_cache_hint
 from runner.engine.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine.execute import FAILED, Prepared, RunReport, Spread, default_run_dir, execute, prepare
 from runner.engine.gc_tuning import tune_for_a_run
@@ -37,7 +38,7 @@ from runner.engine.spec import RunSpec, load_spec, parse_options, parse_spec
 from runner.store.results import load_run
 from runner.store.shards import SHARD_DIR
 from runner.store.summary import render_summary, summary_json, without_result
-from runner.store.writer import lock_run_dir
+from runner.store.writer import RESULTS_FILE, lock_run_dir
 
 EXIT_FAILED = 1
 EXIT_BUDGET = 3
@@ -309,6 +310,9 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     if session.ray_address is not None and prepared.batched:
         raise click.UsageError("--ray-address: batch models wait for their batches in one process; run "
                                f"{', '.join(sorted(prepared.batched))} without Ray, or set batch = false")
+    if prepared.spec.team is not None and not (run_dir / RESULTS_FILE).is_file():  # a team run's first session
+        if (hint := local_cache_hint(prepared.cache_dir)) is not None:
+            click.echo(hint, err=True)
     for model in prepared.spec.models:  # without a cap an unknown model runs: a typo's provider errors cost time
         if model.prices is None and price_for(model.model) is None and (near := nearest_priced(model.model)):
             click.echo(f"note: the price table does not know {model.model}: did you mean {near}?", err=True)
@@ -318,8 +322,9 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
         run_dir = session.shard.run_dir(run_dir)
     if session.dry_run:
         estimates, assumption = asyncio.run(estimate(prepared, run_dir))
-        render_estimate(estimates, assumption, console, cap_usd=prepared.spec.max_cost,
-                        spent_usd=spent_before(run_dir))
+        spent, spent_by = spent_before(run_dir, prepared)
+        render_estimate(estimates, assumption, console, cap_usd=prepared.spec.max_cost, spent_usd=spent,
+                        spent_by=spent_by)
         render_settings(prepared, console)
         return
     tune_for_a_run()  # after `prepare`: the loaded spec and data are frozen out of every collection
