@@ -62,3 +62,9 @@ def test_a_run_folder_is_a_spec_and_keeps_a_copy_of_its_own(travelplanner_data: 
     (tmp_path / "plain").mkdir()
     refused = run_cli("run", "plain", cwd=tmp_path)
     assert refused.returncode == 2 and "plain is a folder without a spec.toml" in refused.stderr, refused.stderr
+
+
+def test_a_misspelt_price_suggests_the_provider_tripbench_runs(tmp_path: Path) -> None:
+    for typo, meant in (("gpt-4o-mni", "openai:gpt-4o-mini"), ("claude-sonet-4-5", "anthropic:claude-sonnet-4-5")):
+        shown = run_cli("prices", "show", typo, home=tmp_path)
+        assert shown.returncode == 1 and f"did you mean {meant}?" in shown.stderr, shown.stderr
