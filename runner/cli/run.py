@@ -32,12 +32,12 @@ from runner.engine.execute import FAILED, Prepared, RunReport, Spread, default_r
 from runner.engine.gc_tuning import tune_for_a_run
 from runner.engine.preflight import preflight
 from runner.engine.replay_processes import replay_workers
-from runner.engine.scheduler import BUDGET, INTERRUPTED
+from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED
 from runner.engine.shard import Shard, check_run_dir, parse_shard
 from runner.engine.spec import RunSpec, load_spec, parse_options, parse_spec
 from runner.store.results import load_run
 from runner.store.shards import SHARD_DIR
-from runner.store.summary import render_summary, summary_json, without_result
+from runner.store.summary import render_summary, summarize, summary_json, without_result
 from runner.store.writer import RESULTS_FILE, lock_run_dir
 
 EXIT_FAILED = 1
@@ -357,6 +357,11 @@ def _finish(ctx: click.Context, report: RunReport, run_dir: Path, resume: str, c
     with load_run(run_dir) as results:
         render_summary(results, console)
         missing = without_result(results)
+        planned = sum(group.planned for group in summarize(results))
+    if report.outcome == COMPLETED and not report.pending:  # said in words, not only by the table
+        console.print(f"nothing to do: all {planned:,} rollouts of this run were done already")
+    elif report.calls and report.hits == report.calls:
+        console.print(f"every call came from the cache ({report.calls:,} calls, $0 spent in this session)")
     from reports.oracle import oracle_note  # the report code, only once a run ends (`run --help` stays light)
 
     if (oracle := oracle_note(run_dir)) is not None:  # its failures are the data's: say so (issue 31)

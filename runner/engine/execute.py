@@ -313,6 +313,10 @@ class RunReport:
     rerun: Counter[str] = field(default_factory=Counter)
     """Stored rollouts among `pending`, by the status they had (provider errors of an outage, the spend cap's cuts)."""
     statuses: Counter[str] = field(default_factory=Counter)
+    calls: int = 0
+    """LLM calls of this session's rollouts, cache hits included."""
+    hits: int = 0
+    """Those the cache answered."""
     files: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -607,6 +611,7 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
                 outcome, note = await remote(prepared, plan.pending, booked(session, save_run_elsewhere), scheduler)
                 report.notes.append(note)
     finally:
+        report.calls, report.hits = stats.total.calls, stats.total.hits
         finished_running.set()
         await evaluator
         for signum in SIGNALS:

@@ -22,7 +22,7 @@ def travelplanner_spec(folder: Path, data: Path, index: Path, *, name: str = "tp
 def test_agent_failures_are_told_apart_from_provider_errors(travelplanner_data: Path, travelplanner_index: Path,
                                                             tmp_path: Path) -> None:
     spec = travelplanner_spec(tmp_path, travelplanner_data, travelplanner_index)
-    done = run_cli("run", str(spec), "--progress-every", "0.05", cwd=tmp_path)
+    done = run_cli("run", str(spec), "--progress-every", "0.05", home=tmp_path / "home", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stdout.splitlines() if " rollouts · " in line]
     assert lines and all(re.search(r" · \d+ agent failures · 0 provider errors · ", line) for line in lines), lines
@@ -30,7 +30,7 @@ def test_agent_failures_are_told_apart_from_provider_errors(travelplanner_data: 
     summary = next(line for line in done.stdout.splitlines() if line.startswith("not delivered: "))
     failed = int(summary.split()[2])
     assert failed > 0 and summary == f"not delivered: {failed} agent failures · 0 provider errors"
-    status = json.loads(run_cli("status", str(tmp_path / "runs" / "tp"), "--json", cwd=tmp_path).stdout)
+    status = json.loads(run_cli("status", "runs/tp", "--json", home=tmp_path / "home", cwd=tmp_path).stdout)
     assert status["failures"] == {"agent failures": failed}
 
 
@@ -50,17 +50,17 @@ def test_a_run_folder_is_a_spec_and_keeps_a_copy_of_its_own(travelplanner_data: 
                                                            tmp_path: Path) -> None:
     spec = travelplanner_spec(tmp_path, travelplanner_data, travelplanner_index, limit=3, strategy="direct")
     run_dir = tmp_path / "runs" / "tp"
-    assert run_cli("run", str(spec), "--quiet", cwd=tmp_path).returncode == 0
+    assert run_cli("run", str(spec), "--quiet", home=tmp_path / "home", cwd=tmp_path).returncode == 0
     copy = (run_dir / "spec.toml").read_text()
     assert copy == f"# tripbench: a copy of {spec.resolve()}\n{spec.read_text()}"
     for moved in (False, True):  # the original beside it, then gone (the folder moved to another machine)
         if moved:
             spec.rename(tmp_path / "elsewhere.toml")
-        again = run_cli("run", "runs/tp", "--quiet", cwd=tmp_path)
+        again = run_cli("run", "runs/tp", "--quiet", home=tmp_path / "home", cwd=tmp_path)
         assert again.returncode == 0, again.stderr
         assert re.search(r"direct\s*│\s*3/3\s", again.stdout) and not (run_dir / "runs").exists(), again.stdout
     (tmp_path / "plain").mkdir()
-    refused = run_cli("run", "plain", cwd=tmp_path)
+    refused = run_cli("run", "plain", home=tmp_path / "home", cwd=tmp_path)
     assert refused.returncode == 2 and "plain is a folder without a spec.toml" in refused.stderr, refused.stderr
 
 
@@ -68,3 +68,15 @@ def test_a_misspelt_price_suggests_the_provider_tripbench_runs(tmp_path: Path) -
     for typo, meant in (("gpt-4o-mni", "openai:gpt-4o-mini"), ("claude-sonet-4-5", "anthropic:claude-sonnet-4-5")):
         shown = run_cli("prices", "show", typo, home=tmp_path)
         assert shown.returncode == 1 and f"did you mean {meant}?" in shown.stderr, shown.stderr
+
+
+def test_a_rerun_and_a_replay_say_what_happened_in_words(travelplanner_data: Path, travelplanner_index: Path,
+                                                         tmp_path: Path) -> None:
+    spec = travelplanner_spec(tmp_path, travelplanner_data, travelplanner_index, limit=3, strategy="direct")
+    first = run_cli("run", str(spec), "--quiet", home=tmp_path / "home", cwd=tmp_path)
+    assert first.returncode == 0 and "nothing to do" not in first.stdout and "from the cache" not in first.stdout
+    again = run_cli("run", str(spec), "--quiet", home=tmp_path / "home", cwd=tmp_path)
+    assert again.returncode == 0 and "nothing to do: all 3 rollouts of this run were done already" in again.stdout
+    replay = run_cli("run", str(spec), "--quiet", "--run-dir", "replay", home=tmp_path / "home", cwd=tmp_path)
+    assert replay.returncode == 0, replay.stderr
+    assert re.search(r"every call came from the cache \(\d+ calls, \$0 spent in this session\)", replay.stdout)
