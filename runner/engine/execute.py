@@ -31,7 +31,7 @@ from cache import CallCache
 from cache.modes import CacheMode
 from cache.store import CacheStore
 from datahome import default_cache_dir
-from errors import ConfigError, UserError
+from errors import ConfigError, UsageError, UserError
 from providers.batching import BatchModel
 from providers.prices import nearest_priced, price_for
 from providers.registry import can_batch, check_model, resolve_model
@@ -322,7 +322,8 @@ class RunReport:
 
 
 def check_resume(previous: dict[str, Any] | None, spec: RunSpec, source: str, force: bool) -> None:
-    """Refuses to resume a run whose results-relevant settings changed (unless `force`), naming the fields."""
+    """Refuses to resume a run whose results-relevant settings changed (unless `force`), naming the fields: a usage
+    error (exit 2), as the same conflict given by flags is."""
     if previous is None or force:
         return
     try:
@@ -336,7 +337,7 @@ def check_resume(previous: dict[str, Any] | None, spec: RunSpec, source: str, fo
         values = "; ".join(f"{path}: {_shown(before, path)} then, {_shown(after, path)} now" for path in changed)
         older = (" (a setting unset then may be one the tripbench that started the run did not have yet: it ran "
                  "another way)" if any(_shown(before, path) == "unset" for path in changed) else "")
-        raise UserError(f"{source}: the run directory was started with other settings for {', '.join(changed)} "
+        raise UsageError(f"{source}: the run directory was started with other settings for {', '.join(changed)} "
                         f"({values}){older}; its results would mix both: use another --run-dir, or --force to "
                         "continue anyway")
 

@@ -4,11 +4,16 @@ errors, a down server caught at start, resuming by folder, and the smaller thing
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
 import time
 from pathlib import Path
 
-from tests.runner.engine_support import run_cli
+from tests.benchmarks.traveleval.conftest import TRAVELEVAL_DATA
+from tests.runner.engine_support import CLI, PROJECT_ROOT, run_cli
+from tests.staged_data import require
 
 
 def travelplanner_spec(folder: Path, data: Path, index: Path, *, name: str = "tp", model: str = "offline:noisy",
@@ -80,3 +85,33 @@ def test_a_rerun_and_a_replay_say_what_happened_in_words(travelplanner_data: Pat
     replay = run_cli("run", str(spec), "--quiet", "--run-dir", "replay", home=tmp_path / "home", cwd=tmp_path)
     assert replay.returncode == 0, replay.stderr
     assert re.search(r"every call came from the cache \(\d+ calls, \$0 spent in this session\)", replay.stdout)
+
+
+def test_exit_codes_agree_across_ways_of_saying_the_same(travelplanner_data: Path, travelplanner_index: Path,
+                                                         tmp_path: Path) -> None:
+    # a settings conflict is a usage error (exit 2) through a spec as through flags
+    spec = travelplanner_spec(tmp_path, travelplanner_data, travelplanner_index, limit=1, strategy="direct")
+    assert run_cli("run", str(spec), "--quiet", home=tmp_path / "home", cwd=tmp_path).returncode == 0
+    spec.write_text(spec.read_text().replace("[options]\n", "[options]\nmax_steps = 3\n"))
+    changed = run_cli("run", str(spec), "--quiet", home=tmp_path / "home", cwd=tmp_path)
+    assert changed.returncode == 2 and "other settings for options.max_steps" in changed.stderr, changed.stderr
+
+    # a fail_plans_ file holds no plans by definition: its failed answers are counted, not an error
+    if not TRAVELEVAL_DATA.is_dir():
+        require(f"the staged data at {TRAVELEVAL_DATA}", "clone the project beside ../shared")
+    assert run_cli("data", "import", str(TRAVELEVAL_DATA), home=tmp_path / "home").returncode == 0
+    failed = tmp_path / "fail_plans_m_direct.json"
+    failed.write_text(json.dumps([{"_raw_response": None, "_error": "no JSON"},
+                                  {"_raw_response": {"query_uid": "x"}, "_error": "1 validation error"}]))
+    scored = run_cli("evaluate", str(failed), home=tmp_path / "home")
+    assert scored.returncode == 0, scored.stderr
+    assert "0 of 2 plans scored" in scored.stdout and "the generator could not use this answer" in scored.stdout
+
+    # the mock server stops on Ctrl-C as it says, without click's "Aborted!"
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
+    server = subprocess.Popen([*CLI, "mock-server", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env)
+    assert server.stdout is not None and "mock LLM server on" in server.stdout.readline()
+    server.send_signal(signal.SIGINT)
+    out, err = server.communicate(timeout=30)
+    assert server.returncode == 0 and "Aborted" not in out + err and "mock LLM server stopped" in err, out + err
