@@ -36,6 +36,8 @@ class GroupSummary:
     cost_usd: float = 0.0
     saved_usd: float = 0.0
 
+    stored: int = 0
+    """Rollouts stored, from every session (a later session may plan fewer: `--limit`)."""
     done: int = 0
     """Rollouts stored that a resumed run would not run again (not cut by the spend cap, not missed in replay mode,
     not ended by an unavailable provider: see `runner.outcomes.runs_again`)."""
@@ -96,6 +98,7 @@ def summarize(results: RunResults) -> list[GroupSummary]:
         group = groups.setdefault((rollout.key.model, rollout.key.strategy),
                                   GroupSummary(rollout.key.model, rollout.key.strategy))
         group.statuses[rollout.status] += 1
+        group.stored += 1
         group.done += not runs_again(rollout.status, rollout.error_type)
         group.calls += rollout.calls
         group.hits += rollout.cache_hits
@@ -104,6 +107,8 @@ def summarize(results: RunResults) -> list[GroupSummary]:
         group.output_tokens += rollout.usage.output_tokens
         group.cost_usd += rollout.cost_usd
         group.saved_usd += rollout.saved_usd
+    for group in groups.values():  # its own count: never fewer than it has stored (done/planned never reads 5/3)
+        group.planned = max(group.planned, group.stored)
     return list(groups.values())
 
 

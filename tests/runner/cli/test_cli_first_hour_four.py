@@ -115,3 +115,44 @@ def test_exit_codes_agree_across_ways_of_saying_the_same(travelplanner_data: Pat
     server.send_signal(signal.SIGINT)
     out, err = server.communicate(timeout=30)
     assert server.returncode == 0 and "Aborted" not in out + err and "mock LLM server stopped" in err, out + err
+
+
+def test_commands_agree_with_their_help_and_name_what_was_meant(tmp_path: Path) -> None:
+    for args, choose in ((("data", "fetch", "natural-plan", "--help"), "tripbench data fetch NAME ...: the command "
+                          "of another benchmark"),
+                         (("data", "import", "--help"), "tripbench data import NAME DIR ...: the command of another"),
+                         (("tool", "--help"), "tripbench tool --benchmark NAME ...: the command of another")):
+        shown = run_cli(*args, home=tmp_path)
+        assert shown.returncode == 0 and choose in shown.stdout, shown.stdout + shown.stderr
+        assert "fetch natural-plan --benchmark" not in shown.stdout  # `data fetch` has no --benchmark
+    misspelt = run_cli("data", "fetch", "travelplaner", home=tmp_path)
+    assert misspelt.returncode == 2 and "did you mean travelplanner?" in misspelt.stderr, misspelt.stderr
+    assert "natural-plan, traveleval, travelplanner" in misspelt.stderr and "unexpected extra" not in misspelt.stderr
+    typo = run_cli("runn", home=tmp_path)
+    assert typo.returncode == 2 and "No such command 'runn'; did you mean 'run'?" in typo.stderr, typo.stderr
+
+
+def test_check_submission_recognises_a_traveleval_file(tmp_path: Path) -> None:
+    submission = tmp_path / "submission.jsonl"  # a TravelEval run's submission: FinalTravelPlan objects
+    submission.write_text(json.dumps({"query_uid": "E01-1", "itinerary": {"summary": {}, "days": []}}) + "\n")
+    checked = run_cli("check-submission", str(submission), home=tmp_path)
+    assert checked.returncode == 2, checked.stdout + checked.stderr
+    assert "benchmark traveleval has no `check-submission` command" in checked.stderr
+    assert "tripbench evaluate --benchmark traveleval" in checked.stderr and "problem" not in checked.stdout
+
+
+def test_reports_read_right(travelplanner_data: Path, travelplanner_index: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    spec = travelplanner_spec(tmp_path, travelplanner_data, travelplanner_index, name="o", model="offline:oracle",
+                              limit=40, strategy='direct", "cot')
+    assert run_cli("run", str(spec), "--quiet", home=home, cwd=tmp_path).returncode == 0
+    fewer = run_cli("run", str(spec), "--quiet", "--limit", "3", home=home, cwd=tmp_path)  # a later, smaller session
+    assert re.search(r"direct\s*│\s*40/40\s", fewer.stdout), fewer.stdout  # its own count: never "40/3"
+    assert run_cli("report", "runs/o", home=home, cwd=tmp_path).returncode == 0
+    report = (tmp_path / "runs" / "o" / "report" / "report.md").read_text()
+    assert "| model | strategy | task | why |" in report  # a task failing under both strategies is told apart
+    assert "No tool-agent (two-stage) rollouts: no tool calls to count." in report and "|  |  |" not in report
+    assert "cache hits %" in report and "\\`" not in report
+    (tmp_path / "plain").mkdir()
+    empty = run_cli("report", "plain", home=home, cwd=tmp_path)
+    assert empty.returncode == 2 and "`tripbench run SPEC`" in empty.stderr, empty.stderr
