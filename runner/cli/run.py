@@ -19,10 +19,10 @@ import click
 import orjson
 from rich.console import Console
 
-from benchmarks.base import BUDGET_EXHAUSTED
+from benchmarks.base import BUDGET_EXHAUSTED, ExpectedCalls
 from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import DEFAULT, get_benchmark
-from errors import ConfigError
+from errors import ConfigError, UserError
 from providers.prices import nearest_priced, price_for
 from runner.cli.console import output_console
 from runner.cli.run_folder import SPEC_FILE, keep_spec, spec_of_folder
@@ -62,16 +62,32 @@ IDENTITY = ("benchmark", "split", "models", "strategies", "samples", "options")
 
 def spec_from_flags(benchmark: str, models: tuple[str, ...], strategies: str | None, split: str | None,
                     shape: dict[str, Any]) -> dict[str, Any]:
-    """The run spec the command-line flags describe; `shape` holds the other flags given (limit, max_cost, ...)."""
-    if not models or not strategies or not split:
+    """The run spec the command-line flags describe; `shape` holds the other flags given (limit, max_cost, ...).
+    Strategies that call no model (`greedy`, `rule-based`) need no --model: their rows say `no model`."""
+    names = [name.strip() for name in strategies.split(",") if name.strip()] if strategies else []
+    no_model = not models and bool(names) and _model_free(benchmark, names, shape.get("options") or {})
+    if (not models and not no_model) or not strategies or not split:
         missing = [flag for flag, value in (("--model", models), ("--strategies", strategies), ("--split", split))
                    if not value]
         raise click.UsageError(f"without a SPEC file, {', '.join(missing)} must be given "
                                "(e.g. --model openai:gpt-4o-mini --strategies direct,cot --split validation)")
-    names = [name.strip() for name in strategies.split(",") if name.strip()]
     given = {name: value for name, value in shape.items() if value not in (None, {})}
     return {"benchmark": benchmark, "split": split, "strategies": names, **given,
-            "models": [{"model": model} for model in models]}
+            "models": [NO_MODEL] if no_model else [{"model": model} for model in models]}
+
+
+NO_MODEL = {"name": "no model", "model": "offline:oracle"}
+"""The model of a flag run whose strategies call none: a keyless one, never asked, under a label that says so."""
+
+
+def _model_free(benchmark: str, names: list[str], options: dict[str, Any]) -> bool:
+    """Whether every strategy named makes no LLM call (`expected_calls` 0: greedy, the rule-based planners)."""
+    try:
+        found = get_benchmark(benchmark)
+        offered = {s.name: s for s in found.strategies(found.options_model.model_validate(options))}
+    except (UserError, ValueError):  # said properly where the spec is checked
+        return False
+    return all(isinstance(s := offered.get(name), ExpectedCalls) and s.expected_calls == 0 for name in names)
 
 
 def _toml(spec: dict[str, Any]) -> str:
@@ -80,7 +96,7 @@ def _toml(spec: dict[str, Any]) -> str:
     if spec.get("options"):
         lines += ["", "[options]", *(f"{name} = {json.dumps(value)}" for name, value in spec["options"].items())]
     for model in spec["models"]:
-        lines += ["", "[[models]]", f"model = {json.dumps(model['model'])}"]
+        lines += ["", "[[models]]", *(f"{key} = {json.dumps(value)}" for key, value in model.items())]
     return "\n".join(lines) + "\n"
 
 

@@ -156,3 +156,15 @@ def test_reports_read_right(travelplanner_data: Path, travelplanner_index: Path,
     (tmp_path / "plain").mkdir()
     empty = run_cli("report", "plain", home=home, cwd=tmp_path)
     assert empty.returncode == 2 and "`tripbench run SPEC`" in empty.stderr, empty.stderr
+
+
+def test_strategies_that_call_no_model_run_without_one(travelplanner_data: Path, travelplanner_index: Path,
+                                                        tmp_path: Path) -> None:
+    flags = ("--benchmark", "travelplanner", "--split", "validation", "--limit", "3", "--option",
+             f"data_dir={travelplanner_data}", "--option", f"index={travelplanner_index}")
+    done = run_cli("run", *flags, "--strategies", "greedy", "--quiet", home=tmp_path / "home", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"no model\s*│\s*greedy\s*│\s*3/3\s", done.stdout), done.stdout
+    assert 'name = "no model"' in (tmp_path / "runs" / "travelplanner-validation" / "spec.toml").read_text()
+    mixed = run_cli("run", *flags, "--strategies", "greedy,direct", home=tmp_path / "home", cwd=tmp_path)
+    assert mixed.returncode == 2 and "--model must be given" in mixed.stderr, mixed.stderr  # direct needs one
