@@ -218,15 +218,19 @@ def _on_own_machines(model: str) -> bool:
     return address.is_loopback or address.is_private
 
 
+RUNS = frozenset({"openai", "anthropic"})
+"""The providers of the price table that tripbench itself runs (`providers.registry`): suggested first."""
+
+
 def nearest_priced(model: str) -> str | None:
     """The price table's model string closest to an unknown `model` (a typo: `openai:gpt-4o-mni`), if one is close;
     a name without its provider (`claude-sonet-4-5`) is compared with the table's names without theirs."""
-    candidates: dict[str, str] = {}  # what is compared -> the model string it stands for (the first listed wins)
+    candidates: dict[str, str] = {}  # what is compared -> the model string it stands for
     if ":" in model:
         prefix = model.split(":", 1)[0]
         candidates = {known: known for known in price_table().models if known.startswith(f"{prefix}:")}
-    else:
-        for known in price_table().models:
+    else:  # a name several providers sell stands for the one tripbench runs (openai:, not azure:), else the first
+        for known in sorted(price_table().models, key=lambda known: known.partition(":")[0] not in RUNS):
             candidates.setdefault(known.partition(":")[2], known)
     close = difflib.get_close_matches(model, list(candidates), n=1, cutoff=0.85)
     return candidates[close[0]] if close else None

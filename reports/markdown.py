@@ -14,6 +14,15 @@ def _cell(text: str) -> str:
     return text.translate(_ESCAPED).replace("\n", " ")
 
 
+def _prose(text: str) -> str:
+    """A note (ours, though it may quote labels) with its `code spans` kept as code, the rest as `_cell` shows it:
+    inside a span Markdown shows every character as it is (no HTML, no links), so nothing there is escaped."""
+    parts = text.replace("\n", " ").split("`")
+    if len(parts) % 2 == 0:  # an unmatched backtick: all literal
+        return _cell(text)
+    return "`".join(part if inside else _cell(part) for part, inside in zip(parts, [False, True] * len(parts)))
+
+
 def markdown_table(table: Table) -> str:
     numeric = [column.kind is not Kind.TEXT for column in table.columns]
     lines = [f"### {_cell(table.title)}", "",
@@ -22,10 +31,10 @@ def markdown_table(table: Table) -> str:
     for row in table.rows:
         lines.append("| " + " | ".join(_cell(show(value, column.kind)) for value, column in zip(row, table.columns))
                      + " |")
-    if not table.rows:
-        lines.append("| " + " | ".join("" for _ in table.columns) + " |")
+    if not table.rows:  # said, not a blank row
+        lines += ["", "_None in these runs._"]
     if table.note:
-        lines += ["", f"_{_cell(table.note)}_"]
+        lines += ["", f"_{_prose(table.note)}_"]
     return "\n".join(lines)
 
 
@@ -34,7 +43,7 @@ def render_markdown(report: Report) -> str:
     parts = [f"# {_cell(report.title)}"]
     for section in report.sections:
         parts.append(f"## {_cell(section.title)}")
-        parts += [_cell(note) for note in section.notes]
+        parts += [_prose(note) for note in section.notes]
         parts += [markdown_table(table) for table in section.tables]
         parts += [f"![{_cell(plot.title)}](plots/{plot.name}.png)" for plot in section.plots]
     return "\n\n".join(parts) + "\n"

@@ -29,6 +29,7 @@ class OracleMiss:
 
     model: str
     """The model's label in the run."""
+    strategy: str
     task: str
     why: str | None
     """None: the data allows a passing answer, as far as the benchmark can tell (a bug somewhere)."""
@@ -53,7 +54,7 @@ def oracle_misses(run: RunData) -> list[OracleMiss]:
     tasks = [view.task for _, view in failed]
     whys: list[str | None] = [None] * len(failed)
     if benchmark.offline is None or any(task is None for task in tasks):
-        return [OracleMiss(group.model, view.task_id, None) for group, view in failed]
+        return [OracleMiss(group.model, group.strategy, view.task_id, None) for group, view in failed]
     known = [task for task in tasks if task is not None]
     try:
         options = benchmark.options_model.model_validate(run.options)
@@ -69,16 +70,19 @@ def oracle_misses(run: RunData) -> list[OracleMiss]:
                 close()
     whys = [TOKEN_LIMIT_WHY if why is None and view.status == TOKEN_LIMIT else why
             for (_, view), why in zip(failed, whys, strict=True)]
-    return [OracleMiss(group.model, view.task_id, why) for (group, view), why in zip(failed, whys, strict=True)]
+    return [OracleMiss(group.model, group.strategy, view.task_id, why)
+            for (group, view), why in zip(failed, whys, strict=True)]
 
 
 def oracle_table(runs: list[RunData], *, with_run: bool) -> Table | None:
     """The oracle's failures of the runs, one row each, with why (None: the oracle failed nowhere)."""
     table = Table("oracle_failures", f"Where {ORACLE} failed, and what the data lacks there",
-                  (*((Column("run"),) if with_run else ()), Column("model"), Column("task"), Column("why")))
+                  (*((Column("run"),) if with_run else ()), Column("model"), Column("strategy"),
+                   Column("task"), Column("why")))
     for run in runs:
         for miss in oracle_misses(run):
-            table.add(*((run.label,) if with_run else ()), miss.model, miss.task, miss.why or UNEXPLAINED)
+            table.add(*((run.label,) if with_run else ()), miss.model, miss.strategy, miss.task,
+                      miss.why or UNEXPLAINED)
     if not table.rows:
         return None
     table.note = (f"{ORACLE} plans from the benchmark's own data: where it fails, that data allows no passing answer "

@@ -77,7 +77,7 @@ def cost_table(groups: Sequence[Group], *, with_run: bool) -> Table:
     """Cost and usage per (model, strategy)."""
     table = Table("cost", "Cost and usage", (
         *group_columns(with_run), Column("rollouts", Kind.INT),
-        Column("calls", Kind.INT), Column("cache hits", Kind.PCT), Column("input tokens", Kind.INT),
+        Column("calls", Kind.INT), Column("cache hits %", Kind.PCT), Column("input tokens", Kind.INT),
         Column("cached input", Kind.INT), Column("output tokens", Kind.INT), Column("spent", Kind.USD),
         Column("saved by cache", Kind.USD), Column("saved by batch", Kind.USD), Column("retries", Kind.INT),
         Column("latency p50", Kind.SECONDS),

@@ -20,9 +20,18 @@ from __future__ import annotations
 
 import builtins
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from benchmarks.base import BUDGET_EXHAUSTED, CRASHED, INTERRUPTED, PROVIDER_ERROR, REPLAY_MISS, TOKEN_LIMIT
+from benchmarks.base import (
+    BUDGET_EXHAUSTED,
+    CRASHED,
+    DELIVERED,
+    INTERRUPTED,
+    PROVIDER_ERROR,
+    REPLAY_MISS,
+    TOKEN_LIMIT,
+)
 from errors import Interruption
 from providers.batching import BatchRequestLost, BatchUnanswered, BatchUnreadable
 from providers.errors import (
@@ -112,3 +121,41 @@ def may_be_billed(error: ProviderError) -> bool:
     batch (expired, cancelled). Any other failure (a timeout, a dropped connection, an answer that did not parse, a
     batch the provider will not report) may have been."""
     return not (error.status is not None and error.status >= 400) and kind_of(error).billed
+
+
+AGENT_FAILURES = "agent failures"
+PROVIDER_ERRORS = "provider errors"
+FAILURE_KINDS: dict[str, str] = {
+    PROVIDER_ERROR: PROVIDER_ERRORS,
+    INTERRUPTED: "interrupted",
+    CRASHED: "crashed",
+    BUDGET_EXHAUSTED: "cut by the spend cap",
+    REPLAY_MISS: "replay misses",
+}
+"""Who stopped a rollout, by status (every other status but `delivered` is the agent's own: a dead loop, a plan that
+did not parse, max steps, the context window, `max_calls`)."""
+FAILURE_NOTES: dict[str, str] = {
+    PROVIDER_ERRORS: "the LLM provider failed; the same command runs an outage's again",
+    "interrupted": "tripbench's own machinery; the same command runs them again",
+    "crashed": "a strategy's or an evaluator's own code raised",
+    "cut by the spend cap": "resume with a higher --max-cost",
+    "replay misses": "calls not in the cache",
+}
+"""What each kind but the agent's means, where a summary explains it."""
+
+
+def failure_kind(status: str) -> str | None:
+    """Who ended a rollout that did not deliver, in the words progress and summaries count it with: `AGENT_FAILURES`,
+    `PROVIDER_ERRORS` or another kind of `FAILURE_KINDS`; None for a delivered one."""
+    return None if status == DELIVERED else FAILURE_KINDS.get(status, AGENT_FAILURES)
+
+
+def failure_counts(counts: Mapping[str, int], *, compact: bool = False) -> str:
+    """`N agent failures · N provider errors` (`compact`: `N agent / N provider failures`), then each other kind of
+    `FAILURE_KINDS` that happened."""
+    agent, provider = counts.get(AGENT_FAILURES, 0), counts.get(PROVIDER_ERRORS, 0)
+    always = ([f"{agent:,} agent / {provider:,} provider failures"] if compact
+              else [f"{agent:,} {AGENT_FAILURES}", f"{provider:,} {PROVIDER_ERRORS}"])
+    rare = [f"{counts[kind]:,} {kind}" for kind in FAILURE_KINDS.values()
+            if kind != PROVIDER_ERRORS and counts.get(kind)]
+    return " · ".join(always + rare)

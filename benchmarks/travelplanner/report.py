@@ -297,7 +297,9 @@ def report_sections(runs: Sequence[RunView], mode: str, *, with_run: bool) -> li
                                         step_states(groups, with_run=with_run)],
                              [StackedShares("errors", "How rollouts ended, per model and strategy",
                                             [(_label(g, with_run), dict(counts)) for g, counts in counted])])
-    usage = Section("Tool usage", [tool_usage(groups, with_run=with_run)])
+    used = tool_usage(groups, with_run=with_run)
+    usage = (Section("Tool usage", [used]) if used.rows else  # an empty table would print a blank row
+             Section("Tool usage", notes=["No tool-agent (two-stage) rollouts: no tool calls to count."]))
     return [rates, errors_section, usage]
 
 

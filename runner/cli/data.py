@@ -6,6 +6,7 @@ benchmark keeps its data there and every default (run specs, `evaluate --split`)
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 
@@ -28,8 +29,13 @@ def data_command() -> None:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def fetch_command(args: tuple[str, ...]) -> None:
     """Download a benchmark's public data into the data home: `data fetch [BENCHMARK] [OPTIONS]`."""
+    if args and not args[0].startswith("-") and args[0] not in available():  # a misspelt benchmark
+        near = difflib.get_close_matches(args[0], available(), n=1)
+        raise click.UsageError(f"no benchmark {args[0]!r}: one of {', '.join(available())}"
+                               + (f"; did you mean {near[0]}?" if near else ""))
     benchmark, rest = (args[0], list(args[1:])) if args and args[0] in available() else (DEFAULT, list(args))
-    run_benchmark_command(benchmark, "fetch", rest, f"tripbench data fetch {benchmark}")
+    run_benchmark_command(benchmark, "fetch", rest, f"tripbench data fetch {benchmark}",
+                          choose="tripbench data fetch NAME ...")
 
 
 @data_command.command("import", context_settings=FORWARDED, add_help_option=False)
@@ -52,7 +58,8 @@ def import_command(benchmark: str | None, args: tuple[str, ...]) -> None:
             raise UserError(f"{folder}: no benchmark recognises this folder ({', '.join(available())}); "
                             "--benchmark NAME imports it anyway")
         benchmark = matching[0]
-    run_benchmark_command(benchmark or DEFAULT, "import", list(args), "tripbench data import")
+    run_benchmark_command(benchmark or DEFAULT, "import", list(args), "tripbench data import",
+                          choose="tripbench data import NAME DIR ...")
 
 
 @data_command.command("info")

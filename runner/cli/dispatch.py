@@ -25,27 +25,36 @@ def benchmark_command(benchmark: str, name: str) -> click.Command:
         having = [other for other in available() if other != benchmark
                   and (candidate := get_benchmark(other).commands) is not None and name in candidate.by_name()]
         also = f" ({', '.join(having)} has one)" if having else ""
-        raise UsageError(f"benchmark {benchmark} has no `{name}` command{also}")
+        scores = (f"; `tripbench evaluate --benchmark {benchmark} FILE` checks each answer's format as it scores it"
+                  if name == "check-submission" and "evaluate" in commands else "")
+        raise UsageError(f"benchmark {benchmark} has no `{name}` command{scores or also}")
     return commands[name]
 
 
-def run_benchmark_command(benchmark: str, name: str, args: list[str], prog_name: str) -> None:
-    """Runs the benchmark's command with `args`; its `--help` also says how to choose the benchmark."""
+def run_benchmark_command(benchmark: str, name: str, args: list[str], prog_name: str,
+                          choose: str | None = None) -> None:
+    """Runs the benchmark's command with `args`; its `--help` also says how to choose the benchmark: `choose`, the
+    command line that does (default: `PROG_NAME --benchmark NAME ...`)."""
     command = benchmark_command(benchmark, name)
     asks_help = any(arg in ("-h", "--help") for arg in args)
     command.main(args, prog_name=prog_name, standalone_mode=False, help_option_names=["-h", "--help"])
     if asks_help:
-        click.echo(f"\n  {prog_name} --benchmark NAME ...: the command of another benchmark "
+        click.echo(f"\n  {choose or f'{prog_name} --benchmark NAME ...'}: the command of another benchmark "
                    f"({', '.join(available())}; default {DEFAULT}).")
 
 
-def answers_benchmark(args: Sequence[str]) -> str:
+def answers_benchmark(args: Sequence[str], *, strict: bool = True) -> str:
     """The benchmark whose answers a file among `args` holds (`Commands.holds_answers`; the first file some benchmark
     recognises, an option's value such as a query file being another); the default benchmark when no file is named
     or one is empty (`--help`, a missing or empty file: its command says what is wrong).
 
+    Args:
+        args: The command's arguments.
+        strict: Whether a file no benchmark recognises is an error; else the default benchmark takes it (a
+            submission being checked may be broken: its checker says how).
+
     Raises:
-        UserError: no benchmark recognises any of the files (exit 1), or several recognise one.
+        UserError: no benchmark recognises any of the files (exit 1, `strict`), or several recognise one.
     """
     files = [Path(arg) for arg in args if not arg.startswith("-") and Path(arg).is_file()]
     if not files or any(_blank(path) for path in files):  # the default's command says what is wrong (an empty file)
@@ -58,6 +67,8 @@ def answers_benchmark(args: Sequence[str]) -> str:
             return matching[0]
         if matching:
             raise UserError(f"{path}: answers of {' or '.join(matching)}? choose with --benchmark NAME")
+    if not strict:
+        return DEFAULT
     raise UserError(f"{files[0]}: no benchmark recognises these answers ({', '.join(scorers)} looked; each one's "
                     "`tripbench evaluate --benchmark NAME -h` says what it reads); --benchmark NAME scores it anyway")
 
@@ -78,8 +89,9 @@ def dispatching(name: str, summary: str) -> click.Command:
                        + ("; evaluate: the one whose answers FILE holds)." if name == "evaluate" else ")."))
     @click.argument("args", nargs=-1, type=click.UNPROCESSED)
     def command(benchmark: str | None, args: tuple[str, ...]) -> None:
-        if benchmark is None:
-            benchmark = answers_benchmark(args) if name == "evaluate" else DEFAULT
+        if benchmark is None:  # answers are recognised (check-submission: a broken one is the default's to check)
+            benchmark = (answers_benchmark(args, strict=name == "evaluate")
+                         if name in ("evaluate", "check-submission") else DEFAULT)
         run_benchmark_command(benchmark, name, list(args), f"tripbench {name}")
 
     return command

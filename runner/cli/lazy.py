@@ -6,6 +6,7 @@ the provider SDKs), also `tripbench --help` and the commands that need none of i
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -34,6 +35,15 @@ class LazyGroup(click.Group):
         if cmd_name not in self.commands and cmd_name in self.lazy_commands:
             self.add_command(self._load(cmd_name), cmd_name)
         return super().get_command(ctx, cmd_name)
+
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:  # a typo: say what was meant
+            near = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+            meant = f"; did you mean '{near[0]}'?" if near else ""
+            ctx.fail(f"No such command '{name}'{meant} (`{ctx.command_path} --help` lists them)")
+        return super().resolve_command(ctx, args)
 
     def _load(self, cmd_name: str) -> click.Command:
         module, _, attribute = self.lazy_commands[cmd_name].target.partition(":")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 import click
@@ -34,7 +35,8 @@ def mock_server_command(host: str, port: int, reply: str | None, config_path: Pa
     config = load_config(config_path) if config_path is not None else MockConfig()
     if reply is not None:
         config = config.model_copy(update={"reply": REPLIES[reply]})
-    asyncio.run(_serve_until_interrupted(host, port, config))
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how it stops (said so), not an abort
+        asyncio.run(_serve_until_interrupted(host, port, config))
 
 
 async def _serve_until_interrupted(host: str, port: int, config: MockConfig) -> None:

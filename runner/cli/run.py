@@ -19,25 +19,27 @@ import click
 import orjson
 from rich.console import Console
 
-from benchmarks.base import BUDGET_EXHAUSTED
+from benchmarks.base import BUDGET_EXHAUSTED, ExpectedCalls
 from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import DEFAULT, get_benchmark
-from errors import ConfigError
+from errors import ConfigError, UserError
 from providers.prices import nearest_priced, price_for
 from runner.cli.console import output_console
+from runner.cli.run_folder import SPEC_FILE, keep_spec, spec_of_folder
+from runner.cli.team import local_cache_hint
 from runner.engine.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine.execute import FAILED, RunReport, Spread, execute
 from runner.engine.gc_tuning import tune_for_a_run
 from runner.engine.preflight import preflight
 from runner.engine.prepared import Prepared, default_run_dir, prepare
 from runner.engine.replay_processes import replay_workers
-from runner.engine.scheduler import BUDGET, INTERRUPTED
+from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED
 from runner.engine.shard import Shard, check_run_dir, parse_shard
 from runner.engine.spec import RunSpec, load_spec, parse_options, parse_spec
 from runner.store.results import load_run
 from runner.store.shards import SHARD_DIR
-from runner.store.summary import render_summary, summary_json, without_result
-from runner.store.writer import lock_run_dir
+from runner.store.summary import render_summary, summarize, summary_json, without_result
+from runner.store.writer import RESULTS_FILE, lock_run_dir
 
 EXIT_FAILED = 1
 EXIT_BUDGET = 3
@@ -53,8 +55,6 @@ Models that need no key: """ + "; ".join(f"{model}: {does}" for model, does in K
 
 The benchmarks' strategies (two-stage is the tool agent; react is a sole-planning strategy) and the models with a
 price: `tripbench list`."""
-SPEC_FILE = "spec.toml"
-"""The spec a run made from flags keeps in its run directory (`tripbench run RUN_DIR/spec.toml` resumes it)."""
 FLAGS = "the command-line flags"
 """What errors in a spec made from flags name as its source."""
 IDENTITY = ("benchmark", "split", "models", "strategies", "samples", "options")
@@ -63,16 +63,32 @@ IDENTITY = ("benchmark", "split", "models", "strategies", "samples", "options")
 
 def spec_from_flags(benchmark: str, models: tuple[str, ...], strategies: str | None, split: str | None,
                     shape: dict[str, Any]) -> dict[str, Any]:
-    """The run spec the command-line flags describe; `shape` holds the other flags given (limit, max_cost, ...)."""
-    if not models or not strategies or not split:
+    """The run spec the command-line flags describe; `shape` holds the other flags given (limit, max_cost, ...).
+    Strategies that call no model (`greedy`, `rule-based`) need no --model: their rows say `no model`."""
+    names = [name.strip() for name in strategies.split(",") if name.strip()] if strategies else []
+    no_model = not models and bool(names) and _model_free(benchmark, names, shape.get("options") or {})
+    if (not models and not no_model) or not strategies or not split:
         missing = [flag for flag, value in (("--model", models), ("--strategies", strategies), ("--split", split))
                    if not value]
         raise click.UsageError(f"without a SPEC file, {', '.join(missing)} must be given "
                                "(e.g. --model openai:gpt-4o-mini --strategies direct,cot --split validation)")
-    names = [name.strip() for name in strategies.split(",") if name.strip()]
     given = {name: value for name, value in shape.items() if value not in (None, {})}
     return {"benchmark": benchmark, "split": split, "strategies": names, **given,
-            "models": [{"model": model} for model in models]}
+            "models": [NO_MODEL] if no_model else [{"model": model} for model in models]}
+
+
+NO_MODEL = {"name": "no model", "model": "offline:oracle"}
+"""The model of a flag run whose strategies call none: a keyless one, never asked, under a label that says so."""
+
+
+def _model_free(benchmark: str, names: list[str], options: dict[str, Any]) -> bool:
+    """Whether every strategy named makes no LLM call (`expected_calls` 0: greedy, the rule-based planners)."""
+    try:
+        found = get_benchmark(benchmark)
+        offered = {s.name: s for s in found.strategies(found.options_model.model_validate(options))}
+    except (UserError, ValueError):  # said properly where the spec is checked
+        return False
+    return all(isinstance(s := offered.get(name), ExpectedCalls) and s.expected_calls == 0 for name in names)
 
 
 def _toml(spec: dict[str, Any]) -> str:
@@ -81,7 +97,7 @@ def _toml(spec: dict[str, Any]) -> str:
     if spec.get("options"):
         lines += ["", "[options]", *(f"{name} = {json.dumps(value)}" for name, value in spec["options"].items())]
     for model in spec["models"]:
-        lines += ["", "[[models]]", f"model = {json.dumps(model['model'])}"]
+        lines += ["", "[[models]]", *(f"{key} = {json.dumps(value)}" for key, value in model.items())]
     return "\n".join(lines) + "\n"
 
 
@@ -225,7 +241,7 @@ def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> S
 
 
 @click.command("run", epilog=EXIT_CODES)
-@click.argument("spec", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@click.argument("spec", type=click.Path(path_type=Path), required=False)
 @click.option("--model", "models", multiple=True, metavar="MODEL",
               help="Without SPEC: a model to run (repeatable), e.g. openai:gpt-4o-mini.")
 @click.option("--strategies", metavar="A,B", help="Without SPEC: the strategies, comma-separated (`tripbench list`).")
@@ -267,10 +283,11 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
                 session: SessionFlags) -> None:
     """Run (or resume) every rollout of a run spec: results go to RUN_DIR/results.sqlite as they finish.
 
-    Without SPEC, `--model M [--model M2] --strategies a,b --split S` (and --limit, --max-cost, --tasks, --samples,
-    --option) describe the run: the spec they make is checked, written to RUN_DIR/spec.toml and printed, so
-    `tripbench run RUN_DIR/spec.toml` (or the same flags) resumes it. Flags for other models or strategies on the
-    same split are refused until given a --run-dir of their own.
+    SPEC may be a run folder: every run keeps a copy of its spec in RUN_DIR/spec.toml, so `tripbench run RUN_DIR`
+    resumes it. Without SPEC, `--model M [--model M2] --strategies a,b --split S` (and --limit, --max-cost, --tasks,
+    --samples, --option) describe the run: the spec they make is checked, written to RUN_DIR/spec.toml and printed,
+    so `tripbench run RUN_DIR` (or the same flags) resumes it. Flags for other models or strategies on the same
+    split are refused until given a --run-dir of their own.
     """
     session.require_ray()
     console = output_console()
@@ -299,6 +316,8 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
         raise click.UsageError("--model, --strategies, --split, --tasks, --samples and --option describe a run "
                                "without a SPEC file; edit the spec")
     else:
+        if spec.is_dir():  # a run folder: its spec, into the folder (`runner.cli.run_folder`)
+            run_dir, spec = run_dir or spec, spec_of_folder(spec)
         prepared = prepare(spec, overrides=overrides.given(), shard=session.shard)
         session.require_team(prepared.spec, str(spec))
         run_dir = run_dir or default_run_dir(spec)
@@ -308,6 +327,9 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     if session.ray_address is not None and prepared.batched:
         raise click.UsageError("--ray-address: batch models wait for their batches in one process; run "
                                f"{', '.join(sorted(prepared.batched))} without Ray, or set batch = false")
+    if prepared.spec.team is not None and not (run_dir / RESULTS_FILE).is_file():  # a team run's first session
+        if (hint := local_cache_hint(prepared.cache_dir)) is not None:
+            click.echo(hint, err=True)
     for model in prepared.spec.models:  # without a cap an unknown model runs: a typo's provider errors cost time
         if model.prices is None and price_for(model.model) is None and (near := nearest_priced(model.model)):
             click.echo(f"note: the price table does not know {model.model}: did you mean {near}?", err=True)
@@ -317,13 +339,15 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
         run_dir = session.shard.run_dir(run_dir)
     if session.dry_run:
         estimates, assumption = asyncio.run(estimate(prepared, run_dir))
-        render_estimate(estimates, assumption, console, cap_usd=prepared.spec.max_cost,
-                        spent_usd=spent_before(run_dir))
+        spent, spent_by = spent_before(run_dir, prepared)
+        render_estimate(estimates, assumption, console, cap_usd=prepared.spec.max_cost, spent_usd=spent,
+                        spent_by=spent_by)
         render_settings(prepared, console)
         return
     tune_for_a_run()  # after `prepare`: the loaded spec and data are frozen out of every collection
     with replay_workers(prepared, lock_fd) if session.ray_address is None else contextlib.nullcontext() as spread:
         report = asyncio.run(_execute(prepared, run_dir, session, console, lock_fd, spread))
+    keep_spec(spec, run_dir if session.shard is None else run_dir.parent)  # `tripbench run RUN_DIR` resumes it
     _finish(ctx, report, run_dir, resume, console)
 
 
@@ -350,6 +374,11 @@ def _finish(ctx: click.Context, report: RunReport, run_dir: Path, resume: str, c
     with load_run(run_dir) as results:
         render_summary(results, console)
         missing = without_result(results)
+        planned = sum(group.planned for group in summarize(results))
+    if report.outcome == COMPLETED and not report.pending:  # said in words, not only by the table
+        console.print(f"nothing to do: all {planned:,} rollouts of this run were done already")
+    elif report.calls and report.hits == report.calls:
+        console.print(f"every call came from the cache ({report.calls:,} calls, $0 spent in this session)")
     from reports.oracle import oracle_note  # the report code, only once a run ends (`run --help` stays light)
 
     if (oracle := oracle_note(run_dir)) is not None:  # its failures are the data's: say so (issue 31)

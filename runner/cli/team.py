@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shlex
+from pathlib import Path
 
 import click
 
-from errors import UserError
+from errors import UsageError, UserError
 from runner.engine.spec import TEAM_URL_ENV
 
 url_env_option = click.option("--url-env", default=TEAM_URL_ENV, show_default=True, metavar="NAME",
@@ -78,6 +80,44 @@ def status_command(url_env: str, as_json: bool) -> None:
         click.echo(f"  worker {worker['host']}:{worker['pid']}, heartbeat {worker['heartbeat_s_ago']} s ago")
     for limit in limits:
         click.echo(f"  rate limits shared for {limit}")
+
+
+@team_command.command("import-cache")
+@click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
+@url_env_option
+def import_cache_command(directory: Path, url_env: str) -> None:
+    """Share a local disk cache with the team: its calls are not paid again by team runs (which read only the team's
+    cache). Each entry is verified first (a bad one is left out); an entry the team already holds stays as it is.
+
+    Exits 1 when bad entries were left out.
+    """
+    _require_client()
+    from cache.store import DB_FILE
+    from runner.team import public, team_url
+    from runner.team.imports import import_cache
+
+    if not (directory / DB_FILE).is_file():
+        raise UsageError(f"{directory}: not a tripbench cache (no {DB_FILE}); the local cache is <data home>/cache "
+                         "unless a spec's cache_dir names another (`tripbench data info` shows the data home)")
+    url = team_url(url_env, "--url-env")
+    imported = import_cache(directory, url)
+    click.echo(f"{public(url)}: {imported.new} entries of {directory} shared, {imported.held} the team already held "
+               f"(kept as they were), {len(imported.bad)} bad left out")
+    for bad in imported.bad[:10]:
+        click.echo(f"  left out {bad.key}: {bad.reason} ({bad.detail})")
+    if imported.bad:
+        click.get_current_context().exit(1)
+
+
+def local_cache_hint(cache_dir: Path) -> str | None:
+    """For a team run (which reads only the team's cache): a line pointing to `team import-cache` when a local disk
+    cache is there, whose calls the team would otherwise pay again; None when there is none."""
+    from cache.store import DB_FILE
+
+    if not (cache_dir / DB_FILE).is_file():
+        return None
+    return (f"note: a team run reads only the team's cache, not the local one at {cache_dir}; to use the calls it "
+            f"holds instead of paying them again: tripbench team import-cache {shlex.quote(str(cache_dir))}")
 
 
 @team_command.command("budget")

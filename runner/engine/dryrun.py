@@ -113,12 +113,20 @@ def _assumption(expected: dict[str, tuple[float, str]]) -> str:
     return "; ".join(f"{', '.join(figures)} calls per rollout, from {source}" for source, figures in by_source.items())
 
 
-def spent_before(run_dir: Path) -> float:
-    """What the run directory's earlier sessions spent, open charges at their worst case (0 for a new run)."""
+def spent_before(run_dir: Path, prepared: Prepared) -> tuple[float, str]:
+    """What the spend cap already holds, open charges at their worst case, and whose it is: the team budget's (every
+    process booking under it: its database is read) for a run with `[team]`, else the run directory's earlier
+    sessions' (0 for a new run)."""
+    if (team := prepared.spec.team) is not None:
+        from runner.team import team_url  # psycopg: only a team run's dry run
+        from runner.team.budget import budget_spent
+
+        url = team_url(team.url_env, str(prepared.spec_path))
+        return budget_spent(url, team.budget), f"spent before by the team budget {team.budget}"
     if not (run_dir / RESULTS_FILE).is_file():
-        return 0.0
+        return 0.0, "spent before"
     with load_run(run_dir) as results:
-        return results.spent_usd + results.reserved_usd
+        return results.spent_usd + results.reserved_usd, "spent before"
 
 
 def _finished(run_dir: Path) -> set[RolloutKey]:
@@ -171,7 +179,7 @@ def _add(estimate: ModelEstimate, prepared: Prepared, key: RolloutKey, probe: _P
 
 
 def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Console, *,
-                    cap_usd: float | None = None, spent_usd: float = 0.0) -> None:
+                    cap_usd: float | None = None, spent_usd: float = 0.0, spent_by: str = "spent before") -> None:
     """Prints the estimate table and what bounds the money.
 
     Args:
@@ -179,7 +187,8 @@ def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Co
         assumption: The expected calls per rollout and where they came from (per strategy where they differ).
         console: Where to print.
         cap_usd: The run's spend cap, if any.
-        spent_usd: What earlier sessions of the run already spent against it.
+        spent_usd: What the cap already holds (`spent_before`).
+        spent_by: Whose that is, in words (`spent_before`).
     """
     table = Table(show_edge=False, pad_edge=False, title="dry run: nothing was sent or spent")
     for column in ("model", "rollouts to run", "cached calls (free)", "new calls", "input tokens",
@@ -201,7 +210,7 @@ def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Co
         console.print("at most: no bound without a spend cap (set max_cost, or --max-cost)", soft_wrap=True)
         return
     left = max(cap_usd - spent_usd, 0.0)
-    console.print(f"at most ${left:.2f}: the spend cap (${cap_usd:.2f}, ${spent_usd:.2f} spent before), which no "
+    console.print(f"at most ${left:.2f}: the spend cap (${cap_usd:.2f}, ${spent_usd:.2f} {spent_by}), which no "
                   "call may cross", soft_wrap=True)
     rollouts = sum(e.rollouts for e in known)
     if expected > left and rollouts:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from benchmarks.base import Benchmark, Task
-from errors import UserError
+from errors import UsageError, UserError
 from runner.engine.prepared import Prepared, require_team_client
 from runner.engine.progress import LiveProgress, RunStats
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
@@ -81,12 +81,17 @@ class RunReport:
     rerun: Counter[str] = field(default_factory=Counter)
     """Stored rollouts among `pending`, by the status they had (provider errors of an outage, the spend cap's cuts)."""
     statuses: Counter[str] = field(default_factory=Counter)
+    calls: int = 0
+    """LLM calls of this session's rollouts, cache hits included."""
+    hits: int = 0
+    """Those the cache answered."""
     files: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
 def check_resume(previous: dict[str, Any] | None, spec: RunSpec, source: str, force: bool) -> None:
-    """Refuses to resume a run whose results-relevant settings changed (unless `force`), naming the fields."""
+    """Refuses to resume a run whose results-relevant settings changed (unless `force`), naming the fields: a usage
+    error (exit 2), as the same conflict given by flags is."""
     if previous is None or force:
         return
     try:
@@ -100,7 +105,7 @@ def check_resume(previous: dict[str, Any] | None, spec: RunSpec, source: str, fo
         values = "; ".join(f"{path}: {_shown(before, path)} then, {_shown(after, path)} now" for path in changed)
         older = (" (a setting unset then may be one the tripbench that started the run did not have yet: it ran "
                  "another way)" if any(_shown(before, path) == "unset" for path in changed) else "")
-        raise UserError(f"{source}: the run directory was started with other settings for {', '.join(changed)} "
+        raise UsageError(f"{source}: the run directory was started with other settings for {', '.join(changed)} "
                         f"({values}){older}; its results would mix both: use another --run-dir, or --force to "
                         "continue anyway")
 
@@ -347,6 +352,7 @@ async def _run_pending(session: Session, plan: ResumePlan, watch: Watch, grace_s
                 outcome, note = await remote(prepared, plan.pending, booked(session, save_run_elsewhere), scheduler)
                 report.notes.append(note)
     finally:
+        report.calls, report.hits = stats.total.calls, stats.total.hits
         finished_running.set()
         await evaluator
         for signum in SIGNALS:

@@ -1,19 +1,21 @@
-"""Live progress of a run: done / total per model, ETA, $ spent / cap, tokens/s, cache hit %, retries, errors.
+"""Live progress of a run: done / total per model, ETA, $ spent / cap, tokens/s, cache hit %, retries, and the
+rollouts that did not deliver, agent failures apart from provider errors (and the rarer kinds: `failure_counts`).
 
 `RunStats` is updated as calls and rollouts end (plain counters, no I/O); `LiveProgress` shows it with rich, one
 row per model and a total row whose columns read the counters at each refresh. Every row counts the whole run, earlier
 sessions included: rollouts done, and money (the total row: the spend cap's ledger; a model row: its stored rollouts'
 cost plus this session's calls). The ETA shows once `ETA_AFTER` rollouts of the row finished in this session; no
-row wraps (below `WIDE` columns a row drops its bar and the rates). Where the console is not a terminal (nohup,
-cron, a CI log) it prints one plain line every `log_every_s` seconds instead; `--quiet` shows nothing.
+row wraps (below `WIDE` columns a row drops its bar, the rates and the calls). Where the console is not a
+terminal (nohup, cron, a CI log) it prints one plain line every `log_every_s` seconds instead; `--quiet` shows nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from rich.console import Console
@@ -22,10 +24,10 @@ from rich.progress import Task as ProgressTask
 from rich.table import Column
 from rich.text import Text
 
-from benchmarks.base import DELIVERED
 from runner.ladder.batches import BatchCounts
 from runner.ladder.budget import SpendCap
 from runner.ladder.calls import CallRecord
+from runner.outcomes import failure_counts, failure_kind
 from runner.store.records import RolloutRecord
 
 TOTAL = "total"
@@ -47,8 +49,8 @@ class Counters:
     billed_tokens: int = 0
     """Input + output tokens of calls that reached a provider (hits excluded)."""
     cost_usd: float = 0.0
-    errors: int = 0
-    """Rollouts that ended in another status than `delivered`."""
+    failures: Counter[str] = field(default_factory=Counter)
+    """Rollouts that ended in another status than `delivered`, by `failure_kind`."""
 
     def add_call(self, call: CallRecord) -> None:
         self.calls += 1
@@ -92,12 +94,12 @@ class RunStats:
         return observe
 
     def rollout_done(self, record: RolloutRecord) -> None:
-        if record.result.status != DELIVERED:
-            self.models.setdefault(record.key.model, Counters()).errors += 1
-            self.total.errors += 1
+        if (kind := failure_kind(record.result.status)) is not None:
+            self.models.setdefault(record.key.model, Counters()).failures[kind] += 1
+            self.total.failures[kind] += 1
 
     def describe(self, label: str, *, compact: bool = False) -> str:
-        """One line of figures for a model row, or for the total row (`TOTAL`); `compact`: money, calls, errors."""
+        """One line of figures for a model row, or for the total row (`TOTAL`); `compact`: money and failures."""
         counters = self.total if label == TOTAL else self.models.get(label, Counters())
         elapsed = max(self.clock() - self.started, 1e-9)
         hit_rate = f"{counters.hits / counters.calls:.0%}" if counters.calls else "-"
@@ -108,9 +110,10 @@ class RunStats:
         else:
             money = f"${self.spent_before.get(label, 0.0) + counters.cost_usd:.2f}"
         if compact:
-            return f"{money} · {counters.calls:,} calls · {counters.errors:,} errors"
+            return f"{money} · {failure_counts(counters.failures, compact=True)}"
         line = (f"{money} · {counters.billed_tokens / elapsed:,.0f} tok/s · {counters.calls:,} calls, "
-                f"{hit_rate} hits · {counters.retries:,} retries · {counters.errors:,} errors")
+                f"{hit_rate} hits · {counters.retries:,} retries · "
+                f"{failure_counts(counters.failures)}")
         if label == TOTAL and (b := self.batches) is not None:
             line += (f" · batches {b.submitted} submitted, {b.in_progress} in progress, {b.ended} ended, "
                      f"{b.answered:,}/{b.requests:,} requests done")
@@ -124,8 +127,8 @@ def _one_line(max_width: int | None = None) -> Column:
 class _FiguresColumn(ProgressColumn):
     """The figures of the row's model, read from the live counters at each refresh."""
 
-    def __init__(self, stats: RunStats, compact: bool) -> None:
-        super().__init__(table_column=_one_line())
+    def __init__(self, stats: RunStats, compact: bool, max_width: int | None) -> None:
+        super().__init__(table_column=_one_line(max_width=max_width))
         self._stats = stats
         self._compact = compact
 
@@ -167,10 +170,14 @@ class LiveProgress:
         self._log_every_s = log_every_s
         self._logger: asyncio.Task[None] | None = None
         wide = console is None or console.width >= WIDE
+        # the figures (the total row's are the longest) end in an ellipsis rather than squeeze out the done column
+        done_width = len(f"{sum(totals.values())}/{sum(totals.values())}")
+        figures_width = None if console is None else console.width - LABEL_WIDTH - done_width - 3
         bar = [BarColumn(bar_width=24)] if wide else []
         self._progress = Progress(
             TextColumn("{task.description}", table_column=_one_line(max_width=LABEL_WIDTH)), *bar,
-            MofNCompleteColumn(table_column=_one_line()), _EtaColumn(), _FiguresColumn(stats, compact=not wide),
+            MofNCompleteColumn(table_column=_one_line()), _EtaColumn(),
+            _FiguresColumn(stats, compact=not wide, max_width=figures_width),
             console=console, disable=disable, refresh_per_second=4, get_time=stats.clock,
         )
         single = len(totals) == 1  # its row shows the run's figures ($ spent / cap)
@@ -199,7 +206,7 @@ class LiveProgress:
             self._progress.console.print(self.line(), highlight=False, markup=False, soft_wrap=True)
 
     def line(self) -> str:
-        """The run's figures on one line: time, done / total, money, calls, hits, retries, errors, ETA."""
+        """The run's figures on one line: time, done / total, money, calls, hits, retries, failures, ETA."""
         run = self._progress.tasks[self._rows.get(TOTAL, next(iter(self._rows.values())))]
         return (f"{datetime.now().strftime('%H:%M:%S')} {run.completed:,.0f}/{run.total:,.0f} rollouts · "
                 f"{self._stats.describe(TOTAL)} · {_eta(run) or 'ETA -'}")

@@ -255,7 +255,9 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunResults:
     if (shards := find_shards(run_dir)) is not None:
         return _load_shards(run_dir, shards)
     if not path.is_file():
-        raise MissingInput(f"{run_dir}: no {RESULTS_FILE} here: not a tripbench run directory")
+        raise MissingInput(f"{run_dir}: no {RESULTS_FILE} here: not a tripbench run directory (`tripbench run SPEC` "
+                           "or `tripbench run --model M --strategies S --split SPLIT` makes one; `tripbench demo` "
+                           "makes several)")
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
     try:
         tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('session', 'rollout')").fetchone()[0]

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.base import CRASHED, DELIVERED
-from runner.outcomes import runs_again
+from runner.outcomes import FAILURE_NOTES, failure_counts, failure_kind, runs_again
 from runner.store.results import RunResults, SessionInfo, StoredRollout
 
 WIDE = 130
@@ -36,6 +36,8 @@ class GroupSummary:
     cost_usd: float = 0.0
     saved_usd: float = 0.0
 
+    stored: int = 0
+    """Rollouts stored, from every session (a later session may plan fewer: `--limit`)."""
     done: int = 0
     """Rollouts stored that a resumed run would not run again (not cut by the spend cap, not missed in replay mode,
     not ended by an unavailable provider: see `runner.outcomes.runs_again`)."""
@@ -46,6 +48,17 @@ def without_result(results: RunResults) -> Counter[str]:
     replay-mode misses, errors of an unavailable provider) and strategy crashes. A permanent provider error (a bad
     request, a refusal) is the rollout's result, like a delivered plan. A completed run holding any exits non-zero."""
     return Counter(r.status for r in results.rollouts if r.status == CRASHED or runs_again(r.status, r.error_type))
+
+
+def failures(rollouts: Iterable[StoredRollout]) -> Counter[str]:
+    """Stored rollouts that did not deliver, by `failure_kind`: the agent's own apart from the provider's errors."""
+    return Counter(kind for r in rollouts if (kind := failure_kind(r.status)) is not None)
+
+
+def failures_line(kinds: Counter[str]) -> str:
+    """`not delivered: N agent failures · N provider errors · ...`, each kind but the agent's explained once."""
+    notes = "; ".join(f"{kind}: {FAILURE_NOTES[kind]}" for kind in kinds if kind in FAILURE_NOTES)
+    return f"not delivered: {failure_counts(kinds)}" + (f" ({notes})" if notes else "")
 
 
 TOP_REASONS = 3
@@ -85,6 +98,7 @@ def summarize(results: RunResults) -> list[GroupSummary]:
         group = groups.setdefault((rollout.key.model, rollout.key.strategy),
                                   GroupSummary(rollout.key.model, rollout.key.strategy))
         group.statuses[rollout.status] += 1
+        group.stored += 1
         group.done += not runs_again(rollout.status, rollout.error_type)
         group.calls += rollout.calls
         group.hits += rollout.cache_hits
@@ -93,6 +107,8 @@ def summarize(results: RunResults) -> list[GroupSummary]:
         group.output_tokens += rollout.usage.output_tokens
         group.cost_usd += rollout.cost_usd
         group.saved_usd += rollout.saved_usd
+    for group in groups.values():  # its own count: never fewer than it has stored (done/planned never reads 5/3)
+        group.planned = max(group.planned, group.stored)
     return list(groups.values())
 
 
@@ -162,6 +178,8 @@ def render_summary(results: RunResults, console: Console) -> None:
     if live := [b for b in results.batches() if b.live]:
         ids = ", ".join(f"{b.provider_id or '(id not yet known)'} ({b.model}, {b.requests} requests)" for b in live)
         console.print(f"{len(live)} batch(es) live at the provider: {ids}")
+    if kinds := failures(results.rollouts):
+        console.print(failures_line(kinds), highlight=False, markup=False, soft_wrap=True)
     if missing := without_result(results):
         counts = ", ".join(f"{status} {n}" for status, n in missing.most_common())
         console.print(f"{missing.total()} rollouts have no result of their own: {counts}")
@@ -215,6 +233,7 @@ def summary_json(results: RunResults) -> dict[str, Any]:
         "reserved_usd": results.reserved_usd,
         "max_cost": results.spec.max_cost,
         "without_result": dict(without_result(results)),
+        "failures": dict(failures(results.rollouts)),
         "untrusted_usage_calls": results.untrusted_calls(),
         "failure_reasons": {model: [{"reason": reason, "count": count} for reason, count in top]
                             for model, top in failure_reasons(results.rollouts).items()},

@@ -316,3 +316,16 @@ class TeamLedger:
             log.warning("%s: %d settlements kept in %s until the next session", public(self._worker.url),
                         len(self._settling) + len(self._orphaning), self._spool.path)
         await self._link.aclose()
+
+
+def budget_spent(url: str, budget: str) -> float:
+    """What a team budget holds now, spent and reserved (calls in flight at their worst case), 0 before its first
+    booking: what a dry run's "at most" starts from. A plain SELECT (a read-only user may look).
+
+    Raises:
+        TeamUnavailable: the database cannot be reached.
+    """
+    with connect(url, purpose="read") as connection:
+        row = connection.execute("SELECT (spent + reserved)::float8 FROM tb_budget WHERE name = %s",
+                                 (budget,)).fetchone()
+    return 0.0 if row is None else float(row[0])  # type: ignore[arg-type]

@@ -35,7 +35,7 @@ def why_of(report: str) -> dict[str, str]:
     """Task -> why, from the report's table of the oracle's failures."""
     section = report.split("### Where offline:oracle failed", 1)[1].split("\n_", 1)[0]
     rows = [line.split(" | ") for line in section.splitlines() if line.startswith("| offline:oracle")]
-    return {cells[1]: cells[2].rstrip(" |") for cells in rows}
+    return {cells[2]: cells[3].rstrip(" |") for cells in rows}  # model | strategy | task | why
 
 
 def test_travelplanner_oracle_failures_name_what_the_staged_data_lacks(travelplanner_data: Path,

@@ -16,12 +16,21 @@ from typing import Any
 
 import pytest
 
-from benchmarks.base import CALL_LIMIT, CRASHED, INTERRUPTED, RolloutResult, Task
+from benchmarks.base import (
+    CALL_LIMIT,
+    CRASHED,
+    DELIVERED,
+    INTERRUPTED,
+    PROVIDER_ERROR,
+    TOKEN_LIMIT,
+    RolloutResult,
+    Task,
+)
 from errors import UserError
 from providers.errors import AuthError
 from runner.engine.rollout import RolloutModel, run_rollout
 from runner.engine.spec import Sampling
-from runner.outcomes import POLICY, kind_of, runs_again
+from runner.outcomes import POLICY, failure_counts, failure_kind, kind_of, runs_again
 from runner.store.records import RolloutKey
 
 PACKAGES = ("errors", "datahome", "providers", "cache", "sandbox_index", "benchmarks", "runner", "reports")
@@ -159,3 +168,14 @@ async def test_a_rollout_cancelled_while_its_strategy_raises_is_not_stored() -> 
     rollout.cancel()
     with pytest.raises(asyncio.CancelledError):
         await rollout
+
+
+def test_progress_and_summaries_count_the_agents_failures_apart_from_the_providers_and_ours() -> None:
+    statuses = ["max_steps", "invalid_action_dead_loop", TOKEN_LIMIT, CALL_LIMIT, PROVIDER_ERROR, INTERRUPTED,
+                INTERRUPTED, DELIVERED]
+    kinds = [failure_kind(status) for status in statuses]
+    assert kinds == ["agent failures"] * 4 + ["provider errors", "interrupted", "interrupted", None]
+    counts = {kind: kinds.count(kind) for kind in kinds if kind is not None}
+    assert failure_counts(counts) == "4 agent failures · 1 provider errors · 2 interrupted"
+    assert failure_counts({}) == "0 agent failures · 0 provider errors"  # always both, the rarer kinds when met
+    assert failure_counts(counts, compact=True) == "4 agent / 1 provider failures · 2 interrupted"

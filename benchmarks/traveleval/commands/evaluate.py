@@ -7,7 +7,8 @@ uid with "_schemeN" in it (N = 1..3, the official loader's name for a second pla
 the uid without it (`plan_files.query_of`). Every entry is scored (the official loader keeps at most four plans of
 one uid, overwriting the last). An entry that is not a JSON object, or whose query is unknown, is reported as an
 error result: nothing is dropped. A file of which no plan could be scored ends the command with exit code 1 and the
-reasons, after its results are printed.
+reasons, after its results are printed, unless it holds only the generator's failed answers (a `fail_plans_` file:
+no plans by definition, so they are counted, not an error).
 With `--json`, one result object per line (`evaluation.evaluate_plan`, plus the file, and the model and strategy
 when its name says them), else a table of the mean of each metric per file; `--official-csv DIR` also writes
 `DIR/<file name>.csv`, the official evaluator's per-plan rows (`evaluation.official_rows`); `--distance-summary`
@@ -107,7 +108,10 @@ def evaluate_command(files: tuple[Path, ...], mode: str, distance: str | None, d
             _print_table(path, results, mode, distance_name, STANDARDIZED if standardize_names else AS_WRITTEN)
             if path in summaries:
                 _print_summary(summaries[path], distance_name)
-    if empty := [(path, results) for path, results in scored if not any("metrics" in r for r in results)]:
+    # a fail_plans_ file holds no plan by definition: its failed answers are counted in its table, not an error
+    failures_only = {path for path, entries in read if entries and all(entry.failed for entry in entries)}
+    if empty := [(path, results) for path, results in scored
+                 if path not in failures_only and not any("metrics" in r for r in results)]:
         raise DataError("\n".join(_nothing_scored(path, results) for path, results in empty))
 
 
@@ -206,10 +210,13 @@ def _print_table(path: Path, results: Sequence[Mapping[str, Any]], mode: str, di
                           str(unmeasured or ""))
     console = Console(width=120)
     console.print(f"{path}{made_by}", markup=False, highlight=False)
-    console.print(table)
+    if scored:
+        console.print(table)
+    else:  # no row to show: an empty table would print a blank one
+        console.print(f"TravelEval: 0 of {len(results)} plans scored", markup=False, highlight=False)
     for result in results:
         if "error" in result:
-            console.print(f"error: {result['query_uid']}: {result['error']}", markup=False)
+            console.print(f"error: {result['query_uid']}: {result['error']}", markup=False, soft_wrap=True)
 
 
 def _numbers(scored: Sequence[Mapping[str, Any]], dimension: str) -> dict[str, list[float | str | None]]:

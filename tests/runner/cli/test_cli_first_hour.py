@@ -3,6 +3,7 @@ failure reasons in sight, reports of several benchmarks, and the smaller things 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -55,20 +56,24 @@ def test_a_run_that_cannot_start_leaves_the_default_folder_free(home: Path, tmp_
     assert (tmp_path / "runs" / "natural-plan-calendar" / "results.sqlite").is_file()
 
 
-def test_failure_reasons_are_in_the_summary_status_and_report(home: Path, tmp_path: Path) -> None:
-    down = spec(tmp_path, "down", model="openai-compatible:mock@http://127.0.0.1:9/v1",
-                top="[retry]\nmax_attempts = 1", model_fields="prices = { input = 0.0, output = 0.0 }")
+async def test_failure_reasons_are_in_the_summary_status_and_report(home: Path, tmp_path: Path,
+                                                                    start_mock_llm) -> None:
+    server = await start_mock_llm()
+    server.plan.fail_next(500, times=10_000)  # every call a 500 (a server that is down is refused at start)
+    model = f"openai-compatible:mock@{server.openai_base_url}"
+    down = spec(tmp_path, "down", model=model, top="[retry]\nmax_attempts = 1",
+                model_fields="prices = { input = 0.0, output = 0.0 }")
     run_dir = tmp_path / "runs" / "down"
-    done = run_cli("run", down, "--quiet", home=home, cwd=tmp_path)
+    done = await asyncio.to_thread(run_cli, "run", down, "--quiet", home=home, cwd=tmp_path)
     assert done.returncode == 4, done.stderr
     reason = "provider_error: "
     line = next(line for line in done.stdout.splitlines() if reason in line)
-    assert line.startswith("  openai-compatible:mock@http://127.0.0.1:9/v1: 2 × provider_error: ")
-    assert "127.0.0.1:9" in line.split(reason, 1)[1]  # the provider's own message: what to fix
+    assert line.startswith(f"  {model}: 2 × provider_error: ")
+    assert "500" in line.split(reason, 1)[1]  # the provider's own message: what to fix
     status = run_cli("status", str(run_dir), home=home, cwd=tmp_path)
     assert line in status.stdout.splitlines()
     as_json = json.loads(run_cli("status", str(run_dir), "--json", home=home, cwd=tmp_path).stdout)
-    [found] = as_json["failure_reasons"]["openai-compatible:mock@http://127.0.0.1:9/v1"]
+    [found] = as_json["failure_reasons"][model]
     assert found["count"] == 2 and found["reason"] == line.split(" × ", 1)[1]
     assert run_cli("report", str(run_dir), home=home, cwd=tmp_path).returncode == 0
     report = (run_dir / "report" / "report.md").read_text()

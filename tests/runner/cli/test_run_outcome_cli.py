@@ -43,7 +43,8 @@ async def test_without_a_terminal_a_progress_line_appears_while_the_run_goes_on(
     line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
     assert process.returncode is None  # printed while the run is going, not in the end-of-run summary
     assert re.match(r"\d\d:\d\d:\d\d \d+/60 rollouts · \$[0-9.]+ (\+\$[0-9.]+ reserved )?/ \$100\.00 · "
-                    r"[0-9,]+ tok/s · [0-9,]+ calls, (\d+%|-) hits · \d+ retries · \d+ errors · ETA \S+", line), line
+                    r"[0-9,]+ tok/s · [0-9,]+ calls, (\d+%|-) hits · \d+ retries · "
+                    r"\d+ agent failures · \d+ provider errors( · \d+ [a-z ]+)* · ETA \S+", line), line
     output, _ = await process.communicate()
     assert process.returncode == 0, output.decode()
 

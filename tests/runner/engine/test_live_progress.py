@@ -43,15 +43,17 @@ def render(disable: bool = False, width: int = 160, a: str = "a", b: str = "b") 
     return output.getvalue()
 
 
-def test_rows_show_done_total_money_rates_hits_retries_and_errors() -> None:
+def test_rows_show_done_total_money_rates_hits_retries_and_failures_by_kind() -> None:
     text = render().rsplit("\x1b[2K", 1)[-1].splitlines()  # the last frame
     row_a = next(line for line in text if line.startswith("a "))
     row_b = next(line for line in text if line.startswith("b "))
     total = next(line for line in text if line.startswith("total"))
     # every row on the run's basis: done and money of all sessions (a's $1 before and $0.50 now, as the total)
-    assert "2/4" in row_a and "$1.50 · 100 tok/s · 3 calls, 33% hits · 2 retries · 0 errors" in row_a
-    assert "1/2" in row_b and "$0.00" in row_b and "1 errors" in row_b
-    assert "3/6" in total and "$1.50 / $5.00" in total and "1 errors" in total
+    assert "2/4" in row_a and ("$1.50 · 100 tok/s · 3 calls, 33% hits · 2 retries · 0 agent failures · "
+                               "0 provider errors") in row_a
+    assert "1/2" in row_b and "$0.00 · 0 tok/s" in row_b
+    assert "0 agent failures · 0 provider errors · 1 cut by the spend cap" in row_b
+    assert "3/6" in total and "$1.50 / $5.00" in total and "1 cut by the spend cap" in total
     assert "ETA" not in "".join(text)  # not yet meaningful
 
 
@@ -61,7 +63,7 @@ def test_at_80_columns_no_row_wraps_even_with_long_labels() -> None:
     rows = [line for line in text if line.strip() and not line.startswith("\x1b")]
     assert len(rows) == 3 and all(len(line) <= 80 for line in rows), rows  # one line per model, one total
     row_a = next(line for line in rows if line.startswith("openai-compatible:"))
-    assert "2/4" in row_a and "$1.50 · 3 calls · 0 errors" in row_a  # the money, calls and errors still fit
+    assert "2/4" in row_a and "$1.50 · 0 agent / 0 provider failures" in row_a  # money and failures fit
 
 
 def test_disabled_progress_draws_nothing() -> None:

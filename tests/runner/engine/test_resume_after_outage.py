@@ -127,6 +127,19 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+async def answer_once(port: int) -> asyncio.Server:
+    """A server that answers the run's start-up check (`runner.engine.preflight`: one request) and then stops
+    listening, so that every call of the run is refused a connection: an outage that began once the run started."""
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        server.close()
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        await writer.drain()
+        writer.close()
+    server = await asyncio.start_server(handle, "127.0.0.1", port)
+    return server
+
+
 @pytest.mark.parametrize("transport", ["aiohttp", "sdk"])
 async def test_requests_refused_a_connection_are_released_and_the_cap_is_whole_when_the_server_is_back(
         start_mock_llm, write_spec, tmp_path: Path, toy_on_path, transport: str) -> None:
@@ -140,8 +153,10 @@ async def test_requests_refused_a_connection_are_released_and_the_cap_is_whole_w
     spec = write_spec(url, models=[toy], max_cost=1.0, concurrency=2, options={"tasks": 5, "max_calls": 2},
                       retry={"max_attempts": 2, "base_delay_s": 0.01})
     run_dir = tmp_path / "run"
+    checked = await answer_once(port)
     process = await start_run(spec, run_dir)
     output, _ = await process.communicate()
+    await checked.wait_closed()
     with load_run(run_dir) as results:
         spent, reserved = results.spent_usd, results.reserved_usd
         errors = {r.error_type for r in results.rollouts}
