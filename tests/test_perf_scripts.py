@@ -40,6 +40,7 @@ EXPECTED = {
     "sandbox_import.py": "import: 20,000 flight rows",
     "sandbox_tools.py": "goal p99 <= 1 ms per tool:",
     "shards.py": "merged shards equal to the one process's run: True",
+    "slots_concurrency.py": "of the best fixed setting's throughput (goal >= 95 %)",
     "team_backend.py": "the spend cap's reservations per second",
     "token_counting.py": "counted 3x per call; counts identical",
     "transports.py": "rollouts",
