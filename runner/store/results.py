@@ -70,7 +70,9 @@ class StoredRollout:
     error_type: str | None
     error: str | None
     answer: str | None
-    plan: Any
+    plan_json: bytes | None
+    """The plan as stored (JSON), parsed at each read of `plan`: a run of a hundred thousand plans is held in the
+    memory of its JSON text, not of its parsed objects (several times more)."""
     n_steps: int
     calls: int
     cache_hits: int
@@ -81,6 +83,11 @@ class StoredRollout:
     started_at: float
     finished_at: float
     session: int
+
+    @property
+    def plan(self) -> Any:
+        """The delivered plan (JSON values), None when there is none."""
+        return orjson.loads(self.plan_json) if self.plan_json is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +229,7 @@ _CALL_DEFAULTS = {"batch_saved_usd": "NULL", "batched": "0", "usage_problem": "N
 
 
 def _rollout(row: tuple[Any, ...]) -> StoredRollout:
-    plan = orjson.loads(row[11]) if row[11] is not None else None
+    plan = row[11].encode() if isinstance(row[11], str) else row[11]
     n_steps, calls, cache_hits, retries = row[12:16]
     cost_usd, saved_usd, started_at, finished_at, session = row[19:]
     return StoredRollout(row[0], RolloutKey(*row[1:7]), row[7], row[8], row[9], row[10], plan, n_steps, calls,
