@@ -59,7 +59,7 @@ from runner.ladder.retry import Retrier
 from runner.store.ledger import StoreLedger, settle_left_open
 from runner.store.outputs import write_outputs
 from runner.store.records import RolloutKey, RolloutRecord
-from runner.store.results import load_run
+from runner.store.results import StoredResults, load_run
 from runner.store.shards import find_shards
 from runner.store.writer import LOCK_FILE, RESULTS_FILE, ResultsStore
 
@@ -70,9 +70,6 @@ if TYPE_CHECKING:  # psycopg is an extra (`tripbench[team]`): imported only by r
 FAILED = "failed"
 EVALUATE_EVERY_S = 30.0
 """How often finished rollouts are scored while a run goes on (for reports on a live run)."""
-EVALUATED_AT_ONCE = 1000
-"""Rollouts scored per call of `Benchmark.evaluate` (their plans parsed at once): a run of any size is scored in
-the memory of this many."""
 TEAM_SPOOL = "team-unwritten.sqlite"
 """In a team run's directory: answers paid for while the team database was away, until it takes them."""
 
@@ -650,16 +647,16 @@ async def evaluate_stored(benchmark: Benchmark, options: BaseModel, modes: Seque
             scored = results.evaluated(mode)
             todo = [r for r in results.rollouts if r.id not in scored and r.key.task in by_id
                     and r.key.benchmark == benchmark.name and r.key.split == split]
-            for start in range(0, len(todo), EVALUATED_AT_ONCE):  # a chunk's plans in memory at a time
-                chunk = todo[start:start + EVALUATED_AT_ONCE]
-                try:
-                    evaluations = await asyncio.to_thread(benchmark.evaluate, [by_id[r.key.task] for r in chunk],
-                                                          [results.result(r) for r in chunk], mode, options)
-                except UserError as exc:
-                    notes.append(f"evaluation {mode!r} skipped: {exc}")
-                    break
-                await store.save_evaluations(mode, [(r.id, ev) for r, ev in zip(chunk, evaluations, strict=True)
-                                                    if ev is not None])
+            if not todo:
+                continue
+            try:  # the plans read one at a time (`StoredResults`), never all parsed at once
+                evaluations = await asyncio.to_thread(benchmark.evaluate, [by_id[r.key.task] for r in todo],
+                                                      StoredResults(results, todo), mode, options)
+            except UserError as exc:
+                notes.append(f"evaluation {mode!r} skipped: {exc}")
+                continue
+            await store.save_evaluations(mode, [(r.id, ev) for r, ev in zip(todo, evaluations, strict=True)
+                                                if ev is not None])
     return notes
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import orjson
 
@@ -226,6 +227,29 @@ class RunResults:
 
 _CALL_DEFAULTS = {"batch_saved_usd": "NULL", "batched": "0", "usage_problem": "NULL"}
 """What `calls` reads for the columns of `llm_call` that later migrations added, in a run written before them."""
+
+
+class StoredResults(Sequence[RolloutResult]):
+    """The results of stored rollouts (`RunResults.result`), each read at its access: a scorer going through a run's
+    plans parses one at a time, never all of them at once."""
+
+    def __init__(self, results: RunResults, rollouts: Sequence[StoredRollout]) -> None:
+        self._results = results
+        self._rollouts = rollouts
+
+    def __len__(self) -> int:
+        return len(self._rollouts)
+
+    @overload
+    def __getitem__(self, index: int) -> RolloutResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> StoredResults: ...
+
+    def __getitem__(self, index: int | slice) -> RolloutResult | StoredResults:
+        if isinstance(index, slice):
+            return StoredResults(self._results, self._rollouts[index])
+        return self._results.result(self._rollouts[index])
 
 
 def _rollout(row: tuple[Any, ...]) -> StoredRollout:
