@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 from abc import abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, cast, get_args, overload, runtime_checkable
@@ -234,7 +234,8 @@ class Commands(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ImportedPlan:
-    """One answer made outside tripbench, as `tripbench import-plans` stores it: a rollout without LLM calls."""
+    """One answer made outside tripbench, as `tripbench import-plans` stores it: a rollout without LLM calls (its
+    result: `ImportedPlans.results`)."""
 
     task: str
     """The task id it answers."""
@@ -242,8 +243,6 @@ class ImportedPlan:
     strategy: str
     sample: int
     """Which answer of (task, model, strategy) it is, from 0."""
-    result: RolloutResult
-    """`DELIVERED` with the plan, or the benchmark's failure status when the source recorded a failed answer."""
 
 
 @dataclass(slots=True)
@@ -253,6 +252,10 @@ class ImportedPlans:
     split: str
     """The split whose tasks the plans answer (a run is one split)."""
     plans: list[ImportedPlan]
+    results: Callable[[], Iterator[RolloutResult]]
+    """The answers' results, in the order of `plans`, read from the files again at each call, one at a time (a file
+    of a gigabyte is never held whole): `DELIVERED` with the plan, or the benchmark's failure status when the source
+    recorded a failed answer."""
     skipped: list[str] = field(default_factory=list)
     """Entries that were not imported, each `where: why` (unreadable, an unknown task, another split)."""
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from datahome.input_files import input_lines
+from datahome.input_files import MAX_INPUT_BYTES, input_lines
 from errors import DataError, MissingInput
 
 MAX_NESTING = 64
@@ -77,7 +77,8 @@ def too_deep(levels: int) -> str:
     return f"JSON nested too deeply (more than {levels} levels)"
 
 
-def read_jsonl(path: Path, *, expected: str, positional: bool = False) -> Iterator[Line]:
+def read_jsonl(path: Path, *, expected: str, positional: bool = False,
+               limit: int | None = MAX_INPUT_BYTES) -> Iterator[Line]:
     """Every non-blank line of the file at `path`, parsed, in order.
 
     Args:
@@ -86,6 +87,7 @@ def read_jsonl(path: Path, *, expected: str, positional: bool = False) -> Iterat
         positional: Lines are paired with queries by their position (TravelPlanner's submissions): a blank line
             between two others holds a position and comes as a bad line; blank lines before the first and after
             the last are skipped, as everywhere.
+        limit: The file's size at most (`input_lines`); None: any size, each line at most `MAX_ENTRY_BYTES`.
 
     Raises:
         DataError: The file cannot be opened or read, is no regular file or too large (`datahome.input_files`),
@@ -93,7 +95,7 @@ def read_jsonl(path: Path, *, expected: str, positional: bool = False) -> Iterat
     """
     found = False
     blanks: list[int] = []
-    for number, raw in enumerate(input_lines(path), start=1):
+    for number, raw in enumerate(input_lines(path, limit), start=1):
         if number == 1:
             raw = raw.removeprefix(b"\xef\xbb\xbf")  # a byte-order mark some editors write
         if not raw.strip():

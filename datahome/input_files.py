@@ -3,8 +3,9 @@
 Such a file is whatever its path names: a link to `/dev/zero` or a FIFO would be read for ever, and a file of many
 gigabytes would fill memory before any line of it was checked. So an input is read only when it is a regular file
 (a link to one is followed), of at most `MAX_INPUT_BYTES`, in chunks, never past the cap even if it grows while it
-is read. `distinct_inputs` refuses a file given twice (by two paths, or as two copies), whose answers would
-otherwise count twice.
+is read. A reader that holds one entry at a time (a line, a plan of an array: `input_lines(path, limit=None)`,
+`input_chunks`) needs no cap on the file, only on each entry: `MAX_ENTRY_BYTES`. `distinct_inputs` refuses a file
+given twice (by two paths, or as two copies), whose answers would otherwise count twice.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ MAX_INPUT_BYTES = 256 << 20
 """An input file's size at most (256 MiB). The largest real input is an official TravelEval plans file for all of
 its 1,000 queries, about 10 MB; a file is parsed whole or line by line into Python objects that take several times
 its size in memory, so 256 MiB (25 times that) still fits a laptop's memory, where a few GB would not."""
+
+MAX_ENTRY_BYTES = 16 << 20
+"""One entry (a line, a plan of an array) at most, when a file is read an entry at a time (16 MiB: a TravelEval plan
+is about 10 KB)."""
 
 CHUNK_BYTES = 1 << 20
 """Read at a time (and the line length read at a time) from an input file."""
@@ -79,25 +84,50 @@ def read_input(path: Path) -> bytes:
     return b"".join(chunks)
 
 
-def input_lines(path: Path) -> Iterator[bytes]:
+def input_lines(path: Path, limit: int | None = MAX_INPUT_BYTES) -> Iterator[bytes]:
     """The lines of the input file `path` (each with its "\\n", the last maybe without), one at a time.
 
+    Args:
+        path: The file.
+        limit: The file's size at most; None: any size, each line at most `MAX_ENTRY_BYTES`.
+
     Raises:
-        DataError: as `read_input`.
+        DataError: as `read_input` (past `limit`), or a line past `MAX_ENTRY_BYTES` (`limit` None).
     """
     size = 0
-    with _opened(path) as handle:
+    line_size = 0
+    cap = MAX_INPUT_BYTES if limit is None else limit
+    with _opened(path, limit) as handle:
         parts: list[bytes] = []
-        while part := _readline(path, handle, min(CHUNK_BYTES, MAX_INPUT_BYTES + 1 - size)):
+        number = 1
+        while part := _readline(path, handle, CHUNK_BYTES if limit is None else min(CHUNK_BYTES, cap + 1 - size)):
             size += len(part)
-            if size > MAX_INPUT_BYTES:
-                raise DataError(_too_large(path, MAX_INPUT_BYTES))
+            line_size += len(part)
+            if limit is not None and size > limit:
+                raise DataError(_too_large(path, limit))
+            if limit is None and line_size > MAX_ENTRY_BYTES:
+                raise DataError(f"{path}: line {number} longer than {MAX_ENTRY_BYTES >> 20} MiB, the most one entry "
+                                "may hold (datahome.input_files.MAX_ENTRY_BYTES)")
             parts.append(part)
             if part.endswith(b"\n"):
                 yield b"".join(parts)
                 parts.clear()
+                line_size = 0
+                number += 1
         if parts:
             yield b"".join(parts)
+
+
+def input_chunks(path: Path) -> Iterator[bytes]:
+    """The input file `path` in chunks of at most `CHUNK_BYTES`, whatever its size: for a reader that holds one
+    entry at a time and caps each at `MAX_ENTRY_BYTES` itself.
+
+    Raises:
+        DataError: no regular file, or unreadable.
+    """
+    with _opened(path, None) as handle:
+        while chunk := _read(path, handle, CHUNK_BYTES):
+            yield chunk
 
 
 def distinct_inputs(paths: Sequence[Path]) -> None:
@@ -139,9 +169,8 @@ def _digest(path: Path) -> bytes:
     return digest.digest()
 
 
-def _opened(path: Path) -> AbstractContextManager[BinaryIO]:
-    return open_regular(path, "not read (answers are read from files only: save them to a file first)",
-                        MAX_INPUT_BYTES)
+def _opened(path: Path, limit: int | None = MAX_INPUT_BYTES) -> AbstractContextManager[BinaryIO]:
+    return open_regular(path, "not read (answers are read from files only: save them to a file first)", limit)
 
 
 def _read(path: Path, handle: BinaryIO, size: int) -> bytes:

@@ -20,8 +20,10 @@ were read. Files named with our own strategy names (`plans_<model>_direct.json`)
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,11 +31,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from benchmarks.base import DELIVERED, ImportedPlan, ImportedPlans, RolloutResult
-from benchmarks.jsonl import MAX_NESTING, deeper_than, parse, read_jsonl, too_deep
+from benchmarks.json_arrays import NotAnArray, array_items
+from benchmarks.jsonl import MAX_NESTING, deeper_than, read_jsonl, too_deep
 from benchmarks.traveleval.agents.statuses import PARSE_FAILURE
 from benchmarks.traveleval.dataset import ALL, PROGRESSIVE, SPLITS, load_tasks
 from benchmarks.traveleval.paths import data_dir as default_data_dir
-from datahome.input_files import read_input
+from datahome.input_files import MAX_ENTRY_BYTES, input_chunks
 from errors import DataError, UsageError
 
 OFFICIAL_STRATEGIES: Mapping[str, str] = {"Direct Prompting": "direct", "Zero-shot CoT": "cot",
@@ -88,71 +91,94 @@ def official_source(path: Path) -> Source | None:
                   match["failed"] is not None)
 
 
-def read_entries(path: Path) -> list[PlanEntry]:
-    """Every entry of a plan file of either format (an official JSON array when the whole text is one).
+class PlanFile:
+    """A plan file of either format, its format checked when made; its entries read one at a time, each time it is
+    iterated, so memory holds one plan, whatever the file's size (`datahome.input_files.MAX_ENTRY_BYTES` each).
 
     Raises:
-        DataError: the file is not UTF-8 text, or is empty, no regular file or too large (`datahome.input_files`).
+        DataError: the file is not UTF-8 text, is empty, is no regular file, or opens an indented array (a first line
+            of "[" alone, as the official files) that is not valid JSON, e.g. cut short: one message, not one per
+            line.
     """
-    try:
-        text = read_input(path).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text: {exc}") from None
-    if not text.strip():
-        raise DataError(f"{path}: empty: expected one FinalTravelPlan object per line, or a JSON array of them")
-    array = _array(path, text)
-    return read_array(path, array) if array is not None else read_lines(path)
 
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.array = _is_array(path)
+        """An official JSON array (else JSONL)."""
 
-def _array(path: Path, text: str) -> list[Any] | None:
-    """The JSON array the whole text is, else None (JSONL, or something else to be reported line by line).
-
-    Raises:
-        DataError: the text opens an indented array (a first line of "[" alone, as the official files) that is not
-            valid JSON, e.g. cut short: one message, not one per line.
-    """
-    if not text.lstrip().startswith("["):
-        return None
-    value, error = parse(text, nesting=None)  # each entry's nesting is checked by `read_array`
-    if error is not None:
-        if text.lstrip().split("\n", 1)[0].strip() == "[":
-            raise DataError(f"{path}: not a valid JSON array of plans: {error}")
-        return None
-    return value if isinstance(value, list) else None
-
-
-def read_array(path: Path, items: Sequence[Any]) -> list[PlanEntry]:
-    """The entries of an official file: plan objects, or in a `fail_plans_` file the failed answers."""
-    entries: list[PlanEntry] = []
-    for index, item in enumerate(items):
-        where = f"{path}[{index}]"
-        if not isinstance(item, dict):
-            entries.append(PlanEntry(where, None, f"expected a FinalTravelPlan object, got {type(item).__name__}"))
-        elif deeper_than(item, MAX_NESTING):
-            entries.append(PlanEntry(where, None, too_deep(MAX_NESTING)))
-        elif "_error" in item and "itinerary" not in item:
-            raw = item.get("_raw_response")
-            uid = raw.get("query_uid") if isinstance(raw, dict) else None
-            entries.append(PlanEntry(where, None, f"the generator could not use this answer: {item['_error']}",
-                                     failed=True, uid=uid if isinstance(uid, str) else None))
+    def __iter__(self) -> Iterator[PlanEntry]:
+        if self.array:
+            for index, item in enumerate(array_items(_text(self.path), MAX_ENTRY_BYTES)):
+                yield _array_entry(self.path, index, item)
         else:
-            entries.append(PlanEntry(where, item, uid=_uid(item)))
-    return entries
+            yield from _line_entries(self.path)
 
 
-def read_lines(path: Path) -> list[PlanEntry]:
+def _text(path: Path) -> Iterator[str]:
+    """The file's text, a chunk at a time."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    read = 0
+    try:
+        for chunk in input_chunks(path):
+            yield decoder.decode(chunk)
+            read += len(chunk)
+        yield decoder.decode(b"", final=True)
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text: {exc.reason} at byte {read + exc.start}") from None
+
+
+def _is_array(path: Path) -> bool:
+    """Whether the whole text is one JSON array (read through once, an item at a time), else JSONL (also something
+    else, to be reported line by line).
+
+    Raises:
+        DataError: as `PlanFile`.
+    """
+    text = _text(path)
+    head = next((chunk for chunk in text if chunk.strip()), None)
+    if head is None:
+        raise DataError(f"{path}: empty: expected one FinalTravelPlan object per line, or a JSON array of them")
+    if not head.lstrip().startswith("["):
+        for _ in text:  # every byte checked as UTF-8, as when the file was read whole
+            pass
+        return False
+    try:
+        for _ in array_items(itertools.chain([head], text), MAX_ENTRY_BYTES):  # each entry's nesting: `_array_entry`
+            pass
+    except NotAnArray as exc:
+        if head.lstrip().split("\n", 1)[0].strip() == "[":
+            raise DataError(f"{path}: not a valid JSON array of plans: {exc}") from None
+        for _ in _text(path):
+            pass
+        return False
+    return True
+
+
+def _array_entry(path: Path, index: int, item: Any) -> PlanEntry:
+    """An entry of an official file: a plan object, or in a `fail_plans_` file a failed answer."""
+    where = f"{path}[{index}]"
+    if not isinstance(item, dict):
+        return PlanEntry(where, None, f"expected a FinalTravelPlan object, got {type(item).__name__}")
+    if deeper_than(item, MAX_NESTING):
+        return PlanEntry(where, None, too_deep(MAX_NESTING))
+    if "_error" in item and "itinerary" not in item:
+        raw = item.get("_raw_response")
+        uid = raw.get("query_uid") if isinstance(raw, dict) else None
+        return PlanEntry(where, None, f"the generator could not use this answer: {item['_error']}", failed=True,
+                         uid=uid if isinstance(uid, str) else None)
+    return PlanEntry(where, item, uid=_uid(item))
+
+
+def _line_entries(path: Path) -> Iterator[PlanEntry]:
     """The entries of a JSONL file, one per non-empty line (`benchmarks.jsonl`: lines end at "\\n" only)."""
-    entries: list[PlanEntry] = []
-    for line in read_jsonl(path, expected="one FinalTravelPlan object"):
+    for line in read_jsonl(path, expected="one FinalTravelPlan object", limit=None):
         where = f"{path}:{line.number}"
         if line.error is not None:
-            entries.append(PlanEntry(where, None, line.error))
+            yield PlanEntry(where, None, line.error)
         elif isinstance(line.value, dict):
-            entries.append(PlanEntry(where, line.value, uid=_uid(line.value)))
+            yield PlanEntry(where, line.value, uid=_uid(line.value))
         else:
-            entries.append(PlanEntry(where, None,
-                                     f"expected a FinalTravelPlan object, got {type(line.value).__name__}"))
-    return entries
+            yield PlanEntry(where, None, f"expected a FinalTravelPlan object, got {type(line.value).__name__}")
 
 
 def _uid(plan: Mapping[str, Any]) -> str | None:
@@ -177,7 +203,8 @@ def query_of(queries: Mapping[str, Any], uid: Any) -> Any:
 def read_plans(paths: Sequence[Path], options: BaseModel, *, model: str | None, strategy: str | None,
                split: str | None) -> ImportedPlans:
     """`base.PlanFiles.read_plans` for TravelEval: plans files first, then `fail_plans_` files (so a failed answer
-    takes the place after its uid's plans), each answer's task its query's uid (`query_of`).
+    takes the place after its uid's plans), each answer's task its query's uid (`query_of`). The files are read
+    through once here for the answers' keys; their results are read again, one at a time, when they are stored.
 
     Raises:
         UsageError: no model or strategy for a file whose name does not say them, an unknown split, or answers to
@@ -187,16 +214,35 @@ def read_plans(paths: Sequence[Path], options: BaseModel, *, model: str | None, 
     data_dir = getattr(options, "data_dir", None) or default_data_dir()
     queries = {task.id: task for each in (ALL, PROGRESSIVE) for task in load_tasks(data_dir, each)}
     ordered = sorted(paths, key=lambda path: bool((source := official_source(path)) and source.failed))
-    counts: dict[tuple[str, str, str], int] = {}
-    found: list[ImportedPlan] = []
+    files = [PlanFile(path) for path in ordered]
     skipped: list[str] = []
-    for path in ordered:
+    found = [plan for plan, _ in _answers(files, queries, model, strategy, skipped)]
+    chosen = _split(split, {plan.task for plan in found}, data_dir)
+    kept = {task.id for task in load_tasks(data_dir, chosen)}
+    skipped += [f"{plan.task} ({plan.model} / {plan.strategy}): not a query of split {chosen}"
+                for plan in found if plan.task not in kept]
+
+    def results() -> Iterator[RolloutResult]:
+        for plan, entry in _answers(files, queries, model, strategy, []):
+            if plan.task in kept:
+                yield (RolloutResult(DELIVERED, plan=entry.plan) if entry.plan is not None else
+                       RolloutResult(PARSE_FAILURE, error=entry.error))
+
+    return ImportedPlans(chosen, [plan for plan in found if plan.task in kept], results, skipped)
+
+
+def _answers(files: Sequence[PlanFile], queries: Mapping[str, Any], model: str | None, strategy: str | None,
+             skipped: list[str]) -> Iterator[tuple[ImportedPlan, PlanEntry]]:
+    """Each answer of `files` (in order) with its key, the entries that are none noted in `skipped`."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for file in files:
+        path = file.path
         source = official_source(path)
         label = model or (source.model if source else None)
         if label is None or (strategy is None and source is None):
             raise UsageError(f"{path.name}: the file name does not say the model and strategy "
                              "(plans_<model>_<strategy>.json): give --model and --strategy")
-        for entry in read_entries(path):
+        for entry in file:
             query = query_of(queries, entry.uid)
             if entry.plan is None and not entry.failed:
                 skipped.append(f"{entry.where}: {entry.error}")
@@ -212,14 +258,7 @@ def read_plans(paths: Sequence[Path], options: BaseModel, *, model: str | None, 
             place = counts.get((task, label, family), 0)
             counts[task, label, family] = place + 1
             name, sample = ((_REACT_AND_REFLEXION[place % 2], place // 2) if paired else (family, place))
-            result = (RolloutResult(DELIVERED, plan=entry.plan) if entry.plan is not None else
-                      RolloutResult(PARSE_FAILURE, error=entry.error))
-            found.append(ImportedPlan(task, label, name, sample, result))
-    chosen = _split(split, {plan.task for plan in found}, data_dir)
-    kept = {task.id for task in load_tasks(data_dir, chosen)}
-    skipped += [f"{plan.task} ({plan.model} / {plan.strategy}): not a query of split {chosen}"
-                for plan in found if plan.task not in kept]
-    return ImportedPlans(chosen, [plan for plan in found if plan.task in kept], skipped)
+            yield ImportedPlan(task, label, name, sample), entry
 
 
 def _split(split: str | None, tasks: set[str], data_dir: Path) -> str:

@@ -33,7 +33,7 @@ from runner.engine.session import EngineSession, Purpose
 from runner.engine.spec import RunSpec, changed_fields
 from runner.store.outputs import write_outputs
 from runner.store.records import RolloutKey, RolloutRecord
-from runner.store.results import load_run
+from runner.store.results import StoredResults, load_run
 from runner.store.writer import ResultsStore
 
 if TYPE_CHECKING:  # psycopg is an extra (`tripbench[team]`): imported only by runs with `[team]`
@@ -395,10 +395,9 @@ async def evaluate_stored(benchmark: Benchmark, options: BaseModel, modes: Seque
                     and r.key.benchmark == benchmark.name and r.key.split == split]
             if not todo:
                 continue
-            stored = [results.result(r) for r in todo]
-            try:
-                evaluations = await asyncio.to_thread(
-                    benchmark.evaluate, [by_id[r.key.task] for r in todo], stored, mode, options)
+            try:  # the plans read one at a time (`StoredResults`), never all parsed at once
+                evaluations = await asyncio.to_thread(benchmark.evaluate, [by_id[r.key.task] for r in todo],
+                                                      StoredResults(results, todo), mode, options)
             except UserError as exc:
                 notes.append(f"evaluation {mode!r} skipped: {exc}")
                 continue

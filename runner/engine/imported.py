@@ -104,12 +104,11 @@ async def import_plans(benchmark: Benchmark, paths: Sequence[Path], run_dir: Pat
         raise UsageError(f"no answer to import from {', '.join(str(path) for path in paths)}{why}")
     spec = imported_spec(benchmark.name, imported, options, modes)
     tasks = list(benchmark.load_tasks(imported.split, parsed))
-    records = [RolloutRecord(RolloutKey(benchmark.name, imported.split, plan.task, plan.model, plan.strategy,
-                                        plan.sample), plan.result)
-               for plan in imported.plans]
-    report = ImportReport(run_dir, imported.split, len(records), len(tasks), skipped=imported.skipped)
-    for record in records:
-        pair = (record.key.model, record.key.strategy)
+    keys = [RolloutKey(benchmark.name, imported.split, plan.task, plan.model, plan.strategy, plan.sample)
+            for plan in imported.plans]
+    report = ImportReport(run_dir, imported.split, len(keys), len(tasks), skipped=imported.skipped)
+    for key in keys:
+        pair = (key.model, key.strategy)
         report.groups[pair] = report.groups.get(pair, 0) + 1
     store = await ResultsStore.open(run_dir)
     try:
@@ -118,12 +117,11 @@ async def import_plans(benchmark: Benchmark, paths: Sequence[Path], run_dir: Pat
             raise UsageError(f"{run_dir} holds a run of other settings (benchmark, split or options): import into "
                              "another --run-dir")
         session = await store.start_session(spec.public_dump(), ", ".join(str(path) for path in paths),
-                                            version("tripbench"), planned_counts([r.key for r in records]))
+                                            version("tripbench"), planned_counts(keys))
         await store.save_tasks(benchmark.name, imported.split, tasks)
         now = time.time()
-        for record in records:
-            record.started_at = record.finished_at = now
-            await store.save_rollout(record, session)
+        for key, result in zip(keys, imported.results(), strict=True):  # one plan in memory at a time
+            await store.save_rollout(RolloutRecord(key, result, started_at=now, finished_at=now), session)
         report.notes += await evaluate_stored(benchmark, parsed, modes, tasks, imported.split, store, run_dir)
         await store.end_session(session, "completed")
     finally:
@@ -131,7 +129,7 @@ async def import_plans(benchmark: Benchmark, paths: Sequence[Path], run_dir: Pat
     with load_run(run_dir) as results:
         write_outputs(results, benchmark, tasks, imported.split, spec.samples)  # its notes: `missing` below
     for model_label, strategy_name in sorted(report.groups):
-        answered = {r.key.task for r in records if (r.key.model, r.key.strategy) == (model_label, strategy_name)}
+        answered = {key.task for key in keys if (key.model, key.strategy) == (model_label, strategy_name)}
         if missing := sum(task.id not in answered for task in tasks):
             report.notes.append(f"{model_label} / {strategy_name}: {missing} of {len(tasks)} queries of split "
                                 f"{imported.split} have no answer in the files (no rollout: not delivered)")

@@ -2,11 +2,16 @@
 
 A local server (llama.cpp, a small vLLM) decodes a few requests at a time and queues the rest: 64 calls sent at once
 wait in its queue past their timeout, are retried, and the server still computes the abandoned ones. The limit here
-starts at one call (the first `SOLO_CALLS` + 1 go one at a time) and grows while answers come back about as fast as a
-call's alone: by one per answer at first (doubling every round trip), by one per round trip after the first cut. It
+starts at one call and grows while answers come back about as fast as a call's alone. The first answer is the
+reference at first, and each answer that agrees with it adds `PROBING_STEP` calls (1, 3, 9 calls in the first round
+trips), so a server of 4 to 256 slots is filled in a few round trips; until `AGREEING` answers confirmed it, one answer
+far slower or far faster than it (a one-slot server's queue, requests of many sizes, a first call slowed by the
+server's warm-up) sends the limit back to one call, and `SOLO_CALLS` calls alone make the reference before it grows
+again. It grows by one per answer (doubling every round trip) until the first cut, by one per round trip after. It
 is cut when the server shows it is full: halved on a timeout, a 429 or a 503, and by a fifth when the running mean of
 latencies passes `TOLERANCE` times that of calls that had the server to themselves (requests queueing inside it). One
-cut per round trip: the answers to calls sent before a cut say nothing about the new limit.
+cut per round trip: the answers to calls sent before a cut say nothing about the new limit. After a storm of 429s or
+timeouts (a restart), it doubles per round trip back to half the limit the storm found.
 
 The reference is a running mean of calls that were alone in flight from start to end, not the fastest answer ever:
 requests differ in size (a 10-token answer and a 500-token one), and a mean over the same mix of sizes compares like
@@ -49,8 +54,15 @@ STALLED_AFTER = 3
 STALL_PAUSE_S = 60.0
 """How long the calls to a stalled server fail at once before one is tried again."""
 SOLO_CALLS = 5
-"""Calls sent one at a time when the limit starts (after the first, whose latency may include the server loading its
-model or compiling), so the reference is a mean of several, not one call's size."""
+"""Calls sent one at a time when the first answer's reference was contradicted (not counting the first call, whose
+latency may include the server loading its model or compiling), so the reference is a mean of several, not one
+call's size."""
+PROBING_STEP = 2.0
+"""Growth per answer while the first answer is the reference (the limit triples per round trip: 1, 3, 9 calls), so
+a server of many slots is filled in fewer round trips; the answers of a one-slot server contradict it at once."""
+AGREEING = 3
+"""Answers within `TOLERANCE` of the first one (either way) that make it a reference the limit may grow on for good:
+on a server with two slots or more, the second round trip (two calls) and the first answer of the third confirm it."""
 
 
 def overloaded(error: BaseException) -> bool:
@@ -97,6 +109,10 @@ class AdaptiveLimit:
         self._timeouts = 0  # round trips in a row that timed out, no answer between
         self._timed_out_at = -math.inf
         self._stalled_until = -math.inf
+        self._probing = True  # the first answer is the reference until `AGREEING` answers confirm or one contradicts it
+        self._agreeing = 0
+        self._regrow_to = 0.0  # after a storm of overload errors: the limit doubles per round trip up to this
+        self._storm = False  # overload cuts with no answer between
 
     @property
     def in_flight(self) -> int:
@@ -133,7 +149,7 @@ class AdaptiveLimit:
             yield slot
         except BaseException as error:
             if overloaded(error):
-                self._cut(slot, OVERLOAD_CUT)
+                self._overloaded(slot)
             if isinstance(error, ProviderTimeout):
                 self._timed_out(slot)
             raise
@@ -156,28 +172,57 @@ class AdaptiveLimit:
             self._stalled_until = self._clock() + STALL_PAUSE_S
             self._timeouts = STALLED_AFTER - 1  # the call let through afterwards decides alone
 
+    def _overloaded(self, slot: Slot) -> None:
+        if self._cut(slot, OVERLOAD_CUT) and not self._storm:
+            self._storm = True
+            self._regrow_to = self.limit  # half the limit the storm found: regained quickly once it passes
+
     def _answered(self, slot: Slot) -> None:
         self._timeouts = 0
+        self._storm = False
         self._stalled_until = -math.inf
         latency = self._clock() - slot.sent
-        if slot.alone and slot.number == self._admitted > 1:  # nobody joined it either; and not the first call,
-            self._alone.add(latency)                            # which may include the server's warm-up
         if slot.sent < self._cut_at:
             return  # sent under the limit before the last cut: it says nothing of the new one
+        if self._probing and self._alone.count and not self._confirms(latency):
+            return
+        if slot.alone and slot.number == self._admitted:  # nobody joined it either
+            self._alone.add(latency)
         self._recent.add(latency)
         if self._alone.count and self._recent.value > TOLERANCE * self._alone.value:
-            self._cut(slot, LATENCY_CUT)
-        elif slot.admitted <= self._full_at and self._alone.count >= SOLO_CALLS:
+            if self._cut(slot, LATENCY_CUT):
+                self._regrow_to = 0.0  # requests queue in the server: the limit found, no quick regrowth past it
+        elif slot.admitted <= self._full_at and (self._probing or self._agreeing >= AGREEING
+                                                    or self._alone.count >= SOLO_CALLS):
             # grown only when in flight while the limit was reached: a limit nobody reaches is not shown to hold
-            self.limit = min(float(self.ceiling), self.limit + (1.0 if not self.cuts else 1.0 / self.limit))
+            step = (PROBING_STEP if self._probing else 1.0 if not self.cuts or self.limit < self._regrow_to
+                    else 1.0 / self.limit)
+            self.limit = min(float(self.ceiling), self.limit + step)
 
-    def _cut(self, slot: Slot, factor: float) -> None:
+    def _confirms(self, latency: float) -> bool:
+        """While the first answer is the reference: whether this answer agrees with it; if not, back to one call, and
+        a reference of calls alone, the first call not among them, before the limit grows again."""
+        if self._alone.value / TOLERANCE <= latency <= self._alone.value * TOLERANCE:
+            self._agreeing += 1
+            self._probing = self._agreeing < AGREEING
+            return True
+        self._probing = False
+        self._agreeing = 0
+        self._alone = _Mean()
+        self._recent = _Mean()
+        self.limit = 1.0
+        self._cut_at = self._clock()
+        return False
+
+    def _cut(self, slot: Slot, factor: float) -> bool:
+        """Cuts the limit by `factor` unless `slot` was sent before the last cut; whether it did."""
         if slot.sent < self._cut_at:
-            return  # sent under the limit before the last cut
+            return False  # sent under the limit before the last cut
         self.limit = max(1.0, self.limit * factor)
         self._cut_at = self._clock()
         self._recent = _Mean()  # a fresh mean, of calls sent under the new limit
         self.cuts += 1
+        return True
 
     def _wake(self) -> None:
         while self._waiting and self._in_flight < int(self.limit):

@@ -2,9 +2,9 @@
 
 Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages` (Anthropic), the batch routes (`batches.py`),
 `GET /_tally`, `POST /_tally/reset`, `GET /health`. One request runs: parse JSON -> check the key -> draw a fault ->
-parse the protocol -> context window -> reply -> RPM/TPM admission -> bill -> latency -> answer. A completion is
-billed when it is decided, before its latency, as real providers bill: a client that gives up or dies while waiting
-has paid, and the tally is what a provider's invoice would say.
+parse the protocol -> context window -> reply -> RPM/TPM admission -> bill -> a free slot (`slots`) -> latency ->
+answer. A completion is billed when it is decided, before its latency, as real providers bill: a client that gives
+up or dies while waiting has paid, and the tally is what a provider's invoice would say.
 """
 
 from __future__ import annotations
@@ -120,7 +120,11 @@ async def _chat(request: web.Request, wire: Wire) -> web.StreamResponse:
     tally.cached_input_tokens += completion.cached_input_tokens
     tally.output_tokens += completion.output_tokens
     served = tally.served
-    await state.pause(state.latency_s())
+    if state.decoding is None:
+        await state.pause(state.latency_s())
+    else:
+        async with state.decoding:  # queued for a decoding slot, then the reply's own latency
+            await state.pause(state.latency_s())
     headers = {**admission.headers, wire.request_id_header: f"req_mock_{served}"}
     return _answer(state, 200, tell(wire.success(chat, completion, served), config.usage), headers)
 

@@ -5,6 +5,7 @@ Example `mock.toml`:
     seed = 7
     rpm = 600
     tpm = 100000
+    slots = 4               # optional: 4 requests decoded at once, the rest queue (llama.cpp --parallel 4)
     reply = "mypackage.replies:travel_agent"   # optional: module:function producing replies
 
     [latency]
@@ -117,6 +118,9 @@ class MockConfig(_Strict):
     """Tokens per minute per API key, charged input + output tokens of each reply; None for no limit."""
     reply: str | None = None
     """`module:function` called with a `MockRequest`, returning a str or a `MockReply`; None for the echo."""
+    slots: int | None = Field(default=None, gt=0)
+    """Successful requests worked on at once, as a local server's decoding slots (llama.cpp `--parallel N`, vLLM's
+    batch): the rest queue, first come first served, before their latency starts. None: every request at once."""
     context_window: int = Field(default=128_000, gt=0)
     """Prompts with more tokens get the protocol's context-length error."""
     context_wording: Literal["openai", "vllm", "llama.cpp"] = "openai"

@@ -91,6 +91,8 @@ class MockState:
         self.received: deque[ReceivedRequest] = deque(maxlen=config.keep_requests)
         self.batches = BatchBook(config.batches)
         self.closing = asyncio.Event()
+        self.decoding = asyncio.Semaphore(config.slots) if config.slots is not None else None
+        """The server's decoding slots (`MockConfig.slots`); None when unbounded."""
         self._latency_random = random.Random(f"{config.seed}/latency")
 
     def latency_s(self) -> float:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import orjson
 
@@ -71,7 +72,9 @@ class StoredRollout:
     error_type: str | None
     error: str | None
     answer: str | None
-    plan: Any
+    plan_json: bytes | None
+    """The plan as stored (JSON), parsed at each read of `plan`: a run of a hundred thousand plans is held in the
+    memory of its JSON text, not of its parsed objects (several times more)."""
     n_steps: int
     calls: int
     cache_hits: int
@@ -82,6 +85,11 @@ class StoredRollout:
     started_at: float
     finished_at: float
     session: int
+
+    @property
+    def plan(self) -> Any:
+        """The delivered plan (JSON values), None when there is none."""
+        return orjson.loads(self.plan_json) if self.plan_json is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,8 +241,31 @@ _CALL_DEFAULTS = {"batch_saved_usd": "NULL", "batched": "0", "usage_problem": "N
 """What `calls` reads for the columns of `llm_call` that later migrations added, in a run written before them."""
 
 
+class StoredResults(Sequence[RolloutResult]):
+    """The results of stored rollouts (`RunResults.result`), each read at its access: a scorer going through a run's
+    plans parses one at a time, never all of them at once."""
+
+    def __init__(self, results: RunResults, rollouts: Sequence[StoredRollout]) -> None:
+        self._results = results
+        self._rollouts = rollouts
+
+    def __len__(self) -> int:
+        return len(self._rollouts)
+
+    @overload
+    def __getitem__(self, index: int) -> RolloutResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> StoredResults: ...
+
+    def __getitem__(self, index: int | slice) -> RolloutResult | StoredResults:
+        if isinstance(index, slice):
+            return StoredResults(self._results, self._rollouts[index])
+        return self._results.result(self._rollouts[index])
+
+
 def _rollout(row: tuple[Any, ...]) -> StoredRollout:
-    plan = orjson.loads(row[11]) if row[11] is not None else None
+    plan = row[11].encode() if isinstance(row[11], str) else row[11]
     n_steps, calls, cache_hits, retries = row[12:16]
     cost_usd, saved_usd, started_at, finished_at, session = row[19:]
     return StoredRollout(row[0], RolloutKey(*row[1:7]), row[7], row[8], row[9], row[10], plan, n_steps, calls,

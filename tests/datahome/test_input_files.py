@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from datahome import input_files
-from datahome.input_files import MAX_INPUT_BYTES, distinct_inputs, input_lines, read_input
+from datahome.input_files import (
+    MAX_ENTRY_BYTES,
+    MAX_INPUT_BYTES,
+    distinct_inputs,
+    input_chunks,
+    input_lines,
+    read_input,
+)
 from errors import DataError, UsageError
 
 
@@ -62,3 +69,16 @@ def test_a_file_given_twice_is_refused_naming_both(tmp_path: Path, monkeypatch: 
     copy.write_bytes(first.read_bytes())
     with pytest.raises(UsageError, match=f"{first} and {copy}: the same content in two files"):
         distinct_inputs([first, other, copy])
+
+
+def test_a_file_read_a_line_at_a_time_may_pass_the_cap_but_no_line_the_entry_cap(tmp_path: Path) -> None:
+    path = tmp_path / "plans.jsonl"
+    path.write_bytes(b"{}\n" * 4)
+    with pytest.raises(DataError, match="larger than 0 MiB"):
+        list(input_lines(path, limit=10))
+    assert list(input_lines(path, limit=None)) == [b"{}\n"] * 4  # no cap on the file: one line in memory at a time
+    with path.open("ab") as handle:
+        handle.write(b" " * MAX_ENTRY_BYTES + b"\n")
+    with pytest.raises(DataError, match=r"plans.jsonl: line 5 longer than 16 MiB, the most one entry may hold"):
+        list(input_lines(path, limit=None))
+    assert b"".join(input_chunks(path)) == path.read_bytes()

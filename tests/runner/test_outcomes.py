@@ -61,6 +61,8 @@ EXPECTED: dict[str, str] = {
     # The mock server's own, in its process.
     "Refused": NEVER,
     "WireError": NEVER,
+    # Inside the plan-file readers only: turned into a `DataError` naming the file.
+    "NotAnArray": NEVER,
 }
 """Class name -> what a rollout it ends becomes (LLM errors follow the policy; user errors end the run)."""
 

@@ -36,7 +36,7 @@ from benchmarks.traveleval.evaluation.modes import CORRECTED
 from benchmarks.traveleval.evaluation.official_rows import official_row, write_official_csv
 from benchmarks.traveleval.evaluation.route_distances import route_distances, summarize
 from benchmarks.traveleval.metric_names import COST_NAMES, DIMENSION_NAMES, acronym
-from benchmarks.traveleval.plan_files import PlanEntry, Source, official_source, query_of, read_entries
+from benchmarks.traveleval.plan_files import PlanEntry, PlanFile, Source, official_source, query_of
 from benchmarks.traveleval.report.aggregate import NOT_MEASURED
 from benchmarks.traveleval.sandbox.names import NameMatcher
 from datahome import home_option
@@ -76,7 +76,7 @@ def evaluate_command(files: tuple[Path, ...], mode: str, distance: str | None, d
     distinct_inputs(files)
     if official_csv is not None:
         _official_names(files)
-    read = [(path, read_entries(path)) for path in files]  # every file's format checked before any scoring
+    read = [(path, PlanFile(path)) for path in files]  # every file's format checked before any scoring
     queries = {task.id: task.input for split in (ALL, PROGRESSIVE) for task in load_tasks(folder, split)}
     scored: list[tuple[Path, list[dict[str, Any]]]] = []
     summaries: dict[Path, dict[str, Any]] = {}

@@ -14,8 +14,9 @@ from runner.ladder.adaptive import SOLO_CALLS, STALL_PAUSE_S, STALLED_AFTER, Ada
 from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter
 from tests.runner.ladder.gateway_doubles import FakeClock
 
-ONE_AT_A_TIME = SOLO_CALLS + 1
-"""Calls sent one at a time first: the first (its latency may include the server's warm-up), then the solo ones."""
+START = [1, 3, 8]
+"""Calls sent in the first round trips to a server that answers each as fast as the first: the first answer adds two
+calls, the next two agreeing ones two each, the third one."""
 
 
 async def round_trip(limit: AdaptiveLimit, clock: FakeClock, latency: float | list[float],
@@ -41,15 +42,15 @@ async def round_trip(limit: AdaptiveLimit, clock: FakeClock, latency: float | li
 
 async def test_the_limit_doubles_per_round_trip_until_its_ceiling(fake_clock: FakeClock) -> None:
     limit = AdaptiveLimit(20, clock=fake_clock)
-    sent = [await round_trip(limit, fake_clock, 1.0) for _ in range(ONE_AT_A_TIME + 5)]
-    assert sent == [1] * ONE_AT_A_TIME + [2, 4, 8, 16, 20]  # first, how long a call takes alone
+    sent = [await round_trip(limit, fake_clock, 1.0) for _ in range(6)]
+    assert sent == [*START, 16, 20, 20]
     assert limit.cuts == 0
 
 
 @pytest.mark.parametrize("error", [ProviderTimeout("t"), RateLimited("429"), ServerError("busy", status=503)])
 async def test_a_full_server_halves_the_limit_once_per_round_trip(fake_clock: FakeClock, error: Exception) -> None:
     limit = AdaptiveLimit(64, clock=fake_clock)
-    for _ in range(ONE_AT_A_TIME + 3):
+    for _ in START:
         await round_trip(limit, fake_clock, 1.0)
     assert limit.limit == 16
     await round_trip(limit, fake_clock, 1.0, error)  # 16 calls fail together: one cut, not sixteen
@@ -62,18 +63,19 @@ async def test_a_full_server_halves_the_limit_once_per_round_trip(fake_clock: Fa
 @pytest.mark.parametrize("error", [BadRequest("no"), ServerError("bug", status=500), asyncio.CancelledError()])
 async def test_errors_that_say_nothing_of_load_leave_the_limit(fake_clock: FakeClock, error: BaseException) -> None:
     limit = AdaptiveLimit(64, clock=fake_clock)
-    for _ in range(ONE_AT_A_TIME):
-        await round_trip(limit, fake_clock, 1.0)
+    await round_trip(limit, fake_clock, 1.0)
     await round_trip(limit, fake_clock, 1.0, error)
-    assert (limit.limit, limit.cuts, limit.in_flight) == (2, 0, 0)
+    assert (limit.limit, limit.cuts, limit.in_flight) == (3, 0, 0)
 
 
 async def test_answers_slowing_down_cut_the_limit(fake_clock: FakeClock) -> None:
     """A one-slot server: n calls at once take n times as long, so the limit settles at a few calls, never 64."""
     limit = AdaptiveLimit(64, clock=fake_clock)
     sent = [await round_trip(limit, fake_clock, 1.0 * int(limit.limit)) for _ in range(100)]
-    assert sent[:ONE_AT_A_TIME + 2] == [1] * ONE_AT_A_TIME + [2, 4]
-    assert max(sent[ONE_AT_A_TIME + 2:]) <= 3 and sum(sent) / len(sent) < 2 and limit.cuts > 20  # no creep up
+    # three calls take three times as long as the first: back to one call at a time until the reference is a mean
+    # of several calls alone, then doubling until the answers slow down
+    assert sent[:SOLO_CALLS + 4] == [1, 3] + [1] * SOLO_CALLS + [2, 4]
+    assert max(sent[SOLO_CALLS + 4:]) <= 3 and sum(sent) / len(sent) < 2 and limit.cuts > 20  # no creep up
 
 
 async def test_a_slow_first_answer_does_not_set_the_pace(fake_clock: FakeClock) -> None:
@@ -88,14 +90,16 @@ async def test_a_slow_first_answer_does_not_set_the_pace(fake_clock: FakeClock) 
 async def test_a_server_that_keeps_its_pace_is_given_more(fake_clock: FakeClock) -> None:
     """A many-slot server (vLLM): latency grows a little with the batch, the limit reaches its ceiling."""
     limit = AdaptiveLimit(64, clock=fake_clock)
-    for _ in range(ONE_AT_A_TIME + 6):
+    for _ in range(8):
         await round_trip(limit, fake_clock, 1.0 + 0.005 * int(limit.limit))
     assert limit.limit == 64 and limit.cuts == 0
 
 
-async def steady_stream(limit: AdaptiveLimit, clock: FakeClock, calls: int, slots: int | None) -> list[int]:
-    """Calls of 1 to 5 s (cycling) kept coming as fast as the limit lets them, to a server decoding `slots` at a time
-    (first come, first served; None: as many as come). Returns the calls in flight as each answer arrived."""
+async def steady_stream(limit: AdaptiveLimit, clock: FakeClock, calls: int, slots: int | None,
+                        size_s: float | None = None) -> list[int]:
+    """Calls of `size_s` (None: 1 to 5 s, cycling) kept coming as fast as the limit lets them, to a server decoding
+    `slots` at a time (first come, first served; None: as many as come), until `calls` are answered (the clock then
+    reads the time of the last). Returns the calls in flight as each answer arrived."""
     ends: list[tuple[float, int, contextlib.AbstractAsyncContextManager[object]]] = []
     server_free = [0.0] * (slots or 1)  # when each decoding slot is next free
     in_flight: list[int] = []
@@ -104,7 +108,7 @@ async def steady_stream(limit: AdaptiveLimit, clock: FakeClock, calls: int, slot
         while len(ends) < int(limit.limit):
             slot = limit.slot()
             await slot.__aenter__()
-            size = 1.0 + sent % 5
+            size = size_s or 1.0 + sent % 5
             sent += 1
             if slots is None:
                 end = clock.now + size
@@ -161,20 +165,21 @@ async def test_the_rate_limiter_times_the_request_not_the_wait_for_its_buckets(f
                           clock=fake_clock, sleep=fake_clock.sleep)
     adaptive = limiter.adaptive_limit(key)
     assert adaptive is not None and adaptive.ceiling == 8
-    for _ in range(ONE_AT_A_TIME):  # one request a second: each waits ~1 s for the bucket, then takes 0.1 s
+    for _ in range(SOLO_CALLS):  # one request a second: each waits ~1 s for the bucket, then takes 0.1 s
         async with limiter.admit(key, estimated_tokens=10):
             fake_clock.now += 0.1
-    # 1.1 s counted against 0.1 s would have cut it; one call at a time grows the limit to 2, and no further
-    assert adaptive.cuts == 0 and adaptive.limit == 2
+    # 1.1 s counted against 0.1 s would have cut it; one call at a time grows the limit to 3 (the first answer), and
+    # no further
+    assert adaptive.cuts == 0 and adaptive.limit == 3
     with pytest.raises(ProviderTimeout):
         async with limiter.admit(key, estimated_tokens=10):
             raise ProviderTimeout("t")
-    assert adaptive.limit == 1
+    assert int(adaptive.limit) == 1
 
 
 async def test_a_server_that_stopped_answering_gets_no_call_for_a_while_then_one(fake_clock: FakeClock) -> None:
     limit = AdaptiveLimit(64, clock=fake_clock)
-    for _ in range(ONE_AT_A_TIME + 3):
+    for _ in START:
         await round_trip(limit, fake_clock, 1.0)
     for _ in range(STALLED_AFTER):  # 16, then 8, then 4 calls in flight, all timing out: three round trips
         await round_trip(limit, fake_clock, 120.0, ProviderTimeout("t"))
@@ -183,3 +188,42 @@ async def test_a_server_that_stopped_answering_gets_no_call_for_a_while_then_one
     fake_clock.now += STALL_PAUSE_S
     await round_trip(limit, fake_clock, 1.0)  # one is let through; it is answered: calls flow again
     await round_trip(limit, fake_clock, 1.0)
+
+
+@pytest.mark.parametrize(("slots", "ramp"), [(4, 1), (16, 3), (64, 5), (256, 7)])
+async def test_a_server_of_several_slots_is_kept_full_without_a_long_queue(fake_clock: FakeClock, slots: int,
+                                                                         ramp: int) -> None:
+    """llama.cpp `--parallel N`, vLLM: N requests decoded at once, the rest queue. Against N fixed calls in flight
+    (the best setting), the limit costs `ramp` round trips to fill the slots (1, 3, 8, 16, 32 calls...), then keeps them
+    full: 120 calls on 4 slots at >= 95 % of the best pace. The queue stays short of what would time calls out (64
+    fixed calls on 4 slots wait 16 times a call's latency)."""
+    calls = 30 * slots
+    limit = AdaptiveLimit(256, clock=fake_clock)
+    in_flight = await steady_stream(limit, fake_clock, calls, slots, size_s=1.0)
+    assert fake_clock.now <= 30 + ramp  # the last answer, each call taking 1 s: 30 s with N in flight
+    assert max(in_flight) <= 5 * slots and max(in_flight[calls // 2:]) <= 3 * slots, max(in_flight)
+
+
+async def test_after_a_storm_of_429s_the_limit_doubles_back(fake_clock: FakeClock) -> None:
+    """A provider's burst of 429s (or a restart refusing calls) halves the limit to one call; once answers come again
+    it doubles per round trip back to half what the storm found, then grows by one per round trip."""
+    limit = AdaptiveLimit(256, clock=fake_clock)
+    while limit.limit < 64:
+        await round_trip(limit, fake_clock, 1.0)
+    while int(limit.limit) > 1:
+        await round_trip(limit, fake_clock, 1.0, RateLimited("429"))
+    sent = [await round_trip(limit, fake_clock, 1.0) for _ in range(6)]
+    assert sent == [1, 2, 4, 8, 16, 32]  # one call per round trip more would take 31 round trips to reach 32
+    assert limit.limit == pytest.approx(33.0, abs=0.1)
+
+
+async def test_after_a_restart_that_timed_calls_out_the_limit_doubles_back(fake_clock: FakeClock) -> None:
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    for _ in START:
+        await round_trip(limit, fake_clock, 1.0)
+    for _ in range(STALLED_AFTER):  # 16, 8, then 4 calls time out: the server is down
+        await round_trip(limit, fake_clock, 120.0, ProviderTimeout("t"))
+    fake_clock.now += STALL_PAUSE_S  # back up: its calls are answered again
+    sent = [await round_trip(limit, fake_clock, 1.0) for _ in range(3)]
+    assert sent == [2, 4, 8]
+    assert limit.limit == pytest.approx(9.0, abs=0.1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import statistics
 import sys
@@ -160,6 +161,20 @@ async def test_latency_and_delay_next_slow_replies_down(start_mock_llm) -> None:
     assert server.tally.served == 2 and server.tally.faults == {"delay": 1}
 
 
+async def test_slots_work_on_that_many_requests_at_once_and_queue_the_rest(start_mock_llm) -> None:
+    """Six requests at once on two slots of 0.2 s: three waves, answered at about 0.2, 0.4 and 0.6 s."""
+    server = await start_mock_llm(MockConfig(latency=Latency(kind="fixed", seconds=0.2), slots=2))
+    started = time.perf_counter()
+
+    async def answered_after() -> float:
+        assert (await post(server, "/v1/chat/completions", OPENAI_BODY))[0] == 200
+        return time.perf_counter() - started
+
+    times = sorted(await asyncio.gather(*(answered_after() for _ in range(6))))
+    assert [round(t / 0.2) for t in times] == [1, 1, 2, 2, 3, 3], times
+    assert server.tally.served == 6
+
+
 def shouting_reply(request: MockRequest) -> str:
     return f"{request.api.upper()} {request.messages[-1].content.upper()}!"
 
@@ -191,7 +206,8 @@ def test_config_files_toml_and_json(tmp_path) -> None:
     ("m.toml", "rpm = 0\n", "m.toml: rpm: expected an integer > 0, got 0"),
     ("m.toml", "[faults]\nhang = 0.6\ndropped = 0.6\n", "faults: expected fault rates must add up to at most 1"),
     ("m.toml", "rmp = 5\n", "m.toml: rmp: expected one of the fields api_keys, batches, context_window, "
-                            "context_wording, faults, keep_requests, latency, models, reply, rpm, seed, tpm, usage "
+                            "context_wording, faults, keep_requests, latency, models, reply, rpm, seed, slots, tpm, "
+                            "usage "
                             "(did you mean rpm?)"),
     ("m.json", "{", "m.json: (file): expected valid JSON"),
     ("m.yaml", "rpm: 5", "expected a .toml or .json file"),

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from datahome.input_files import MAX_INPUT_BYTES
+from datahome.input_files import MAX_ENTRY_BYTES
 from runner.engine.spec import MAX_SAMPLES
 from runner.store.results import load_run
 from tests.benchmarks.traveleval.evaluation import plans
@@ -105,15 +105,17 @@ def test_a_line_nested_too_deeply_is_a_counted_bad_line(data_dir: Path, tmp_path
     assert [json.loads(line).get("error") for line in done.stdout.splitlines()] == [None, f"{official}[1]: {reason}"]
 
 
-def test_a_device_or_an_oversized_file_is_refused_at_once(data_dir: Path, tmp_path: Path) -> None:
-    """A link to /dev/zero was read until memory ran out; a file past the cap was read whole."""
+def test_a_device_or_an_oversized_entry_is_refused(data_dir: Path, tmp_path: Path) -> None:
+    """A link to /dev/zero was read until memory ran out. A plan file of any size is read a plan at a time (the
+    official arrays of a large run pass 256 MiB), so it is one line or plan past `MAX_ENTRY_BYTES` that is refused,
+    not held whole."""
     zero = tmp_path / "plans_m_direct.json"
     zero.symlink_to("/dev/zero")
     huge = tmp_path / "huge.jsonl"
     with huge.open("wb") as handle:
-        handle.truncate(MAX_INPUT_BYTES + 1)  # sparse: no disk used
+        handle.truncate(MAX_ENTRY_BYTES + 1)  # sparse: no disk used
     for path, why in ((zero, "a character device, not a file: not read"),
-                      (huge, "larger than 256 MiB, the most an input file may hold")):
+                      (huge, "line 1 longer than 16 MiB, the most one entry may hold")):
         done = _evaluate(str(path), data_dir=data_dir)
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         assert f"{path}: {why}" in done.stderr
