@@ -212,9 +212,9 @@ def test_the_papers_react_and_reflexion_files_are_recognised_by_name(data_dir: P
     """`plans_<model>_ReAct.json` and `plans_<model>_Reflexion.json` (the paper's runs) need no --model or
     --strategy: one strategy each, not the paired ReAct&Reflexion file."""
     files = []
-    for written in ("ReAct", "Reflexion"):
+    for indent, written in enumerate(("ReAct", "Reflexion"), 1):  # the same plans, not the same file (refused)
         path = tmp_path / f"plans_gpt-4o_{written}.json"
-        path.write_text(json.dumps(noisy_plans[:2], ensure_ascii=False, indent=2), encoding="utf-8")
+        path.write_text(json.dumps(noisy_plans[:2], ensure_ascii=False, indent=indent), encoding="utf-8")
         files.append(str(path))
     done = run_cli("import-plans", *files, "--benchmark", "traveleval", "--run-dir", str(tmp_path / "run"),
                    "--option", f"data_dir={data_dir}", "--option", "distance=offline")
