@@ -156,6 +156,15 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
         spec = results.spec
         samples = int(spec.get("samples", 1))
         folders = output_folders(results)
+        # N per group: its own planned tasks (a run extended by another spec plans each group as its spec did)
+        latest = {(str(m.get("name") or m.get("model")), strategy) for m in spec.get("models", [])
+                  for strategy in spec.get("strategies", [])}
+        drawn: dict[tuple[str, str], int] = {}  # samples per task of each (model, strategy)
+        for rollout in results.rollouts:
+            pair = (rollout.key.model, rollout.key.strategy)
+            drawn[pair] = max(drawn.get(pair, samples if pair in latest else 1), rollout.key.sample + 1)
+        planned_tasks = {pair: n // drawn[pair] for pair in drawn
+                         if (n := results.planned.get(pair[0], {}).get(pair[1]))}
         groups: dict[tuple[str, str, str, str, int], Group] = {}
         for rollout in results.rollouts:
             key = rollout.key
@@ -163,7 +172,8 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
             group = groups.get(group_key)
             if group is None:
                 group = groups[group_key] = Group(run_dir.name, run_dir, key.benchmark, key.split, key.model,
-                                                  key.strategy, key.sample, samples, len(tasks),
+                                                  key.strategy, key.sample, samples,
+                                                  planned_tasks.get((key.model, key.strategy), len(tasks)),
                                                   folders[key.model, key.strategy])
             group.rollouts.append(RolloutView(rollout, tasks.get(key.task),
                                               results.steps(rollout.id) if trajectories else [],

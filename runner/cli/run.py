@@ -174,6 +174,7 @@ class SessionFlags:
     quiet: bool
     progress_every: float
     force: bool
+    extend: bool
     grace: float
     shard: Shard | None
     ray_address: str | None
@@ -247,7 +248,10 @@ def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> S
 @click.option("--quiet", is_flag=True, help="No progress at all, only the summary.")
 @click.option("--progress-every", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds between plain progress lines when the output is not a terminal (nohup, cron, CI).")
-@click.option("--force", is_flag=True, help="Resume even though result-changing settings differ.")
+@click.option("--force", is_flag=True, help="Resume even though the benchmark's options or max_calls differ (never "
+              "models, strategies, tasks, samples or data: see --extend).")
+@click.option("--extend", is_flag=True, help="Add this spec's models, strategies, tasks or samples to a run another "
+              "spec made (never changing what the run has); each model and strategy keeps its own N.")
 @click.option("--grace", type=click.FloatRange(min=0), default=30.0, show_default=True,
               help="Seconds in-flight rollouts get to finish after Ctrl-C / SIGTERM.")
 @click.option("--shard", metavar="I/N", callback=_shard,
@@ -338,8 +342,9 @@ async def _execute(prepared: Prepared, run_dir: Path, session: SessionFlags, con
         from runner.engine.ray_workers import on_ray  # Ray is an optional extra
 
         remote = on_ray(session.ray_address)
-    return await execute(prepared, run_dir, force=session.force, grace_s=session.grace, lock_fd=lock_fd,
-                         remote=remote, spread=spread, progress_console=live if quiet_or_terminal else console,
+    return await execute(prepared, run_dir, force=session.force, extend=session.extend, grace_s=session.grace,
+                         lock_fd=lock_fd, remote=remote, spread=spread,
+                         progress_console=live if quiet_or_terminal else console,
                          show_progress=quiet_or_terminal and not session.quiet,
                          log_every_s=None if quiet_or_terminal else session.progress_every)
 

@@ -36,6 +36,7 @@ from providers.batching import BatchModel
 from providers.prices import nearest_priced, price_for
 from providers.registry import can_batch, check_model, resolve_model
 from runner.engine.expand import check_size, expand, select_tasks, split_name
+from runner.engine.identity import Identity, bind, planned_keys, save_identity
 from runner.engine.progress import LiveProgress, RunStats
 from runner.engine.rollout import RolloutModel, record_call, run_rollout
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
@@ -276,6 +277,12 @@ def bind_model(prepared: Prepared, gateway: Any, key: RolloutKey) -> RolloutMode
     return RolloutModel(gateway, model.model, model.over(prepared.spec.sampling), key.sample, prepared.spec.max_calls)
 
 
+def planned_in(prepared: Prepared, identity: Identity) -> list[RolloutKey]:
+    """The rollouts the run plans (every part of its identity), this shard's share for a shard."""
+    keys = planned_keys(identity)
+    return prepared.shard.select(keys) if prepared.shard is not None else keys
+
+
 def planned_counts(keys: Sequence[RolloutKey]) -> dict[str, dict[str, int]]:
     """Rollouts per model and strategy."""
     counts: dict[str, dict[str, int]] = {}
@@ -383,13 +390,14 @@ class ResumePlan:
 async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, progress_console: Console | None = None,
                   show_progress: bool = True, log_every_s: float | None = None, grace_s: float = 30.0,
                   lock_fd: int | None = None, remote: RemoteRun | None = None,
-                  spread: Spread | None = None) -> RunReport:
+                  spread: Spread | None = None, extend: bool = False) -> RunReport:
     """Runs every rollout of the spec not yet finished in `run_dir`, then evaluates and exports.
 
     `lock_fd`: the run directory's lock, when the caller took it already (`runner.store.writer.lock_run_dir`).
     `remote`: run the rollouts there (the actors of a Ray cluster: `runner.engine.ray_workers.on_ray`); this
     process stays the only writer of the results store. `spread`: without `remote`, where the pending rollouts run,
-    chosen once their number is known (a replay's worker processes).
+    chosen once their number is known (a replay's worker processes). `extend`: add the spec's rollouts to a run made
+    by another spec (`runner.engine.identity`).
 
     SIGINT / SIGTERM stop admission and give in-flight rollouts `grace_s` seconds; a second signal cancels them.
     `show_progress` draws live rows on `progress_console`; `log_every_s` prints a plain line there that often.
@@ -407,7 +415,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
     report = RunReport(run_dir, FAILED)
     interrupts = _Interrupts(report)
     try:
-        await _execute(prepared, run_dir, store, report, interrupts, claim, force,
+        await _execute(prepared, run_dir, store, report, interrupts, claim, force, extend,
                        Watch(progress_console, show_progress, log_every_s), grace_s,
                        (lambda _prepared, _pending: remote) if remote is not None else spread)
     except asyncio.CancelledError:
@@ -454,8 +462,8 @@ class _Interrupts:
 
 
 async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, report: RunReport,
-                   interrupts: _Interrupts, claim: ShardClaim | None, force: bool, watch: Watch, grace_s: float,
-                   spread: Spread | None) -> None:
+                   interrupts: _Interrupts, claim: ShardClaim | None, force: bool, extend: bool, watch: Watch,
+                   grace_s: float, spread: Spread | None) -> None:
     spec = prepared.spec
     # Whatever ends the run (an error, a store that cannot write at the end), everything opened is closed, newest
     # first, each even if one before it failed: an unclosed store or cache would keep the process alive and the run
@@ -464,13 +472,16 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
         if claim is not None:
             opened.push_async_callback(claim.release)
         opened.push_async_callback(store.close)
-        check_resume(await store.last_spec(), spec, str(prepared.spec_path), force)
+        previous = await store.last_spec()
+        check_resume(previous, spec, str(prepared.spec_path), force)
+        identity = await bind(prepared, run_dir, previous, extend)
         finished, again = await store.resume_plan()
         plan = ResumePlan(finished, [key for key in prepared.keys if key not in finished])
         report.pending = len(plan.pending)
         report.rerun.update(again[key] for key in plan.pending if key in again)
         session = await store.start_session(spec.public_dump(), str(prepared.spec_path),
-                                            version("tripbench"), planned_counts(prepared.keys))
+                                            version("tripbench"), planned_counts(planned_in(prepared, identity)))
+        save_identity(run_dir, identity)
         opened.push_async_callback(lambda: store.end_session(session, report.outcome))
         team = None
         if spec.team is not None:  # fails closed: a team run whose database cannot be reached sends nothing
