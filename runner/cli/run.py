@@ -12,6 +12,7 @@ import shlex
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,9 @@ from rich.console import Console
 from benchmarks.base import BUDGET_EXHAUSTED
 from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import DEFAULT, get_benchmark
+from cache.modes import CacheMode
 from errors import ConfigError
-from providers.prices import nearest_priced, price_for
+from providers.prices import nearest_priced, price_for, retirement_note
 from runner.cli.console import output_console
 from runner.engine.dryrun import estimate, render_estimate, render_settings, spent_before
 from runner.engine.execute import FAILED, Prepared, RunReport, Spread, default_run_dir, execute, prepare
@@ -314,6 +316,9 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     for model in prepared.spec.models:  # without a cap an unknown model runs: a typo's provider errors cost time
         if model.prices is None and price_for(model.model) is None and (near := nearest_priced(model.model)):
             click.echo(f"note: the price table does not know {model.model}: did you mean {near}?", err=True)
+    for note in filter(None, (retirement_note(model, date.today(), replay=prepared.spec.cache is CacheMode.REPLAY)
+                              for model in dict.fromkeys(model.model for model in prepared.spec.models))):
+        click.echo(f"note: {note}", err=True)  # a retired model's calls fail at the provider: say so before
     resume = f"tripbench run {shlex.quote(str(spec))} --run-dir {shlex.quote(str(run_dir))}"
     if session.shard is not None:
         resume += f" --shard {session.shard}"
