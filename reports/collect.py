@@ -18,6 +18,7 @@ from benchmarks.base import Benchmark, Evaluation, Task
 from benchmarks.registry import get_benchmark
 from errors import UserError
 from runner.store.outputs import output_folders
+from runner.store.provenance import provenance
 from runner.store.results import CallRecord, StoredRollout, load_run
 from runner.store.summary import run_state
 
@@ -118,6 +119,8 @@ class RunData:
     benchmark's official values."""
     models: dict[str, str] = field(default_factory=dict)
     """Each model's label -> its model string (`offline:oracle`, `openai:gpt-4o-mini`, ...)."""
+    provenance: dict[str, Any] = field(default_factory=dict)
+    """What made its numbers (`runner.store.provenance`): versions, data digests, request settings, sessions."""
 
     @property
     def finished(self) -> int:
@@ -189,7 +192,7 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
                        tuple(spec.get("evaluate", ())), planned, dict(spec.get("options") or {}),
                        str(spec.get("benchmark", "")), _sampling(spec),
                        {str(model.get("name") or model.get("model")): str(model.get("model"))
-                        for model in spec.get("models", [])})
+                        for model in spec.get("models", [])}, provenance(results))
 
 
 def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:

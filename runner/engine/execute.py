@@ -59,6 +59,7 @@ from runner.ladder.ratelimit import Limits, RateLimiter
 from runner.ladder.retry import Retrier
 from runner.store.ledger import StoreLedger, settle_left_open
 from runner.store.outputs import write_outputs
+from runner.store.provenance import stamp_session
 from runner.store.records import RolloutKey, RolloutRecord
 from runner.store.results import load_run
 from runner.store.shards import find_shards
@@ -93,6 +94,8 @@ class Prepared:
     """The run's offline models (`offline:oracle`, ...): its benchmark's answers to the prompts of its tasks."""
     shard: Shard | None = None
     """The shard of the run this process runs (`keys` holds its share), None for the whole run."""
+    replay_of: str | None = None
+    """The sha256 of the pack this run replays (`tripbench replay`), stamped into its provenance."""
 
     @property
     def split(self) -> str:
@@ -482,6 +485,8 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
         session = await store.start_session(spec.public_dump(), str(prepared.spec_path),
                                             version("tripbench"), planned_counts(planned_in(prepared, identity)))
         save_identity(run_dir, identity)
+        stamp_session(run_dir, session, spec.public_dump(), spec.cache.value,
+                      prepared.replay_of)
         opened.push_async_callback(lambda: store.end_session(session, report.outcome))
         team = None
         if spec.team is not None:  # fails closed: a team run whose database cannot be reached sends nothing
@@ -502,7 +507,7 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
         await settle_left_open(store, prepared.cache_dir, cache)  # calls a killed session had in flight
         spend_cap = SpendCap(spec.max_cost, spent_usd=await store.spent_usd(), ledger=ledger)
         gateway, _ = build_gateway(prepared, spec.cache, spend_cap, store=store, session=session, team=team,
-                                   cache=cache)
+                                   cache=cache, offline=spec.cache is CacheMode.REPLAY)  # it never sends: no key
         opened.push_async_callback(gateway.aclose)  # before the cache closes: it writes the entries still queued
         await gateway.resume_batches()  # batches a killed session submitted: waited for, never sent again
         tools = await asyncio.to_thread(prepared.benchmark.open_tools, prepared.options)

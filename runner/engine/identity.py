@@ -31,9 +31,9 @@ from errors import UsageError, UserError
 from providers.urls import public_model
 from runner.engine.expand import split_name
 from runner.engine.spec import RunSpec
+from runner.store.provenance import IDENTITY_FILE
 from runner.store.records import RolloutKey
 
-IDENTITY_FILE = "identity.json"
 FORMAT = 1
 """The version of `identity.json`'s layout; a newer one is refused."""
 SHOWN = 4

@@ -1,0 +1,62 @@
+"""`tripbench pack` and `tripbench replay` with the real CLI and the mock server: a run packed, its server stopped,
+replayed in a fresh data home with no key and no cache folder, and proven identical; a pack altered anywhere refused."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.runner.engine_support import CLI, PROJECT_ROOT, run_cli
+
+
+def _bare_cli(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`tripbench ARGS` with no API key and no proxy in its environment, in a data home of its own."""
+    env = {name: value for name, value in os.environ.items() if not name.endswith(("_API_KEY", "_PROXY", "_proxy"))}
+    env |= {"PYTHONPATH": str(PROJECT_ROOT), "TRIPBENCH_HOME": str(home)}
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, check=False, env=env, cwd=cwd)
+
+
+async def test_a_packed_run_replays_identically_anywhere_and_an_altered_pack_is_refused(
+        start_mock_llm, write_spec, tmp_path: Path, toy_on_path) -> None:
+    server = await start_mock_llm()
+    spec = write_spec(server.base_url, strategies=["scripted", "silent"], options={"tasks": 8, "max_calls": 4})
+    run_dir = tmp_path / "runs" / "toy"
+    done = await asyncio.to_thread(run_cli, "run", str(spec), "--run-dir", str(run_dir), "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+    packed = await asyncio.to_thread(run_cli, "pack", str(run_dir))
+    assert packed.returncode == 0, packed.stdout + packed.stderr
+    pack = tmp_path / "runs" / "toy.tbpack"
+    assert pack.is_file() and "cache entries" in packed.stdout
+    await server.close()  # no server from here on: every answer must come from the pack
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    info = _bare_cli("replay", str(pack), "--info", home=elsewhere / "home", cwd=elsewhere)
+    assert info.returncode == 0, info.stderr
+    facts = json.loads(info.stdout)
+    assert facts["format_version"] == "1" and facts["run"] == "toy" and facts["replayed"] is False
+    assert not (elsewhere / "toy-replay").exists()  # --info runs nothing
+
+    replayed = _bare_cli("replay", str(pack), "--run-dir", str(elsewhere / "again"), home=elsewhere / "home",
+                         cwd=elsewhere)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "identical: 16/16 rollouts, every table equal" in replayed.stdout
+    assert not (elsewhere / "home" / "cache").exists()  # no cache folder was made or read
+    report = _bare_cli("report", str(elsewhere / "again"), "--out", str(elsewhere / "report"),
+                       home=elsewhere / "home", cwd=elsewhere)
+    assert report.returncode == 0, report.stderr
+    assert json.loads((elsewhere / "report" / "provenance.json").read_text())["replayed"] is True
+
+    original = pack.read_bytes()
+    for position in (3, 40, len(original) // 2, len(original) - 1):
+        altered = bytearray(original)
+        altered[position] ^= 0x01
+        (tmp_path / "altered.tbpack").write_bytes(bytes(altered))
+        refused = _bare_cli("replay", str(tmp_path / "altered.tbpack"), "--run-dir", str(elsewhere / "bad"),
+                            home=elsewhere / "home", cwd=elsewhere)
+        assert refused.returncode in (1, 2) and "Traceback" not in refused.stderr, refused.stderr
+        assert "altered" in refused.stderr or "not a tripbench pack" in refused.stderr, refused.stderr
+        assert not (elsewhere / "bad").exists()  # refused before anything ran
