@@ -60,3 +60,34 @@ async def test_a_packed_run_replays_identically_anywhere_and_an_altered_pack_is_
         assert refused.returncode in (1, 2) and "Traceback" not in refused.stderr, refused.stderr
         assert "altered" in refused.stderr or "not a tripbench pack" in refused.stderr, refused.stderr
         assert not (elsewhere / "bad").exists()  # refused before anything ran
+
+
+NATURAL_PLAN = """benchmark = "natural-plan"
+split = "calendar"
+strategies = ["direct"]
+limit = 3
+
+[[models]]
+model = "offline:noisy"
+"""
+
+
+def test_data_other_than_the_packed_runs_is_refused_by_name(natural_plan_data: Path, tmp_path: Path) -> None:
+    here, there = tmp_path / "here", tmp_path / "there"
+    for home in (here, there):
+        assert run_cli("data", "import", str(natural_plan_data), home=home).returncode == 0
+    spec = tmp_path / "run.toml"
+    spec.write_text(NATURAL_PLAN)
+    assert run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"), "--quiet", home=here).returncode == 0
+    packed = run_cli("pack", str(tmp_path / "run"), "-o", str(tmp_path / "run.tbpack"), home=here)
+    assert packed.returncode == 0, packed.stderr
+
+    assert "identical: 3/3 rollouts" in _bare_cli("replay", str(tmp_path / "run.tbpack"), "--run-dir",
+                                                  str(tmp_path / "same"), home=there, cwd=tmp_path).stdout
+    changed = there / "natural_plan" / "calendar_scheduling.json"
+    changed.write_bytes(changed.read_bytes().replace(b"Monday", b"Tuesday", 1))
+    refused = _bare_cli("replay", str(tmp_path / "run.tbpack"), "--run-dir", str(tmp_path / "other"), home=there,
+                        cwd=tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert "calendar_scheduling.json: sha256" in refused.stderr and "tripbench data fetch natural-plan" in refused.stderr
+    assert not (tmp_path / "other").exists()
