@@ -7,8 +7,9 @@ replay`); the format is documented in docs/pack-format.md.
 
 The body holds `meta` (key -> value), `files` (the run's spec, identity, provenance, session stamps, results store and
 output files, each zlib-compressed with the sha256 of its bytes) and `cache` (exactly the cache entries the run's
-rollouts used, the same way). The digest of the whole body is checked before any row is read, so a byte altered
-anywhere in the file is refused; each row's digest is checked again as it is read.
+rollouts used, the same way; their long messages as the numbers of their lines in the file `cache-lines.txt`, which
+holds each distinct line once). The digest of the whole body is checked before any row is read, so a byte altered
+anywhere in the file is refused; each file's and entry's digest is checked again as it is read.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (name TEXT PRIMARY KEY, sha256 TEXT NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE TABLE cache (key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, data BLOB NOT NULL);
 """
+LINES_FROM = 256
+"""A message this long is stored as the numbers of its lines in the file `LINES`, each distinct line once (an agent's
+calls resend the same prompt and history, line for line: stored whole, a pack would hold each many times)."""
+LINES = "cache-lines.txt"
+"""In `files`: every distinct line of the entries' long messages, line n the one numbered n, compressed together."""
 LEVEL = 9
 """zlib's best compression: a pack is written once and read rarely."""
 
@@ -61,11 +67,15 @@ def write_pack(path: Path, meta: Mapping[str, str], files: Mapping[str, bytes],
                                                               ("packed_at", str(time.time()))])
             db.executemany("INSERT INTO files VALUES (?, ?, ?, ?)",
                            [(name, _sha(data), len(data), zlib.compress(data, LEVEL)) for name, data in files.items()])
-            count = 0
+            count, lines = 0, dict[str, int]()
             for key, data in entries:
+                data = _compacted(data, lines)
                 db.execute("INSERT OR IGNORE INTO cache VALUES (?, ?, ?)",
                            (key, _sha(data), zlib.compress(data, LEVEL)))
                 count += 1
+            text = "\n".join(lines).encode()
+            db.execute("INSERT INTO files VALUES (?, ?, ?, ?)", (LINES, _sha(text), len(text),
+                                                                 zlib.compress(text, LEVEL)))
             db.commit()
             db.execute("VACUUM")  # no free page: the body is only what it holds
         finally:
@@ -85,6 +95,7 @@ class Pack:
         self.path = path
         self._db = db
         self.meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        self._lines: list[str] | None = None
 
     def file(self, name: str) -> bytes | None:
         row = self._db.execute("SELECT sha256, data FROM files WHERE name = ?", (name,)).fetchone()
@@ -94,8 +105,20 @@ class Pack:
         return [name for (name,) in self._db.execute("SELECT name FROM files ORDER BY name")]
 
     def entries(self) -> Iterator[tuple[str, bytes]]:
-        for key, digest, data in self._db.execute("SELECT key, sha256, data FROM cache ORDER BY key"):
-            yield key, self._checked(f"cache entry {key}", digest, data)
+        """Each cache entry as the cache stores it (JSON), its messages whole again."""
+        for key, digest, data in self._db.execute("SELECT key, sha256, data FROM cache ORDER BY key").fetchall():
+            entry = json.loads(self._checked(f"cache entry {key}", digest, data))
+            for message in entry.get("fields", {}).get("messages", []):
+                if isinstance(ids := message.get("content"), dict) and set(ids) == {"$lines"}:
+                    message["content"] = "\n".join(self._line(int(n)) for n in ids["$lines"].split())
+            yield key, json.dumps(entry).encode()
+
+    def _line(self, n: int) -> str:
+        if self._lines is None:  # read once: every entry needs them
+            self._lines = (self.file(LINES) or b"").decode().split("\n")
+        if not 1 <= n <= len(self._lines):
+            raise PackRefused(f"{self.path}: a message line the entries name is not in the pack: it was altered")
+        return self._lines[n - 1]
 
     def close(self) -> None:
         self._db.close()
@@ -151,6 +174,20 @@ def open_pack(path: Path) -> Pack:
         db.close()
         raise PackRefused(f"{path}: damaged pack body ({exc}); nothing ran") from None
     return pack
+
+
+def _compacted(data: bytes, lines: dict[str, int]) -> bytes:
+    """A cache entry's JSON with each long message as the ids of its lines (`lines`: the ids given so far)."""
+    entry = json.loads(data)
+    for message in entry.get("fields", {}).get("messages", []):
+        if isinstance(text := message.get("content"), str) and len(text) >= LINES_FROM:
+            ids = []
+            for line in text.split("\n"):
+                if (known := lines.get(line)) is None:
+                    known = lines[line] = len(lines) + 1
+                ids.append(str(known))
+            message["content"] = {"$lines": " ".join(ids)}
+    return json.dumps(entry, separators=(",", ":")).encode()
 
 
 def pack_digest(path: Path) -> str:

@@ -89,5 +89,25 @@ def test_data_other_than_the_packed_runs_is_refused_by_name(natural_plan_data: P
     refused = _bare_cli("replay", str(tmp_path / "run.tbpack"), "--run-dir", str(tmp_path / "other"), home=there,
                         cwd=tmp_path)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
-    assert "calendar_scheduling.json: sha256" in refused.stderr and "tripbench data fetch natural-plan" in refused.stderr
+    assert "calendar_scheduling.json: sha256" in refused.stderr
+    assert "tripbench data fetch natural-plan" in refused.stderr
     assert not (tmp_path / "other").exists()
+
+
+async def test_a_team_run_is_packed_from_the_team_database(start_mock_llm, write_spec, tmp_path: Path, team_db: str,
+                                                           toy_on_path, monkeypatch) -> None:
+    monkeypatch.setenv("TRIPBENCH_TEAM_URL_PACK", team_db)
+    server = await start_mock_llm()
+    spec = write_spec(server.base_url, options={"tasks": 6, "max_calls": 3},
+                      team={"url_env": "TRIPBENCH_TEAM_URL_PACK"})
+    done = await asyncio.to_thread(run_cli, "run", str(spec), "--run-dir", str(tmp_path / "team-run"), "--quiet",
+                                   home=tmp_path / "home")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not (tmp_path / "cache").exists()  # the answers are in the team database only
+    packed = await asyncio.to_thread(run_cli, "pack", str(tmp_path / "team-run"), home=tmp_path / "home")
+    assert packed.returncode == 0, packed.stdout + packed.stderr
+    await server.close()
+    monkeypatch.delenv("TRIPBENCH_TEAM_URL_PACK")
+    replayed = _bare_cli("replay", str(tmp_path / "team-run.tbpack"), home=tmp_path / "elsewhere", cwd=tmp_path)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "identical: 6/6 rollouts, every table equal" in replayed.stdout
