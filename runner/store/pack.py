@@ -6,10 +6,11 @@ replay`); the format is documented in docs/pack-format.md.
     <body>                              a SQLite database image (deserialized in memory: nothing is unpacked)
 
 The body holds `meta` (key -> value), `files` (the run's spec, identity, provenance, session stamps, results store and
-output files, each zlib-compressed with the sha256 of its bytes) and `cache` (exactly the cache entries the run's
-rollouts used, the same way; their long messages as the numbers of their lines in the file `cache-lines.txt`, which
-holds each distinct line once). The digest of the whole body is checked before any row is read, so a byte altered
-anywhere in the file is refused; each file's and entry's digest is checked again as it is read.
+output files, each zlib-compressed with the sha256 of its bytes) and `cache` (the key and sha256 of exactly the cache
+entries the run's rollouts used; the entries themselves are the lines of the file `cache-entries.jsonl`, their long
+messages as the numbers of their lines in the file `cache-lines.txt`, which holds each distinct line once). The digest
+of the whole body is checked before any row is read, so a byte altered anywhere in the file is refused; each file's
+and entry's digest is checked again as it is read.
 """
 
 from __future__ import annotations
@@ -32,11 +33,14 @@ VERSION = 1
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (name TEXT PRIMARY KEY, sha256 TEXT NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL);
-CREATE TABLE cache (key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, data BLOB NOT NULL);
+CREATE TABLE cache (key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, line INTEGER NOT NULL);
 """
 LINES_FROM = 256
 """A message this long is stored as the numbers of its lines in the file `LINES`, each distinct line once (an agent's
 calls resend the same prompt and history, line for line: stored whole, a pack would hold each many times)."""
+ENTRIES = "cache-entries.jsonl"
+"""In `files`: the cache entries, one JSON a line (line n, from 1, is the entry whose `cache` row says n), compressed
+together: entries of one agent differ little, and compressed one by one they would not shrink."""
 LINES = "cache-lines.txt"
 """In `files`: every distinct line of the entries' long messages, line n the one numbered n, compressed together."""
 LEVEL = 9
@@ -67,15 +71,16 @@ def write_pack(path: Path, meta: Mapping[str, str], files: Mapping[str, bytes],
                                                               ("packed_at", str(time.time()))])
             db.executemany("INSERT INTO files VALUES (?, ?, ?, ?)",
                            [(name, _sha(data), len(data), zlib.compress(data, LEVEL)) for name, data in files.items()])
-            count, lines = 0, dict[str, int]()
+            rows, lines = list[bytes](), dict[str, int]()
             for key, data in entries:
-                data = _compacted(data, lines)
-                db.execute("INSERT OR IGNORE INTO cache VALUES (?, ?, ?)",
-                           (key, _sha(data), zlib.compress(data, LEVEL)))
-                count += 1
-            text = "\n".join(lines).encode()
-            db.execute("INSERT INTO files VALUES (?, ?, ?, ?)", (LINES, _sha(text), len(text),
-                                                                 zlib.compress(text, LEVEL)))
+                compact = _compacted(data, lines)
+                if db.execute("INSERT OR IGNORE INTO cache VALUES (?, ?, ?)",
+                              (key, _sha(compact), len(rows) + 1)).rowcount:
+                    rows.append(compact)
+            count = len(rows)
+            for name, text in ((ENTRIES, b"\n".join(rows)), (LINES, "\n".join(lines).encode())):
+                db.execute("INSERT INTO files VALUES (?, ?, ?, ?)", (name, _sha(text), len(text),
+                                                                     zlib.compress(text, LEVEL)))
             db.commit()
             db.execute("VACUUM")  # no free page: the body is only what it holds
         finally:
@@ -106,8 +111,13 @@ class Pack:
 
     def entries(self) -> Iterator[tuple[str, bytes]]:
         """Each cache entry as the cache stores it (JSON), its messages whole again."""
-        for key, digest, data in self._db.execute("SELECT key, sha256, data FROM cache ORDER BY key").fetchall():
-            entry = json.loads(self._checked(f"cache entry {key}", digest, data))
+        stored = (self.file(ENTRIES) or b"").split(b"\n")
+        for key, digest, line in self._db.execute("SELECT key, sha256, line FROM cache ORDER BY key").fetchall():
+            data = stored[line - 1] if 1 <= line <= len(stored) else b""
+            if _sha(data) != digest:
+                raise PackRefused(f"{self.path}: cache entry {key} does not match its digest: the pack was altered; "
+                                  "nothing ran")
+            entry = json.loads(data)
             for message in entry.get("fields", {}).get("messages", []):
                 if isinstance(ids := message.get("content"), dict) and set(ids) == {"$lines"}:
                     message["content"] = "\n".join(self._line(int(n)) for n in ids["$lines"].split())
