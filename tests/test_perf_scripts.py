@@ -32,6 +32,7 @@ EXPECTED = {
     "fidelity_reference.py": "675 reference entries: 675 identical in text and rows (100.0%), 0 differ",
     "gateway.py": "calls/s",
     "gateway_limits.py": "429",
+    "pack_replay.py": "identical: 10/10 rollouts, every table equal",
     "local_concurrency.py": "auto",
     "mock_server.py": "provider overhead over the raw SDK:",
     "replay.py": "x the cache read alone",
