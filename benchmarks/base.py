@@ -45,6 +45,7 @@ from benchmarks.tasks import (
     Task,
     Verdict,
 )
+from datahome.fingerprints import fingerprints
 from errors import UserError
 from providers.interface import ChatModel
 
@@ -194,6 +195,12 @@ class Benchmark(Protocol):
         stored spec (`options`) whether the spec gave them or not, so resuming under other ones, or a run made
         before a setting existed, is refused (`RunSpec.result_fields`). Default: none."""
         return {}
+
+    def data_fingerprints(self, split: str | Path, options: BaseModel) -> Mapping[str, str]:
+        """What a run of `split` reads besides its spec, by a name the same on every machine -> the sha256 of its
+        bytes (`datahome.fingerprints`), and `index schema version` -> the version of any index it reads: part of
+        the run's identity (data changed under a run is refused) and of its provenance. Default: the query file."""
+        return fingerprints([split]) if isinstance(split, Path) else {}
 
 
 @runtime_checkable

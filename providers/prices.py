@@ -21,6 +21,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,6 +49,9 @@ class Price(BaseModel):
     """Prompt tokens sent through the batch API; None: `input` less `batch_discount`."""
     batch_output: float | None = Field(default=None, ge=0)
     """Completion tokens through the batch API; None: `output` less `batch_discount`."""
+    deprecation_date: date | None = None
+    """The day the provider shuts the model down (LiteLLM's `deprecation_date`): after it, only a cache or a pack
+    can answer its calls (`retirement_note`)."""
     batch_discount: float = Field(default=0.5, ge=0, le=1)
     """Fraction taken off the rates a batch rate is not given for: both batch APIs (OpenAI's, Anthropic's) take half
     off, so a price written without batch rates bills batch calls at half."""
@@ -102,7 +106,8 @@ def from_litellm(data: Mapping[str, Any], source: str) -> PriceTable:
         if key in models or rates["input"] is None or rates["output"] is None:
             continue
         try:
-            models[key] = Price(**{k: v for k, v in rates.items() if v is not None})
+            models[key] = Price(**{k: v for k, v in rates.items() if v is not None},
+                                deprecation_date=_date(entry.get("deprecation_date")))
         except ValidationError:
             continue  # a negative or malformed rate: the model stays unknown
     if not all(any(model.startswith(f"{p}:") for model in models) for p in _PROVIDERS):
@@ -117,6 +122,14 @@ _LITELLM_FIELDS = {"input": "input_cost_per_token", "cached_input": "cache_read_
 
 def _has_prefix(name: str, entry: object) -> bool:
     return isinstance(entry, dict) and name.startswith(f"{entry.get('litellm_provider')}/")
+
+
+def _date(value: object) -> date | None:
+    """LiteLLM's `deprecation_date` (`YYYY-MM-DD`); anything else is no date."""
+    try:
+        return date.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 def _per_million(value: object) -> float | None:
@@ -140,7 +153,7 @@ def read_table(path: Path) -> PriceTable:
 
 def write_table(table: PriceTable, path: Path) -> None:
     """Writes `table` as JSON, atomically (a reader never sees half a file)."""
-    rows = ",\n".join(f"  {json.dumps(model)}: {json.dumps(price.model_dump(exclude_defaults=True))}"
+    rows = ",\n".join(f"  {json.dumps(model)}: {json.dumps(price.model_dump(mode='json', exclude_defaults=True))}"
                       for model, price in table.models.items())  # one model a line: diffs stay readable
     text = (f'{{"source": {json.dumps(table.source)},\n "license": {json.dumps(LICENSE)},\n'
             f' "models": {{\n{rows}\n}}}}\n')
@@ -259,3 +272,24 @@ def cost_at(usage: Usage, price: Price, *, batch: bool = False) -> float:
     input_rate, cached_rate, output_rate = price.rates(batch)
     per_million = (usage.input_tokens - cached) * input_rate + cached * cached_rate + usage.output_tokens * output_rate
     return per_million / 1_000_000
+
+
+RETIRING_DAYS = 60
+"""A model shut down within this many days is named before a run (its answers may soon come only from a cache)."""
+
+
+def retirement_note(model: str, today: date, *, replay: bool = False,
+                    overrides: Mapping[str, Price] | None = None) -> str | None:
+    """What to say before a run of `model` when its provider shut it down or will within `RETIRING_DAYS`, by the
+    price table's `deprecation_date`; None otherwise. `replay`: the run answers from the cache already."""
+    price = price_for(model, overrides)
+    if price is None or price.deprecation_date is None:
+        return None
+    when = price.deprecation_date
+    if when <= today:
+        return (f"{model} was shut down on {when}: only a cache or a pack can answer it"
+                + ("" if replay else '; run with cache = "replay"'))
+    if (when - today).days <= RETIRING_DAYS:
+        return (f"{model} will be shut down on {when} (in {(when - today).days} days): after it, only a cache or a "
+                "pack can answer it; `tripbench pack RUN_DIR` keeps a run's answers")
+    return None

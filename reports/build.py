@@ -8,6 +8,7 @@ and `html.py` render the same `Report`.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -110,6 +111,7 @@ def build_report(run_dirs: Sequence[str | os.PathLike[str]], compare: Sequence[s
     if by_pairs := _paired(reported, baseline):
         sections.append(by_pairs)
     sections.append(_submissions(groups))
+    sections.append(_provenance(reported, with_run=with_run))
     title = "tripbench report: " + ", ".join(run.label for run in reported)
     return Report(title, main, sections, warnings if compared else [])
 
@@ -197,6 +199,39 @@ def _submissions(groups: Sequence[Group]) -> Section:
         table.add(g.model, g.strategy + (f" #{g.sample}" if g.samples > 1 else ""), g.split,
                   str(path) if path.is_file() else "not written yet (unfinished rollouts)")
     return Section("Submissions", [table])
+
+
+def _provenance(runs: Sequence[RunData], *, with_run: bool) -> Section:
+    """What made the numbers, one row per fact (all of it in provenance.json beside the report)."""
+    table = Table("provenance", "What made these numbers", (*((Column("run"),) if with_run else ()),
+                                                              Column("item"), Column("value")))
+    for run in runs:
+        facts = run.provenance
+        rows: list[tuple[str, str]] = [
+            ("tripbench", f"{facts.get('tripbench')}" + (f" (git {facts['git_commit']})" if facts.get("git_commit")
+                                                          else "")),
+            ("spec sha256", str(facts.get("spec_sha256"))),
+            *((f"data {name}", f"sha256 {digest}") for name, digest in facts.get("data_sha256", {}).items()),
+            ("index schema version", str(facts.get("index_schema_version") or "–")),
+            *((f"model {label}", _settings(settings)) for label, settings in facts.get("models", {}).items()),
+            ("price table", str(facts.get("price_table") or "–")),
+            ("cache mode", str(facts.get("cache") or "–")),
+            ("numbers from a pack's replay", "yes" if facts.get("replayed") else "no"),
+            *((f"session {s['session']}", f"{s['started']} on {s.get('host') or '?'}, {s.get('outcome') or 'open'}"
+               + (f", replay of pack sha256 {s['replay_of']}" if s.get("replay_of") else ""))
+              for s in facts.get("sessions", [])),
+        ]
+        for item, value in rows:
+            table.add(*((run.label,) if with_run else ()), item, value)
+    return Section("Provenance", [table], notes=["All of it, as JSON: provenance.json beside this report."])
+
+
+def _settings(settings: dict[str, object]) -> str:
+    """A model's request settings as sent, the set ones only, and the day its provider shuts it down."""
+    shown = ", ".join(f"{name} {json.dumps(value)}" for name, value in settings.items()
+                      if value is not None and name not in ("model", "shut_down_on"))
+    retires = f"; shut down on {settings['shut_down_on']}" if settings.get("shut_down_on") else ""
+    return f"{settings.get('model')}" + (f": {shown}" if shown else "") + retires
 
 
 def _label(group: Group, with_run: bool) -> str:

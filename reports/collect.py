@@ -18,6 +18,7 @@ from benchmarks.base import Benchmark, Evaluation, Task
 from benchmarks.registry import get_benchmark
 from errors import UserError
 from runner.store.outputs import output_folders
+from runner.store.provenance import provenance
 from runner.store.results import CallRecord, StoredRollout, load_run
 from runner.store.summary import run_state
 
@@ -123,6 +124,8 @@ class RunData:
     benchmark's official values."""
     models: dict[str, str] = field(default_factory=dict)
     """Each model's label -> its model string (`offline:oracle`, `openai:gpt-4o-mini`, ...)."""
+    provenance: dict[str, Any] = field(default_factory=dict)
+    """What made its numbers (`runner.store.provenance`): versions, data digests, request settings, sessions."""
 
     @property
     def finished(self) -> int:
@@ -162,6 +165,14 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
         spec = results.spec
         samples = spec.samples
         folders = output_folders(results)
+        # N per group: its own planned tasks (a run extended by another spec plans each group as its spec did)
+        latest = {(model.label, strategy) for model in spec.models for strategy in spec.strategies}
+        drawn: dict[tuple[str, str], int] = {}  # samples per task of each (model, strategy)
+        for rollout in results.rollouts:
+            pair = (rollout.key.model, rollout.key.strategy)
+            drawn[pair] = max(drawn.get(pair, samples if pair in latest else 1), rollout.key.sample + 1)
+        planned_tasks = {pair: n // drawn[pair] for pair in drawn
+                         if (n := results.planned.get(pair[0], {}).get(pair[1]))}
         groups: dict[tuple[str, str, str, str, int], Group] = {}
         for rollout in results.rollouts:
             key = rollout.key
@@ -169,7 +180,8 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
             group = groups.get(group_key)
             if group is None:
                 group = groups[group_key] = Group(run_dir.name, run_dir, key.benchmark, key.split, key.model,
-                                                  key.strategy, key.sample, samples, len(tasks),
+                                                  key.strategy, key.sample, samples,
+                                                  planned_tasks.get((key.model, key.strategy), len(tasks)),
                                                   folders[key.model, key.strategy])
             group.rollouts.append(RolloutView(rollout, tasks.get(key.task),
                                               steps.get(rollout.id, []),
@@ -184,7 +196,7 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
         return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
                        spec.evaluate, planned, dict(spec.options), spec.benchmark,
                        {model.label: dict(model.sampling) for model in spec.models},
-                       {model.label: model.model for model in spec.models})
+                       {model.label: model.model for model in spec.models}, provenance(results))
 
 
 def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:

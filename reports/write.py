@@ -1,8 +1,9 @@
 """Writes a report to a folder: `report.md`, `report.html` with a page per rollout under `rollouts/`, one CSV per
-table, one PNG per plot."""
+table, one PNG per plot, and `provenance.json` (what made the numbers: `runner.store.provenance`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -13,6 +14,7 @@ from reports.build import Report
 from reports.csv_out import write_csv
 from reports.html import render_html, rollout_pages
 from reports.markdown import render_markdown
+from runner.store.provenance import PROVENANCE_FILE
 
 
 def write_report(report: Report, out: str | os.PathLike[str]) -> dict[str, Path]:
@@ -44,6 +46,9 @@ def write_report(report: Report, out: str | os.PathLike[str]) -> dict[str, Path]
             (staging / "plots" / f"{plot.name}.png").write_bytes(plot.png)
         (staging / "report.md").write_text(render_markdown(report), encoding="utf-8")
         (staging / "report.html").write_text(render_html(report), encoding="utf-8")
+        provenance = [run.provenance for run in report.runs]
+        (staging / PROVENANCE_FILE).write_text(json.dumps(provenance[0] if len(provenance) == 1 else provenance,
+                                                          indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         for path, page in rollout_pages(report):
             target = staging / path
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -54,4 +59,5 @@ def write_report(report: Report, out: str | os.PathLike[str]) -> dict[str, Path]
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return {"markdown": out / "report.md", "html": out / "report.html", "csv": out / "csv", "plots": out / "plots"}
+    return {"markdown": out / "report.md", "html": out / "report.html", "provenance": out / PROVENANCE_FILE,
+            "csv": out / "csv", "plots": out / "plots"}

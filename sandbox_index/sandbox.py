@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -237,3 +238,19 @@ def _map_pages(conn: sqlite3.Connection) -> None:
     # Read pages through the OS page cache without a copy or a syscall per page: the p99 of
     # cold-ish random lookups on the 3.8M-row table drops by an order of magnitude (perf/).
     conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
+
+
+def index_fingerprints(path: Path) -> dict[str, str]:
+    """What an index was built from, for a run's data fingerprints: `database/NAME` -> the sha256 its build recorded
+    of each source table (the index file itself holds its build time, so its own bytes differ on every machine), and
+    `index schema version`. Empty when there is no index yet (the run's own start names it missing)."""
+    if not path.is_file():
+        return {}
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as conn:
+            found = queries.metadata(conn)
+    except sqlite3.DatabaseError as exc:
+        raise DataError(f"{path}: damaged TravelPlanner index ({exc}): {_REIMPORT}") from exc
+    digests = {f"database/{key.removeprefix('source.').removesuffix('.sha256')}": value for key, value in found.items()
+               if key.startswith("source.") and key.endswith(".sha256")}
+    return {**digests, "index schema version": found.get("schema_version", str(stored_version(path)))}

@@ -34,6 +34,7 @@ EXPECTED = {
     "gateway.py": "calls/s",
     "gateway_limits.py": "429",
     "import_memory.py": "(goal <= 600 MB)",
+    "pack_replay.py": "identical: 10/10 rollouts, every table equal",
     "local_concurrency.py": "auto",
     "mock_server.py": "provider overhead over the raw SDK:",
     "replay.py": "x the cache read alone",

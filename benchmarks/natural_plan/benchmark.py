@@ -25,6 +25,7 @@ from benchmarks.natural_plan.agents.direct import DirectStrategy
 from benchmarks.natural_plan.evaluation import SCORERS, Scored
 from benchmarks.reporting import ReportSections
 from datahome import default_home
+from datahome.fingerprints import fingerprints
 from errors import DataError
 
 MODES = ("official",)
@@ -67,6 +68,14 @@ class NaturalPlanBenchmark(Benchmark):
     def strategies(self, options: BaseModel) -> Sequence[Strategy]:
         """`direct`: the official prompt, one call."""
         return [DirectStrategy(shots=_options(options).shots)]
+
+    def data_fingerprints(self, split: str | Path, options: BaseModel) -> Mapping[str, str]:
+        """The records file of each task the split holds."""
+        if isinstance(split, Path):
+            return fingerprints([split])
+        folder = _options(options).data_dir or default_home() / "natural_plan"
+        return fingerprints([dataset.find_file(folder, task) for task in (
+            dataset.TASKS if split == dataset.ALL else (split,))])
 
     def open_tools(self, options: BaseModel) -> None:
         """No tools: every task is one prompt."""

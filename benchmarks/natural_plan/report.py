@@ -57,10 +57,13 @@ def _solved(view: RolloutView) -> bool:
 
 
 def _scored(run: RunView, group: GroupView, task: str) -> tuple[int, int]:
-    """(tasks the accuracy divides by, solved): every task of the kind, or those scored so far in a partial run."""
+    """(tasks the accuracy divides by, solved): every task of the kind the group planned, or those scored so far in a
+    partial run."""
     views = [view for view in group.rollouts if _task(view) == task]
     if run.partial:
         views = [view for view in views if view.evaluation is not None]
+        return len(views), sum(map(_solved, views))
+    if group.planned < len(run.tasks):  # a group a run was extended with plans its own tasks, all stored by now
         return len(views), sum(map(_solved, views))
     return sum(1 for t in run.tasks if t.input.get("task") == task), sum(map(_solved, views))
 

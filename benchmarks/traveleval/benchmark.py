@@ -46,8 +46,9 @@ from benchmarks.traveleval.agents.statuses import STATUSES
 from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, open_scorer
 from benchmarks.traveleval.plan import Parsing
 from benchmarks.traveleval.prompts import Language
-from benchmarks.traveleval.sandbox.build import ensure_index
+from benchmarks.traveleval.sandbox.build import SCHEMA_VERSION, ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
+from datahome.fingerprints import fingerprints
 from errors import DataError
 
 NAME = "traveleval"
@@ -154,6 +155,17 @@ class TravelEvalBenchmark(Benchmark):
             sent = "no temperature or max_tokens (the provider's defaults)"
         return {name: f"{sent}; {opts.parsing} parsing"
                 for name in ("direct", "cot", "react", "reflexion")}
+
+    def data_fingerprints(self, split: str | Path, options: BaseModel) -> Mapping[str, str]:
+        """The query files of the split and every file of the database the sandbox is built from, with the index's
+        schema version."""
+        if isinstance(split, Path):
+            return fingerprints([split])
+        folder = _data_dir(_options(options))
+        queries = [paths.queries_dir(folder) / f"{name}.json" for name in dataset.FILES.get(split, (split,))]
+        database = sorted(path for path in paths.database_dir(folder).rglob("*") if path.is_file())
+        return {**fingerprints([*queries, *database], relative_to=folder),
+                "index schema version": str(SCHEMA_VERSION)}
 
     def open_tools(self, options: BaseModel) -> Sandbox:
         """The sandbox every rollout of the run shares (built first if missing or stale; safe across threads)."""

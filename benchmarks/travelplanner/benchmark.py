@@ -52,8 +52,10 @@ from benchmarks.travelplanner.agents.strategies import (
 from benchmarks.travelplanner.dataset import Query, find_split_file, load_queries, query_from_record
 from benchmarks.travelplanner.evaluation import MODES, make_evaluator
 from datahome import default_home
+from datahome.fingerprints import fingerprints
 from errors import DataError
 from sandbox_index import Sandbox, open_sandbox, travelplanner_index_path
+from sandbox_index.sandbox import index_fingerprints
 
 SPLITS = ("train", "validation", "test")
 
@@ -150,6 +152,16 @@ class TravelPlannerBenchmark(Benchmark):
         source = "" if opts.react_temperature is not None and opts.react_max_prompt_tokens else " (official by model)"
         return {"two-stage": f"temperature {limits.temperature:g}, prompt limit {limits.max_prompt_tokens:,} tokens"
                              f"{source}, max_tokens {limits.max_tokens}, stop at a newline"}
+
+    def data_fingerprints(self, split: str | Path, options: BaseModel) -> dict[str, str]:
+        """The query file (and its reference routes), the database tables the index was built from, its schema."""
+        opts = _options(options)
+        path = split if isinstance(split, Path) else find_split_file(
+            opts.data_dir or default_home() / "travelplanner", split)
+        routes = (path.with_name(f"{path.stem}_ref_routes.jsonl") if isinstance(split, Path)
+                  else path.parent / f"{split}_ref_routes.jsonl")
+        read = [path, *([routes] if routes.is_file() else [])]
+        return {**fingerprints(read), **index_fingerprints(_index_path(opts))}
 
     def open_tools(self, options: BaseModel) -> Sandbox:
         """The read-only sandbox every rollout of the run shares (safe across threads)."""

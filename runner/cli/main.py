@@ -35,8 +35,16 @@ COMMANDS = {
                         "price table knows."),
     "mock-server": LazyCommand("runner.cli.mock_server:mock_server_command",
                                "Serve a local OpenAI/Anthropic-compatible mock LLM until Ctrl-C."),
+    "pack": LazyCommand("runner.cli.pack:pack_command",
+                        "Write a run into one file: its spec and identity, provenance, results and exactly the cache "
+                        "entries its rollouts used, compressed, every part under a sha256 (`tripbench replay FILE` "
+                        "re-executes it for $0)."),
     "prices": LazyCommand("runner.cli.prices:prices_command",
                           "Show the price table, or refresh it from LiteLLM's maintained list."),
+    "replay": LazyCommand("runner.cli.pack:replay_command",
+                          "Re-execute every rollout of a pack with every call answered from the pack alone (no API "
+                          "key, no network, no cache folder), then compare with the pack's results: exit 0 when "
+                          "identical, 1 listing the differences."),
     "report": LazyCommand("runner.cli.report:report_command",
                           "Write the report of a run (also one still going): pass rates, errors, cost, plots, "
                           "per-rollout drill-down."),

@@ -45,7 +45,8 @@ def show_command(pattern: str) -> None:
     click.echo("model: input / cached input / output; batch input / batch output")
     for model, price in matching.items():
         online, batch = price.rates(), price.rates(batch=True)
-        click.echo(f"  {model}: {online[0]:g} / {online[1]:g} / {online[2]:g}; {batch[0]:g} / {batch[2]:g}")
+        retired = f"; shut down on {price.deprecation_date}" if price.deprecation_date else ""
+        click.echo(f"  {model}: {online[0]:g} / {online[1]:g} / {online[2]:g}; {batch[0]:g} / {batch[2]:g}{retired}")
 
 
 OFFLINE = ("the table in use stays; offline? `tripbench prices update --url file:///PATH/TO/"

@@ -12,6 +12,7 @@ import shlex
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,9 @@ from rich.console import Console
 from benchmarks.base import BUDGET_EXHAUSTED, ExpectedCalls
 from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import DEFAULT, get_benchmark
+from cache.modes import CacheMode
 from errors import ConfigError, UserError
-from providers.prices import nearest_priced, price_for
+from providers.prices import nearest_priced, price_for, retirement_note
 from runner.cli.console import output_console
 from runner.cli.run_folder import SPEC_FILE, keep_spec, spec_of_folder
 from runner.cli.team import local_cache_hint
@@ -191,6 +193,7 @@ class SessionFlags:
     quiet: bool
     progress_every: float
     force: bool
+    extend: bool
     grace: float
     shard: Shard | None
     ray_address: str | None
@@ -264,7 +267,10 @@ def _shard(_ctx: click.Context, _param: click.Parameter, value: str | None) -> S
 @click.option("--quiet", is_flag=True, help="No progress at all, only the summary.")
 @click.option("--progress-every", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
               help="Seconds between plain progress lines when the output is not a terminal (nohup, cron, CI).")
-@click.option("--force", is_flag=True, help="Resume even though result-changing settings differ.")
+@click.option("--force", is_flag=True, help="Resume even though the benchmark's options or max_calls differ (never "
+              "models, strategies, tasks, samples or data: see --extend).")
+@click.option("--extend", is_flag=True, help="Add this spec's models, strategies, tasks or samples to a run another "
+              "spec made (never changing what the run has); each model and strategy keeps its own N.")
 @click.option("--grace", type=click.FloatRange(min=0), default=30.0, show_default=True,
               help="Seconds in-flight rollouts get to finish after Ctrl-C / SIGTERM.")
 @click.option("--shard", metavar="I/N", callback=_shard,
@@ -333,6 +339,9 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     for model in prepared.spec.models:  # without a cap an unknown model runs: a typo's provider errors cost time
         if model.prices is None and price_for(model.model) is None and (near := nearest_priced(model.model)):
             click.echo(f"note: the price table does not know {model.model}: did you mean {near}?", err=True)
+    for note in filter(None, (retirement_note(model, date.today(), replay=prepared.spec.cache is CacheMode.REPLAY)
+                              for model in dict.fromkeys(model.model for model in prepared.spec.models))):
+        click.echo(f"note: {note}", err=True)  # a retired model's calls fail at the provider: say so before
     resume = f"tripbench run {shlex.quote(str(spec))} --run-dir {shlex.quote(str(run_dir))}"
     if session.shard is not None:
         resume += f" --shard {session.shard}"
@@ -363,8 +372,9 @@ async def _execute(prepared: Prepared, run_dir: Path, session: SessionFlags, con
         from runner.engine.ray_workers import on_ray  # Ray is an optional extra
 
         remote = on_ray(session.ray_address)
-    return await execute(prepared, run_dir, force=session.force, grace_s=session.grace, lock_fd=lock_fd,
-                         remote=remote, spread=spread, progress_console=live if quiet_or_terminal else console,
+    return await execute(prepared, run_dir, force=session.force, extend=session.extend, grace_s=session.grace,
+                         lock_fd=lock_fd, remote=remote, spread=spread,
+                         progress_console=live if quiet_or_terminal else console,
                          show_progress=quiet_or_terminal and not session.quiet,
                          log_every_s=None if quiet_or_terminal else session.progress_every)
 

@@ -26,12 +26,14 @@ from rich.console import Console
 
 from benchmarks.base import Benchmark, Task
 from errors import UsageError, UserError
+from runner.engine.identity import Identity, bind, planned_keys, save_identity
 from runner.engine.prepared import Prepared, require_team_client
 from runner.engine.progress import LiveProgress, RunStats
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
 from runner.engine.session import EngineSession, Purpose
 from runner.engine.spec import RunSpec, changed_fields
 from runner.store.outputs import write_outputs
+from runner.store.provenance import stamp_session
 from runner.store.records import RolloutKey, RolloutRecord
 from runner.store.results import StoredResults, load_run
 from runner.store.writer import ResultsStore
@@ -42,6 +44,12 @@ if TYPE_CHECKING:  # psycopg is an extra (`tripbench[team]`): imported only by r
 FAILED = "failed"
 EVALUATE_EVERY_S = 30.0
 """How often finished rollouts are scored while a run goes on (for reports on a live run)."""
+
+
+def planned_in(prepared: Prepared, identity: Identity) -> list[RolloutKey]:
+    """The rollouts the run plans (every part of its identity), this shard's share for a shard."""
+    keys = planned_keys(identity)
+    return prepared.shard.select(keys) if prepared.shard is not None else keys
 
 
 def planned_counts(keys: Sequence[RolloutKey]) -> dict[str, dict[str, int]]:
@@ -153,13 +161,14 @@ class ResumePlan:
 async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, progress_console: Console | None = None,
                   show_progress: bool = True, log_every_s: float | None = None, grace_s: float = 30.0,
                   lock_fd: int | None = None, remote: RemoteRun | None = None,
-                  spread: Spread | None = None) -> RunReport:
+                  spread: Spread | None = None, extend: bool = False) -> RunReport:
     """Runs every rollout of the spec not yet finished in `run_dir`, then evaluates and exports.
 
     `lock_fd`: the run directory's lock, when the caller took it already (`runner.store.writer.lock_run_dir`).
     `remote`: run the rollouts there (the actors of a Ray cluster: `runner.engine.ray_workers.on_ray`); this
     process stays the only writer of the results store. `spread`: without `remote`, where the pending rollouts run,
-    chosen once their number is known (a replay's worker processes).
+    chosen once their number is known (a replay's worker processes). `extend`: add the spec's rollouts to a run made
+    by another spec (`runner.engine.identity`).
 
     SIGINT / SIGTERM stop admission and give in-flight rollouts `grace_s` seconds; a second signal cancels them.
     `show_progress` draws live rows on `progress_console`; `log_every_s` prints a plain line there that often.
@@ -177,7 +186,7 @@ async def execute(prepared: Prepared, run_dir: Path, *, force: bool = False, pro
     report = RunReport(run_dir, FAILED)
     interrupts = _Interrupts(report)
     try:
-        await _execute(prepared, run_dir, store, report, interrupts, claim, force,
+        await _execute(prepared, run_dir, store, report, interrupts, claim, force, extend,
                        Watch(progress_console, show_progress, log_every_s), grace_s,
                        (lambda _prepared, _pending: remote) if remote is not None else spread)
     except asyncio.CancelledError:
@@ -224,8 +233,8 @@ class _Interrupts:
 
 
 async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, report: RunReport,
-                   interrupts: _Interrupts, claim: ShardClaim | None, force: bool, watch: Watch, grace_s: float,
-                   spread: Spread | None) -> None:
+                   interrupts: _Interrupts, claim: ShardClaim | None, force: bool, extend: bool, watch: Watch,
+                   grace_s: float, spread: Spread | None) -> None:
     spec = prepared.spec
     # Whatever ends the run (an error, a store that cannot write at the end), everything opened is closed, newest
     # first, each even if one before it failed: an unclosed store or cache would keep the process alive and the run
@@ -234,13 +243,17 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
         if claim is not None:
             opened.push_async_callback(claim.release)
         opened.push_async_callback(store.close)
-        check_resume(await store.last_spec(), spec, str(prepared.spec_path), force)
+        previous = await store.last_spec()
+        check_resume(previous, spec, str(prepared.spec_path), force)
+        identity = await bind(prepared, run_dir, previous, extend)
         finished, again = await store.resume_plan()
         plan = ResumePlan(finished, [key for key in prepared.keys if key not in finished])
         report.pending = len(plan.pending)
         report.rerun.update(again[key] for key in plan.pending if key in again)
         session = await store.start_session(spec.public_dump(), str(prepared.spec_path),
-                                            version("tripbench"), planned_counts(prepared.keys))
+                                            version("tripbench"), planned_counts(planned_in(prepared, identity)))
+        save_identity(run_dir, identity)
+        stamp_session(run_dir, session, spec.public_dump(), spec.cache.value, prepared.replay_of)
         opened.push_async_callback(lambda: store.end_session(session, report.outcome))
         # fails closed: a team run whose database cannot be reached sends nothing
         engine = await opened.enter_async_context(EngineSession(prepared, Purpose.RUN, store=store,

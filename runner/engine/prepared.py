@@ -46,6 +46,8 @@ class Prepared:
     """The run's offline models (`offline:oracle`, ...): its benchmark's answers to the prompts of its tasks."""
     shard: Shard | None = None
     """The shard of the run this process runs (`keys` holds its share), None for the whole run."""
+    replay_of: str | None = None
+    """The sha256 of the pack this run replays (`tripbench replay`), stamped into its provenance."""
 
     @property
     def split(self) -> str:

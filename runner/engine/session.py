@@ -159,7 +159,8 @@ class EngineSession:
             spent = await self._store.spent_usd() if self._store is not None else 0.0
             self._spend_cap = SpendCap(spec.max_cost if capped else None, spent_usd=spent, ledger=ledger)
             self.reader = _build_gateway(prepared, mode, self._spend_cap, self.cache,
-                                        on_call=record_call if capped else None, offline=purpose is Purpose.DRY_RUN,
+                                        on_call=record_call if capped else None,
+                                        offline=purpose is Purpose.DRY_RUN or mode is CacheMode.REPLAY,  # no key
                                         store=self._store, session=self._session_id, team=self.team)
             opened.push_async_callback(self.reader.aclose)  # before the cache closes: it writes the entries queued
             if self.team is not None:  # closing never waits out a team database that is away: its spool keeps it

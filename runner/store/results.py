@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
@@ -43,6 +43,8 @@ class SessionInfo:
     outcome: str | None
     """`completed`, `interrupted`, `budget`, `failed`; None while running or after the process was killed."""
     spent_usd: float
+    spec_json: dict[str, Any] = field(default_factory=dict)
+    """The spec as stored (what a pack carries and digests); `spec` is its typed record."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +114,9 @@ class RunResults:
         """The shard folders read, for a sharded run (None: one run directory)."""
         self._conn = conn
         self.sessions = [
-            SessionInfo(row[0], StoredSpec.of(orjson.loads(row[1])), row[2], row[3], row[4], orjson.loads(row[5]),
-                        *row[6:])
+            SessionInfo(row[0], StoredSpec.of(stored := orjson.loads(row[1])), row[2], row[3], row[4],
+                        orjson.loads(row[5]), row[6], row[7], row[8], row[9],
+                        spec_json=stored if isinstance(stored, dict) else {})
             for row in self._query("SELECT id, spec, spec_path, tool_version, pid, planned, started_at, ended_at, "
                                    f"outcome, spent_usd FROM session ORDER BY {'started_at, ' if shards else ''}id")
         ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from pydantic import ValidationError
 
 from errors import DataError
 from providers.interface import Usage
-from providers.prices import Price, cost_usd, from_litellm, price_for, price_table
+from providers.prices import Price, cost_usd, from_litellm, price_for, price_table, retirement_note
 
 
 def test_openai_with_cached_input() -> None:
@@ -81,7 +82,8 @@ LITELLM_SAMPLE = {
                       "output_cost_per_token": 9.0},
     "gpt-4o": {"litellm_provider": "openai", "mode": "chat", "input_cost_per_token": 2.5e-06,
                "output_cost_per_token": 1e-05, "cache_read_input_token_cost": 1.25e-06,
-               "input_cost_per_token_batches": 1.25e-06, "output_cost_per_token_batches": 5e-06},
+               "input_cost_per_token_batches": 1.25e-06, "output_cost_per_token_batches": 5e-06,
+               "deprecation_date": "2027-01-14"},
     "claude-haiku-4-5": {"litellm_provider": "anthropic", "mode": "chat", "input_cost_per_token": 1e-06,
                          "output_cost_per_token": 5e-06},
     "text-embedding-3-small": {"litellm_provider": "openai", "mode": "embedding", "input_cost_per_token": 2e-08},
@@ -98,7 +100,8 @@ def test_litellm_entries_become_prices_per_million_tokens() -> None:
     assert table.models == {  # `openai/gpt-4o` is an alias: OpenAI's own `gpt-4o` entry wins, wherever it stands
         "anthropic:claude-haiku-4-5": Price(input=1.0, output=5.0),
         "bedrock:us.amazon.nova-pro": Price(input=0.8, output=3.2),
-        "openai:gpt-4o": Price(input=2.5, cached_input=1.25, output=10.0, batch_input=1.25, batch_output=5.0),
+        "openai:gpt-4o": Price(input=2.5, cached_input=1.25, output=10.0, batch_input=1.25, batch_output=5.0,
+                               deprecation_date=date(2027, 1, 14)),  # kept: a retired model is named before a run
         "together_ai:meta-llama/Llama-3-8b": Price(input=0.1, output=0.2),
     }
     with pytest.raises(DataError, match="not LiteLLM's price list"):
@@ -125,7 +128,8 @@ def test_prices_update_refreshes_the_table_and_a_bad_download_keeps_it(file_serv
     assert updated.returncode == 0, updated.stderr
     assert "4 models priced" in updated.stdout
     after = _cli("prices", "show", "gpt-4o", home=home)
-    assert "openai:gpt-4o: 2 / 1.25 / 10; 1.25 / 5" in after.stdout and "4 models" in after.stdout
+    assert "openai:gpt-4o: 2 / 1.25 / 10; 1.25 / 5; shut down on 2027-01-14" in after.stdout
+    assert "4 models" in after.stdout
 
     for bad in ("broken.json", "missing.json"):
         failed = _cli("prices", "update", "--url", f"{url}/{bad}", home=home)
@@ -148,3 +152,15 @@ def test_prices_update_refuses_a_price_list_too_large(file_server: tuple[str, Pa
     assert failed.returncode == 1 and "Traceback" not in failed.stderr
     assert "more than 67,108,864 bytes" in failed.stderr
     assert not (tmp_path / "home" / "prices.json").exists()
+
+
+def test_a_retired_model_or_one_retiring_within_60_days_is_named() -> None:
+    today = date(2026, 11, 29)
+    assert retirement_note("openai:gpt-4-1106-preview", today) == (
+        'openai:gpt-4-1106-preview was shut down on 2026-10-23: only a cache or a pack can answer it; run with '
+        'cache = "replay"')
+    assert retirement_note("openai:gpt-4-1106-preview", today, replay=True) == (
+        "openai:gpt-4-1106-preview was shut down on 2026-10-23: only a cache or a pack can answer it")
+    assert "will be shut down on 2026-12-11 (in 12 days)" in (retirement_note("openai:gpt-5", today) or "")
+    assert retirement_note("openai:gpt-4o", date(2026, 11, 14)) is None  # 61 days ahead: not yet
+    assert retirement_note("openai:gpt-4o-mini", today) is None and retirement_note("acme:x", today) is None

@@ -77,6 +77,13 @@ def cases(world: Path, index: Path) -> list[tuple[tuple[str, ...], int]]:
         (("list", "--nosuch"), USAGE),
         # mock-server
         (("mock-server", "--config", missing), USAGE),
+        # pack, replay: a pack made, replayed identical, inspected; a file that is not a pack, or is not there
+        (("pack", run, "-o", str(world / "run.tbpack")), DONE),
+        (("pack", missing), USAGE),
+        (("replay", str(world / "run.tbpack"), "--info"), DONE),
+        (("replay", str(world / "run.tbpack"), "--run-dir", str(world / "replayed")), DONE),
+        (("replay", str(world / "junk.jsonl")), PROBLEMS),
+        (("replay", missing), USAGE),
         # prices
         (("prices", "show", "zzz-no-such-model"), PROBLEMS),
         (("prices", "show", "openai:gpt-4o-mini"), DONE),

@@ -107,20 +107,30 @@ async def test_the_spend_cap_holds_under_hundreds_of_concurrent_rollouts(start_m
         assert results.spent_usd == pytest.approx(billed_usd(server))
 
 
-async def test_resume_refuses_a_result_changing_spec_unless_forced(start_mock_llm, write_spec, tmp_path: Path) -> None:
+async def test_resume_refuses_a_result_changing_spec_and_extends_only_when_asked(start_mock_llm, write_spec,
+                                                                                    tmp_path: Path) -> None:
     server = await start_mock_llm()
     await execute(prepare(write_spec(server.base_url, limit=5, options={"max_calls": 4})), tmp_path / "run",
                   show_progress=False)
-    # More tasks, another cap or concurrency: the same run, resumed.
+    # Another cap or concurrency: the same run, resumed.
+    same = write_spec(server.base_url, limit=5, concurrency=3, max_cost=50.0, options={"max_calls": 4})
+    report = await execute(prepare(same), tmp_path / "run", show_progress=False)
+    assert (report.pending, report.ran) == (0, 0)
+    # More tasks: another run, unless extended on purpose.
     grown = write_spec(server.base_url, limit=8, concurrency=3, max_cost=50.0, options={"max_calls": 4})
-    report = await execute(prepare(grown), tmp_path / "run", show_progress=False)
+    with pytest.raises(UserError, match=r"tasks: 5, 6, 7 not in the run.*--extend"):
+        await execute(prepare(grown), tmp_path / "run", show_progress=False)
+    report = await execute(prepare(grown), tmp_path / "run", show_progress=False, extend=True)
     assert (report.pending, report.ran) == (3, 3)
 
     changed = write_spec(server.base_url, limit=8, sampling={"temperature": 0.7}, options={"max_calls": 5})
     with pytest.raises(UserError, match=r"other settings for models\.toy\.temperature, options\.max_calls, "
                                         r"sampling\.temperature"):
         await execute(prepare(changed), tmp_path / "run", show_progress=False)
-    report = await execute(prepare(changed), tmp_path / "run", force=True, show_progress=False)
+    with pytest.raises(UserError, match=r"models\.toy\.temperature: unset then, 0\.7 now"):  # never forced
+        await execute(prepare(changed), tmp_path / "run", force=True, show_progress=False)
+    options_only = write_spec(server.base_url, limit=8, options={"max_calls": 5})
+    report = await execute(prepare(options_only), tmp_path / "run", force=True, show_progress=False)
     assert (report.pending, report.ran) == (0, 0)  # forced: the finished keys are kept as they are
 
 
