@@ -33,8 +33,10 @@ from _smoke import parse_args
 # `tests.local_server` starts the server the test suite uses; the repository root is not on the path of a script.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from providers.errors import LLMError, ProviderTimeout  # noqa: E402
-from providers.interface import ChatModel, ChatRequest, ChatResponse, Message  # noqa: E402
+from _timeouts import CountingTimeouts  # noqa: E402
+
+from providers.errors import LLMError  # noqa: E402
+from providers.interface import ChatRequest, Message  # noqa: E402
 from providers.registry import resolve_model  # noqa: E402
 from runner.ladder.gateway import Gateway  # noqa: E402
 from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter  # noqa: E402
@@ -42,23 +44,6 @@ from runner.ladder.retry import Retrier, RetryPolicy  # noqa: E402
 from tests.local_server import PACKAGES, LlamaServer, model_file  # noqa: E402
 
 SETTINGS: tuple[int | str, ...] = (1, 4, 64, "auto")
-
-
-class CountingTimeouts:
-    """The provider, counting the attempts that timed out (each one a request the server may still compute)."""
-
-    def __init__(self, model: ChatModel) -> None:
-        self.inner = model
-        self.timeouts = 0
-        for name in ("provider", "model", "endpoint", "api_key_id"):
-            setattr(self, name, getattr(model, name))
-
-    async def complete(self, request: ChatRequest) -> ChatResponse:
-        try:
-            return await self.inner.complete(request)
-        except ProviderTimeout:
-            self.timeouts += 1
-            raise
 
 
 @dataclass(slots=True)

@@ -20,32 +20,16 @@ import time
 from dataclasses import dataclass
 
 from _smoke import parse_args
+from _timeouts import CountingTimeouts
 
-from providers.errors import LLMError, ProviderTimeout
-from providers.interface import ChatModel, ChatRequest, ChatResponse, Message
+from providers.errors import LLMError
+from providers.interface import ChatRequest, Message
 from providers.registry import resolve_model
 from runner.ladder.gateway import Gateway, Target
 from runner.ladder.ratelimit import Limits, RateLimiter
 from runner.ladder.retry import Retrier, RetryPolicy
 from runner.mock_server import MockConfig, serve
 from runner.mock_server.config import Latency
-
-
-class CountingTimeouts:
-    """The provider, counting the attempts that timed out (each one a request the server still works on)."""
-
-    def __init__(self, model: ChatModel) -> None:
-        self.inner = model
-        self.timeouts = 0
-        for name in ("provider", "model", "endpoint", "api_key_id"):
-            setattr(self, name, getattr(model, name))
-
-    async def complete(self, request: ChatRequest) -> ChatResponse:
-        try:
-            return await self.inner.complete(request)
-        except ProviderTimeout:
-            self.timeouts += 1
-            raise
 
 
 @dataclass(slots=True)

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
-from errors import UsageError, UserError
 from reports.build import Report
 from reports.csv_out import write_csv
 from reports.html import render_html, rollout_pages
 from reports.markdown import render_markdown
+from reports.staging import staged
 from runner.store.provenance import PROVENANCE_FILE
 
 
@@ -28,16 +26,7 @@ def write_report(report: Report, out: str | os.PathLike[str]) -> dict[str, Path]
         out: The report folder (a `str` from a notebook works as well as a `Path`).
     """
     out = Path(out).resolve()
-    if out.is_dir() and any(out.iterdir()) and not (out / "report.html").is_file():
-        raise UsageError(f"{out}: a folder that is not a report (no report.html), which writing the report would "
-                         "replace: give --out a new or empty folder")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-    except OSError as exc:
-        why = f"{exc.filename} is a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror
-        raise UserError(f"{out}: cannot write the report there ({why})") from None
-    try:
+    with staged(out, "report.html", "report") as staging:
         (staging / "csv").mkdir()
         (staging / "plots").mkdir()
         for table in report.tables():
@@ -53,11 +42,5 @@ def write_report(report: Report, out: str | os.PathLike[str]) -> dict[str, Path]
             target = staging / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(page, encoding="utf-8")
-        if out.exists():
-            shutil.rmtree(out)
-        os.replace(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return {"markdown": out / "report.md", "html": out / "report.html", "provenance": out / PROVENANCE_FILE,
             "csv": out / "csv", "plots": out / "plots"}
