@@ -75,22 +75,25 @@ class TeamCache:
             TeamUnavailable: the database cannot be reached; `retry_after_s` says when to try again (None: the
                 outage passed its limit).
         """
-        try:
-            with self._lock:
-                if self._reader is None or self._reader.closed or self._reader.broken:  # lost with the server
-                    if self._reader is not None:
-                        self._reader.close()
-                    self._reader = None
-                    self._reader = connect(self._url)
-                if self._spool is not None and self._spool.pending:
-                    self._hand_over(self._reader)
-                rows = self._reader.execute("SELECT key, entry FROM tb_cache WHERE key = ANY(%s)",
-                                            (list(dict.fromkeys(keys)),)).fetchall()
-        except (psycopg.Error, TeamUnavailable) as exc:
-            if not lost_connection(exc):
-                raise TeamUnavailable(f"{self.location}: the cache cannot be read ({str(exc).strip()})") from None
-            self._failed_reads += 1
-            raise self._outage.unavailable(exc, self._failed_reads - 1) from None
+        for fresh in (False, True):  # a connection the server dropped is found dead by using it: once more anew
+            try:
+                with self._lock:
+                    if fresh or self._reader is None or self._reader.closed or self._reader.broken:
+                        if self._reader is not None:
+                            self._reader.close()
+                        self._reader = None
+                        self._reader = connect(self._url)
+                    if self._spool is not None and self._spool.pending:
+                        self._hand_over(self._reader)
+                    rows = self._reader.execute("SELECT key, entry FROM tb_cache WHERE key = ANY(%s)",
+                                                (list(dict.fromkeys(keys)),)).fetchall()
+                break
+            except (psycopg.Error, TeamUnavailable) as exc:
+                if not lost_connection(exc):
+                    raise TeamUnavailable(f"{self.location}: the cache cannot be read ({str(exc).strip()})") from None
+                if fresh:
+                    self._failed_reads += 1
+                    raise self._outage.unavailable(exc, self._failed_reads - 1) from None
         self._failed_reads = 0
         self._outage.over()
         found = {}

@@ -104,8 +104,7 @@ def test_the_team_cache_reads_again_once_its_connection_was_lost(team_db: str) -
         with psycopg.connect(team_db, autocommit=True) as admin:  # the server drops every other connection
             admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                           "WHERE datname = current_database() AND pid <> pg_backend_pid()")
-        found = [cache.get(key) for _ in range(2)]
-        assert found[0] is None and found[1] is not None  # a miss while it was gone, then a new connection
+        assert cache.get(key) is not None  # never a miss: the dropped connection is made again at once
         cache.set_many({key: entry})  # the writer reconnects too
     finally:
         cache.close()
@@ -120,7 +119,7 @@ def test_a_team_database_of_another_key_scheme_is_refused(team_db: str) -> None:
     TeamCache(team_db).close()
     with psycopg.connect(team_db, autocommit=True) as connection:
         connection.execute("UPDATE tb_meta SET value = 'v0' WHERE name = 'key_scheme'")
-    with pytest.raises(DataError, match="key scheme v0, this tripbench uses v1"):
+    with pytest.raises(DataError, match="key scheme 'v0', this tripbench uses v1"):
         TeamCache(team_db)
 
 
