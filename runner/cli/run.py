@@ -60,7 +60,8 @@ price: `tripbench list`."""
 FLAGS = "the command-line flags"
 """What errors in a spec made from flags name as its source."""
 IDENTITY = ("benchmark", "split", "models", "strategies", "samples", "options")
-"""What makes a flag run the same run as the one whose spec is in the folder (limit and cap may change on resume)."""
+"""What makes a flag run the same run as the one whose spec is in the folder (the cap may change on resume; the tasks
+a limit gives are the run's identity: `runner.engine.identity`)."""
 
 
 def spec_from_flags(benchmark: str, models: tuple[str, ...], strategies: str | None, split: str | None,
