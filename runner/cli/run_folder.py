@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from errors import UsageError
+from providers.keys import redact
 
 SPEC_FILE = "spec.toml"
 COPIED_FROM = "# tripbench: a copy of "
@@ -36,11 +37,16 @@ def spec_of_folder(folder: Path) -> Path:
 
 
 def keep_spec(spec: Path, run_dir: Path) -> None:
-    """Copies a spec file into `run_dir` (atomically; nothing when it is already the run's own `spec.toml`)."""
+    """Copies a spec file into `run_dir` (atomically; nothing when it is already the run's own `spec.toml`). A spec
+    holding credentials (a model URL's password or key) is not copied: a secret is never written anywhere new, and
+    resuming by folder then runs the original."""
     copy = run_dir / SPEC_FILE
     if copy.resolve() == spec.resolve() or not run_dir.is_dir():
         return
-    text = f"{COPIED_FROM}{spec.resolve()}\n{spec.read_text(encoding='utf-8')}"
+    original = spec.read_text(encoding="utf-8")
+    if redact(original) != original:
+        return
+    text = f"{COPIED_FROM}{spec.resolve()}\n{original}"
     if copy.is_file() and copy.read_text(encoding="utf-8") == text:
         return
     partial = run_dir / f".{SPEC_FILE}.partial"
