@@ -73,6 +73,8 @@ def test_another_run_on_the_same_split_is_refused_with_both_ways_on(home: Path, 
                           home=home)
     assert elsewhere.returncode == 0, elsewhere.stderr
     more = tripbench(*FLAGS, "--model", "offline:oracle", "--limit", "3", cwd=tmp_path, home=home)  # a higher limit
+    assert more.returncode == 2 and "--extend" in more.stderr, more.stderr  # more tasks: growing is said explicitly
+    more = tripbench(*FLAGS, "--model", "offline:oracle", "--limit", "3", "--extend", cwd=tmp_path, home=home)
     assert more.returncode == 0, more.stderr
     assert tomllib.loads(spec_file.read_text())["limit"] == 3 and "3/3" in more.stdout
 
