@@ -39,6 +39,9 @@ SPECS = "specs.json"
 """In a pack: the distinct specs of the run's sessions, in order (the first made the run, the others extended it)."""
 NOT_COMPARED = frozenset({"runs", "cost", "submissions", "provenance"})
 """Report tables that differ between a run and its replay by nature: folders, dates, money (a replay spends none)."""
+GROUPS_COMPARED = "compare_"
+"""The prefix of the tables comparing a run's groups with each other (`tripbench report` of several groups): they name
+the run's folder and carry money and time; what they are computed from, the rollouts, is compared itself."""
 PAID = frozenset({"cache_hits", "cost_usd"})
 """Fields of output rows that say what a rollout paid, which its replay (every call a hit, $0) does not repeat."""
 SHOWN = 20
@@ -146,7 +149,8 @@ def compare_runs(original: Path, replayed: Path) -> tuple[list[str], int]:
     for name in sorted(files[0].keys() | files[1].keys()):
         if _unpaid(files[0].get(name)) != _unpaid(files[1].get(name)):
             differences.append(f"output file {OUTPUTS}/{name} differs")
-    tables = [{table.name: table.rows for table in build_report([run]).tables() if table.name not in NOT_COMPARED}
+    tables = [{table.name: table.rows for table in build_report([run]).tables()
+               if table.name not in NOT_COMPARED and not table.name.startswith(GROUPS_COMPARED)}
               for run in (original, replayed)]
     for name in sorted(tables[0].keys() | tables[1].keys()):
         if tables[0].get(name) != tables[1].get(name):
