@@ -156,8 +156,8 @@ def merged(before: Identity | None, now: Identity, extend: bool, source: str, ru
         return now
     part = now.parts[0]
     fixed = _fixed_differences(before, now, extend)
-    if not fixed and part in before.parts:
-        return before
+    if not fixed and (part in before.parts or _within(before, part)):
+        return before  # a resume, or a session running some of the run's rollouts (a smaller limit): nothing new
     growth = _growth(before, part)
     if fixed or not extend:
         hint = ("use another --run-dir: --extend adds models, strategies, tasks or samples, never changes what the "
@@ -179,6 +179,11 @@ def planned_keys(identity: Identity) -> list[RolloutKey]:
                     for sample in range(part["samples"]):
                         seen.setdefault(RolloutKey(identity.benchmark, identity.split, task, model, strategy, sample))
     return list(seen)
+
+
+def _within(run: Identity, part: dict[str, Any]) -> bool:
+    """Whether every rollout a spec's part plans is one the run plans already."""
+    return set(planned_keys(Identity(run.benchmark, run.split, (), {}, (part,)))) <= set(planned_keys(run))
 
 
 def _fixed_differences(before: Identity, now: Identity, extend: bool) -> list[str]:
