@@ -63,11 +63,12 @@ def _by_key(run_dir: Path) -> dict[RolloutKey, tuple[Any, ...]]:
 
 
 def _tables(run_dir: Path) -> dict[str, list[list[str]]]:
-    """The report's CSV tables but those naming the run's folder (runs, submission files) or depending on the calls
-    that came from the cache (cost: the killed shard's answered calls come back from it)."""
+    """The report's CSV tables but those naming the run's folder (runs, submission files), depending on the calls
+    that came from the cache (cost: the killed shard's answered calls come back from it) or telling its sessions
+    (provenance: their machines, dates and stores)."""
     return {path.name: list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
             for path in sorted((run_dir / "report" / "csv").glob("*.csv"))
-            if path.name not in ("runs.csv", "submissions.csv", "cost.csv")}
+            if path.name not in ("runs.csv", "submissions.csv", "cost.csv", "provenance.csv")}
 
 
 def _outputs(run_dir: Path) -> dict[str, Any]:
@@ -135,17 +136,21 @@ async def test_three_shards_equal_the_run_of_one_process_and_a_killed_shard_resu
 async def test_a_shard_runs_once_on_any_machine_and_status_names_a_missing_one(
         start_mock_llm, write_spec, tmp_path: Path, toy_on_path, team_db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(VARIABLE, team_db)
-    server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 0.05}))
+    # slow answers: the shard is still running after the checks below (each CLI start takes a second or two, and the
+    # mock server, in this loop, answers their start-up check meanwhile)
+    server = await start_mock_llm(MockConfig(latency={"kind": "fixed", "seconds": 1.0}))
     spec = write_spec(server.base_url, concurrency=2, options=OPTIONS, team=TEAM)
     sharded = tmp_path / "sharded"
     running = await _shard(spec, sharded, "1/2")
     await until_rollouts_stored(sharded / "shard-1-of-2", running, more=1)
-    twice = run_cli("run", str(spec), "--run-dir", str(sharded), "--shard", "1/2", "--quiet")
+    twice = await asyncio.to_thread(run_cli, "run", str(spec), "--run-dir", str(sharded), "--shard", "1/2",
+                                    "--quiet")
     assert twice.returncode == 1 and f"shard 1/2 of this run is running already (pid {running.pid} on " \
         in twice.stderr, twice.stderr
     # another machine: its own disk (a folder of the same name elsewhere), the same team database
     elsewhere = tmp_path / "other-machine" / "sharded"
-    twice = run_cli("run", str(spec), "--run-dir", str(elsewhere), "--shard", "1/2", "--quiet")
+    twice = await asyncio.to_thread(run_cli, "run", str(spec), "--run-dir", str(elsewhere), "--shard", "1/2",
+                                    "--quiet")
     assert twice.returncode == 1 and "shard 1/2 of this run is running already" in twice.stderr, twice.stderr
     assert not elsewhere.exists()
 
