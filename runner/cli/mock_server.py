@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from pathlib import Path
 
 import click
@@ -35,8 +34,10 @@ def mock_server_command(host: str, port: int, reply: str | None, config_path: Pa
     config = load_config(config_path) if config_path is not None else MockConfig()
     if reply is not None:
         config = config.model_copy(update={"reply": REPLIES[reply]})
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how it stops (said so), not an abort
+    try:
         asyncio.run(_serve_until_interrupted(host, port, config))
+    except KeyboardInterrupt:  # Ctrl-C is how it stops (said so): exit 130 as every command, without "Aborted!"
+        raise SystemExit(130) from None
 
 
 async def _serve_until_interrupted(host: str, port: int, config: MockConfig) -> None:
