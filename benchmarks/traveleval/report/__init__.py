@@ -27,6 +27,7 @@ from benchmarks.traveleval.report.aggregate import (
     CONSTRAINT_KEYS,
     NOT_MEASURED,
     Agent,
+    Scored,
     agents,
     all_seven,
     mean_of,
@@ -124,17 +125,19 @@ def _names(runs: Sequence[RunView]) -> str:
             f"its evaluator, the default; `{AS_WRITTEN}` the evaluator alone (`standardize_names = false`).")
 
 
+def _scored(found: Sequence[Agent]) -> list[Scored]:
+    """The plans of the agents that were scored (their metrics computed, in part at least)."""
+    return [item for agent in found for item in agent.pooled if item.metrics is not None]
+
+
 def _evaluator_errors(found: Sequence[Agent]) -> list[str]:
     """How many scored plans the evaluator failed on part way, and the commonest error."""
     errors: Counter[str] = Counter()
-    total = 0
-    for agent in found:
-        for item in agent.pooled:
-            if item.metrics is None:
-                continue
-            total += 1
-            if (error := (item.view.evaluation.details if item.view.evaluation else {}).get("error")) is not None:
-                errors[str(error).split(":")[0]] += 1
+    plans = _scored(found)
+    for item in plans:
+        if (error := (item.view.evaluation.details if item.view.evaluation else {}).get("error")) is not None:
+            errors[str(error).split(":")[0]] += 1
+    total = len(plans)
     if not errors:
         return []
     where = ", ".join(f"in {stage} on {count:,}" for stage, count in errors.most_common())
@@ -145,14 +148,11 @@ def _evaluator_errors(found: Sequence[Agent]) -> list[str]:
 def _not_measured(found: Sequence[Agent]) -> list[str]:
     """What was not measured, on how many plans, why, and how to measure it."""
     reasons: dict[str, Counter[str]] = {}
-    total = 0
-    for agent in found:
-        for item in agent.pooled:
-            if item.metrics is None:
-                continue
-            total += 1
-            for key, why in item.not_measured.items():
-                reasons.setdefault(key, Counter())[why] += 1
+    plans = _scored(found)
+    for item in plans:
+        for key, why in item.not_measured.items():
+            reasons.setdefault(key, Counter())[why] += 1
+    total = len(plans)
     return [f"Not measured: {key} on {sum(whys.values()):,} of {total:,} scored plans ({whys.most_common(1)[0][0]}). "
             "It is shown as not measured, and left out of the dimension scores and radars."
             for key, whys in sorted(reasons.items())]
