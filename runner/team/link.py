@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import psycopg
 
@@ -55,8 +55,7 @@ class Outage:
         self._clock = clock
         self.since: float | None = None
         """When the database stopped answering (None: it answers)."""
-        self.closing = False
-        """Set when the run closes: nothing waits for the database any more (what it cannot take is spooled)."""
+        self._closing = False  # the run closes: nothing waits for the database any more (`stop_waiting`)
 
     def pause(self, attempt: int) -> float | None:
         """The wait before trying again after `attempt` + 1 failures in a row, or None once the outage is past its
@@ -66,13 +65,13 @@ class Outage:
             self.since = now
             log.warning("%s: unreachable; calls wait (none is sent) for up to %.0f s while it comes back",
                         self.where, self.limit_s)
-        if self.closing or now - self.since > self.limit_s:
+        if self._closing or now - self.since > self.limit_s:
             return None
         return min(BACKOFF_S[1], BACKOFF_S[0] * 2.0 ** min(attempt, 16))
 
     def stop_waiting(self) -> None:
         """The run is closing: from now on nothing waits for the database (what it cannot take is spooled)."""
-        self.closing = True
+        self._closing = True
 
     def over(self) -> None:
         """The database answered."""
@@ -96,14 +95,11 @@ class Link:
     Args:
         url: The team database's connection string.
         outage: The process's outage (shared by its links).
-        on_connect: Awaited with each new connection before it is used (a claim takes its lock again).
     """
 
-    def __init__(self, url: str, outage: Outage, *,
-                 on_connect: Callable[[Connection], Awaitable[None]] | None = None) -> None:
+    def __init__(self, url: str, outage: Outage) -> None:
         self.url = url
         self.outage = outage
-        self._on_connect = on_connect
         self._connection: Connection | None = None
         self._connecting = asyncio.Lock()
 
@@ -113,14 +109,7 @@ class Link:
                 if self._connection is not None:
                     await self._connection.close()
                     self._connection = None
-                connection = await connect_async(self.url)
-                if self._on_connect is not None:
-                    try:
-                        await self._on_connect(connection)
-                    except BaseException:
-                        await connection.close()
-                        raise
-                self._connection = connection
+                self._connection = await connect_async(self.url)
             return self._connection
 
     async def fetchone(self, query: str, arguments: Sequence[object] = ()) -> Row | None:
