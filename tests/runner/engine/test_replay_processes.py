@@ -78,6 +78,18 @@ async def replay_under_way(replay: Path, run_dir: Path, *args: str) -> tuple[asy
     return process, workers
 
 
+async def replay_in_its_own_group(replay: Path, run_dir: Path) -> tuple[asyncio.subprocess.Process, set[int]]:
+    """`replay_under_way` as a terminal's job: the run leads a process group of its own with its two workers, so a
+    signal to the group reaches them all."""
+    process = await asyncio.create_subprocess_exec(*CLI, "run", str(replay), "--run-dir", str(run_dir), "--quiet",
+                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                                                   start_new_session=True)
+    await until_rollouts_stored(run_dir, process, more=20)
+    workers = children(process.pid)
+    assert len(workers) == 2, workers
+    return process, workers
+
+
 async def finishes_as_filled(replay: Path, run_dir: Path, fill_dir: Path) -> None:
     """The same command ends the replay with the filling run's results and submission."""
     await run_to_end(replay, run_dir)
@@ -180,12 +192,7 @@ async def test_the_whole_run_stopped_and_continued_kills_no_worker(filled: tuple
     fill_dir, replay = filled
     run_dir = tmp_path / "replay"
     monkeypatch.setenv(STALL_ENV, "2")
-    process = await asyncio.create_subprocess_exec(*CLI, "run", str(replay), "--run-dir", str(run_dir), "--quiet",
-                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                                                   start_new_session=True)
-    await until_rollouts_stored(run_dir, process, more=20)
-    workers = children(process.pid)
-    assert len(workers) == 2, workers
+    process, _ = await replay_in_its_own_group(replay, run_dir)
     os.killpg(process.pid, signal.SIGSTOP)
     await asyncio.sleep(4)  # twice the stall limit
     process.send_signal(signal.SIGCONT)  # the run first, its workers a moment later: their silence was the pause
@@ -205,12 +212,7 @@ async def test_a_signal_to_the_process_group_stops_a_replay_in_workers_with_exit
     one process would (its chunks under way end, exit 130), not as if its workers had died."""
     fill_dir, replay = filled
     run_dir = tmp_path / "replay"
-    process = await asyncio.create_subprocess_exec(*CLI, "run", str(replay), "--run-dir", str(run_dir), "--quiet",
-                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                                                   start_new_session=True)
-    await until_rollouts_stored(run_dir, process, more=20)
-    workers = children(process.pid)
-    assert len(workers) == 2, workers
+    process, workers = await replay_in_its_own_group(replay, run_dir)
     os.killpg(process.pid, signum)
     output = (await process.communicate())[0].decode()
     assert process.returncode == 130, output
