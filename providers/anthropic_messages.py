@@ -4,17 +4,15 @@ System messages become the `system` field (the Messages API has no system role).
 that are only whitespace (HTTP 400), which the TravelPlanner agents stop at (`"\n"`): those are not sent but
 applied here, cutting the reply at the first one and reporting the finish as `stop_sequence`; the usage stays what
 was billed. This module knows the protocol
-(the JSON body of a request, the JSON of an answer and of an error); the transport (`providers.transport`) moves it
-and raises our error classes, so nothing above this module sees an `anthropic` or `aiohttp` type. The SDK's own
-retries are off (`max_retries=0`): the gateway owns retries.
+(the JSON body of a request, the JSON of an answer and of an error); what every SDK provider shares (the client,
+`complete`) is `providers.sdk_model`'s, and the transport (`providers.transport`) moves the JSON and raises our error
+classes, so nothing above this module sees an `anthropic` or `aiohttp` type.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Collection, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any
 
 import anthropic
@@ -29,11 +27,9 @@ from providers.batching import (
     lost,
 )
 from providers.errors import BadRequest, ProviderError, ServerError, Where
-from providers.http_errors import error_for_status, map_sdk_errors
+from providers.http_errors import error_for_status
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
-from providers.keys import key_digest
-from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire, json_or_none
-from providers.urls import Endpoint
+from providers.sdk_model import SdkApi, SdkChatModel
 from providers.usage import UntrustedUsage, token_count, usage_object
 
 PATH = "/v1/messages"
@@ -54,61 +50,29 @@ def error_details(body: Any) -> tuple[str, bool]:
     return message, "prompt is too long" in message
 
 
-class AnthropicMessages:
-    """A `ChatModel` speaking the Anthropic Messages API.
+class AnthropicMessages(SdkChatModel[anthropic.AsyncAnthropic]):
+    """A `ChatModel` speaking the Anthropic Messages API (see `SdkChatModel` for the arguments they share).
 
     Args:
-        model: model id sent to the API, e.g. `claude-sonnet-4-5`.
-        api_key: the key; kept out of `repr` and error messages.
         base_url: another endpoint (a proxy, the mock server); None for api.anthropic.com.
-        timeout_s: per-request timeout; a timeout raises `ProviderTimeout`.
         default_max_tokens: sent when the request leaves `max_tokens` unset (the Messages API requires one).
-        transport: `sdk` (the `anthropic` SDK's client) or `aiohttp`.
-        pool_size: connections to the server at most (aiohttp; the SDK keeps its own pool).
     """
 
-    provider = "anthropic"
+    api = SdkApi(anthropic, anthropic.AsyncAnthropic, PATH, "request-id", ("model", "messages", "max_tokens"),
+                 error_details)
 
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
                  default_max_tokens: int = 4096, transport: str = "sdk", pool_size: int = 100) -> None:
-        self.model = model
-        wire = Wire(self.provider, model, "request-id", error_details, api_key)
-        target = Endpoint.parse(base_url or "")
-        basic = {"Authorization": target.basic_auth} if target.basic_auth else {}  # URL credentials: a proxy's
-        client = anthropic.AsyncAnthropic(api_key=api_key, base_url=target.url or None, max_retries=0,
-                                          timeout=timeout_s, default_query=target.query or None,
-                                          default_headers=basic or None)
-        self.endpoint = target.identity(str(client.base_url))
-        """The server's identity in cache keys and rate-limit buckets: its base URL without credentials."""
-        self._transport: Transport
-        if transport == "sdk":
-            create = client.messages.with_raw_response.create
-            self._transport = SdkTransport(client, create, ("model", "messages", "max_tokens"), anthropic, wire)
-        else:
-            headers = {"x-api-key": api_key, "anthropic-version": API_VERSION, **basic}
-            self._transport = AiohttpTransport(str(client.base_url).rstrip("/") + PATH, headers, wire,
-                                               timeout_s=timeout_s, pool_size=pool_size, query=target.query)
-        self.transport = transport
-        self.api_key_id = key_digest(api_key)
-        """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""
+        super().__init__(model, provider="anthropic", api_key=api_key, base_url=base_url, timeout_s=timeout_s,
+                         transport=transport, pool_size=pool_size)
         self._default_max_tokens = default_max_tokens
-        self._client = client  # the batch API always goes through the SDK
-        self._wire = wire
 
-    def __repr__(self) -> str:
-        return f"AnthropicMessages(model={self.model!r}, endpoint={self.endpoint!r}, transport={self.transport!r})"
+    def _create(self, client: anthropic.AsyncAnthropic) -> Callable[..., Awaitable[Any]]:
+        return client.messages.with_raw_response.create
 
-    async def complete(self, request: ChatRequest) -> ChatResponse:
-        """Send one Messages request (see `ChatModel.complete`)."""
-        started = time.perf_counter()
-        reply = await self._transport.send(self._body(request))
-        response = self._response(reply.data, time.perf_counter() - started, reply.request_id)
-        return cut_at_stop(response, [stop for stop in request.stop if not stop.strip()])
-
-    async def aclose(self) -> None:
-        """Close the HTTP connection pools."""
-        await self._transport.aclose()
-        await self._client.close()
+    def _headers(self, api_key: str, basic_auth: str | None) -> dict[str, str]:
+        basic = {"Authorization": basic_auth} if basic_auth else {}  # URL credentials: a proxy's
+        return {"x-api-key": api_key, "anthropic-version": API_VERSION, **basic}
 
     # -- Message Batches (providers.batching.BatchModel) -----------------------------------------------------------
     max_batch_requests = ANTHROPIC_MAX_REQUESTS
@@ -177,12 +141,6 @@ class AnthropicMessages:
     async def cancel_batch(self, batch_id: str) -> None:
         with self._sdk_errors():
             await self._client.messages.batches.cancel(batch_id)
-
-    @contextmanager
-    def _sdk_errors(self) -> Iterator[None]:
-        with map_sdk_errors(anthropic, provider=self.provider, model=self.model, secret=self._wire.secret,
-                            status_details=lambda exc: error_details(json_or_none(exc.response.content))):
-            yield
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")

@@ -1,16 +1,14 @@
 """OpenAI Chat Completions through the official `openai` SDK or aiohttp; a base URL makes it any compatible server.
 
-This module knows the protocol (the JSON body of a request, the JSON of an answer and of an error); the transport
-(`providers.transport`) moves it and raises our error classes, so nothing above this module sees an `openai` or
-`aiohttp` type. The SDK's own retries are off (`max_retries=0`): the gateway owns retries, so they never multiply.
+This module knows the protocol (the JSON body of a request, the JSON of an answer and of an error); what every SDK
+provider shares (the client, `complete`) is `providers.sdk_model`'s, and the transport (`providers.transport`) moves
+the JSON and raises our error classes, so nothing above this module sees an `openai` or `aiohttp` type.
 """
 
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Collection, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, Literal
 
 import openai
@@ -21,8 +19,8 @@ from providers.batching import CLOCK_SKEW_S, OPENAI_MAX_BYTES, OPENAI_MAX_REQUES
 from providers.errors import BadRequest, ProviderError, ServerError, Where
 from providers.http_errors import error_for_status, map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
-from providers.keys import key_digest
-from providers.transport import AiohttpTransport, SdkTransport, Transport, Wire, json_or_none
+from providers.sdk_model import SdkApi, SdkChatModel
+from providers.transport import json_or_none
 from providers.urls import Endpoint, public_url
 from providers.usage import UntrustedUsage, token_count, usage_object
 
@@ -75,63 +73,31 @@ def served_model(base_url: str, *, api_key: str, timeout_s: float) -> str:
     return names[0]
 
 
-class OpenAIChat:
-    """A `ChatModel` speaking OpenAI Chat Completions.
+class OpenAIChat(SdkChatModel[openai.AsyncOpenAI]):
+    """A `ChatModel` speaking OpenAI Chat Completions (see `SdkChatModel` for the arguments they share).
 
     Args:
-        model: model id sent to the API, e.g. `gpt-4o-mini`.
-        api_key: the key; kept out of `repr` and error messages.
         base_url: an OpenAI-compatible server (vLLM, Ollama, the mock server); None for api.openai.com.
         provider: name used in errors and logs (`openai` or `openai-compatible`).
-        timeout_s: per-request timeout; a timeout raises `ProviderTimeout`.
         max_tokens_field: `max_completion_tokens` (OpenAI's current name, required by reasoning models) or
             `max_tokens` (what vLLM and Ollama read).
-        transport: `sdk` (the `openai` SDK's client) or `aiohttp`.
-        pool_size: connections to the server at most (aiohttp; the SDK keeps its own pool).
     """
+
+    api = SdkApi(openai, openai.AsyncOpenAI, PATH, "x-request-id", ("model", "messages"), error_details)
 
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None, provider: str = "openai",
                  timeout_s: float = DEFAULT_TIMEOUT_S, max_tokens_field: str = "max_completion_tokens",
                  transport: str = "sdk", pool_size: int = 100) -> None:
-        self.model = model
-        self.provider = provider
-        wire = Wire(provider, model, "x-request-id", error_details, api_key)
-        target = Endpoint.parse(base_url or "")
-        # Credentials in the URL are HTTP Basic auth (a proxy in front of a local server), sent instead of the key.
-        authorization = target.basic_auth or f"Bearer {api_key}"
-        client = openai.AsyncOpenAI(api_key=api_key, base_url=target.url or None, max_retries=0, timeout=timeout_s,
-                                    default_query=target.query or None,
-                                    default_headers={"Authorization": authorization} if target.basic_auth else None)
-        self.endpoint = target.identity(str(client.base_url))
-        """The server's identity in cache keys and rate-limit buckets: its base URL without credentials."""
-        self._transport: Transport
-        if transport == "sdk":
-            create = client.chat.completions.with_raw_response.create
-            self._transport = SdkTransport(client, create, ("model", "messages"), openai, wire)
-        else:
-            self._transport = AiohttpTransport(str(client.base_url).rstrip("/") + PATH,
-                                               {"authorization": authorization}, wire, timeout_s=timeout_s,
-                                               pool_size=pool_size, query=target.query)
-        self.transport = transport
-        self.api_key_id = key_digest(api_key)
-        """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""
+        super().__init__(model, provider=provider, api_key=api_key, base_url=base_url, timeout_s=timeout_s,
+                         transport=transport, pool_size=pool_size)
         self._max_tokens_field = max_tokens_field
-        self._client = client  # the batch API always goes through the SDK
-        self._wire = wire
 
-    def __repr__(self) -> str:
-        return f"OpenAIChat(model={self.model!r}, endpoint={self.endpoint!r}, transport={self.transport!r})"
+    def _create(self, client: openai.AsyncOpenAI) -> Callable[..., Awaitable[Any]]:
+        return client.chat.completions.with_raw_response.create
 
-    async def complete(self, request: ChatRequest) -> ChatResponse:
-        """Send one Chat Completions request (see `ChatModel.complete`)."""
-        started = time.perf_counter()
-        reply = await self._transport.send(self._body(request))
-        return self._response(reply.data, time.perf_counter() - started, reply.request_id)
-
-    async def aclose(self) -> None:
-        """Close the HTTP connection pools."""
-        await self._transport.aclose()
-        await self._client.close()
+    def _headers(self, api_key: str, basic_auth: str | None) -> dict[str, str]:
+        # Credentials in the URL are HTTP Basic auth (a proxy in front of a local server), sent instead of the key.
+        return {"authorization": basic_auth or f"Bearer {api_key}"}
 
     # -- the Batch API (providers.batching.BatchModel) ---------------------------------------------------------------
     max_batch_requests = OPENAI_MAX_REQUESTS
@@ -179,10 +145,6 @@ class OpenAIChat:
         return lost(custom_ids, found, provider=self.provider, model=self.model, why=f"was not answered "
                     f"(batch {batch_id} {batch.status})")
 
-    def finish(self, response: ChatResponse, request: ChatRequest) -> ChatResponse:
-        """Unchanged: every field of the request was sent."""
-        return response
-
     async def cancel_batch(self, batch_id: str) -> None:
         with self._sdk_errors():
             await self._client.batches.cancel(batch_id)
@@ -212,13 +174,6 @@ class OpenAIChat:
         except ProviderError as exc:
             failure = exc
         return {custom_id: BatchResult(error=failure)}
-
-    @contextmanager
-    def _sdk_errors(self) -> Iterator[None]:
-        wire = self._wire
-        with map_sdk_errors(openai, provider=self.provider, model=self.model, secret=wire.secret,
-                            status_details=lambda exc: error_details(json_or_none(exc.response.content))):
-            yield
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
