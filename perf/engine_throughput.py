@@ -43,7 +43,7 @@ from pydantic import BaseModel, ConfigDict
 
 from benchmarks.base import DELIVERED, Benchmark, Evaluation, RolloutResult, Task
 from providers.interface import ChatRequest, ChatResponse, Message, Usage
-from providers.registry import register_provider
+from providers.registry import ProviderRegistry
 from runner.engine.execute import execute
 from runner.engine.gc_tuning import tune_for_a_run
 from runner.engine.prepared import prepare
@@ -199,8 +199,8 @@ async def raw_sdk(url: str, tasks: int, calls: int, concurrency: int) -> float:
     return time.perf_counter() - started
 
 
-async def timed_run(spec: Path, run_dir: Path) -> tuple[float, int]:
-    prepared = prepare(spec)
+async def timed_run(spec: Path, run_dir: Path, providers: ProviderRegistry | None = None) -> tuple[float, int]:
+    prepared = prepare(spec, providers=providers)
     started = time.perf_counter()
     report = await execute(prepared, run_dir, show_progress=False)
     elapsed = time.perf_counter() - started
@@ -229,14 +229,14 @@ async def main() -> None:
     ideal = math.ceil(args.size / args.concurrency) * args.calls * args.latency
     print(f"{args.size} rollouts x {args.calls} calls = {calls:,} calls, {args.latency * 1000:.0f} ms each, "
           f"concurrency {args.concurrency}")
-    register_provider("sleep", lambda name: SleepingModel(args.latency))
     tune_for_a_run()  # as `tripbench run` does once set up (every run below alike)
     line("bare asyncio (baseline)", await bare_asyncio(args.size, args.calls, args.latency, args.concurrency), calls,
          ideal)
     with tempfile.TemporaryDirectory(prefix="tripbench-perf-") as tmp:
         folder = Path(tmp)
         spec = write_spec(folder, "sleep:perf", args.size, args.calls, args.concurrency)
-        seconds, _ = await timed_run(spec, folder / "sleep-run")
+        sleeping = ProviderRegistry({"sleep": lambda name: SleepingModel(args.latency)})
+        seconds, _ = await timed_run(spec, folder / "sleep-run", sleeping)
         line("in-process model", seconds, calls, ideal)
 
         if not args.no_sdk:
@@ -252,7 +252,7 @@ async def main() -> None:
             finally:
                 server.terminate()
                 server.wait()
-        seconds, _ = await timed_run(spec, folder / "replay-run")
+        seconds, _ = await timed_run(spec, folder / "replay-run", sleeping)
         line("cache replay (all hits)", seconds, calls, None)
         print(f"{'':<28} goal: 30,000 cached calls <= 60 s -> {30_000 / (calls / seconds):.1f} s at this rate")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -17,7 +17,7 @@ from providers.errors import (
 )
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Message, Usage
 from providers.prices import Price, cost_usd
-from providers.registry import register_provider, resolve_model
+from providers.registry import ProviderRegistry, resolve_model
 
 __all__ = [
     "AuthError",
@@ -33,6 +33,7 @@ __all__ = [
     "PermanentError",
     "Price",
     "ProviderError",
+    "ProviderRegistry",
     "ProviderTimeout",
     "RateLimited",
     "ReplayMiss",
@@ -40,6 +41,5 @@ __all__ = [
     "ServerError",
     "Usage",
     "cost_usd",
-    "register_provider",
     "resolve_model",
 ]

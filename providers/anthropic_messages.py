@@ -26,7 +26,7 @@ from providers.batching import (
     BatchState,
     lost,
 )
-from providers.errors import BadRequest, ProviderError, ServerError, Where
+from providers.errors import BadRequest, ProviderError
 from providers.http_errors import error_for_status
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.sdk_model import SdkApi, SdkChatModel
@@ -116,7 +116,7 @@ class AnthropicMessages(SdkChatModel[anthropic.AsyncAnthropic]):
 
     async def batch_results(self, batch_id: str, custom_ids: Collection[str]) -> dict[str, BatchResult]:
         """Streams the results file; each `succeeded` message is read as `complete` reads one (see `finish`)."""
-        where: Where = {"provider": self.provider, "model": self.model}
+        where = self._where
         found: dict[str, BatchResult] = {}
         with self._sdk_errors():
             async for entry in await self._client.messages.batches.results(batch_id):
@@ -162,17 +162,15 @@ class AnthropicMessages(SdkChatModel[anthropic.AsyncAnthropic]):
         return body
 
     def _response(self, data: Any, latency_s: float, request_id: str | None) -> ChatResponse:
-        where: Where = {"provider": self.provider, "model": self.model}
         try:
             content = data["content"]
             stop_reason = data.get("stop_reason")
             text = "".join(block["text"] for block in content if block.get("type") == "text")
             tokens, problem = self._usage(data)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise ServerError(f"{self.provider}:{self.model}: response does not match the API schema "
-                              f"({type(exc).__name__}: {exc})", **where) from exc
+            raise self._off_schema(f"{type(exc).__name__}: {exc}") from exc
         if stop_reason == "refusal":
-            raise BadRequest(f"{self.provider}:{self.model}: the model refused (stop_reason 'refusal')", **where)
+            raise BadRequest(f"{self.provider}:{self.model}: the model refused (stop_reason 'refusal')", **self._where)
         return ChatResponse(text=text, finish_reason=stop_reason, usage=tokens, latency_s=latency_s,
                             request_id=request_id, usage_problem=problem)
 

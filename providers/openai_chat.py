@@ -16,7 +16,7 @@ import orjson
 
 from errors import UserError
 from providers.batching import CLOCK_SKEW_S, OPENAI_MAX_BYTES, OPENAI_MAX_REQUESTS, BatchResult, BatchState, lost
-from providers.errors import BadRequest, ProviderError, ServerError, Where
+from providers.errors import BadRequest, ProviderError
 from providers.http_errors import error_for_status, map_sdk_errors
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.sdk_model import SdkApi, SdkChatModel
@@ -156,7 +156,7 @@ class OpenAIChat(SdkChatModel[openai.AsyncOpenAI]):
             custom_id = str(item["custom_id"])
         except (orjson.JSONDecodeError, KeyError, TypeError):
             return {}
-        where: Where = {"provider": self.provider, "model": self.model}
+        where = self._where
         response, error = item.get("response"), item.get("error")
         if not isinstance(response, dict):
             code = error.get("code") if isinstance(error, dict) else None
@@ -191,21 +191,18 @@ class OpenAIChat(SdkChatModel[openai.AsyncOpenAI]):
         return body
 
     def _response(self, data: Any, latency_s: float, request_id: str | None) -> ChatResponse:
-        where: Where = {"provider": self.provider, "model": self.model}
         try:
             choice = data["choices"][0]
             text = choice["message"].get("content") or ""
             finish = choice.get("finish_reason")
             tokens, problem = self._usage(data)
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
-            raise ServerError(f"{self.provider}:{self.model}: response does not match the API schema "
-                              f"({type(exc).__name__}: {exc})", **where) from exc
+            raise self._off_schema(f"{type(exc).__name__}: {exc}") from exc
         if not isinstance(text, str):
-            raise ServerError(f"{self.provider}:{self.model}: response does not match the API schema "
-                              "(message content is not text)", **where)
+            raise self._off_schema("message content is not text")
         if finish == "content_filter":
             raise BadRequest(f"{self.provider}:{self.model}: the completion was stopped by the content filter",
-                             **where)
+                             **self._where)
         return ChatResponse(text=text, finish_reason=finish, usage=tokens, latency_s=latency_s,
                             request_id=request_id, usage_problem=problem)
 

@@ -1,4 +1,4 @@
-"""Model strings -> `ChatModel`s: `openai:…`, `anthropic:…`, `openai-compatible:NAME@URL`, plus plugins.
+"""Model strings -> `ChatModel`s: `openai:…`, `anthropic:…`, `openai-compatible:NAME@URL`, plus a caller's own.
 
 A built-in provider is one record (`BuiltinProvider`: its prefix, its client's module and SDK, its key's variable,
 whether it has a batch API, whether the price table prices its models); the registry, the spec's validation
@@ -6,15 +6,16 @@ whether it has a batch API, whether the price table prices its models); the regi
 them. Built-in providers import their SDK only when a model asks for it, so a missing SDK costs nothing until used
 and then fails with the install command. Keys come from the environment and live only inside the provider object. A
 benchmark's `offline:` models are not providers of this registry: the run resolves them through its own value
-(`benchmarks.offline.OfflineModels`). A plugin (`register_provider`) serves a prefix of its own with a factory that
-receives the model string without the prefix.
+(`benchmarks.offline.OfflineModels`). A caller that needs a provider of its own (a measurement's stand-in model)
+makes a `ProviderRegistry` with it and hands that value on (`runner.engine.prepared.prepare`): nothing is registered
+for the whole process.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Literal
@@ -157,73 +158,75 @@ def _builtin(prefix: str, name: str, options: ProviderOptions) -> ChatModel:
 
 
 ProviderFactory = Callable[[str], ChatModel]
+"""Builds the model of a `PREFIX:NAME` string from its NAME."""
 
 
 class ProviderRegistry:
-    """Prefix -> provider: the built-ins plus whatever plugins register (a stand-in model of a measurement:
-    `perf/engine_throughput.py`'s sleeping one)."""
+    """Prefix -> provider: the built-ins plus the providers a caller passes in, a value the caller holds (a run's
+    is its `Prepared.providers`).
 
-    def __init__(self) -> None:
-        self._plugins: dict[str, ProviderFactory] = {}
+    Args:
+        extra: More prefixes and their factories (a measurement's stand-in model: `perf/engine_throughput.py`'s
+            sleeping one); the built-in prefixes cannot be taken.
 
-    def register(self, prefix: str, factory: ProviderFactory) -> None:
-        """Serve `PREFIX:NAME` models with `factory(NAME)`; registering a prefix again replaces its factory."""
-        if not prefix or ":" in prefix or prefix in BUILTINS:
-            raise ValueError(f"cannot register provider prefix {prefix!r}")
-        self._plugins[prefix] = factory
+    Raises:
+        ValueError: a prefix of `extra` that is empty, holds a colon or is a built-in's.
+    """
+
+    def __init__(self, extra: Mapping[str, ProviderFactory] | None = None) -> None:
+        for prefix in extra or {}:
+            if not prefix or ":" in prefix or prefix in BUILTINS:
+                raise ValueError(f"cannot add provider prefix {prefix!r}")
+        self._extra = dict(extra or {})
 
     def prefixes(self) -> list[str]:
         """Every prefix this registry resolves, built-ins first."""
-        return [*BUILTINS, *self._plugins]
+        return [*BUILTINS, *self._extra]
 
     def resolve(self, model: str, options: ProviderOptions | None = None) -> ChatModel:
-        """The `ChatModel` behind a model string (see `resolve_model`)."""
+        """The `ChatModel` behind a model string (see `resolve_model`); an extra provider's factory gets the name
+        without the prefix (and no options: they are the built-in providers')."""
         prefix, name = self._parse(model)
         if prefix in BUILTINS:
             return _builtin(prefix, name, options or ProviderOptions())
-        return self._plugins[prefix](name)
+        return self._extra[prefix](name)
 
     def check(self, model: str) -> None:
-        """Raises what `resolve` would for a malformed string or an unknown provider or plugin model, building no
-        client of a built-in provider (a plugin's model is built: that is where it checks its name)."""
+        """Raises what `resolve` would for a malformed string or an unknown provider or extra model, building no
+        client of a built-in provider (an extra provider's model is built: that is where it checks its name)."""
         prefix, name = self._parse(model)
         if prefix == "openai-compatible":
             _endpoint(name)
-        elif prefix in self._plugins:
-            self._plugins[prefix](name)
+        elif prefix in self._extra:
+            self._extra[prefix](name)
 
     def _parse(self, model: str) -> tuple[str, str]:
         prefix, colon, name = model.partition(":")
         if not (prefix and colon and name):
             raise UsageError(f"model {model!r}: expected PROVIDER:NAME with PROVIDER one of "
                              f"{', '.join(self.prefixes())}")
-        if prefix not in BUILTINS and prefix not in self._plugins:
+        if prefix not in BUILTINS and prefix not in self._extra:
             raise UsageError(f"model {model!r}: unknown provider {prefix!r}; known: {', '.join(self.prefixes())}")
         return prefix, name
 
 
-_registry = ProviderRegistry()
-
-
-def register_provider(prefix: str, factory: ProviderFactory) -> None:
-    """Make `resolve_model` serve `PREFIX:NAME` models with `factory(NAME)` (a measurement's stand-in model)."""
-    _registry.register(prefix, factory)
+_BUILT_IN = ProviderRegistry()
+"""The built-in providers alone (it takes no others after it is made): what `check_model` and `resolve_model` ask."""
 
 
 def check_model(model: str) -> None:
     """Raises `UsageError` for a model string `resolve_model` would refuse (before anything is written or sent)."""
-    _registry.check(model)
+    _BUILT_IN.check(model)
 
 
 def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str | None = None,
                   timeout_s: float = DEFAULT_TIMEOUT_S, transport: str | None = None, pool_size: int = 100,
                   offline: bool = False) -> ChatModel:
-    """The provider for a model string.
+    """The built-in provider for a model string (`ProviderRegistry.resolve` also resolves extra providers).
 
     Args:
         model: `openai:gpt-4o-mini`, `anthropic:claude-sonnet-4-5`, `openai-compatible:NAME@http://HOST:PORT/v1`
-            (`openai-compatible:@URL`: the server's only model, asked for now) or `PREFIX:NAME` for a registered
-            plugin.
+            (`openai-compatible:@URL`: the server's only model, asked for now).
         api_key_env: read the key from this environment variable instead of the provider's default.
         base_url: send `openai:`/`anthropic:` requests to another endpoint.
         timeout_s: per-request timeout.
@@ -239,5 +242,5 @@ def resolve_model(model: str, *, api_key_env: str | None = None, base_url: str |
         UserError: the provider's SDK is not installed.
         MissingAPIKey: the key's environment variable is unset (an `AuthError` and a `UserError`).
     """
-    return _registry.resolve(model, ProviderOptions(api_key_env=api_key_env, base_url=base_url, timeout_s=timeout_s,
+    return _BUILT_IN.resolve(model, ProviderOptions(api_key_env=api_key_env, base_url=base_url, timeout_s=timeout_s,
                                                     transport=transport, pool_size=pool_size, offline=offline))

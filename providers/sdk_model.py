@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+from providers.errors import ServerError, Where
 from providers.http_errors import map_sdk_errors
 from providers.interface import ChatRequest, ChatResponse
 from providers.keys import key_digest
@@ -91,6 +92,7 @@ class SdkChatModel(ABC, Generic[Client]):
         """Fingerprint of the key (never the key): tells rate-limit buckets of different keys apart."""
         self._client = client  # the batch API always goes through the SDK
         self._wire = wire
+        self._where: Where = {"provider": provider, "model": model}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, endpoint={self.endpoint!r}, transport={self.transport!r})"
@@ -110,6 +112,11 @@ class SdkChatModel(ABC, Generic[Client]):
         """Close the HTTP connection pools."""
         await self._transport.aclose()
         await self._client.close()
+
+    def _off_schema(self, why: str) -> ServerError:
+        """The error of an answer that does not match the API's schema, for `why`."""
+        return ServerError(f"{self.provider}:{self.model}: response does not match the API schema ({why})",
+                           **self._where)
 
     @contextmanager
     def _sdk_errors(self) -> Iterator[None]:

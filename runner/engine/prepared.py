@@ -18,8 +18,9 @@ from benchmarks.offline import OfflineModels, is_offline, offline_models
 from benchmarks.registry import get_benchmark
 from datahome import default_cache_dir
 from errors import ConfigError
+from providers.interface import ChatModel
 from providers.prices import nearest_priced, price_for
-from providers.registry import check_model
+from providers.registry import ProviderOptions, ProviderRegistry
 from runner.engine.expand import check_size, expand, select_tasks, split_name
 from runner.engine.shard import Shard
 from runner.engine.spec import ModelSpec, RunSpec, batch_models, load_spec, parse_options, with_overrides
@@ -44,6 +45,8 @@ class Prepared:
     """The model strings whose calls go through their provider's batch API (checked able to: `batch_models`)."""
     offline: OfflineModels
     """The run's offline models (`offline:oracle`, ...): its benchmark's answers to the prompts of its tasks."""
+    providers: ProviderRegistry
+    """What resolves the run's other model strings: the built-in providers, plus any its caller passed `prepare`."""
     shard: Shard | None = None
     """The shard of the run this process runs (`keys` holds its share), None for the whole run."""
     replay_of: str | None = None
@@ -56,6 +59,11 @@ class Prepared:
     def model(self, label: str) -> ModelSpec:
         return next(m for m in self.spec.models if m.label == label)
 
+    def resolve(self, model: str, options: ProviderOptions) -> ChatModel:
+        """The provider of one of the run's model strings: its offline models' (`offline:…`), else its providers'
+        built with `options`."""
+        return self.offline.resolve(model) if is_offline(model) else self.providers.resolve(model, options)
+
 
 def default_run_dir(spec_path: Path) -> Path:
     """The spec's own folder when that is a run directory (`RUN_DIR/spec.toml`, say; a sharded run's folder too),
@@ -67,7 +75,7 @@ def default_run_dir(spec_path: Path) -> Path:
 
 
 def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec: RunSpec | None = None,
-            shard: Shard | None = None) -> Prepared:
+            shard: Shard | None = None, providers: ProviderRegistry | None = None) -> Prepared:
     """Reads the spec (with command-line overrides), loads the benchmark, its tasks and strategies, expands the keys.
 
     Args:
@@ -76,6 +84,8 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
         spec: The spec `spec_path` is about to hold (one made from command-line flags): checked before anything is
             written.
         shard: Only this shard's rollouts (`runner.engine.shard`).
+        providers: Resolves the spec's model strings (default: the built-in providers); a measurement passes one
+            with a stand-in provider of its own (`perf/engine_throughput.py`).
 
     Raises:
         ConfigError: a bad spec or a strategy the benchmark does not have.
@@ -91,9 +101,10 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
     splits = benchmark.splits  # checked here, once for all benchmarks
     if spec.split is not None and splits and spec.split not in splits:
         raise ConfigError(source, "split", f"one of {', '.join(splits)} (or queries = FILE)", spec.split)
+    providers = providers or ProviderRegistry()
     for model in spec.models:  # a misspelt provider fails before the run directory is touched
         if not is_offline(model.model):
-            check_model(model.model)
+            providers.check(model.model)
     batched = batch_models(spec, source)
     if spec.team is not None:  # before the run directory is touched: no team, no run
         require_team_client(source)
@@ -118,7 +129,7 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
     if shard is not None:
         keys = shard.select(keys)
     return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir, batched, offline,
-                    shard)
+                    providers, shard)
 
 
 def _require_prices(spec: RunSpec, extra: Sequence[str], source: str) -> None:

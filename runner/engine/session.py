@@ -21,12 +21,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from benchmarks.offline import is_offline
 from cache import CallCache
 from cache.modes import CacheMode
 from cache.store import CacheStore
 from providers.batching import BatchModel
-from providers.registry import can_batch, resolve_model
+from providers.registry import ProviderOptions, can_batch
 from runner.engine.prepared import Prepared, extra_models, require_team_client
 from runner.engine.rollout import RolloutModel, record_call, run_rollout
 from runner.engine.spec import RunSpec, require_agreement
@@ -210,14 +209,14 @@ def _build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap, cac
     targets: dict[str, Target] = {}
     for model in spec.models:
         if model.model not in targets:  # entries sharing a model string agree on their client (parse_spec checked)
-            provider = prepared.offline.resolve(model.model) if is_offline(model.model) else resolve_model(
-                model.model, api_key_env=model.api_key_env, base_url=model.base_url, timeout_s=model.request_timeout_s,
-                transport=model.transport, pool_size=_pool_size(spec, model.model), offline=offline)
-            targets[model.model] = Target.of(model.model, provider)
+            options = ProviderOptions(api_key_env=model.api_key_env, base_url=model.base_url,
+                                      timeout_s=model.request_timeout_s, transport=model.transport,
+                                      pool_size=_pool_size(spec, model.model), offline=offline)
+            targets[model.model] = Target.of(model.model, prepared.resolve(model.model, options))
     for extra in extra_models(prepared):  # a plan parser's model, say: the provider's defaults
         if extra not in targets:
-            targets[extra] = Target.of(extra, prepared.offline.resolve(extra) if is_offline(extra) else
-                                       resolve_model(extra, pool_size=spec.concurrency, offline=offline))
+            targets[extra] = Target.of(extra, prepared.resolve(extra, ProviderOptions(pool_size=spec.concurrency,
+                                                                                      offline=offline)))
     display = {string: target.limit_key.display for string, target in targets.items()}
     # The limiter looks limits up by display name, and two model strings may still reach one server and model
     # (`…/v1` and `…/v1/`): one set of numbers must not silently win over the other.

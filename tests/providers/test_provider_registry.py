@@ -1,4 +1,4 @@
-"""Model strings -> providers: parsing, keys from the environment, plugins, missing SDKs."""
+"""Model strings -> providers: parsing, keys from the environment, a caller's extra providers, missing SDKs."""
 
 from __future__ import annotations
 
@@ -122,9 +122,8 @@ class EchoModel:
         return ChatResponse(text=self.name)
 
 
-async def test_plugins_get_the_name_without_the_prefix() -> None:
-    registry = ProviderRegistry()
-    registry.register("offline", EchoModel)
+async def test_extra_providers_get_the_name_without_the_prefix() -> None:
+    registry = ProviderRegistry({"offline": EchoModel})
     model = registry.resolve("offline:oracle:v2")
     assert (await model.complete(ChatRequest(model="offline:oracle:v2", messages=()))).text == "oracle:v2"
     assert registry.prefixes() == ["openai", "anthropic", "openai-compatible", "offline"]
@@ -133,9 +132,9 @@ async def test_plugins_get_the_name_without_the_prefix() -> None:
 
 
 @pytest.mark.parametrize("prefix", ["", "openai", "a:b"])
-def test_builtin_or_malformed_prefixes_cannot_be_registered(prefix) -> None:
+def test_builtin_or_malformed_prefixes_cannot_be_added(prefix) -> None:
     with pytest.raises(ValueError):
-        ProviderRegistry().register(prefix, EchoModel)
+        ProviderRegistry({prefix: EchoModel})
 
 
 def test_missing_sdk_gives_the_install_command(monkeypatch, keys) -> None:
