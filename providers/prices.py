@@ -74,8 +74,8 @@ LITELLM_URL = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_pric
 BUNDLED = Path(__file__).with_name("model_prices.json")
 """The snapshot shipped with tripbench (`tripbench prices update` writes a fresher one into the data home)."""
 _PROVIDERS = tuple(prefix for prefix, provider in BUILTINS.items() if provider.priced)
-"""The providers whose model strings (`openai:NAME`, `anthropic:NAME`) are the table's own keys: a file without
-their prices is not LiteLLM's list."""
+"""The built-in providers whose model strings (`openai:NAME`, `anthropic:NAME`) are the table's own keys: a file
+without their prices is not LiteLLM's list, and a model name several providers sell is suggested as theirs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,10 +231,6 @@ def _on_own_machines(model: str) -> bool:
     return address.is_loopback or address.is_private
 
 
-RUNS = frozenset({"openai", "anthropic"})
-"""The providers of the price table that tripbench itself runs (`providers.registry`): suggested first."""
-
-
 def nearest_priced(model: str) -> str | None:
     """The price table's model string closest to an unknown `model` (a typo: `openai:gpt-4o-mni`), if one is close;
     a name without its provider (`claude-sonet-4-5`) is compared with the table's names without theirs."""
@@ -243,7 +239,7 @@ def nearest_priced(model: str) -> str | None:
         prefix = model.split(":", 1)[0]
         candidates = {known: known for known in price_table().models if known.startswith(f"{prefix}:")}
     else:  # a name several providers sell stands for the one tripbench runs (openai:, not azure:), else the first
-        for known in sorted(price_table().models, key=lambda known: known.partition(":")[0] not in RUNS):
+        for known in sorted(price_table().models, key=lambda known: known.partition(":")[0] not in _PROVIDERS):
             candidates.setdefault(known.partition(":")[2], known)
     close = difflib.get_close_matches(model, list(candidates), n=1, cutoff=0.85)
     return candidates[close[0]] if close else None

@@ -75,7 +75,7 @@ class ProviderOptions:
     """Per-model settings of a provider."""
 
     api_key_env: str | None = None
-    """Environment variable holding the key, instead of OPENAI_API_KEY / ANTHROPIC_API_KEY."""
+    """Environment variable holding the key, instead of the provider's own (`BuiltinProvider.key_env`)."""
     base_url: str | None = None
     """Send `openai:` / `anthropic:` requests elsewhere (a proxy, the mock server)."""
     timeout_s: float = DEFAULT_TIMEOUT_S

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 import pytest
 
+from providers.registry import BUILTINS
 from runner.cli.main import cli
 from runner.engine.spec import ModelSpec, RetrySpec, RunSpec, Sampling
 
@@ -53,3 +54,15 @@ def test_the_example_spec_is_a_valid_spec() -> None:
 
 def test_the_readme_names_no_path_outside_the_repository() -> None:
     assert "../" not in README  # a reader's clone has no such folder; data beside it is described as such
+
+
+def test_the_providers_table_says_what_each_provider_record_says() -> None:
+    """One row per built-in provider (`providers.registry.BUILTINS`), in their order, its cells read from the record:
+    a provider added, dropped or changed without its row fails here."""
+    table = README.split("| provider | model string |", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")][1:] for line in table]
+    yes = {True: "yes", False: "no"}
+    assert [[string.split(":")[0].strip("`"), key, batch, priced, transport, sdk]
+            for string, key, batch, priced, transport, sdk in rows] == [
+        [provider.prefix, f"`{provider.key_env}`" if provider.key_env else "none", yes[provider.batch],
+         yes[provider.priced], f"`{provider.transport}`", f"`{provider.sdk}`"] for provider in BUILTINS.values()]

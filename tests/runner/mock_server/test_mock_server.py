@@ -13,6 +13,9 @@ import aiohttp
 import pytest
 
 from errors import ConfigError
+from providers.interface import ChatRequest, Message
+from providers.registry import BUILTINS, resolve_model
+from providers.transport import TRANSPORTS
 from runner.mock_server import MockConfig, MockRequest, create_app
 from runner.mock_server.config import Faults, Latency, load_config
 from runner.mock_server.faults import FaultPlan
@@ -35,6 +38,28 @@ async def get_json(server, path):
     async with aiohttp.ClientSession() as session:
         async with session.get(server.base_url + path) as response:
             return response.status, await response.json()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_the_mock_server_answers_every_built_in_providers_client(mock_llm, monkeypatch, transport) -> None:
+    """The mock server speaks each provider record's protocol (`providers.registry.BUILTINS`), whichever transport
+    carries it: a provider added with a protocol the mock server does not speak fails here."""
+    base_url = {"openai": mock_llm.openai_base_url, "anthropic": mock_llm.base_url}  # where each SDK expects its API
+    answers = {}
+    for prefix, provider in BUILTINS.items():
+        if provider.key_env is not None:
+            monkeypatch.setenv(provider.key_env, "sk-k1")
+        url = base_url[provider.sdk]
+        string = f"{prefix}:mock@{url}" if prefix == "openai-compatible" else f"{prefix}:mock"
+        model = resolve_model(string, base_url=None if prefix == "openai-compatible" else url, transport=transport)
+        try:
+            reply = await model.complete(ChatRequest(string, (Message("user", "hello"),), max_tokens=20))
+        finally:
+            await model.aclose()  # type: ignore[attr-defined]
+        answers[prefix] = reply.text
+    assert answers == dict.fromkeys(BUILTINS, "[mock mock] you said: hello")
+    # each at its own protocol's route (an SDK is named as the protocol it speaks)
+    assert [request.api for request in mock_llm.received] == [provider.sdk for provider in BUILTINS.values()]
 
 
 async def test_health_and_tally_with_reset(mock_llm) -> None:
