@@ -61,9 +61,10 @@ class AnthropicMessages(SdkChatModel[anthropic.AsyncAnthropic]):
     api = SdkApi(anthropic, anthropic.AsyncAnthropic, PATH, "request-id", ("model", "messages", "max_tokens"),
                  error_details)
 
-    def __init__(self, model: str, *, api_key: str, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 default_max_tokens: int = 4096, transport: str = "sdk", pool_size: int = 100) -> None:
-        super().__init__(model, provider="anthropic", api_key=api_key, base_url=base_url, timeout_s=timeout_s,
+    def __init__(self, model: str, *, api_key: str, base_url: str | None = None, provider: str = "anthropic",
+                 timeout_s: float = DEFAULT_TIMEOUT_S, default_max_tokens: int = 4096, transport: str = "sdk",
+                 pool_size: int = 100) -> None:
+        super().__init__(model, provider=provider, api_key=api_key, base_url=base_url, timeout_s=timeout_s,
                          transport=transport, pool_size=pool_size)
         self._default_max_tokens = default_max_tokens
 

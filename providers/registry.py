@@ -116,7 +116,7 @@ def _hosted(provider: BuiltinProvider, name: str, options: ProviderOptions) -> C
     module = _import_provider(provider, f"{provider.prefix}:{name}")
     key = options.key(provider.key_env, provider=provider.prefix, model=name)
     model: ChatModel = getattr(module, provider.client)(
-        name, api_key=key, base_url=options.base_url, timeout_s=options.timeout_s,
+        name, api_key=key, base_url=options.base_url, provider=provider.prefix, timeout_s=options.timeout_s,
         transport=options.transport or provider.transport, pool_size=options.pool_size)
     return model
 

@@ -58,7 +58,7 @@ class SdkChatModel(ABC, Generic[Client]):
 
     Args:
         model: model id sent to the API.
-        provider: name used in errors, logs and cache keys.
+        provider: its name in errors, logs, rate-limit buckets and cache keys (the registry gives its record's prefix).
         api_key: the key; kept out of `repr` and error messages.
         base_url: another endpoint (a proxy, a compatible server, the mock server); None for the SDK's default.
         timeout_s: per-request timeout; a timeout raises `ProviderTimeout`.
