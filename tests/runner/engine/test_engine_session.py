@@ -9,7 +9,10 @@ import pytest
 
 from cache.modes import CacheMode
 from cache.store import CacheStore
+from errors import UsageError
 from providers.errors import MissingAPIKey
+from providers.interface import ChatRequest, ChatResponse, Usage
+from providers.registry import ProviderRegistry
 from runner.engine.prepared import prepare
 from runner.engine.session import EngineSession, Purpose
 
@@ -51,3 +54,34 @@ async def test_a_session_that_cannot_open_raises_and_closes_again(write_spec: Ca
 def test_only_a_runs_session_has_a_store(write_spec: Callable[..., Path]) -> None:
     with pytest.raises(ValueError, match="only it, has a results store"):
         EngineSession(prepare(write_spec(URL)), Purpose.RUN)
+
+
+class Canned:
+    """A provider a caller brings (as a measurement's stand-in model): answers every call alike, counting them."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.calls = 0
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        self.calls += 1
+        return ChatResponse(f"canned {self.name}", "stop", Usage(1, 0, 1))
+
+
+async def test_a_provider_of_the_callers_own_is_a_value_of_its_prepared_run(write_spec: Callable[..., Path]) -> None:
+    """`prepare(providers=...)`: the run's model resolves through the registry it was given; the same spec prepared
+    without it is refused, since nothing was registered for the whole process."""
+    made: list[Canned] = []
+
+    def canned(name: str) -> Canned:
+        made.append(Canned(name))
+        return made[-1]
+
+    spec = write_spec(URL, models=[{"model": "canned:toy", "name": "toy"}], cache="off")
+    async with EngineSession(prepare(spec, providers=ProviderRegistry({"canned": canned})),
+                             Purpose.REPLAY_WORKER) as session:
+        await session.rollout(session.prepared.keys[0])
+    assert [model.name for model in made] == ["toy", "toy"]  # checked when prepared, resolved when opened
+    assert made[-1].calls > 0
+    with pytest.raises(UsageError, match="unknown provider 'canned'"):
+        prepare(spec)
