@@ -52,16 +52,19 @@ class BuiltinProvider:
     """Whether the price table keys its models (`PREFIX:NAME`); the others are priced by the spec only."""
     transport: str
     """Its default transport (`ProviderOptions.transport`)."""
+    adaptive: bool
+    """Whether its models' calls in flight follow the server unless a spec says otherwise (`adaptive_calls`): a local
+    server decodes a few requests at a time and queues the rest."""
 
 
 BUILTINS = {provider.prefix: provider for provider in (
     BuiltinProvider("openai", "providers.openai_chat", "OpenAIChat", "openai", "OPENAI_API_KEY", batch=True,
-                    priced=True, transport="sdk"),
+                    priced=True, transport="sdk", adaptive=False),
     BuiltinProvider("anthropic", "providers.anthropic_messages", "AnthropicMessages", "anthropic",
-                    "ANTHROPIC_API_KEY", batch=True, priced=True, transport="sdk"),
+                    "ANTHROPIC_API_KEY", batch=True, priced=True, transport="sdk", adaptive=False),
     # an OpenAI-compatible server (vLLM, Ollama, llama.cpp) speaks OpenAI's protocol but has no batch API
     BuiltinProvider("openai-compatible", "providers.openai_chat", "OpenAIChat", "openai", None, batch=False,
-                    priced=False, transport="aiohttp"),
+                    priced=False, transport="aiohttp", adaptive=True),
 )}
 """The built-in providers by prefix."""
 
@@ -149,6 +152,19 @@ def _openai_compatible(spec: str, options: ProviderOptions) -> ChatModel:
 def can_batch(model: str) -> bool:
     """Whether a model string's provider has a batch API (`BATCH_PROVIDERS`)."""
     return model.partition(":")[0] in BATCH_PROVIDERS
+
+
+def adapts(model: str) -> bool:
+    """Whether a model string's calls in flight follow its server by default (`BuiltinProvider.adaptive`)."""
+    provider = BUILTINS.get(model.partition(":")[0])
+    return provider is not None and provider.adaptive
+
+
+def named_server(model: str) -> str | None:
+    """The server URL a model string names itself (`openai-compatible:NAME@URL`); None for the others (their server
+    is their provider's, or a spec's `base_url`)."""
+    prefix, _, rest = model.partition(":")
+    return (rest.partition("@")[2] or None) if prefix == "openai-compatible" else None
 
 
 def _builtin(prefix: str, name: str, options: ProviderOptions) -> ChatModel:

@@ -62,7 +62,8 @@ def test_the_providers_table_says_what_each_provider_record_says() -> None:
     table = README.split("| provider | model string |", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
     rows = [[cell.strip() for cell in line.strip("|").split("|")][1:] for line in table]
     yes = {True: "yes", False: "no"}
-    assert [[string.split(":")[0].strip("`"), key, batch, priced, transport, sdk]
-            for string, key, batch, priced, transport, sdk in rows] == [
+    assert [[string.split(":")[0].strip("`"), key, batch, priced, transport, adaptive, sdk]
+            for string, key, batch, priced, transport, adaptive, sdk in rows] == [
         [provider.prefix, f"`{provider.key_env}`" if provider.key_env else "none", yes[provider.batch],
-         yes[provider.priced], f"`{provider.transport}`", f"`{provider.sdk}`"] for provider in BUILTINS.values()]
+         yes[provider.priced], f"`{provider.transport}`", yes[provider.adaptive], f"`{provider.sdk}`"]
+        for provider in BUILTINS.values()]

@@ -16,6 +16,7 @@ import aiohttp
 
 from cache.modes import CacheMode
 from errors import UserError
+from providers.registry import named_server
 from providers.urls import Endpoint, public_url
 from runner.engine.prepared import Prepared
 from runner.engine.session import EngineSession, Purpose
@@ -38,10 +39,7 @@ async def preflight(prepared: Prepared) -> None:
 
 def server_url(model: ModelSpec) -> str | None:
     """The server a spec entry names by URL (`openai-compatible:NAME@URL`, or its `base_url`), None for the rest."""
-    prefix, _, rest = model.model.partition(":")
-    if prefix == "openai-compatible":
-        return rest.partition("@")[2] or None
-    return model.base_url
+    return named_server(model.model) or model.base_url
 
 
 async def check_servers(models: list[ModelSpec]) -> None:

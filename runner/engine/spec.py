@@ -58,7 +58,7 @@ from errors import ConfigError
 from errors.validation import config_error
 from providers.interface import DEFAULT_TIMEOUT_S
 from providers.prices import Price, nearest_priced, price_table
-from providers.registry import BATCH_PROVIDERS, can_batch
+from providers.registry import BATCH_PROVIDERS, adapts, can_batch
 from providers.urls import public_model, public_url
 from runner.ladder.retry import RetryPolicy
 
@@ -170,7 +170,7 @@ class ModelSpec(Sampling):
         """Whether this model's calls in flight adapt to its server (`adaptive_calls`; `concurrency = "auto"`)."""
         if self.adaptive_calls is not None:
             return self.adaptive_calls
-        return self.concurrency == "auto" or (self.concurrency is None and self.model.startswith("openai-compatible:"))
+        return self.concurrency == "auto" or (self.concurrency is None and adapts(self.model))
 
     @property
     def rollout_bound(self) -> int | None:
