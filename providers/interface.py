@@ -70,7 +70,8 @@ class ChatModel(Protocol):
     """What agents call: one async method. Providers, the cache and the gateway all satisfy it.
 
     The built-in providers also expose `provider`, `model` (the id sent), `endpoint` (base URL), `api_key_id` (a
-    digest, never the key) and `async aclose()`; read them with `getattr`, since plugin models need not.
+    digest, never the key) and `async aclose()`; read them with `getattr`, since the offline models and the providers
+    a caller brings (`providers.registry.ProviderRegistry`) need not.
     """
 
     async def complete(self, request: ChatRequest) -> ChatResponse: ...
