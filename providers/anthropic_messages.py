@@ -12,7 +12,7 @@ classes, so nothing above this module sees an `anthropic` or `aiohttp` type.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import anthropic
@@ -30,7 +30,7 @@ from providers.errors import BadRequest, ProviderError
 from providers.http_errors import error_for_status
 from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Usage
 from providers.sdk_model import SdkApi, SdkChatModel
-from providers.usage import UntrustedUsage, token_count, usage_object
+from providers.usage import token_count
 
 PATH = "/v1/messages"
 _ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_error": 402,
@@ -175,18 +175,12 @@ class AnthropicMessages(SdkChatModel[anthropic.AsyncAnthropic]):
         return ChatResponse(text=text, finish_reason=stop_reason, usage=tokens, latency_s=latency_s,
                             request_id=request_id, usage_problem=problem)
 
-    @staticmethod
-    def _usage(data: Any) -> tuple[Usage, str | None]:
-        """The usage a reply reports, or zeros and what is wrong with it (`providers.usage`)."""
-        try:
-            usage = usage_object(data)
-            cache_read = token_count(usage, "cache_read_input_tokens", optional=True)
-            cache_write = token_count(usage, "cache_creation_input_tokens", optional=True)
-            # Usage.input_tokens counts every prompt token; Anthropic reports cache reads and writes apart.
-            return Usage(input_tokens=token_count(usage, "input_tokens") + cache_read + cache_write,
-                         cached_input_tokens=cache_read, output_tokens=token_count(usage, "output_tokens")), None
-        except UntrustedUsage as exc:
-            return Usage(), str(exc)
+    def _tokens(self, usage: Mapping[str, Any]) -> Usage:
+        cache_read = token_count(usage, "cache_read_input_tokens", optional=True)
+        cache_write = token_count(usage, "cache_creation_input_tokens", optional=True)
+        # Usage.input_tokens counts every prompt token; Anthropic reports cache reads and writes apart.
+        return Usage(input_tokens=token_count(usage, "input_tokens") + cache_read + cache_write,
+                     cached_input_tokens=cache_read, output_tokens=token_count(usage, "output_tokens"))
 
 
 def _total(counts: MessageBatchRequestCounts) -> int:

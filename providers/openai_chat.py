@@ -8,7 +8,7 @@ the JSON and raises our error classes, so nothing above this module sees an `ope
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
 
 import openai
@@ -22,7 +22,7 @@ from providers.interface import DEFAULT_TIMEOUT_S, ChatRequest, ChatResponse, Us
 from providers.sdk_model import SdkApi, SdkChatModel
 from providers.transport import json_or_none
 from providers.urls import Endpoint, public_url
-from providers.usage import UntrustedUsage, token_count, usage_object
+from providers.usage import UntrustedUsage, token_count
 
 PATH = "/chat/completions"
 BATCH_URL: Literal["/v1/chat/completions"] = "/v1/chat/completions"
@@ -206,18 +206,11 @@ class OpenAIChat(SdkChatModel[openai.AsyncOpenAI]):
         return ChatResponse(text=text, finish_reason=finish, usage=tokens, latency_s=latency_s,
                             request_id=request_id, usage_problem=problem)
 
-    @staticmethod
-    def _usage(data: Any) -> tuple[Usage, str | None]:
-        """The usage a reply reports, or zeros and what is wrong with it (`providers.usage`)."""
-        try:
-            usage = usage_object(data)
-            details = usage.get("prompt_tokens_details")
-            cached = token_count(details, "cached_tokens", optional=True) if isinstance(details, dict) else 0
-            tokens = Usage(input_tokens=token_count(usage, "prompt_tokens"), cached_input_tokens=cached,
-                           output_tokens=token_count(usage, "completion_tokens"))
-        except UntrustedUsage as exc:
-            return Usage(), str(exc)
+    def _tokens(self, usage: Mapping[str, Any]) -> Usage:
+        details = usage.get("prompt_tokens_details")
+        cached = token_count(details, "cached_tokens", optional=True) if isinstance(details, dict) else 0
+        tokens = Usage(input_tokens=token_count(usage, "prompt_tokens"), cached_input_tokens=cached,
+                       output_tokens=token_count(usage, "completion_tokens"))
         if tokens.cached_input_tokens > tokens.input_tokens:
-            return Usage(), "usage.prompt_tokens_details.cached_tokens is more than usage.prompt_tokens"
-        return tokens, None
-
+            raise UntrustedUsage("usage.prompt_tokens_details.cached_tokens is more than usage.prompt_tokens")
+        return tokens

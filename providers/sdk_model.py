@@ -19,10 +19,11 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from providers.errors import ServerError, Where
 from providers.http_errors import map_sdk_errors
-from providers.interface import ChatRequest, ChatResponse
+from providers.interface import ChatRequest, ChatResponse, Usage
 from providers.keys import key_digest
 from providers.transport import AiohttpTransport, ErrorDetails, SdkTransport, Transport, Wire, json_or_none
 from providers.urls import Endpoint
+from providers.usage import UntrustedUsage, usage_object
 
 
 class SdkClient(Protocol):
@@ -118,6 +119,13 @@ class SdkChatModel(ABC, Generic[Client]):
         return ServerError(f"{self.provider}:{self.model}: response does not match the API schema ({why})",
                            **self._where)
 
+    def _usage(self, data: Any) -> tuple[Usage, str | None]:
+        """The usage a reply reports, or zeros and what is wrong with it (`providers.usage`)."""
+        try:
+            return self._tokens(usage_object(data)), None
+        except UntrustedUsage as exc:
+            return Usage(), str(exc)
+
     @contextmanager
     def _sdk_errors(self) -> Iterator[None]:
         """The SDK's exceptions raised inside (the batch API's calls) as our errors."""
@@ -141,3 +149,7 @@ class SdkChatModel(ABC, Generic[Client]):
     @abstractmethod
     def _response(self, data: Any, latency_s: float, request_id: str | None) -> ChatResponse:
         """The answer's JSON read; raises `ServerError` where it does not match the API's schema."""
+
+    @abstractmethod
+    def _tokens(self, usage: Mapping[str, Any]) -> Usage:
+        """The counts of a reply's `usage` object; raises `UntrustedUsage` for what cannot be (`providers.usage`)."""
