@@ -122,7 +122,7 @@ class ModelSpec(Sampling):
     base_url: str | None = None
     """Send `openai:` / `anthropic:` requests to this server instead (a proxy, the mock server)."""
     api_key_env: str | None = None
-    """Environment variable holding the API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)."""
+    """Environment variable holding the API key (default: its provider's, `providers.registry.BUILTINS`)."""
     rpm: int | None = Field(default=None, ge=1)
     """Requests per minute the gateway allows itself."""
     tpm: int | None = Field(default=None, ge=1)
@@ -144,7 +144,7 @@ class ModelSpec(Sampling):
     """Seconds one request may take before it fails as a timeout (retried like a 5xx); never in a cache key, and
     free to change on resume."""
     batch: bool | None = None
-    """Send this model's calls through its provider's batch API (`openai:` and `anthropic:` models): half price,
+    """Send this model's calls through its provider's batch API (`providers.registry.BATCH_PROVIDERS`): half price,
     answers within 24 h; unset: the run's `batch`."""
     transport: Literal["sdk", "aiohttp"] | None = None
     """How requests travel: the official SDK's HTTP client, or aiohttp (a fraction of the client CPU per call); the
