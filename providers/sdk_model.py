@@ -77,8 +77,8 @@ class SdkChatModel(ABC, Generic[Client]):
         wire = Wire(provider, model, api.request_id_header, api.error_details, api_key)
         target = Endpoint.parse(base_url or "")
         client: Client = api.client(api_key=api_key, base_url=target.url or None, max_retries=0, timeout=timeout_s,
-                            default_query=target.query or None,
-                            default_headers={"Authorization": target.basic_auth} if target.basic_auth else None)
+                                    default_query=target.query or None,
+                                    default_headers={"Authorization": target.basic_auth} if target.basic_auth else None)
         self.endpoint = target.identity(str(client.base_url))
         """The server's identity in cache keys and rate-limit buckets: its base URL without credentials."""
         self._transport: Transport
