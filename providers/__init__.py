@@ -16,7 +16,7 @@ from providers.errors import (
     ServerError,
 )
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Message, Usage
-from providers.prices import Price, cost_usd
+from providers.prices import Price, PriceTable, load_price_table
 from providers.registry import register_provider, resolve_model
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "MissingAPIKey",
     "PermanentError",
     "Price",
+    "PriceTable",
     "ProviderError",
     "ProviderTimeout",
     "RateLimited",
@@ -39,7 +40,7 @@ __all__ = [
     "RetryableError",
     "ServerError",
     "Usage",
-    "cost_usd",
+    "load_price_table",
     "register_provider",
     "resolve_model",
 ]
