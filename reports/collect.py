@@ -17,7 +17,6 @@ from typing import Any
 from benchmarks.base import Benchmark, Evaluation, Task
 from benchmarks.registry import get_benchmark
 from errors import UserError
-from providers.prices import PriceTable, load_price_table
 from runner.store.outputs import output_folders
 from runner.store.provenance import provenance
 from runner.store.results import CallRecord, StoredRollout, load_run
@@ -139,8 +138,7 @@ class RunData:
         return self.state == "running" or self.finished < self.planned
 
 
-def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, trajectories: bool = True,
-                prices: PriceTable | None = None) -> RunData:
+def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, trajectories: bool = True) -> RunData:
     """Reads a run directory into groups of rollouts, in the run's model order, then strategy, split, sample.
 
     Args:
@@ -148,8 +146,6 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
         mode: Evaluator mode whose stored verdicts are read.
         trajectories: Read each rollout's steps and calls; False leaves them empty (a summary that needs the
             rollouts' rows and verdicts only, read in a fraction of the time).
-        prices: The price table the provenance dates models' shutdowns by (default: the data home's,
-            `providers.prices.load_price_table`).
 
     Raises:
         UserError: not a run directory, or a run with no finished rollout yet.
@@ -200,16 +196,12 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
         return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
                        spec.evaluate, planned, dict(spec.options), spec.benchmark,
                        {model.label: dict(model.sampling) for model in spec.models},
-                       {model.label: model.model for model in spec.models},
-                       provenance(results, prices if prices is not None else load_price_table()))
+                       {model.label: model.model for model in spec.models}, provenance(results))
 
 
-def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official",
-                 prices: PriceTable | None = None) -> list[RunData]:
-    """`collect_run` for each directory (`prices`: the table, default the data home's, read once for all); labels
-    made unique when two runs share a directory name."""
-    table = prices if prices is not None else load_price_table()
-    runs = [collect_run(run_dir, mode, prices=table) for run_dir in run_dirs]
+def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:
+    """`collect_run` for each directory; labels made unique when two runs share a directory name."""
+    runs = [collect_run(run_dir, mode) for run_dir in run_dirs]
     seen: dict[str, int] = {}
     for run in runs:
         seen[run.label] = seen.get(run.label, 0) + 1

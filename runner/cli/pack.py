@@ -23,7 +23,6 @@ from cache.modes import CacheMode
 from cache.store import CacheEntry, CacheStore
 from datahome import default_cache_dir
 from errors import UsageError, UserError
-from providers.prices import load_price_table
 from reports.build import build_report
 from runner.engine.execute import execute
 from runner.engine.identity import identity_of
@@ -66,7 +65,7 @@ def pack_command(run_dir: Path, out: Path | None, cache_dir: Path | None) -> Non
         keys = sorted({stored.call.cache_key for stored in results.calls() if stored.call.cache_key})
         specs = _distinct_specs(results)
         files = {SPECS: json.dumps(specs, indent=1).encode(),
-                 "provenance.json": json.dumps(provenance(results, load_price_table()), indent=1).encode(),
+                 "provenance.json": json.dumps(provenance(results), indent=1).encode(),
                  RESULTS_FILE: _store_bytes(run_dir / RESULTS_FILE)}
         spec, spec_path = RunSpec.model_validate(results.sessions[-1].spec_json), results.sessions[-1].spec_path
     for name in (IDENTITY_FILE, SESSIONS_FILE):

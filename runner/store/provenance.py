@@ -1,4 +1,4 @@
-"""What made a run's numbers, as a reader of a paper needs it: `provenance(results, prices)` gathers it from the run
+"""What made a run's numbers, as a reader of a paper needs it: `provenance(results)` gathers it from the run
 directory (its identity, its sessions, and the stamp each session leaves in `sessions.jsonl`).
 
     tripbench       version and git commit (when run from a checkout) of each session
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from errors import UserError
-from providers.prices import PriceTable
+from providers.prices import PriceTable, load_price_table
 from runner.store.results import RunResults
 
 IDENTITY_FILE = "identity.json"
@@ -87,9 +87,10 @@ def stamps(run_dir: Path) -> dict[int, dict[str, Any]]:
     return found
 
 
-def provenance(results: RunResults, prices: PriceTable) -> dict[str, Any]:
+def provenance(results: RunResults, prices: PriceTable | None = None) -> dict[str, Any]:
     """The provenance of a run directory (the module docstring's fields), as JSON values; `prices` says when each
-    model is shut down."""
+    model is shut down (default: the data home's table, read now, as `tripbench report` reads it)."""
+    prices = prices if prices is not None else load_price_table()
     run_dir = results.run_dir
     identity = _identity(run_dir)
     stamped = stamps(run_dir)
