@@ -4,18 +4,19 @@ No network and no key: a benchmark's `offline` part (`base.OfflineAnswers`) buil
 is to answer, which recognises their prompts and answers them as its oracle would (or with the mistakes `noisy`
 injects). `OfflineModels` is one set of such answers, an ordinary value: a run builds its own from its benchmark and
 tasks where it is prepared (`offline_models`) and resolves its `offline:` model strings through it; a mock server in
-a process of its own asks every benchmark's, over what the data home holds (`data_home_models`). A `fallback`
-responder (one that answers any prompt) is asked last.
+a process of its own asks every benchmark's, over what the data home holds (`data_home_models`, read anew for each
+server: data installed since a first lookup is seen). A `fallback` responder (one that answers any prompt) is asked
+last.
 
 Both models apply stop sequences and `max_tokens` exactly as the mock server does (one shared function), so a
-direct call and a call through the mock server and the openai SDK return the same text. `mock_reply` is the reply
-function of a mock server of its own (`reply = "benchmarks.offline:mock_reply"`): the SDK's model name (`oracle`,
-`noisy?seed=1`) selects the model; `OfflineModels.mock_reply` is the same for a server given the models of a run.
+direct call and a call through the mock server and the openai SDK return the same text. `DataHomeReplies` is the
+reply function of a mock server of its own (`reply = "benchmarks.offline:DataHomeReplies"`): the SDK's model name
+(`oracle`, `noisy?seed=1`) selects the model; `OfflineModels.mock_reply` is the same for a server given the models of
+a run.
 """
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -124,10 +125,10 @@ def offline_models(benchmark: Benchmark, tasks: Sequence[Task], options: BaseMod
     return OfflineModels([part.responder(tasks, options)] if part is not None else [], [benchmark.name])
 
 
-@functools.cache
 def data_home_models() -> OfflineModels:
     """Every built-in and installed benchmark's offline models with no run behind them (a mock server of its own,
-    `tripbench cache explain`): each answers what it can find in the data home."""
+    `tripbench cache explain`): each answers what it finds in the data home, read at its first question; a new value
+    each call, so a caller (one per server, one per command) sees the benchmarks and data installed by then."""
     models = OfflineModels()
     for name in available():
         models.include(offline_models(get_benchmark(name), (), None))
@@ -158,21 +159,33 @@ class OfflineModel:
                             latency_s=perf_counter() - started)
 
 
-def mock_reply(request: MockRequest) -> str:
-    """The reply function of a mock server of its own: the offline model named by the request's model field, as every
-    built-in and installed benchmark answers with no run behind it (`data_home_models`)."""
-    return data_home_models().mock_reply(request)
+class DataHomeReplies:
+    """The reply function of a mock server of its own, made once per server (`runner.mock_server.replies`): the
+    offline model named by the request's model field, as every built-in and installed benchmark answers with no run
+    behind it (`data_home_models`, read when the server starts)."""
+
+    answers_as: str | None = None
+    """The offline model every request gets the answer of, whatever model it names (None: the one it names)."""
+
+    def __init__(self) -> None:
+        self._models = data_home_models()
+
+    def __call__(self, request: MockRequest) -> str:
+        if self.answers_as is None:
+            return self._models.mock_reply(request)
+        return self._models.reply_as(self.answers_as, request)
 
 
-def oracle_reply(request: MockRequest) -> str:
-    """The mock server's reply function of `tripbench mock-server --reply oracle`: `offline:oracle`'s answer, whatever
-    model the request names."""
-    return data_home_models().reply_as("oracle", request)
+class OracleReplies(DataHomeReplies):
+    """`tripbench mock-server --reply oracle`: `offline:oracle`'s answer, whatever model the request names."""
+
+    answers_as = "oracle"
 
 
-def noisy_reply(request: MockRequest) -> str:
+class NoisyReplies(DataHomeReplies):
     """`tripbench mock-server --reply noisy`: `offline:noisy`'s answer, whatever model the request names."""
-    return data_home_models().reply_as("noisy", request)
+
+    answers_as = "noisy"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from providers.errors import (
     ServerError,
 )
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Message, Usage
-from providers.prices import Price, cost_usd
+from providers.prices import Price, PriceTable, load_price_table
 from providers.registry import ProviderRegistry, resolve_model
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "MissingAPIKey",
     "PermanentError",
     "Price",
+    "PriceTable",
     "ProviderError",
     "ProviderRegistry",
     "ProviderTimeout",
@@ -40,6 +41,6 @@ __all__ = [
     "RetryableError",
     "ServerError",
     "Usage",
-    "cost_usd",
+    "load_price_table",
     "resolve_model",
 ]

@@ -1,4 +1,4 @@
-"""The price table and `cost_usd(usage, model)`: USD per million tokens, online and through the batch APIs.
+"""The price table (`PriceTable`: `cost_usd(usage, model)`): USD per million tokens, online and through the batch APIs.
 
 The table is a snapshot of LiteLLM's maintained price list (`model_prices.json` beside this module: every chat
 model it prices, with cached-input and batch rates), refreshed from upstream by `tripbench prices update` into the
@@ -11,13 +11,20 @@ name. A run spec can override or add prices (`overrides`), including a `PREFIX:*
 `{"openai-compatible:*": Price(input=0, output=0)}`. An `openai-compatible:` server on the user's own machines
 (localhost, a private address: `LOCAL_PRICE`) costs 0 unless told otherwise, and a provider that never bills
 (`offline:`, see `OFFLINE`) is free; other unknown models cost None (unknown), never a guessed 0.
+
+A table is a value (`PriceTable`): `load_price_table(home)` reads the one a data home holds, else the bundled
+snapshot, and whatever prices calls is given it (a run loads it once where it is prepared, `runner.engine.prepared`),
+so a library caller and the command line price the same run alike, and two runs of one process over two data homes
+each see their own.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import ipaddress
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -76,14 +83,6 @@ BUNDLED = Path(__file__).with_name("model_prices.json")
 _PROVIDERS = tuple(prefix for prefix, provider in BUILTINS.items() if provider.priced)
 """The built-in providers whose model strings (`openai:NAME`, `anthropic:NAME`) are the table's own keys: a file
 without their prices is not LiteLLM's list, and a model name several providers sell is suggested as theirs."""
-
-
-@dataclass(frozen=True, slots=True)
-class PriceTable:
-    """Prices by model string, and where they come from."""
-
-    source: str
-    models: dict[str, Price]
 
 
 def from_litellm(data: Mapping[str, Any], source: str) -> PriceTable:
@@ -164,23 +163,22 @@ def write_table(table: PriceTable, path: Path) -> None:
 
 LICENSE = "LiteLLM's price list: MIT License, Copyright (c) 2023 Berri AI"
 
-_table: PriceTable | None = None
+
+@functools.cache
+def bundled_table() -> PriceTable:
+    """The snapshot shipped with tripbench, read once (it does not change under a running process)."""
+    return read_table(BUNDLED)
 
 
-def price_table() -> PriceTable:
-    """The table in use: the one `use_refreshed` found, else the bundled snapshot."""
-    global _table
-    if _table is None:
-        _table = read_table(BUNDLED)
-    return _table
+def load_price_table(home: str | os.PathLike[str] | None = None) -> PriceTable:
+    """The price table of the data home `home` (default: `datahome.default_home()`): the one `tripbench prices
+    update` wrote there, else the bundled snapshot; read now, not kept (a table updated since is read next time).
 
-
-def use_refreshed(home: Path) -> None:
-    """Use the table `tripbench prices update` wrote into the data home `home`, if there is one (the CLI calls this
-    once at start; a library user may too)."""
-    global _table
-    if (path := price_table_path(home)).is_file():
-        _table = read_table(path)
+    Raises:
+        DataError: the data home's table is unreadable or not a price table.
+    """
+    path = price_table_path(home)
+    return read_table(path) if path.is_file() else bundled_table()
 
 
 # A snapshot date at the end of a model id: OpenAI writes `-2024-07-18`, Anthropic `-20250929`.
@@ -192,32 +190,85 @@ OFFLINE = "offline"
 """The prefix of the offline models (`benchmarks.offline`): they cost nothing whatever the tables say, since no
 provider bills them."""
 
-
-def price_for(model: str, overrides: Mapping[str, Price] | None = None) -> Price | None:
-    """The price of `model`: an override (exact, then `PREFIX:*`), else the bundled table (exact, then undated).
-
-    Args:
-        model: model string as the user wrote it, e.g. `anthropic:claude-haiku-4-5`.
-        overrides: prices from the run spec, which win over the bundled table.
-
-    Returns:
-        The price, or None when nobody knows it.
-    """
-    prefix = model.split(":", 1)[0]
-    if prefix == OFFLINE:
-        return FREE
-    bundled = price_table().models
-    for table in (overrides or {}, bundled):
-        found = table.get(model) or table.get(_SNAPSHOT.sub("", model))
-        if found is None and table is not bundled:
-            found = table.get(f"{prefix}:*")
-        if found is not None:
-            return found
-    return LOCAL_PRICE if prefix == "openai-compatible" and _on_own_machines(model) else None
-
-
 LOCAL_PRICE = Price(input=0.0, output=0.0)
 """What an `openai-compatible:` server on the user's own machines costs per token unless a spec says otherwise."""
+
+RETIRING_DAYS = 60
+"""A model shut down within this many days is named before a run (its answers may soon come only from a cache)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PriceTable:
+    """Prices by model string, and where they come from (`load_price_table`)."""
+
+    source: str
+    models: dict[str, Price]
+
+    def price_for(self, model: str, overrides: Mapping[str, Price] | None = None) -> Price | None:
+        """The price of `model`: an override (exact, then `PREFIX:*`), else this table (exact, then undated).
+
+        Args:
+            model: model string as the user wrote it, e.g. `anthropic:claude-haiku-4-5`.
+            overrides: prices from the run spec, which win over the table.
+
+        Returns:
+            The price, or None when nobody knows it.
+        """
+        prefix = model.split(":", 1)[0]
+        if prefix == OFFLINE:
+            return FREE
+        for table in (overrides or {}, self.models):
+            found = table.get(model) or table.get(_SNAPSHOT.sub("", model))
+            if found is None and table is not self.models:
+                found = table.get(f"{prefix}:*")
+            if found is not None:
+                return found
+        return LOCAL_PRICE if prefix == "openai-compatible" and _on_own_machines(model) else None
+
+    def nearest(self, model: str) -> str | None:
+        """The table's model string closest to an unknown `model` (a typo: `openai:gpt-4o-mni`), if one is close; a
+        name without its provider (`claude-sonet-4-5`) is compared with the table's names without theirs."""
+        candidates: dict[str, str] = {}  # what is compared -> the model string it stands for
+        if ":" in model:
+            prefix = model.split(":", 1)[0]
+            candidates = {known: known for known in self.models if known.startswith(f"{prefix}:")}
+        else:  # a name several providers sell stands for the one tripbench runs (openai:, not azure:), else the first
+            for known in sorted(self.models, key=lambda known: known.partition(":")[0] not in _PROVIDERS):
+                candidates.setdefault(known.partition(":")[2], known)
+        close = difflib.get_close_matches(model, list(candidates), n=1, cutoff=0.85)
+        return candidates[close[0]] if close else None
+
+    def cost_usd(self, usage: Usage, model: str, *, overrides: Mapping[str, Price] | None = None,
+                 batch: bool = False) -> float | None:
+        """What a call cost in USD, or None if the model's price is unknown.
+
+        Args:
+            usage: tokens billed; `cached_input_tokens` is the part of `input_tokens` billed at the cached rate.
+            model: model string as the user wrote it.
+            overrides: prices from the run spec (see `price_for`).
+            batch: the call went through the provider's batch API.
+
+        Returns:
+            The cost in USD (0.0 for a zero usage), or None for an unknown model.
+        """
+        price = self.price_for(model, overrides)
+        return None if price is None else cost_at(usage, price, batch=batch)
+
+    def retirement_note(self, model: str, today: date, *, replay: bool = False,
+                        overrides: Mapping[str, Price] | None = None) -> str | None:
+        """What to say before a run of `model` when its provider shut it down or will within `RETIRING_DAYS`, by
+        the table's `deprecation_date`; None otherwise. `replay`: the run answers from the cache already."""
+        price = self.price_for(model, overrides)
+        if price is None or price.deprecation_date is None:
+            return None
+        when = price.deprecation_date
+        if when <= today:
+            return (f"{model} was shut down on {when}: only a cache or a pack can answer it"
+                    + ("" if replay else '; run with cache = "replay"'))
+        if (when - today).days <= RETIRING_DAYS:
+            return (f"{model} will be shut down on {when} (in {(when - today).days} days): after it, only a cache or "
+                    "a pack can answer it; `tripbench pack RUN_DIR` keeps a run's answers")
+        return None
 
 
 def _on_own_machines(model: str) -> bool:
@@ -231,61 +282,9 @@ def _on_own_machines(model: str) -> bool:
     return address.is_loopback or address.is_private
 
 
-def nearest_priced(model: str) -> str | None:
-    """The price table's model string closest to an unknown `model` (a typo: `openai:gpt-4o-mni`), if one is close;
-    a name without its provider (`claude-sonet-4-5`) is compared with the table's names without theirs."""
-    candidates: dict[str, str] = {}  # what is compared -> the model string it stands for
-    if ":" in model:
-        prefix = model.split(":", 1)[0]
-        candidates = {known: known for known in price_table().models if known.startswith(f"{prefix}:")}
-    else:  # a name several providers sell stands for the one tripbench runs (openai:, not azure:), else the first
-        for known in sorted(price_table().models, key=lambda known: known.partition(":")[0] not in _PROVIDERS):
-            candidates.setdefault(known.partition(":")[2], known)
-    close = difflib.get_close_matches(model, list(candidates), n=1, cutoff=0.85)
-    return candidates[close[0]] if close else None
-
-
-def cost_usd(usage: Usage, model: str, *, overrides: Mapping[str, Price] | None = None,
-             batch: bool = False) -> float | None:
-    """What a call cost in USD, or None if the model's price is unknown.
-
-    Args:
-        usage: tokens billed; `cached_input_tokens` is the part of `input_tokens` billed at the cached rate.
-        model: model string as the user wrote it.
-        overrides: prices from the run spec (see `price_for`).
-        batch: the call went through the provider's batch API.
-
-    Returns:
-        The cost in USD (0.0 for a zero usage), or None for an unknown model.
-    """
-    price = price_for(model, overrides)
-    return None if price is None else cost_at(usage, price, batch=batch)
-
-
 def cost_at(usage: Usage, price: Price, *, batch: bool = False) -> float:
     """What a call cost in USD at a price already looked up (the gateway looks each model's up once)."""
     cached = min(usage.cached_input_tokens, usage.input_tokens)
     input_rate, cached_rate, output_rate = price.rates(batch)
     per_million = (usage.input_tokens - cached) * input_rate + cached * cached_rate + usage.output_tokens * output_rate
     return per_million / 1_000_000
-
-
-RETIRING_DAYS = 60
-"""A model shut down within this many days is named before a run (its answers may soon come only from a cache)."""
-
-
-def retirement_note(model: str, today: date, *, replay: bool = False,
-                    overrides: Mapping[str, Price] | None = None) -> str | None:
-    """What to say before a run of `model` when its provider shut it down or will within `RETIRING_DAYS`, by the
-    price table's `deprecation_date`; None otherwise. `replay`: the run answers from the cache already."""
-    price = price_for(model, overrides)
-    if price is None or price.deprecation_date is None:
-        return None
-    when = price.deprecation_date
-    if when <= today:
-        return (f"{model} was shut down on {when}: only a cache or a pack can answer it"
-                + ("" if replay else '; run with cache = "replay"'))
-    if (when - today).days <= RETIRING_DAYS:
-        return (f"{model} will be shut down on {when} (in {(when - today).days} days): after it, only a cache or a "
-                "pack can answer it; `tripbench pack RUN_DIR` keeps a run's answers")
-    return None

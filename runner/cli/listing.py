@@ -9,7 +9,7 @@ import click
 from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import available, get_benchmark
 from errors import UserError
-from providers.prices import price_table
+from providers.prices import load_price_table
 
 
 @click.command("list")
@@ -36,7 +36,7 @@ def list_command() -> None:
     for model, does in KEYLESS.items():  # wrapped under itself, within 80 columns
         click.echo(textwrap.fill(does, 80, initial_indent=f"  {model:<{width}}  ",
                                  subsequent_indent=" " * (width + 4), break_on_hyphens=False))
-    table = price_table()
+    table = load_price_table()
     providers = len({model.partition(":")[0] for model in table.models})
     click.echo(f"priced models: {len(table.models):,} of {providers} providers (`tripbench prices show TEXT`)")
     click.echo('openai-compatible servers: `prices = "PROVIDER:NAME"` (a table entry) or')

@@ -67,10 +67,6 @@ COMMANDS = {
 @click.version_option(package_name="tripbench")
 def cli() -> None:
     """Run LLM agents on travel-planning benchmarks at scale."""
-    from datahome import default_home
-    from providers.prices import use_refreshed
-
-    use_refreshed(default_home())  # a table `tripbench prices update` wrote wins over the bundled snapshot
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -10,8 +10,8 @@ import click
 from errors import UserError
 from runner.mock_server import MockConfig, load_config, serve
 
-REPLIES = {"echo": None, "oracle": "benchmarks.offline:oracle_reply", "noisy": "benchmarks.offline:noisy_reply"}
-"""`--reply` choices -> the reply function (`module:function`; None: the server's echo)."""
+REPLIES = {"echo": None, "oracle": "benchmarks.offline:OracleReplies", "noisy": "benchmarks.offline:NoisyReplies"}
+"""`--reply` choices -> the reply function (`module:Class`, one made per server; None: the server's echo)."""
 
 
 @click.command("mock-server", epilog="""A run reaches it through a [[models]] entry such as `model =

@@ -14,8 +14,7 @@ from providers.prices import (
     LITELLM_URL,
     PriceTable,
     from_litellm,
-    nearest_priced,
-    price_table,
+    load_price_table,
     write_table,
 )
 
@@ -35,10 +34,10 @@ def show_command(pattern: str) -> None:
 
     Exits 1 when no model matches (naming the closest one the table has, if any).
     """
-    table = price_table()
+    table = load_price_table()
     matching = {model: price for model, price in table.models.items() if pattern in model}
     if not matching:
-        near = nearest_priced(pattern)
+        near = table.nearest(pattern)
         raise UserError(f"no model in the price table ({len(table.models)} models, from {table.source}) contains "
                         f"{pattern!r}" + (f"; did you mean {near}?" if near else ""))
     click.echo(f"{len(matching)} of {len(table.models)} models, from {table.source}")

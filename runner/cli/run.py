@@ -25,7 +25,7 @@ from benchmarks.offline import MODELS as KEYLESS
 from benchmarks.registry import DEFAULT, get_benchmark
 from cache.modes import CacheMode
 from errors import ConfigError, UserError
-from providers.prices import nearest_priced, price_for, retirement_note
+from providers.prices import PriceTable, load_price_table
 from runner.cli.console import output_console
 from runner.cli.run_folder import SPEC_FILE, keep_spec, spec_of_folder
 from runner.cli.team import local_cache_hint
@@ -127,7 +127,7 @@ def _absolute_paths(benchmark: str, options: dict[str, Any]) -> dict[str, Any]:
             for name, value in options.items()}
 
 
-def _same_run(spec_path: Path, spec: dict[str, Any]) -> None:
+def _same_run(spec_path: Path, spec: dict[str, Any], prices: PriceTable) -> None:
     """Refuses a flag run whose folder holds the spec of another run (other models, strategies, ...).
 
     Raises:
@@ -135,8 +135,8 @@ def _same_run(spec_path: Path, spec: dict[str, Any]) -> None:
     """
     if not spec_path.is_file():
         return
-    earlier = load_spec(spec_path)
-    now = parse_spec(spec, str(spec_path))
+    earlier = load_spec(spec_path, prices)
+    now = parse_spec(spec, str(spec_path), prices)
     if earlier.model_dump(include=set(IDENTITY)) != now.model_dump(include=set(IDENTITY)):
         folder = shlex.quote(str(spec_path.parent))
         raise click.UsageError(
@@ -299,17 +299,18 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     session.require_ray()
     console = output_console()
     lock_fd = None
+    prices = load_price_table()  # the data home's, as a library caller's `prepare` loads it
     if spec is None:
         made = flags.spec(overrides)
         run_dir = run_dir or flags.run_dir()
         spec = run_dir / SPEC_FILE
         try:  # every check before anything is written, the flags' own first (a typo is not "another run")
-            prepared = prepare(spec, spec=parse_spec(made, FLAGS), shard=session.shard)
+            prepared = prepare(spec, spec=parse_spec(made, FLAGS, prices), shard=session.shard, prices=prices)
         except ConfigError as exc:  # about the flags, not the file they are to be written to
             raise ConfigError(FLAGS, exc.field, exc.expected, exc.got) from None
         session.require_team(prepared.spec, FLAGS)
         check_run_dir(run_dir, session.shard)
-        _same_run(spec, made)
+        _same_run(spec, made, prices)
         if not session.dry_run:
             asyncio.run(preflight(prepared))  # keys, servers, tools: a start that fails writes no folder
         text = _toml(made)
@@ -325,7 +326,7 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     else:
         if spec.is_dir():  # a run folder: its spec, into the folder (`runner.cli.run_folder`)
             run_dir, spec = run_dir or spec, spec_of_folder(spec)
-        prepared = prepare(spec, overrides=overrides.given(), shard=session.shard)
+        prepared = prepare(spec, overrides=overrides.given(), shard=session.shard, prices=prices)
         session.require_team(prepared.spec, str(spec))
         run_dir = run_dir or default_run_dir(spec)
         check_run_dir(run_dir, session.shard)
@@ -337,10 +338,12 @@ def run_command(ctx: click.Context, spec: Path | None, run_dir: Path | None, fla
     if prepared.spec.team is not None and not (run_dir / RESULTS_FILE).is_file():  # a team run's first session
         if (hint := local_cache_hint(prepared.cache_dir)) is not None:
             click.echo(hint, err=True)
+    table = prepared.prices
     for model in prepared.spec.models:  # without a cap an unknown model runs: a typo's provider errors cost time
-        if model.prices is None and price_for(model.model) is None and (near := nearest_priced(model.model)):
+        if model.prices is None and table.price_for(model.model) is None and (near := table.nearest(model.model)):
             click.echo(f"note: the price table does not know {model.model}: did you mean {near}?", err=True)
-    for note in filter(None, (retirement_note(model, date.today(), replay=prepared.spec.cache is CacheMode.REPLAY)
+    for note in filter(None, (table.retirement_note(model, date.today(),
+                                                    replay=prepared.spec.cache is CacheMode.REPLAY)
                               for model in dict.fromkeys(model.model for model in prepared.spec.models))):
         click.echo(f"note: {note}", err=True)  # a retired model's calls fail at the provider: say so before
     resume = f"tripbench run {shlex.quote(str(spec))} --run-dir {shlex.quote(str(run_dir))}"

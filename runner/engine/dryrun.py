@@ -25,7 +25,6 @@ from rich.table import Table
 from benchmarks.base import ExpectedCalls
 from providers.errors import ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
-from providers.prices import cost_usd
 from providers.tokens import count_prompt_tokens
 from runner.engine.prepared import Prepared
 from runner.engine.rollout import run_rollout
@@ -173,8 +172,9 @@ def _add(estimate: ModelEstimate, prepared: Prepared, key: RolloutKey, probe: _P
     estimate.output_tokens += calls * output
     model = prepared.model(key.model)
     overrides = {model.model: model.prices} if model.prices is not None else None
-    cost = cost_usd(Usage(input_tokens=round(calls * prompt), output_tokens=round(calls * output)), model.model,
-                    overrides=overrides, batch=model.model in prepared.batched)  # a batch model at its batch rate
+    cost = prepared.prices.cost_usd(Usage(input_tokens=round(calls * prompt), output_tokens=round(calls * output)),
+                                    model.model, overrides=overrides,
+                                    batch=model.model in prepared.batched)  # a batch model at its batch rate
     estimate.cost_usd = None if cost is None or estimate.cost_usd is None else estimate.cost_usd + cost
 
 

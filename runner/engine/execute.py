@@ -253,7 +253,7 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
         session = await store.start_session(spec.public_dump(), str(prepared.spec_path),
                                             version("tripbench"), planned_counts(planned_in(prepared, identity)))
         save_identity(run_dir, identity)
-        stamp_session(run_dir, session, spec.public_dump(), spec.cache.value, prepared.replay_of)
+        stamp_session(run_dir, session, spec.public_dump(), spec.cache.value, prepared.prices, prepared.replay_of)
         opened.push_async_callback(lambda: store.end_session(session, report.outcome))
         # fails closed: a team run whose database cannot be reached sends nothing
         engine = await opened.enter_async_context(EngineSession(prepared, Purpose.RUN, store=store,

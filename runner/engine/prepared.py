@@ -19,7 +19,7 @@ from benchmarks.registry import get_benchmark
 from datahome import default_cache_dir
 from errors import ConfigError
 from providers.interface import ChatModel
-from providers.prices import nearest_priced, price_for
+from providers.prices import PriceTable, load_price_table
 from providers.registry import ProviderOptions, ProviderRegistry
 from runner.engine.expand import check_size, expand, select_tasks, split_name
 from runner.engine.shard import Shard
@@ -47,6 +47,8 @@ class Prepared:
     """The run's offline models (`offline:oracle`, ...): its benchmark's answers to the prompts of its tasks."""
     providers: ProviderRegistry
     """What resolves the run's other model strings: the built-in providers, plus any its caller passed `prepare`."""
+    prices: PriceTable
+    """The price table the run prices its calls at, loaded once here (the data home's, else the bundled snapshot)."""
     shard: Shard | None = None
     """The shard of the run this process runs (`keys` holds its share), None for the whole run."""
     replay_of: str | None = None
@@ -75,7 +77,8 @@ def default_run_dir(spec_path: Path) -> Path:
 
 
 def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec: RunSpec | None = None,
-            shard: Shard | None = None, providers: ProviderRegistry | None = None) -> Prepared:
+            shard: Shard | None = None, providers: ProviderRegistry | None = None,
+            prices: PriceTable | None = None) -> Prepared:
     """Reads the spec (with command-line overrides), loads the benchmark, its tasks and strategies, expands the keys.
 
     Args:
@@ -86,13 +89,16 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
         shard: Only this shard's rollouts (`runner.engine.shard`).
         providers: Resolves the spec's model strings (default: the built-in providers); a measurement passes one
             with a stand-in provider of its own (`perf/engine_throughput.py`).
+        prices: The price table (default: the data home's, `providers.prices.load_price_table`).
 
     Raises:
         ConfigError: a bad spec or a strategy the benchmark does not have.
         UserError: an unknown benchmark, missing data (DataError) and the like.
     """
     source = str(spec_path)
-    spec = with_overrides(spec if spec is not None else load_spec(spec_path), overrides or {}, "the command line")
+    prices = prices if prices is not None else load_price_table()
+    spec = with_overrides(spec if spec is not None else load_spec(spec_path, prices), overrides or {},
+                          "the command line", prices)
     folder = spec_path.absolute().parent  # relative paths in a spec are relative to its file, printed resolved
     benchmark = get_benchmark(spec.benchmark)
     options = parse_options(benchmark.options_model, spec.options, source, relative_to=folder)
@@ -115,7 +121,7 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
     for position, name in enumerate(spec.strategies):
         if name not in offered:
             raise ConfigError(source, f"strategies[{position}]", f"one of {', '.join(sorted(offered))}", name)
-    _require_prices(spec, benchmark.extra_models(options), source)
+    _require_prices(spec, benchmark.extra_models(options), source, prices)
     split: str | Path = spec.split if spec.split is not None else folder / (spec.queries or "")
     tasks = select_tasks(spec, benchmark.load_tasks(split, options), source)
     # the offline models, when the run calls any (their module loads then only), checked as the providers above
@@ -129,10 +135,10 @@ def prepare(spec_path: Path, *, overrides: Mapping[str, Any] | None = None, spec
     if shard is not None:
         keys = shard.select(keys)
     return Prepared(spec, spec_path, benchmark, options, list(tasks), offered, keys, cache_dir, batched, offline,
-                    providers, shard)
+                     providers, prices, shard)
 
 
-def _require_prices(spec: RunSpec, extra: Sequence[str], source: str) -> None:
+def _require_prices(spec: RunSpec, extra: Sequence[str], source: str, table: PriceTable) -> None:
     """With a spend cap, every model the run calls (those under test, the benchmark's `extra`) needs a price, checked
     before anything is written or spent (the one place of the rule: every capped session is built from a prepared
     run, `runner.engine.session`).
@@ -143,17 +149,17 @@ def _require_prices(spec: RunSpec, extra: Sequence[str], source: str) -> None:
     if spec.max_cost is None:
         return
     for position, model in enumerate(spec.models):
-        if price_for(model.model, {model.model: model.prices} if model.prices else None) is None:
-            near = nearest_priced(model.model)
+        if table.price_for(model.model, {model.model: model.prices} if model.prices else None) is None:
+            near = table.nearest(model.model)
             raise ConfigError(source, f"models[{position}].prices", "a price table (input, output USD per "
                               "million tokens) or a price table entry (\"PROVIDER:NAME\"): max_cost is set and "
                               f"the price table does not know {model.model}"
                               + (f" (did you mean {near}?)" if near else ""))
     prices = {model.model: model.prices for model in spec.models if model.prices}
     for model_string in extra:
-        if price_for(model_string, prices) is None:
+        if table.price_for(model_string, prices) is None:
             raise ConfigError(source, "options", f"a model with a known price: max_cost is set and the benchmark "
-                              f"also calls {model_string}, which the bundled price table does not know")
+                              f"also calls {model_string}, which the price table does not know")
 
 
 def require_team_client(source: str) -> None:

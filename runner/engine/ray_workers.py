@@ -36,6 +36,7 @@ from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError
 
 from benchmarks.base import BUDGET_EXHAUSTED
 from errors import UserError
+from providers.prices import PriceTable
 from runner.engine.execute import RemoteRun
 from runner.engine.prepared import Prepared, prepare
 from runner.engine.scheduler import BUDGET, COMPLETED, INTERRUPTED, Scheduler
@@ -62,10 +63,11 @@ HEAD_HINT = "is it the address of a running cluster's head (`ray start --head` p
 
 
 class RolloutWorker:
-    """A Ray actor: the spec prepared once, a gateway of its own, chunks of rollouts run with `concurrency`."""
+    """A Ray actor: the spec prepared once, a gateway of its own, chunks of rollouts run with `concurrency`, calls
+    priced at the run's price table (`prices`), not at whatever the actor's machine holds."""
 
-    def __init__(self, spec_path: str, spec: RunSpec, concurrency: int) -> None:
-        self._session = EngineSession(prepare(Path(spec_path), spec=spec), Purpose.REMOTE_ACTOR)
+    def __init__(self, spec_path: str, spec: RunSpec, concurrency: int, prices: PriceTable) -> None:
+        self._session = EngineSession(prepare(Path(spec_path), spec=spec, prices=prices), Purpose.REMOTE_ACTOR)
         self._concurrency = concurrency
         self._opening: asyncio.Task[EngineSession] | None = None
 
@@ -291,7 +293,7 @@ async def _drive(prepared: Prepared, pending: Sequence[RolloutKey], save: Callab
     size = max(1, min(MAX_CHUNK, math.ceil(len(pending) / (n_actors * CHUNKS_PER_ACTOR))))
     chunks = deque(_Chunk(list(pending[i:i + size])) for i in range(0, len(pending), size))
     worker = ray.remote(num_cpus=1)(RolloutWorker)
-    pool = _Pool(lambda: worker.remote(str(prepared.spec_path), prepared.spec, concurrency))
+    pool = _Pool(lambda: worker.remote(str(prepared.spec_path), prepared.spec, concurrency, prepared.prices))
     pool.actors = [pool.make() for _ in range(n_actors)]
     stored: set[RolloutKey] = set()
     result = RayOutcome(COMPLETED, actors=n_actors)

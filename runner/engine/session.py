@@ -237,7 +237,8 @@ def _build_gateway(prepared: Prepared, mode: CacheMode, spend_cap: SpendCap, cac
         # a 429's pause of a model's other calls ends when the retry policy would have given up waiting for it
         limiter=RateLimiter(limits, max_pause_s=policy.max_retry_after_s,
                             shared=team.buckets if team is not None else None), retrier=Retrier(policy),
-        prices={m.model: m.prices for m in spec.models if m.prices is not None}, on_call=on_call, batches=batches,
+        prices={m.model: m.prices for m in spec.models if m.prices is not None}, price_table=prepared.prices,
+        on_call=on_call, batches=batches,
     )
 
 

@@ -48,6 +48,7 @@ from pydantic import (
     JsonValue,
     SerializerFunctionWrapHandler,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
@@ -57,7 +58,7 @@ from cache.modes import CacheMode
 from errors import ConfigError
 from errors.validation import config_error
 from providers.interface import DEFAULT_TIMEOUT_S
-from providers.prices import Price, nearest_priced, price_table
+from providers.prices import Price, PriceTable, load_price_table
 from providers.registry import BATCH_PROVIDERS, adapts, can_batch
 from providers.urls import public_model, public_url
 from runner.ladder.retry import RetryPolicy
@@ -87,14 +88,20 @@ class Sampling(BaseModel):
                            for name in Sampling.model_fields})
 
 
-def _table_entry(value: object) -> object:
+PRICES = "prices"
+"""The key of the validation context's price table (`parse_spec`'s `prices`)."""
+
+
+def _table_entry(value: object, info: ValidationInfo) -> object:
     """`prices = "PROVIDER:NAME"`: that entry of the price table (how an `openai-compatible:` server's model, whose
-    provider its URL does not tell, takes LiteLLM's price for it)."""
+    provider its URL does not tell, takes LiteLLM's price for it): the validation context's table, else the data
+    home's."""
     if not isinstance(value, str):
         return value
-    price = price_table().models.get(value)
+    table = (info.context or {}).get(PRICES) or load_price_table()
+    price = table.models.get(value)
     if price is None:
-        near = nearest_priced(value)
+        near = table.nearest(value)
         raise ValueError(f"a price table entry (`tripbench prices show TEXT` lists them), got {json.dumps(value)}"
                          + (f" (did you mean {near}?)" if near else ""))
     return price
@@ -364,8 +371,10 @@ class RunSpec(BaseModel):
         return dumped
 
 
-def with_overrides(spec: RunSpec, overrides: Mapping[str, Any], source: str) -> RunSpec:
-    """`spec` with some of its settings replaced (`--max-cost`, `--limit`), validated as the spec's own values are.
+def with_overrides(spec: RunSpec, overrides: Mapping[str, Any], source: str,
+                   prices: PriceTable | None = None) -> RunSpec:
+    """`spec` with some of its settings replaced (`--max-cost`, `--limit`), validated as the spec's own values are
+    (`prices`: the price table an entry's `prices = "PROVIDER:NAME"` names, see `parse_spec`).
 
     Raises:
         ConfigError: an override the spec would refuse, naming `source` and the field.
@@ -373,7 +382,8 @@ def with_overrides(spec: RunSpec, overrides: Mapping[str, Any], source: str) -> 
     if not overrides:
         return spec
     try:
-        return RunSpec.model_validate({**dict(spec), **overrides})  # fields already validated stay as they are
+        # fields already validated stay as they are
+        return RunSpec.model_validate({**dict(spec), **overrides}, context=_context(prices))
     except ValidationError as exc:
         raise config_error(exc, RunSpec, source) from None
 
@@ -413,8 +423,8 @@ def changed_fields(before: Any, after: Any, path: str = "") -> list[str]:
             for changed in changed_fields(before.get(name), after.get(name), f"{path}.{name}" if path else name)]
 
 
-def load_spec(path: Path) -> RunSpec:
-    """Reads and validates a run spec.
+def load_spec(path: Path, prices: PriceTable | None = None) -> RunSpec:
+    """Reads and validates a run spec (`prices`: see `parse_spec`).
 
     Raises:
         ConfigError: unreadable file, bad TOML, or an invalid field (naming the file, field and what was expected).
@@ -429,7 +439,12 @@ def load_spec(path: Path) -> RunSpec:
         raise ConfigError(str(path), "(syntax)", f"values nested at most {MAX_DEPTH} deep") from None
     if (deep := too_deep(data)) is not None:
         raise ConfigError(str(path), deep, f"values nested at most {MAX_DEPTH} deep")
-    return parse_spec(data, str(path))
+    return parse_spec(data, str(path), prices)
+
+
+def _context(prices: PriceTable | None) -> dict[str, PriceTable] | None:
+    """The validation context that hands `_table_entry` a price table."""
+    return {PRICES: prices} if prices is not None else None
 
 
 def _walk(data: dict[str, Any]) -> Iterator[tuple[Any, str, int]]:
@@ -470,11 +485,12 @@ def _unprintable(data: dict[str, Any], source: str) -> None:
                               "tab)", value)
 
 
-def parse_spec(data: dict[str, Any], source: str) -> RunSpec:
-    """Validates a spec already read as a dict (`too_deep` checked); `source` names it in errors."""
+def parse_spec(data: dict[str, Any], source: str, prices: PriceTable | None = None) -> RunSpec:
+    """Validates a spec already read as a dict (`too_deep` checked); `source` names it in errors, `prices` is the
+    table a model's `prices = "PROVIDER:NAME"` is an entry of (None: the data home's, `load_price_table`)."""
     _unprintable(data, source)
     try:
-        spec = RunSpec.model_validate(data)
+        spec = RunSpec.model_validate(data, context=_context(prices))
     except ValidationError as exc:
         raise config_error(exc, RunSpec, source) from None
     require_agreement(spec.models, lambda model: model.model, CLIENT_FIELDS, source,

@@ -34,7 +34,7 @@ from cache import CacheEntry, CacheMode, CallCache, digest, key_fields
 from errors import ConfigError
 from providers.errors import BudgetExhausted, LLMError, ProviderError, ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
-from providers.prices import Price, cost_at, price_for
+from providers.prices import Price, PriceTable, bundled_table, cost_at
 from providers.registry import resolve_model
 from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
@@ -126,7 +126,9 @@ class Gateway:
         spend_cap: The run's cap (shared by every model); default: no cap.
         limiter: RPM / TPM buckets and concurrency caps; default: unlimited.
         retrier: Retry policy and backoff; default: `RetryPolicy()`.
-        prices: Price overrides by model string (the run spec's), over the bundled table.
+        prices: Price overrides by model string (the run spec's), over `price_table`.
+        price_table: The price table (a run's: `runner.engine.prepared.Prepared.prices`); default: the bundled
+            snapshot.
         on_call: Receives one `CallRecord` per call, in the caller's task (so a contextvar can name the rollout).
         batches: The transport of batch models' calls, and of requests earlier sessions left in live batches
             (`resume_batches`); None: every call is sent online.
@@ -136,7 +138,8 @@ class Gateway:
     def __init__(self, *, resolve: Callable[[str], ChatModel] = resolve_model, cache: CallCache | None = None,
                  mode: CacheMode | None = None, spend_cap: SpendCap | None = None,
                  limiter: RateLimiter | None = None, retrier: Retrier | None = None,
-                 prices: Mapping[str, Price] | None = None, on_call: Callable[[CallRecord], None] | None = None,
+                 prices: Mapping[str, Price] | None = None, price_table: PriceTable | None = None,
+                 on_call: Callable[[CallRecord], None] | None = None,
                  batches: BatchTransport | None = None, clock: Callable[[], float] = time.perf_counter) -> None:
         if cache is None and mode not in (None, CacheMode.OFF):
             raise ValueError(f"cache mode {mode} needs a cache")  # replay must never fall through to a provider
@@ -148,6 +151,7 @@ class Gateway:
         self._limiter = limiter or RateLimiter()
         self._retrier = retrier or Retrier()
         self._prices = dict(prices or {})
+        self._price_table = price_table if price_table is not None else bundled_table()
         self._price_by_model: dict[str, Price | None] = {}
         self._on_call = on_call
         self._batches = batches
@@ -329,7 +333,7 @@ class Gateway:
         name = call.target.name
         if worst is None and self.spend_cap.cap_usd is not None:
             raise ConfigError("run spec", f"models[{name!r}].prices",
-                              "a price: a spend cap is set and the bundled price table does not know this model")
+                              "a price: a spend cap is set and the price table does not know this model")
         reservation = await self.spend_cap.reserve(worst or 0.0, model=name, cache_key=key,
                                                    what=f"a call to {name}")
         attempt = Attempt(request, key, reservation.charge, call.prompt_tokens + call.output_allowance)
@@ -386,7 +390,7 @@ class Gateway:
 
     def _cost(self, usage: Usage, model: str, *, batch: bool = False) -> float | None:
         if model not in self._price_by_model:
-            self._price_by_model[model] = price_for(model, self._prices)
+            self._price_by_model[model] = self._price_table.price_for(model, self._prices)
         price = self._price_by_model[model]
         return None if price is None else cost_at(usage, price, batch=batch)
 

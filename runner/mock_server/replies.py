@@ -2,7 +2,8 @@
 
 A reply function takes a `MockRequest` and returns the reply text, or a `MockReply` to also report cached prompt
 tokens or force a finish reason (e.g. `content_filter`). Name one in the config as `module:function` and agents
-run through the real SDKs, over real HTTP, against scripted behaviour.
+run through the real SDKs, over real HTTP, against scripted behaviour; a `module:Class` is made into the server's
+reply function once per server (a reply over what it reads when the server starts: `benchmarks.offline`'s).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ def echo_reply(request: MockRequest) -> str:
 
 
 def load_reply_function(path: str | None) -> ReplyFunction:
-    """The reply function named `module:function`, or `echo_reply` for None.
+    """The reply function named `module:function`, an instance of the class named `module:Class` (made now, with no
+    arguments), or `echo_reply` for None.
 
     Raises:
         ConfigError: the module or the function cannot be found.
@@ -37,4 +39,4 @@ def load_reply_function(path: str | None) -> ReplyFunction:
         raise ConfigError("mock server config", "reply", "an importable module:function", path) from None
     if not callable(function):
         raise ConfigError("mock server config", "reply", "a callable", path)
-    return function  # type: ignore[no-any-return]
+    return function() if isinstance(function, type) else function  # type: ignore[no-any-return]

@@ -1,4 +1,4 @@
-"""What made a run's numbers, as a reader of a paper needs it: `provenance(run_dir)` gathers it from the run
+"""What made a run's numbers, as a reader of a paper needs it: `provenance(results)` gathers it from the run
 directory (its identity, its sessions, and the stamp each session leaves in `sessions.jsonl`).
 
     tripbench       version and git commit (when run from a checkout) of each session
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from errors import UserError
-from providers.prices import price_for, price_table
+from providers.prices import PriceTable, load_price_table
 from runner.store.results import RunResults
 
 IDENTITY_FILE = "identity.json"
@@ -57,11 +57,12 @@ def git_commit() -> str | None:
     return head + ("+dirty" if dirty else "")
 
 
-def stamp_session(run_dir: Path, session: int, spec: Mapping[str, Any], cache_mode: str,
+def stamp_session(run_dir: Path, session: int, spec: Mapping[str, Any], cache_mode: str, prices: PriceTable,
                   replay_of: str | None = None) -> None:
-    """Appends this session's stamp to `sessions.jsonl` (`replay_of`: the sha256 of the pack it replays)."""
+    """Appends this session's stamp to `sessions.jsonl` (`prices`: the table it prices at; `replay_of`: the sha256 of
+    the pack it replays)."""
     stamp = {"session": session, "host": socket.gethostname(), "git_commit": git_commit(),
-             "spec_sha256": spec_digest(spec), "cache": cache_mode, "prices": price_table().source,
+             "spec_sha256": spec_digest(spec), "cache": cache_mode, "prices": prices.source,
              "replay_of": replay_of, "stamped_at": time.time()}
     try:
         with (run_dir / SESSIONS_FILE).open("a", encoding="utf-8") as handle:
@@ -86,8 +87,10 @@ def stamps(run_dir: Path) -> dict[int, dict[str, Any]]:
     return found
 
 
-def provenance(results: RunResults) -> dict[str, Any]:
-    """The provenance of a run directory (the module docstring's fields), as JSON values."""
+def provenance(results: RunResults, prices: PriceTable | None = None) -> dict[str, Any]:
+    """The provenance of a run directory (the module docstring's fields), as JSON values; `prices` says when each
+    model is shut down (default: the data home's table, read now, as `tripbench report` reads it)."""
+    prices = prices if prices is not None else load_price_table()
     run_dir = results.run_dir
     identity = _identity(run_dir)
     stamped = stamps(run_dir)
@@ -104,7 +107,7 @@ def provenance(results: RunResults) -> dict[str, Any]:
     models: dict[str, Any] = {}
     for part in identity.get("parts", []):
         for label, settings in part["models"].items():
-            retires = price.deprecation_date if (price := price_for(settings["model"])) is not None else None
+            retires = price.deprecation_date if (price := prices.price_for(settings["model"])) is not None else None
             models[label] = {**settings, "shut_down_on": retires.isoformat() if retires else None}
     latest = results.sessions[-1] if results.sessions else None
     return {"run": run_dir.name, "tripbench": latest.tool_version if latest else None,

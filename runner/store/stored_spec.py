@@ -59,11 +59,11 @@ class StoredSpec:
         as the default that run ran with."""
         if not isinstance(data, dict):
             return cls()
-        defaults = data.get("sampling") or {}
+        defaults = data.get("sampling") or {}  # `[sampling]`: what an entry's own `null` leaves to it
         models = tuple(
             StoredModel(str(entry.get("model") or ""), entry.get("name") or None, entry.get("batch"),
                         {key: found for key in SAMPLING_FIELDS
-                         if (found := entry.get(key, defaults.get(key))) is not None})
+                         if (found := entry[key] if entry.get(key) is not None else defaults.get(key)) is not None})
             for entry in data.get("models") or () if isinstance(entry, dict))
         max_cost = data.get("max_cost")
         return cls(str(data.get("benchmark", "")), data.get("split"), tuple(data.get("strategies") or ()),

@@ -1,4 +1,5 @@
-"""`cost_usd` against hand-computed figures, snapshot fallback, overrides and unknown models; the LiteLLM table."""
+"""`PriceTable.cost_usd` against hand-computed figures, snapshot fallback, overrides and unknown models; the
+LiteLLM table."""
 
 from __future__ import annotations
 
@@ -13,59 +14,62 @@ from pydantic import ValidationError
 
 from errors import DataError
 from providers.interface import Usage
-from providers.prices import Price, cost_usd, from_litellm, price_for, price_table, retirement_note
+from providers.prices import Price, bundled_table, from_litellm
+
+TABLE = bundled_table()
+"""The snapshot shipped with tripbench (no data home's table here)."""
 
 
 def test_openai_with_cached_input() -> None:
     # gpt-4o-mini: $0.15 input, $0.075 cached, $0.60 output per 1M.
     # 800 uncached * 0.15 + 200 cached * 0.075 + 500 out * 0.60 = 120 + 15 + 300 = 435 per 1M -> $0.000435
     usage = Usage(input_tokens=1000, cached_input_tokens=200, output_tokens=500)
-    assert cost_usd(usage, "openai:gpt-4o-mini") == pytest.approx(0.000435, abs=1e-12)
+    assert TABLE.cost_usd(usage, "openai:gpt-4o-mini") == pytest.approx(0.000435, abs=1e-12)
 
 
 def test_anthropic_snapshot_falls_back_and_batch_halves() -> None:
     # claude-sonnet-4-5: $3 in, $15 out. 10,000 * 3 + 2,000 * 15 = 60,000 per 1M -> $0.06; batch -> $0.03
     usage = Usage(input_tokens=10_000, output_tokens=2_000)
-    assert cost_usd(usage, "anthropic:claude-sonnet-4-5-20250929") == pytest.approx(0.06)
-    assert cost_usd(usage, "anthropic:claude-sonnet-4-5", batch=True) == pytest.approx(0.03)
-    assert price_for("openai:gpt-4o-2024-01-01") == price_table().models["openai:gpt-4o"]
+    assert TABLE.cost_usd(usage, "anthropic:claude-sonnet-4-5-20250929") == pytest.approx(0.06)
+    assert TABLE.cost_usd(usage, "anthropic:claude-sonnet-4-5", batch=True) == pytest.approx(0.03)
+    assert TABLE.price_for("openai:gpt-4o-2024-01-01") == TABLE.models["openai:gpt-4o"]
 
 
 def test_unknown_models_cost_none_not_zero() -> None:
     usage = Usage(input_tokens=10, output_tokens=10)
-    assert cost_usd(usage, "openai:gpt-9-ultra") is None
-    assert cost_usd(usage, "openai-compatible:llama@https://llm.example.com/v1") is None
-    assert cost_usd(usage, "openai:gpt-4o-mini-high") is None  # no prefix matching across models
+    assert TABLE.cost_usd(usage, "openai:gpt-9-ultra") is None
+    assert TABLE.cost_usd(usage, "openai-compatible:llama@https://llm.example.com/v1") is None
+    assert TABLE.cost_usd(usage, "openai:gpt-4o-mini-high") is None  # no prefix matching across models
 
 
 @pytest.mark.parametrize("url", ["http://localhost:8000/v1", "http://127.0.0.1:8080/v1", "http://[::1]:1234/v1",
                                  "http://192.168.1.20:11434/v1", "http://gpu-box:8000/v1"])
 def test_a_server_on_the_users_own_machines_costs_nothing_unless_told(url: str) -> None:
     usage = Usage(input_tokens=1_000_000, output_tokens=1_000_000)
-    assert cost_usd(usage, f"openai-compatible:llama@{url}") == 0.0
-    assert cost_usd(usage, f"openai-compatible:@{url}") == 0.0  # the server's only model
+    assert TABLE.cost_usd(usage, f"openai-compatible:llama@{url}") == 0.0
+    assert TABLE.cost_usd(usage, f"openai-compatible:@{url}") == 0.0  # the server's only model
     told = {f"openai-compatible:llama@{url}": Price(input=0.1, output=0.2)}  # a cluster's cost per token, say
-    assert cost_usd(usage, f"openai-compatible:llama@{url}", overrides=told) == pytest.approx(0.3)
+    assert TABLE.cost_usd(usage, f"openai-compatible:llama@{url}", overrides=told) == pytest.approx(0.3)
 
 
 def test_overrides_exact_then_wildcard_then_table() -> None:
     usage = Usage(input_tokens=1_000_000, cached_input_tokens=0, output_tokens=1_000_000)
     local = "openai-compatible:llama@http://localhost:8000/v1"
     free = {"openai-compatible:*": Price(input=0, output=0)}
-    assert cost_usd(usage, local, overrides=free) == 0.0
+    assert TABLE.cost_usd(usage, local, overrides=free) == 0.0
     negotiated = {"openai:gpt-4o": Price(input=2.0, output=8.0), "openai:*": Price(input=100, output=100)}
-    assert cost_usd(usage, "openai:gpt-4o", overrides=negotiated) == pytest.approx(10.0)
-    assert cost_usd(usage, "openai:gpt-4o-mini", overrides=negotiated) == pytest.approx(100 + 100)
-    assert cost_usd(usage, "anthropic:claude-haiku-4-5", overrides=negotiated) == pytest.approx(1.0 + 5.0)
+    assert TABLE.cost_usd(usage, "openai:gpt-4o", overrides=negotiated) == pytest.approx(10.0)
+    assert TABLE.cost_usd(usage, "openai:gpt-4o-mini", overrides=negotiated) == pytest.approx(100 + 100)
+    assert TABLE.cost_usd(usage, "anthropic:claude-haiku-4-5", overrides=negotiated) == pytest.approx(1.0 + 5.0)
 
 
 def test_cached_rate_defaults_to_input_rate() -> None:
     usage = Usage(input_tokens=1_000_000, cached_input_tokens=1_000_000, output_tokens=0)
-    assert cost_usd(usage, "x:y", overrides={"x:y": Price(input=2.0, output=4.0)}) == pytest.approx(2.0)
+    assert TABLE.cost_usd(usage, "x:y", overrides={"x:y": Price(input=2.0, output=4.0)}) == pytest.approx(2.0)
 
 
 def test_the_bundled_snapshot_prices_the_models_users_run_online_and_in_batches() -> None:
-    models = price_table().models
+    models = TABLE.models
     providers = {model.partition(":")[0] for model in models}
     assert len(models) > 3000 and len(providers) > 50 and {"openai", "anthropic", "together_ai"} <= providers
     for model in ("openai:gpt-4o-mini", "openai:gpt-4.1", "openai:gpt-5", "anthropic:claude-sonnet-4-5",
@@ -156,11 +160,11 @@ def test_prices_update_refuses_a_price_list_too_large(file_server: tuple[str, Pa
 
 def test_a_retired_model_or_one_retiring_within_60_days_is_named() -> None:
     today = date(2026, 11, 29)
-    assert retirement_note("openai:gpt-4-1106-preview", today) == (
+    assert TABLE.retirement_note("openai:gpt-4-1106-preview", today) == (
         'openai:gpt-4-1106-preview was shut down on 2026-10-23: only a cache or a pack can answer it; run with '
         'cache = "replay"')
-    assert retirement_note("openai:gpt-4-1106-preview", today, replay=True) == (
+    assert TABLE.retirement_note("openai:gpt-4-1106-preview", today, replay=True) == (
         "openai:gpt-4-1106-preview was shut down on 2026-10-23: only a cache or a pack can answer it")
-    assert "will be shut down on 2026-12-11 (in 12 days)" in (retirement_note("openai:gpt-5", today) or "")
-    assert retirement_note("openai:gpt-4o", date(2026, 11, 14)) is None  # 61 days ahead: not yet
-    assert retirement_note("openai:gpt-4o-mini", today) is None and retirement_note("acme:x", today) is None
+    assert "will be shut down on 2026-12-11 (in 12 days)" in (TABLE.retirement_note("openai:gpt-5", today) or "")
+    assert TABLE.retirement_note("openai:gpt-4o", date(2026, 11, 14)) is None  # 61 days ahead: not yet
+    assert TABLE.retirement_note("openai:gpt-4o-mini", today) is None and TABLE.retirement_note("acme:x", today) is None

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from pydantic import BaseModel
 
 from benchmarks.registry import available, get_benchmark
-from providers.prices import price_table
+from providers.prices import bundled_table
 from runner.cli.main import cli
 from tests.runner.engine_support import CLI, PROJECT_ROOT
 from tests.runner.toy_benchmark import ToyBenchmark
@@ -29,7 +29,7 @@ def test_list_names_every_strategy_and_priced_model_and_tells_react_from_two_sta
             assert any(line.split()[:1] == [strategy.name] and len(line.split()) > 1 for line in lines), strategy.name
     described = {line.split()[0]: line for line in lines if line.startswith("  ")}
     assert "tool agent" in described["two-stage"] and "sole planning (no tools)" in described["react"]
-    assert f"priced models: {len(price_table().models):,} of " in result.output
+    assert f"priced models: {len(bundled_table().models):,} of " in result.output
 
 
 class Undescribed:

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from errors import ConfigError, UserError
-from providers.prices import price_table
+from providers.prices import bundled_table
 from runner.cli.main import cli
 from runner.engine.execute import execute
 from runner.engine.expand import expand, select_tasks
@@ -157,8 +157,8 @@ def test_an_openai_compatible_model_takes_its_price_from_a_table_entry(tmp_path:
                             f'model = "openai-compatible:{name}@http://127.0.0.1:9/v1"\nprices = "{entry}"')
     path.write_text(text, encoding="utf-8")
     prepared = prepare(path)  # the cap is satisfied: both models are priced
-    assert [model.prices for model in prepared.spec.models] == [price_table().models[entry]] * 2
-    assert price_table().models[entry].rates() == (1.04, 1.04, 1.04)  # LiteLLM's figures, USD per million tokens
+    assert [model.prices for model in prepared.spec.models] == [bundled_table().models[entry]] * 2
+    assert bundled_table().models[entry].rates() == (1.04, 1.04, 1.04)  # LiteLLM's figures, USD per million tokens
 
 
 def test_auto_concurrency_is_the_default_of_openai_compatible_servers_only(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from cache.store import CacheStore
 from providers.errors import LLMError, ServerError
 from providers.interface import ChatRequest, ChatResponse, Message
 from providers.openai_chat import OpenAIChat
-from providers.prices import cost_usd
+from providers.prices import bundled_table
 from providers.registry import resolve_model
 from runner.ladder.calls import CallRecord
 from runner.ladder.gateway import Gateway, Target
@@ -206,5 +206,6 @@ async def test_anthropic_sdk_through_the_gateway(start_mock_llm, records: list[C
     response = await gw.complete(ChatRequest(model, (Message("user", "Plan a trip to Chicago."),), max_tokens=64))
     assert len(server.received) == 3 and server.received[-1].api == "anthropic"
     assert records[-1].retries == 2
-    assert records[-1].cost_usd == pytest.approx(cost_usd(response.usage, model)) and records[-1].cost_usd > 0
+    assert records[-1].cost_usd == pytest.approx(bundled_table().cost_usd(response.usage, model))
+    assert records[-1].cost_usd > 0
     assert response.usage.input_tokens == server.tally.input_tokens

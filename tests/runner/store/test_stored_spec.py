@@ -22,6 +22,8 @@ def test_a_runs_stored_spec_reads_back_as_the_spec_said() -> None:
     # a model's own batch wins over the run's
     assert stored.batched == frozenset({"openai-compatible:toy@https://example.com/v1"})
     assert stored.models[0].sampling["max_tokens"] == 64 and stored.models[1].sampling["seed"] == 7
+    # `[sampling]`'s temperature is each entry's, though the dumped entries hold `temperature: null`
+    assert [model.sampling["temperature"] for model in stored.models] == [0.5, 0.5]
 
 
 def test_an_older_runs_spec_reads_with_what_its_absent_settings_meant() -> None:

@@ -117,7 +117,7 @@ def test_injected_shares_follow_the_configured_rates(travelplanner_data: Path, o
     assert chi2 < 22.5  # 6 degrees of freedom: p = 0.001
 
 async def test_the_mock_server_and_the_openai_sdk_give_the_same_rollouts(demo_world, start_mock_llm):
-    server = await start_mock_llm(MockConfig(reply="benchmarks.offline:mock_reply"))
+    server = await start_mock_llm(MockConfig(reply="benchmarks.offline:DataHomeReplies"))
     tasks = _tasks(demo_world.summary.queries, demo_world.index)[::6]
     via_sdk = resolve_model(f"openai-compatible:noisy?rate=1@{server.openai_base_url}")
     try:

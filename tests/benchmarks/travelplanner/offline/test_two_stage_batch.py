@@ -17,7 +17,7 @@ from runner.store.results import load_run
 from tests.benchmarks.travelplanner.offline.conftest import DemoWorld
 
 KEY_ENV = "TRIPBENCH_TEST_BATCH_KEY"
-MOCK_REPLY = "benchmarks.offline:mock_reply"  # TravelPlanner's answers need nothing but the prompt
+MOCK_REPLY = "benchmarks.offline:DataHomeReplies"  # TravelPlanner's answers need nothing but the prompt
 
 
 def _spec(path: Path, world: DemoWorld, base_url: str, *, batch: bool) -> Path:
