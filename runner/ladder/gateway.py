@@ -36,6 +36,7 @@ from providers.errors import BudgetExhausted, LLMError, ProviderError, ReplayMis
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import Price, cost_at, price_for
 from providers.registry import resolve_model
+from providers.stages import current_stage
 from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
 from runner.ladder.batches import BatchCounts, BatchTransport
@@ -109,6 +110,8 @@ class _Call:
     """cl100k estimate, counted once per provider call (hits never need it)."""
     batched: bool = False
     """Answered through the provider's batch API (priced at its batch rate)."""
+    stage: str | None = None
+    """The stage of the strategy's work the call was made in (`providers.stages`): a model may batch only one."""
 
     @property
     def output_allowance(self) -> int:
@@ -153,7 +156,7 @@ class Gateway:
         self._batches = batches
         self._clock = clock
         self._targets: dict[str, Target] = {}
-        self._transports: dict[str, Transport] = {}
+        self._online: dict[str, Online] = {}
         self._in_flight: dict[str, asyncio.Future[tuple[ChatResponse, float | None, int]]] = {}
         self._unwritten: dict[str, CacheEntry] = {}
         self._writer: asyncio.Task[None] | None = None
@@ -189,7 +192,7 @@ class Gateway:
                 `PermanentError`, or the last `RetryableError` once retries are exhausted.
         """
         started = self._clock()
-        call = _Call(request, self.target(request.model))
+        call = _Call(request, self.target(request.model), stage=current_stage())
         try:
             outcome = await self._from_cache(call)
         except BudgetExhausted:
@@ -354,13 +357,14 @@ class Gateway:
         return response, cost
 
     def _transport(self, call: _Call) -> Transport:
-        """How the attempts of the call's model are sent: through its batch for a batch model, else online."""
+        """How the call's attempts are sent: through its model's batch for a batch model (of the call's stage, for
+        a model that batches one stage only), else online."""
         model, target = call.request.model, call.target
-        if model not in self._transports:
-            batches = self._batches
-            self._transports[model] = (batches if batches is not None and batches.batches(model) else
-                                       Online(target.model, target.limit_key, self._limiter))
-        return self._transports[model]
+        if self._batches is not None and self._batches.batches(model, call.stage):
+            return self._batches
+        if model not in self._online:
+            self._online[model] = Online(target.model, target.limit_key, self._limiter)
+        return self._online[model]
 
     def _worst_usage(self, call: _Call) -> Usage:
         """What an attempt may use at most: the prompt estimate with its margin, and the output allowance."""

@@ -54,6 +54,11 @@ class TwoStageStrategy:
         """`AGENT_CALLS`, plus the extraction call of an `llm:` parser."""
         return AGENT_CALLS[self.name] + (self.parser != RULES)
 
+    @property
+    def planner_calls(self) -> float:
+        """The Planner tool's one call, after the tool agent's steps (`benchmarks.base.PlannerCalls`)."""
+        return 1.0
+
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         run = await ReactAgent(model, tools, self.limits).run(task.input["query"])
         return await conclude(run.answer, run.steps, halted=run.halted, extractor=extractor(model, self.parser))
@@ -77,6 +82,12 @@ class SolePlanningStrategy:
         """One call for `direct` and `cot`, `AGENT_CALLS` for the agents; plus the extraction call of an `llm:`
         parser."""
         return AGENT_CALLS.get(self.name, 1.0) + (self.parser != RULES)
+
+    @property
+    def planner_calls(self) -> float:
+        """`direct` and `cot` are one Planner call; the agents' steps are not the Planner's
+        (`benchmarks.base.PlannerCalls`)."""
+        return 0.0 if self.name in AGENT_CALLS else 1.0
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         text = reference_text(task, tools)
