@@ -59,6 +59,7 @@ from errors.validation import config_error
 from providers.interface import DEFAULT_TIMEOUT_S
 from providers.prices import Price, nearest_priced, price_table
 from providers.registry import BATCH_PROVIDERS, can_batch
+from providers.stages import PLANNER
 from providers.urls import public_model, public_url
 from runner.ladder.retry import RetryPolicy
 
@@ -107,6 +108,18 @@ def _concurrency(value: object) -> object:
     raise ValueError(f'an integer >= 1 or "auto", got {json.dumps(value)}')
 
 
+def _batch(value: object) -> object:
+    """`batch`: true, false or "planner" (one message for all three, not one per kind)."""
+    if value is None or isinstance(value, bool) or value == PLANNER:
+        return value
+    raise ValueError(f'true, false or "{PLANNER}" (only the Planner\'s calls), got {json.dumps(value)}')
+
+
+BatchSetting = Annotated[bool | Literal["planner"], BeforeValidator(_batch)]
+"""Whether a model's calls go through its provider's batch API: all of them, none, or only the Planner's
+(`providers.stages.PLANNER`), its agent's steps online."""
+
+
 class ModelSpec(Sampling):
     """One model under test; its sampling fields override `[sampling]`.
 
@@ -143,7 +156,7 @@ class ModelSpec(Sampling):
     request_timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, allow_inf_nan=False)
     """Seconds one request may take before it fails as a timeout (retried like a 5xx); never in a cache key, and
     free to change on resume."""
-    batch: bool | Literal["planner"] | None = None
+    batch: BatchSetting | None = None
     """Send this model's calls through its provider's batch API (`openai:` and `anthropic:` models): half price,
     answers within 24 h; `"planner"`: only the Planner's calls (`providers.stages`), the agent's steps online; unset:
     the run's `batch`."""
@@ -296,7 +309,7 @@ class RunSpec(BaseModel):
     """Cache directory, relative to the spec file (default: the user's tripbench cache)."""
     max_cost: float | None = Field(default=None, gt=0)
     """Spend cap in USD for the whole run, resumes included."""
-    batch: bool | Literal["planner"] = False
+    batch: BatchSetting = False
     """Whether models that do not say (`models[].batch`) go through their provider's batch API (`"planner"`: only
     the Planner's calls); each must have one (a model whose provider has none says `batch = false`: see
     `batch_models`)."""
