@@ -11,8 +11,8 @@ single-call strategy), else `max_calls`, else `DEFAULT_EXPECTED_CALLS`; the repo
 A batch model's batched calls are priced at its batch rate: every new call, or for `batch = "planner"` the
 strategy's Planner calls (`benchmarks.base.PlannerCalls`). Each rollout waits for one batch round per batched call,
 and rollouts run `min(concurrency, batch_size)` at a time, so the run takes about that many rounds per rollout times
-the waves of rollouts; each round is the spec's `batch_flush_s` plus `batch_round_s`, the assumed time a provider
-takes to process a batch (its online calls' own time comes on top).
+the waves of rollouts (the run's longest rollouts set the real count); each round is the spec's `batch_flush_s` plus
+`batch_round_s`, the assumed time a provider takes to process a batch (its online calls' own time comes on top).
 
 That is an expectation, not a bound: agents' prompts grow as they work, rollouts may make more calls than the mean,
 retries are billed again. What bounds the money is the spend cap (every request's worst case is booked before it is
@@ -270,10 +270,12 @@ def _render_rounds(e: ModelEstimate, console: Console) -> None:
     """A batch model's rounds, its share of tokens at the batch price and the wall time its rounds take."""
     share = e.batched_tokens / max(e.input_tokens + e.output_tokens, 1.0)
     waves = f" in {e.waves:,} waves of rollouts" if e.waves > 1 else ""
+    longer = ", a rollout longer than the expected calls more" if e.rounds_per_rollout > 1 else ""
     console.print(f"batch: {e.model}: about {e.rounds:,} batch rounds one after the other ({e.rounds_per_rollout:,} "
-                  f"per rollout{waves}), {share:.0%} of its new tokens at the batch price; the rounds take about "
-                  f"{_duration(e.rounds * e.round_s)} (each {e.round_s:,.0f} s: batch_flush_s plus batch_round_s, the "
-                  "assumed processing time of a batch), its online calls' time on top", soft_wrap=True)
+                  f"per rollout{waves}{longer}), {share:.0%} of its new tokens at the batch price; the rounds take "
+                  f"about {_duration(e.rounds * e.round_s)} (each {e.round_s:,.0f} s: batch_flush_s plus "
+                  "batch_round_s, the assumed processing time of a batch), its online calls' time on top",
+                  soft_wrap=True)
 
 
 def _duration(seconds: float) -> str:

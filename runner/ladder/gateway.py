@@ -12,7 +12,8 @@ sees a cache, a limiter or a provider. It is built as httpx's send ladder, one c
     transport         the model's (runner.ladder.transports): `Online` takes a concurrency slot and the RPM and
                       TPM buckets (runner.ladder.ratelimit), then calls the provider; a batch model's
                       `BatchTransport` (runner.ladder.batches) queues the attempt into the model's open batch and
-                      waits for its result, reserved and priced at the batch rate
+                      waits for its result, reserved and priced at the batch rate (a model with
+                      `batch = "planner"`: its Planner's calls only, `providers.stages`)
 
 The spend cap and rate limiting sit inside the retry loop, not around it: every attempt is a request the server
 counts and may bill, so every attempt reserves its worst case and takes a request and its tokens from the buckets,
