@@ -226,6 +226,12 @@ class PlannerCalls(Protocol):
         """The Planner's calls per rollout."""
         ...
 
+    @property
+    def planner_share(self) -> float | None:
+        """The share of a rollout's tokens its Planner calls hold, a documented typical figure (None: their share of
+        the rollout's calls)."""
+        ...
+
 
 class Commands(Protocol):
     """An optional part of a `Benchmark`: its own command-line commands and data home.

@@ -9,7 +9,8 @@ strategy's rollouts finished in this run, else the strategy's own count (`benchm
 single-call strategy), else `max_calls`, else `DEFAULT_EXPECTED_CALLS`; the report says which.
 
 A batch model's batched calls are priced at its batch rate: every new call, or for `batch = "planner"` the
-strategy's Planner calls (`benchmarks.base.PlannerCalls`). Each rollout waits for one batch round per batched call,
+strategy's Planner calls, with the share of the tokens the strategy says they hold (`benchmarks.base.PlannerCalls`;
+by default their share of the calls). Each rollout waits for one batch round per batched call,
 and rollouts run `min(concurrency, batch_size)` at a time, so the run takes about that many rounds per rollout times
 the waves of rollouts (the run's longest rollouts set the real count); each round is the spec's `batch_flush_s` plus
 `batch_round_s`, the assumed time a provider takes to process a batch (its online calls' own time comes on top).
@@ -197,28 +198,31 @@ def _add(estimate: ModelEstimate, prepared: Prepared, key: RolloutKey, probe: _P
     estimate.input_tokens += calls * prompt
     estimate.output_tokens += calls * output
     model = prepared.model(key.model)
-    batched = _batched_calls(prepared, key, calls)
-    estimate.batched_tokens += batched * (prompt + output)
+    batched, share = _batched(prepared, key, calls)
+    estimate.batched_tokens += share * calls * (prompt + output)
     estimate.rounds_per_rollout = max(estimate.rounds_per_rollout, math.ceil(batched))
     overrides = {model.model: model.prices} if model.prices is not None else None
     cost: float | None = 0.0
-    for n, batch in ((calls - batched, False), (batched, True)):  # the batched calls at the batch rate
-        part = cost_usd(Usage(input_tokens=round(n * prompt), output_tokens=round(n * output)), model.model,
-                        overrides=overrides, batch=batch)
+    for part_of, batch in ((1.0 - share, False), (share, True)):  # the batched tokens at the batch rate
+        usage = Usage(input_tokens=round(part_of * calls * prompt), output_tokens=round(part_of * calls * output))
+        part = cost_usd(usage, model.model, overrides=overrides, batch=batch)
         cost = None if part is None or cost is None else cost + part
     estimate.cost_usd = None if cost is None or estimate.cost_usd is None else estimate.cost_usd + cost
 
 
-def _batched_calls(prepared: Prepared, key: RolloutKey, calls: float) -> float:
-    """How many of a rollout's `calls` new calls its model sends through a batch API: all of them, or for a model
-    that batches only the Planner's the strategy's Planner calls (`benchmarks.base.PlannerCalls`)."""
+def _batched(prepared: Prepared, key: RolloutKey, calls: float) -> tuple[float, float]:
+    """How many of a rollout's `calls` new calls its model sends through a batch API, and their share of its tokens:
+    all of them, or for a model that batches only the Planner's the strategy's Planner calls and the share it says
+    they hold (`benchmarks.base.PlannerCalls`; by default their share of the calls)."""
     model = prepared.model(key.model).model
     if model not in prepared.batched:
-        return 0.0
+        return 0.0, 0.0
     if prepared.batched[model] is None:
-        return calls
+        return calls, 1.0
     strategy = prepared.strategies[key.strategy]
-    return min(strategy.planner_calls if isinstance(strategy, PlannerCalls) else 0.0, calls)
+    if not isinstance(strategy, PlannerCalls) or not (planner := min(strategy.planner_calls, calls)):
+        return 0.0, 0.0
+    return planner, strategy.planner_share if strategy.planner_share is not None else planner / calls
 
 
 def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Console, *,

@@ -64,7 +64,8 @@ class ScriptedStrategy:
         self.reword_from = reword_from
         self.preamble = "".join(f"Instruction {n}: plan carefully.\n" for n in range(preamble))
         self.planner_calls = float(planner_last)
-        """`benchmarks.base.PlannerCalls`."""
+        """`benchmarks.base.PlannerCalls`, with `planner_share` (None: the Planner's share of the calls)."""
+        self.planner_share: float | None = None
 
     async def __call__(self, task: Task, model: Any, tools: Any) -> RolloutResult:
         digest = hashlib.sha256(task.id.encode())
