@@ -44,7 +44,9 @@ async def _run(server: RunningServer, write_spec, tmp_path: Path, name: str, bat
     `cache` names another run's): what it sent."""
     spec = write_spec(server.base_url, name=f"{name}.toml", concurrency=30, cache_dir=f"cache-{cache or name}",
                       models=[{**batch_model(server), "batch": batch}], options=OPTIONS,
-                      **{**BATCHING, "batch_flush_s": 0.5})  # the Planner's calls of rollouts of 1 to 6 calls
+                      # a longer flush gathers the Planner's calls, which rollouts of 1 to 6 calls reach at
+                      # different times, in a few rounds
+                      **{**BATCHING, "batch_flush_s": 0.5})
     tally = server.tally
     before = tally.served, tally.batch_served, tally.batches
     process = await start_run(spec, tmp_path / name)
