@@ -65,6 +65,7 @@ __all__ = [  # the contract's own names and the values it is about (`benchmarks.
     "OfflineAnswers",
     "PROVIDER_ERROR",
     "Part",
+    "PlannerCalls",
     "REPLAY_MISS",
     "REQUIRED_ATTRIBUTES",
     "Responder",
@@ -211,6 +212,24 @@ class ExpectedCalls(Protocol):
     @property
     def expected_calls(self) -> float:
         """Calls per rollout: exact for single-call strategies, a documented typical count for agents."""
+        ...
+
+
+@runtime_checkable
+class PlannerCalls(Protocol):
+    """An optional part of a `Strategy`: how many of a rollout's calls are the Planner's (made under
+    `providers.stages.stage(PLANNER)`), which `tripbench run --dry-run` assumes a `batch = "planner"` model sends
+    through its batch API (a strategy without it marks none)."""
+
+    @property
+    def planner_calls(self) -> float:
+        """The Planner's calls per rollout."""
+        ...
+
+    @property
+    def planner_share(self) -> float | None:
+        """The share of a rollout's tokens its Planner calls hold, a documented typical figure (None: their share of
+        the rollout's calls)."""
         ...
 
 

@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted(path.name for path in (REPO / "perf").glob("*.py") if not path.name.startswith("_"))
 
 EXPECTED = {
+    "batch_hybrid.py": "answers identical in the three modes: True;",
     "batch_runs.py": "most submissions of one request 1;",
     "cache_size.py": "of before (goal <= 15 %)",
     "cli_startup.py": "python -c pass (baseline):",

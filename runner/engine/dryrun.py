@@ -8,6 +8,13 @@ every call is estimated. A strategy's expected calls come from the spec's `expec
 strategy's rollouts finished in this run, else the strategy's own count (`benchmarks.base.ExpectedCalls`: one for a
 single-call strategy), else `max_calls`, else `DEFAULT_EXPECTED_CALLS`; the report says which.
 
+A batch model's batched calls are priced at its batch rate: every new call, or for `batch = "planner"` the
+strategy's Planner calls, with the share of the tokens the strategy says they hold (`benchmarks.base.PlannerCalls`;
+by default their share of the calls). Each rollout waits for one batch round per batched call,
+and rollouts run `min(concurrency, batch_size)` at a time, so the run takes about that many rounds per rollout times
+the waves of rollouts (the run's longest rollouts set the real count); each round is the spec's `batch_flush_s` plus
+`batch_round_s`, the assumed time a provider takes to process a batch (its online calls' own time comes on top).
+
 That is an expectation, not a bound: agents' prompts grow as they work, rollouts may make more calls than the mean,
 retries are billed again. What bounds the money is the spend cap (every request's worst case is booked before it is
 sent, crashes included), so "at most" is printed only for a run with a cap, and it is the cap. A dry run needs no
@@ -16,13 +23,14 @@ API key: nothing is sent.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.base import ExpectedCalls
+from benchmarks.base import ExpectedCalls, PlannerCalls
 from providers.errors import ReplayMiss
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.tokens import count_prompt_tokens
@@ -51,6 +59,19 @@ class ModelEstimate:
     output_tokens: float = 0.0
     cost_usd: float | None = 0.0
     """None when the price table does not know the model and the spec gives no price."""
+    batched_tokens: float = 0.0
+    """The part of the new calls' tokens sent through the batch API (at the batch price)."""
+    rounds_per_rollout: int = 0
+    """Batch rounds the rollout with the most batched calls waits for, one after the other."""
+    waves: int = 0
+    """Groups of rollouts that run one after the other (`min(concurrency, batch_size)` at a time)."""
+    round_s: float = 0.0
+    """The time of one batch round assumed: the spec's `batch_flush_s` plus `batch_round_s`."""
+
+    @property
+    def rounds(self) -> int:
+        """Batch rounds the run's rollouts of this model wait for, one after the other."""
+        return self.rounds_per_rollout * self.waves
 
 
 class _Probe:
@@ -156,6 +177,11 @@ async def estimate(prepared: Prepared, run_dir: Path) -> tuple[list[ModelEstimat
             _add(estimates[key.model], prepared, key, probe, expected[key.strategy][0])
 
         await Scheduler(spec.concurrency).run(pending, probe)
+    for model in spec.models:
+        if model.model in prepared.batched and (e := estimates[model.label]).rounds_per_rollout:
+            e.waves = math.ceil(sum(1 for key in pending if key.model == model.label)
+                                / min(spec.concurrency, spec.batch_size))
+            e.round_s = spec.batch_flush_s + spec.batch_round_s
     return list(estimates.values()), _assumption(expected)
 
 
@@ -171,11 +197,31 @@ def _add(estimate: ModelEstimate, prepared: Prepared, key: RolloutKey, probe: _P
     estimate.input_tokens += calls * prompt
     estimate.output_tokens += calls * output
     model = prepared.model(key.model)
+    batched, share = _batched(prepared, key, calls)
+    estimate.batched_tokens += share * calls * (prompt + output)
+    estimate.rounds_per_rollout = max(estimate.rounds_per_rollout, math.ceil(batched))
     overrides = {model.model: model.prices} if model.prices is not None else None
-    cost = prepared.prices.cost_usd(Usage(input_tokens=round(calls * prompt), output_tokens=round(calls * output)),
-                                    model.model, overrides=overrides,
-                                    batch=model.model in prepared.batched)  # a batch model at its batch rate
+    cost: float | None = 0.0
+    for part_of, batch in ((1.0 - share, False), (share, True)):  # the batched tokens at the batch rate
+        usage = Usage(input_tokens=round(part_of * calls * prompt), output_tokens=round(part_of * calls * output))
+        part = prepared.prices.cost_usd(usage, model.model, overrides=overrides, batch=batch)
+        cost = None if part is None or cost is None else cost + part
     estimate.cost_usd = None if cost is None or estimate.cost_usd is None else estimate.cost_usd + cost
+
+
+def _batched(prepared: Prepared, key: RolloutKey, calls: float) -> tuple[float, float]:
+    """How many of a rollout's `calls` new calls its model sends through a batch API, and their share of its tokens:
+    all of them, or for a model that batches only the Planner's the strategy's Planner calls and the share it says
+    they hold (`benchmarks.base.PlannerCalls`; by default their share of the calls)."""
+    model = prepared.model(key.model).model
+    if model not in prepared.batched:
+        return 0.0, 0.0
+    if prepared.batched[model] is None:
+        return calls, 1.0
+    strategy = prepared.strategies[key.strategy]
+    if not isinstance(strategy, PlannerCalls) or not (planner := min(strategy.planner_calls, calls)):
+        return 0.0, 0.0
+    return planner, strategy.planner_share if strategy.planner_share is not None else planner / calls
 
 
 def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Console, *,
@@ -201,6 +247,9 @@ def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Co
     known = [e for e in estimates if e.cost_usd is not None]
     expected = sum(e.cost_usd or 0.0 for e in known)
     console.print(table)
+    for e in estimates:
+        if e.rounds:
+            _render_rounds(e, console)
     console.print(f"expected ${expected:.2f}" + ("" if len(known) == len(estimates) else
                                                  " for the models with a known price")
                   + f", assuming {assumption}, each new call's prompt the size of its rollout's first uncached one "
@@ -218,6 +267,22 @@ def render_estimate(estimates: list[ModelEstimate], assumption: str, console: Co
         console.print(f"the cap is likely to allow about {allowed:,} of the {rollouts:,} rollouts (at the expected "
                       f"${expected / rollouts:.4f} each); the rest end as budget_exhausted and resume with a higher "
                       "cap", soft_wrap=True)
+
+
+def _render_rounds(e: ModelEstimate, console: Console) -> None:
+    """A batch model's rounds, its share of tokens at the batch price and the wall time its rounds take."""
+    share = e.batched_tokens / max(e.input_tokens + e.output_tokens, 1.0)
+    waves = f" in {e.waves:,} waves of rollouts" if e.waves > 1 else ""
+    longer = ", a rollout longer than the expected calls more" if e.rounds_per_rollout > 1 else ""
+    console.print(f"batch: {e.model}: about {e.rounds:,} batch rounds one after the other ({e.rounds_per_rollout:,} "
+                  f"per rollout{waves}{longer}), {share:.0%} of its new tokens at the batch price; the rounds take "
+                  f"about {_duration(e.rounds * e.round_s)} (each {e.round_s:,.0f} s: batch_flush_s plus "
+                  "batch_round_s, the assumed processing time of a batch), its online calls' time on top",
+                  soft_wrap=True)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
 
 
 def render_settings(prepared: Prepared, console: Console) -> None:

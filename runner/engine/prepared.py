@@ -41,8 +41,9 @@ class Prepared:
     strategies: dict[str, Strategy]
     keys: list[RolloutKey]
     cache_dir: Path
-    batched: frozenset[str]
-    """The model strings whose calls go through their provider's batch API (checked able to: `batch_models`)."""
+    batched: Mapping[str, str | None]
+    """The model strings whose calls go through their provider's batch API (checked able to: `batch_models`), each
+    with the only stage of calls it batches (None: every call)."""
     offline: OfflineModels
     """The run's offline models (`offline:oracle`, ...): its benchmark's answers to the prompts of its tasks."""
     providers: ProviderRegistry

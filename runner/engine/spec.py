@@ -60,6 +60,7 @@ from errors.validation import config_error
 from providers.interface import DEFAULT_TIMEOUT_S
 from providers.prices import Price, PriceTable, load_price_table
 from providers.registry import BATCH_PROVIDERS, adapts, can_batch
+from providers.stages import PLANNER
 from providers.urls import public_model, public_url
 from runner.ladder.retry import RetryPolicy
 
@@ -114,6 +115,18 @@ def _concurrency(value: object) -> object:
     raise ValueError(f'an integer >= 1 or "auto", got {json.dumps(value)}')
 
 
+def _batch(value: object) -> object:
+    """`batch`: true, false or "planner" (one message for all three, not one per kind)."""
+    if value is None or isinstance(value, bool) or value == PLANNER:
+        return value
+    raise ValueError(f'true, false or "{PLANNER}" (only the Planner\'s calls), got {json.dumps(value)}')
+
+
+BatchSetting = Annotated[bool | Literal["planner"], BeforeValidator(_batch)]
+"""Whether a model's calls go through its provider's batch API: all of them, none, or only the Planner's
+(`providers.stages.PLANNER`), its agent's steps online."""
+
+
 class ModelSpec(Sampling):
     """One model under test; its sampling fields override `[sampling]`.
 
@@ -150,9 +163,10 @@ class ModelSpec(Sampling):
     request_timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0, allow_inf_nan=False)
     """Seconds one request may take before it fails as a timeout (retried like a 5xx); never in a cache key, and
     free to change on resume."""
-    batch: bool | None = None
+    batch: BatchSetting | None = None
     """Send this model's calls through its provider's batch API (`providers.registry.BATCH_PROVIDERS`): half price,
-    answers within 24 h; unset: the run's `batch`."""
+    answers within 24 h; `"planner"`: only the Planner's calls (`providers.stages`), the agent's steps online; unset:
+    the run's `batch`."""
     transport: Literal["sdk", "aiohttp"] | None = None
     """How requests travel: the official SDK's HTTP client, or aiohttp (a fraction of the client CPU per call); the
     same requests and answers either way, never in a cache key. Unset: aiohttp for `openai-compatible:` servers,
@@ -302,15 +316,19 @@ class RunSpec(BaseModel):
     """Cache directory, relative to the spec file (default: the user's tripbench cache)."""
     max_cost: float | None = Field(default=None, gt=0)
     """Spend cap in USD for the whole run, resumes included."""
-    batch: bool = False
-    """Whether models that do not say (`models[].batch`) go through their provider's batch API; each must have one
-    (a model whose provider has none says `batch = false`: see `batch_models`)."""
+    batch: BatchSetting = False
+    """Whether models that do not say (`models[].batch`) go through their provider's batch API (`"planner"`: only
+    the Planner's calls); each must have one (a model whose provider has none says `batch = false`: see
+    `batch_models`)."""
     batch_size: int = Field(default=1000, ge=1)
     """A batch model's open batch is submitted once it holds this many requests (at most the provider's limit)..."""
     batch_flush_s: float = Field(default=60.0, gt=0, allow_inf_nan=False)
     """...or this many seconds after its first request joined it."""
     batch_poll_s: float = Field(default=30.0, gt=0, allow_inf_nan=False)
     """How often the state of a submitted batch is asked for."""
+    batch_round_s: float = Field(default=1800.0, gt=0, allow_inf_nan=False)
+    """How long `--dry-run` assumes a provider takes to process a batch, for its expected wall time (changes nothing
+    of a run)."""
     concurrency: int = Field(default=64, ge=1)
     """Rollouts in flight, all models together."""
     processes: int | None = Field(default=None, ge=1)
@@ -388,17 +406,18 @@ def with_overrides(spec: RunSpec, overrides: Mapping[str, Any], source: str,
         raise config_error(exc, RunSpec, source) from None
 
 
-def batch_models(spec: RunSpec, source: str) -> frozenset[str]:
-    """The model strings whose calls go through their provider's batch API (a model's `batch`, else the run's): what
-    the run batches and the dry run prices at the batch rate.
+def batch_models(spec: RunSpec, source: str) -> dict[str, str | None]:
+    """The model strings whose calls go through their provider's batch API (a model's `batch`, else the run's), each
+    with the only stage of calls it batches (`providers.stages`; None: every call): what the run batches and the dry
+    run prices at the batch rate.
 
     Raises:
         ConfigError: a model to batch whose provider has no batch API (`providers.registry.can_batch`), naming it; the
             run's `batch = true` too, for every model that does not say (such a model says `batch = false`).
     """
-    batched = set()
+    batched: dict[str, str | None] = {}
     for position, model in enumerate(spec.models):
-        if not (spec.batch if model.batch is None else model.batch):
+        if not (batch := spec.batch if model.batch is None else model.batch):
             continue
         if not can_batch(model.model):
             why = (f"for {public_model(model.model)}, whose provider has no batch API (only "
@@ -406,8 +425,8 @@ def batch_models(spec: RunSpec, source: str) -> frozenset[str]:
             if model.batch:
                 raise ConfigError(source, f"models[{position}].batch", f"false {why}", True)
             raise ConfigError(source, "batch", f"false, or batch = false on models[{position}] {why}", True)
-        batched.add(model.model)
-    return frozenset(batched)
+        batched[model.model] = None if batch is True else batch
+    return batched
 
 
 def changed_fields(before: Any, after: Any, path: str = "") -> list[str]:

@@ -36,7 +36,7 @@ import itertools
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence, Set
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -153,7 +153,8 @@ class BatchTransport:
         session: The session submitting.
         providers: Provider of each model string whose provider has a batch API: an earlier session's live batch of
             any of them is taken over, even if the model is no longer batched.
-        batch_models: The model strings whose calls go through a batch now.
+        batch_models: The model strings whose calls go through a batch now, each with the only stage of calls it
+            batches (`providers.stages`; None: every call).
         size: Requests per batch at most (also capped by each provider's limit).
         flush_s: Seconds after its first request that a batch is submitted however small.
         poll_s: Seconds between two polls of a submitted batch.
@@ -161,12 +162,12 @@ class BatchTransport:
 
     batched = True
 
-    def __init__(self, store: BatchBook, session: int, providers: Mapping[str, BatchModel], batch_models: Set[str],
-                 *, size: int, flush_s: float, poll_s: float) -> None:
+    def __init__(self, store: BatchBook, session: int, providers: Mapping[str, BatchModel],
+                 batch_models: Mapping[str, str | None], *, size: int, flush_s: float, poll_s: float) -> None:
         self._store = store
         self._session = session
         self._providers = dict(providers)
-        self._batched = frozenset(batch_models)
+        self._batched = dict(batch_models)
         self._size = size
         self._flush_s = flush_s
         self._poll_s = poll_s
@@ -183,9 +184,9 @@ class BatchTransport:
         self._numbers = itertools.count(1)
         self.counts = BatchCounts()
 
-    def batches(self, model: str) -> bool:
-        """Whether `model`'s calls go through a batch."""
-        return model in self._batched
+    def batches(self, model: str, stage: str | None = None) -> bool:
+        """Whether a call of `model` made in `stage` (`providers.stages`) goes through a batch."""
+        return model in self._batched and self._batched[model] in (None, stage)
 
     @property
     def active(self) -> bool:

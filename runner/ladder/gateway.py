@@ -12,7 +12,8 @@ sees a cache, a limiter or a provider. It is built as httpx's send ladder, one c
     transport         the model's (runner.ladder.transports): `Online` takes a concurrency slot and the RPM and
                       TPM buckets (runner.ladder.ratelimit), then calls the provider; a batch model's
                       `BatchTransport` (runner.ladder.batches) queues the attempt into the model's open batch and
-                      waits for its result, reserved and priced at the batch rate
+                      waits for its result, reserved and priced at the batch rate (a model with
+                      `batch = "planner"`: its Planner's calls only, `providers.stages`)
 
 The spend cap and rate limiting sit inside the retry loop, not around it: every attempt is a request the server
 counts and may bill, so every attempt reserves its worst case and takes a request and its tokens from the buckets,
@@ -36,6 +37,7 @@ from providers.errors import BudgetExhausted, LLMError, ProviderError, ReplayMis
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Usage
 from providers.prices import Price, PriceTable, bundled_table, cost_at
 from providers.registry import resolve_model
+from providers.stages import current_stage
 from providers.tokens import count_prompt_tokens
 from providers.urls import public_model
 from runner.ladder.batches import BatchCounts, BatchTransport
@@ -109,6 +111,8 @@ class _Call:
     """cl100k estimate, counted once per provider call (hits never need it)."""
     batched: bool = False
     """Answered through the provider's batch API (priced at its batch rate)."""
+    stage: str | None = None
+    """The stage of the strategy's work the call was made in (`providers.stages`): a model may batch only one."""
 
     @property
     def output_allowance(self) -> int:
@@ -157,7 +161,7 @@ class Gateway:
         self._batches = batches
         self._clock = clock
         self._targets: dict[str, Target] = {}
-        self._transports: dict[str, Transport] = {}
+        self._online: dict[str, Online] = {}
         self._in_flight: dict[str, asyncio.Future[tuple[ChatResponse, float | None, int]]] = {}
         self._unwritten: dict[str, CacheEntry] = {}
         self._writer: asyncio.Task[None] | None = None
@@ -193,7 +197,7 @@ class Gateway:
                 `PermanentError`, or the last `RetryableError` once retries are exhausted.
         """
         started = self._clock()
-        call = _Call(request, self.target(request.model))
+        call = _Call(request, self.target(request.model), stage=current_stage())
         try:
             outcome = await self._from_cache(call)
         except BudgetExhausted:
@@ -358,13 +362,14 @@ class Gateway:
         return response, cost
 
     def _transport(self, call: _Call) -> Transport:
-        """How the attempts of the call's model are sent: through its batch for a batch model, else online."""
+        """How the call's attempts are sent: through its model's batch for a batch model (of the call's stage, for
+        a model that batches one stage only), else online."""
         model, target = call.request.model, call.target
-        if model not in self._transports:
-            batches = self._batches
-            self._transports[model] = (batches if batches is not None and batches.batches(model) else
-                                       Online(target.model, target.limit_key, self._limiter))
-        return self._transports[model]
+        if self._batches is not None and self._batches.batches(model, call.stage):
+            return self._batches
+        if model not in self._online:
+            self._online[model] = Online(target.model, target.limit_key, self._limiter)
+        return self._online[model]
 
     def _worst_usage(self, call: _Call) -> Usage:
         """What an attempt may use at most: the prompt estimate with its margin, and the output allowance."""

@@ -24,8 +24,8 @@ class StoredModel:
     model: str
     """The public model string (no credential a URL carries)."""
     name: str | None = None
-    batch: bool | None = None
-    """Its own `batch` (None: the run's)."""
+    batch: bool | str | None = None
+    """Its own `batch` (`"planner"`: only the Planner's calls; None: the run's)."""
     sampling: Mapping[str, Any] = field(default_factory=dict)
     """The `SAMPLING_FIELDS` its entry sets (its own value, else `[sampling]`'s where its entry lacks the field)."""
 
@@ -49,8 +49,8 @@ class StoredSpec:
     """The evaluator modes the run scores with."""
     options: Mapping[str, Any] = field(default_factory=dict)
     """The benchmark's `[options]` (with the identity it adds: `Benchmark.identity`)."""
-    batch: bool = False
-    """The run's `batch` (a model's own wins)."""
+    batch: bool | str = False
+    """The run's `batch` (`"planner"`: only the Planner's calls; a model's own wins)."""
     models: tuple[StoredModel, ...] = ()
 
     @classmethod
@@ -61,7 +61,7 @@ class StoredSpec:
             return cls()
         defaults = data.get("sampling") or {}  # `[sampling]`: what an entry's own `null` leaves to it
         models = tuple(
-            StoredModel(str(entry.get("model") or ""), entry.get("name") or None, entry.get("batch"),
+            StoredModel(str(entry.get("model") or ""), entry.get("name") or None, _batch(entry.get("batch")),
                         {key: found for key in SAMPLING_FIELDS
                          if (found := entry[key] if entry.get(key) is not None else defaults.get(key)) is not None})
             for entry in data.get("models") or () if isinstance(entry, dict))
@@ -69,15 +69,21 @@ class StoredSpec:
         return cls(str(data.get("benchmark", "")), data.get("split"), tuple(data.get("strategies") or ()),
                    int(data.get("samples", 1)), float(max_cost) if max_cost is not None else None,
                    tuple(str(mode) for mode in data.get("evaluate") or ()), dict(data.get("options") or {}),
-                   bool(data.get("batch")), models)
+                   _batch(data.get("batch")) or False, models)
 
     @property
     def batched(self) -> frozenset[str]:
-        """The model strings whose calls went through a batch API (a model's `batch`, else the run's)."""
+        """The model strings every call of which went through a batch API (a model's `batch`, else the run's): not
+        a model that batched only the Planner's calls, whose other calls were sent online."""
         return frozenset(model.model for model in self.models
-                         if (self.batch if model.batch is None else model.batch))
+                         if (self.batch if model.batch is None else model.batch) is True)
 
     @property
     def labels(self) -> list[str]:
         """The model labels, in the spec's order."""
         return [model.label for model in self.models]
+
+
+def _batch(value: Any) -> bool | str | None:
+    """A stored `batch`: true, false or a stage (`"planner"`); None when absent."""
+    return value if isinstance(value, bool | str) else None

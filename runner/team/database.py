@@ -173,9 +173,12 @@ def _meta(cursor: psycopg.Cursor[tuple[object, ...]], where: str) -> int | None:
     """
     cursor.execute("SELECT to_regclass('tb_meta') IS NULL")  # no error (which would end a transaction) when missing
     if (missing := cursor.fetchone()) is not None and missing[0]:
-        cursor.execute("SELECT n.nspname, current_setting('search_path') FROM pg_class c JOIN pg_namespace n "
-                       "ON n.oid = c.relnamespace WHERE c.relname = 'tb_meta' ORDER BY 1 LIMIT 1")
+        cursor.execute("SELECT n.nspname, current_setting('search_path'), n.nspname = ANY(current_schemas(false)) "
+                       "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = 'tb_meta' "
+                       "ORDER BY 3 DESC, 1 LIMIT 1")
         if (elsewhere := cursor.fetchone()) is not None:
+            if elsewhere[2]:  # made on the search_path since the first look (another process's first session)
+                return _meta(cursor, where)
             raise DataError(f"{where}: the team tables are in schema {elsewhere[0]}, which the search_path "
                             f"({elsewhere[1]}) leaves out: add it (ALTER ROLE ... SET search_path = {elsewhere[0]}, or "
                             f"options=-csearch_path%3D{elsewhere[0]} in the URL's query)")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from benchmarks.base import DELIVERED, Benchmark, Evaluation, RolloutResult, Task, Verdict
 from providers.interface import ChatRequest, ChatResponse, Message
 from providers.scripted_replies import MockRequest, complete
+from providers.stages import PLANNER, stage
 from providers.tokens import count_prompt_tokens
 from runner.mock_server.replies import echo_reply
 
@@ -43,6 +45,8 @@ class ToyOptions(BaseModel):
     """How long scoring takes (a signal can land after the rollouts)."""
     reword_from: int | None = None
     """The step from which prompts are worded differently (a prompt changed part-way through every rollout)."""
+    planner_last: bool = False
+    """Each rollout's last call is made as the Planner's (`providers.stages.PLANNER`), the others as agent steps."""
 
 
 def calls_for(task_id: str, max_calls: int, long_every: int = 1) -> int:
@@ -54,10 +58,14 @@ class ScriptedStrategy:
     name = "scripted"
     description = "a fixed number of calls, each prompt carrying a digest of the replies so far"
 
-    def __init__(self, crash_task: str | None = None, preamble: int = 0, reword_from: int | None = None) -> None:
+    def __init__(self, crash_task: str | None = None, preamble: int = 0, reword_from: int | None = None,
+                 planner_last: bool = False) -> None:
         self.crash_task = crash_task
         self.reword_from = reword_from
         self.preamble = "".join(f"Instruction {n}: plan carefully.\n" for n in range(preamble))
+        self.planner_calls = float(planner_last)
+        """`benchmarks.base.PlannerCalls`, with `planner_share` (None: the Planner's share of the calls)."""
+        self.planner_share: float | None = None
 
     async def __call__(self, task: Task, model: Any, tools: Any) -> RolloutResult:
         digest = hashlib.sha256(task.id.encode())
@@ -68,7 +76,9 @@ class ScriptedStrategy:
             prompt = f"{self.preamble}task {task.id} step {step} after {digest.hexdigest()[:16]}"
             if self.reword_from is not None and step >= self.reword_from:
                 prompt = f"{self.preamble}Step {step} of task {task.id}, after {digest.hexdigest()[:16]}"
-            reply = await model.complete(ChatRequest(model="", messages=(Message("user", prompt),), max_tokens=24))
+            request = ChatRequest(model="", messages=(Message("user", prompt),), max_tokens=24)
+            with stage(PLANNER) if self.planner_calls and step == task.input["calls"] - 1 else nullcontext():
+                reply = await model.complete(request)
             digest.update(reply.text.encode())
             steps.append({"step": step, "reply": reply.text})
         return RolloutResult(DELIVERED, answer=digest.hexdigest(), plan={"task": task.id, "calls": len(steps)},
@@ -97,7 +107,8 @@ class ToyBenchmark(Benchmark):
 
     def strategies(self, options: BaseModel) -> Sequence[Any]:
         assert isinstance(options, ToyOptions)
-        return [ScriptedStrategy(options.crash_task, options.preamble, options.reword_from), SilentStrategy()]
+        return [ScriptedStrategy(options.crash_task, options.preamble, options.reword_from, options.planner_last),
+                SilentStrategy()]
 
     def open_tools(self, options: BaseModel) -> None:
         return None

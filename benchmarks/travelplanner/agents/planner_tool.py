@@ -12,6 +12,7 @@ import string
 from collections.abc import Callable
 
 from providers.interface import ChatModel, ChatRequest, Message
+from providers.stages import PLANNER, stage
 from providers.tokens import count_text_tokens
 
 PLANNER_TOKEN_LIMIT = 12_000
@@ -110,5 +111,6 @@ async def run_planner(model: ChatModel, template: str, text: str, query: str,
     prompt = template.format(text=text, query=query)
     if over_token_limit(prompt, max_prompt_tokens):
         return PLANNER_TOKEN_LIMIT_ANSWER
-    response = await model.complete(user_request(prompt, max_tokens=PLANNER_MAX_TOKENS))
+    with stage(PLANNER):  # the call `batch = "planner"` sends through a batch API
+        response = await model.complete(user_request(prompt, max_tokens=PLANNER_MAX_TOKENS))
     return response.text

@@ -34,6 +34,10 @@ AGENT_CALLS = {"two-stage": 41.0, "react": 2.0, "reflexion": 2.0}
 """Calls per rollout `--dry-run` assumes for the agents before a run has its own mean: what `offline:oracle` (a
 competent agent) makes on the demo world (`tripbench demo`, then `tripbench status RUN_DIR --json`: calls / done);
 weaker models take more steps, up to their `max_steps`. The single-call strategies make one call, greedy none."""
+PLANNER_SHARE = 0.09
+"""The share of a two-stage rollout's tokens its Planner call holds, which `--dry-run` assumes for `batch = "planner"`:
+what `offline:oracle` spends on the validation queries (`python perf/batch_hybrid.py`: 9 % of 200 rollouts' tokens);
+the tool agent's steps, each resending the instructions and the scratchpad, hold the rest."""
 RULES = "rules"
 LLM_PREFIX = "llm:"
 HALTS = {"max_steps": taxonomy.MAX_STEPS, "token_limit": TOKEN_LIMIT}
@@ -53,6 +57,16 @@ class TwoStageStrategy:
     def expected_calls(self) -> float:
         """`AGENT_CALLS`, plus the extraction call of an `llm:` parser."""
         return AGENT_CALLS[self.name] + (self.parser != RULES)
+
+    @property
+    def planner_calls(self) -> float:
+        """The Planner tool's one call, after the tool agent's steps (`benchmarks.base.PlannerCalls`)."""
+        return 1.0
+
+    @property
+    def planner_share(self) -> float:
+        """`PLANNER_SHARE`."""
+        return PLANNER_SHARE
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         run = await ReactAgent(model, tools, self.limits).run(task.input["query"])
@@ -77,6 +91,17 @@ class SolePlanningStrategy:
         """One call for `direct` and `cot`, `AGENT_CALLS` for the agents; plus the extraction call of an `llm:`
         parser."""
         return AGENT_CALLS.get(self.name, 1.0) + (self.parser != RULES)
+
+    @property
+    def planner_calls(self) -> float:
+        """`direct` and `cot` are one Planner call; the agents' steps are not the Planner's
+        (`benchmarks.base.PlannerCalls`)."""
+        return 0.0 if self.name in AGENT_CALLS else 1.0
+
+    @property
+    def planner_share(self) -> None:
+        """The Planner's share of the calls (all of them, but an `llm:` parser's extraction call)."""
+        return None
 
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         text = reference_text(task, tools)

@@ -63,7 +63,8 @@ model = "openai-compatible:b@http://127.0.0.1:9/v1"
      "run.toml: models[0]: expected concurrency (deprecated) or max_rollouts and adaptive_calls, not both"),
     # a misspelt required key is also a missing one: the misspelling is named, with the likely key
     (("strategies = ", "strategie = "),
-     "run.toml: strategie: expected one of the fields batch, batch_flush_s, batch_poll_s, batch_size, benchmark, "),
+     "run.toml: strategie: expected one of the fields batch, batch_flush_s, batch_poll_s, batch_round_s, batch_size, "
+     "benchmark, "),
     (("strategies = ", "strategie = "), "(did you mean strategies?)"),
 ])
 def test_spec_errors_name_file_field_and_expectation(tmp_path: Path, edit: tuple[str, str], message: str) -> None:

@@ -33,3 +33,16 @@ def test_an_older_runs_spec_reads_with_what_its_absent_settings_meant() -> None:
         1, None, (), (), False, frozenset())
     assert old.models == (StoredModel("openai:gpt-4o", sampling={"temperature": 0.0}),)
     assert StoredSpec.of(None) == StoredSpec.of({}) == StoredSpec()
+
+
+def test_a_model_that_batched_only_the_planners_calls_is_not_all_batched() -> None:
+    # its other calls went online: an open charge of one that joined no batch may have been billed
+    # (`never_sent_charges` of the results writer releases only those of models every call of which was batched)
+    spec = parse_spec({
+        "benchmark": "tests.runner.toy_benchmark:ToyBenchmark", "split": "train", "strategies": ["scripted"],
+        "batch": "planner",
+        "models": [{"model": "openai:gpt-4o-mini"}, {"model": "openai:gpt-4o", "batch": True}],
+    }, "run.toml")
+    stored = StoredSpec.of(spec.public_dump())
+    assert (stored.batch, stored.models[0].batch) == ("planner", None)
+    assert stored.batched == frozenset({"openai:gpt-4o"})

@@ -18,6 +18,7 @@ from benchmarks.travelplanner.agents.react import (
 )
 from benchmarks.travelplanner.prompts import ZEROSHOT_REACT_INSTRUCTION
 from benchmarks.travelplanner.tools import INVALID_ACTION
+from providers.stages import PLANNER, current_stage
 
 QUERY = "Please help me plan a trip from St. Petersburg to Rockford spanning 3 days from March 16th to March 18th."
 FLIGHTS = "FlightSearch[St. Petersburg, Rockford, 2022-03-16]"
@@ -230,3 +231,20 @@ def test_settings_the_spec_gives_win_over_the_model_presets() -> None:
     limits = ReactLimits(max_prompt_tokens=8_000, temperature=0.3).for_model("openai:gpt-3.5-turbo")
     assert (limits.max_prompt_tokens, limits.temperature) == (8_000, 0.3)
     assert ReactLimits(temperature=0.0).for_model("openai:gpt-3.5-turbo").temperature == 0.0
+
+
+async def test_only_the_planners_call_is_marked_as_the_planners(scripted_model, sandbox):
+    # what `batch = "planner"` sends through a batch API (providers.stages): the Planner's call, not the steps
+    stages: list[str | None] = []
+
+    class Marks:
+        async def complete(self, request):  # type: ignore[no-untyped-def]
+            stages.append(current_stage())
+            return await scripted_model.complete(request)
+
+    script(scripted_model, ("I need cities.", "CitySearch[Illinois]"))
+    scripted_model.enqueue("plan", "Planner[Trip]", "A plan")
+    result = await ReactAgent(Marks(), sandbox, ReactLimits()).run(QUERY)
+    assert result.answer == "A plan"
+    assert stages == [None] * 4 + [PLANNER]
+    assert current_stage() is None  # the mark ends with the call
