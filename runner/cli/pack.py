@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import sqlite3
 import tempfile
@@ -28,8 +29,8 @@ from runner.engine.execute import execute
 from runner.engine.identity import identity_of
 from runner.engine.prepared import prepare
 from runner.engine.spec import RunSpec, parse_options
-from runner.store.outputs import OUTPUTS
-from runner.store.pack import open_pack, pack_digest, write_pack
+from runner.store.outputs import OUTPUTS, write_merged_outputs
+from runner.store.pack import Pack, open_pack, pack_digest, write_pack
 from runner.store.provenance import IDENTITY_FILE, SESSIONS_FILE, provenance, spec_digest
 from runner.store.records import RolloutKey
 from runner.store.results import RunResults, load_run
@@ -44,6 +45,9 @@ GROUPS_COMPARED = "compare_"
 the run's folder and carry money and time; what they are computed from, the rollouts, is compared itself."""
 PAID = frozenset({"cache_hits", "cost_usd"})
 """Fields of output rows that say what a rollout paid, which its replay (every call a hit, $0) does not repeat."""
+OUTPUT_DIGESTS = "outputs.json"
+"""In a pack: the sha256 of each file of the run's outputs/ folder (the files are written again from the results
+store on replay, not packed)."""
 SHOWN = 20
 """Differences listed at most."""
 
@@ -62,21 +66,21 @@ def pack_command(run_dir: Path, out: Path | None, cache_dir: Path | None) -> Non
     with load_run(run_dir) as results:
         if not results.sessions:
             raise UsageError(f"{run_dir}: no session yet: nothing to pack")
-        keys = sorted({stored.call.cache_key for stored in results.calls() if stored.call.cache_key})
+        # in the order the rollouts made them: an agent's next call resends the last one's history (compresses better)
+        keys = list(dict.fromkeys(stored.call.cache_key for stored in results.calls() if stored.call.cache_key))
         specs = _distinct_specs(results)
         files = {SPECS: json.dumps(specs, indent=1).encode(),
                  "provenance.json": json.dumps(provenance(results), indent=1).encode(),
-                 RESULTS_FILE: _store_bytes(run_dir / RESULTS_FILE)}
+                 OUTPUT_DIGESTS: json.dumps({name: _sha(data) for name, data in _files(run_dir / OUTPUTS).items()},
+                                            indent=1).encode()}
         spec, spec_path = RunSpec.model_validate(results.sessions[-1].spec_json), results.sessions[-1].spec_path
     for name in (IDENTITY_FILE, SESSIONS_FILE):
         if (run_dir / name).is_file():
             files[name] = (run_dir / name).read_bytes()
-    for path in sorted((run_dir / OUTPUTS).rglob("*")):
-        if path.is_file():
-            files[path.relative_to(run_dir).as_posix()] = path.read_bytes()
     with _run_cache(spec, spec_path, cache_dir) as (cache, where):
         entries = _entries(cache, keys, where)
-        stats = write_pack(out, {"run": run_dir.name, "benchmark": spec.benchmark}, files, entries)
+        stats = write_pack(out, {"run": run_dir.name, "benchmark": spec.benchmark}, files,
+                           _store_bytes(run_dir / RESULTS_FILE), entries)
     folder = _size(where) if isinstance(where, Path) else None
     ratio = f" (the cache folder holds {folder:,} bytes: {folder / stats.size:,.0f}x larger)" if folder else ""
     click.echo(f"{out}: {stats.entries:,} cache entries and {stats.files} files in {stats.size:,} bytes{ratio}, "
@@ -107,19 +111,16 @@ def replay_command(file: Path, run_dir: Path | None, info: bool) -> None:
         identity = json.loads(pack.file(IDENTITY_FILE) or b"{}")
         with tempfile.TemporaryDirectory(prefix="tripbench-replay-") as scratch:
             cache_dir, original = Path(scratch) / "cache", Path(scratch) / "original"
-            original.mkdir()
-            for name in pack.names():
-                if name == RESULTS_FILE or name.startswith(f"{OUTPUTS}/"):
-                    (original / name).parent.mkdir(parents=True, exist_ok=True)
-                    (original / name).write_bytes(pack.file(name) or b"")
             prepared = [_prepared(spec, run_dir, cache_dir, pack_digest(file)) for spec in specs]
             _check_data(prepared[0], identity.get("data", {}), facts.get("benchmark") or "BENCHMARK")
             with CacheStore(cache_dir) as cache:
                 cache.set_many({key: CacheEntry.from_json(orjson.loads(data)) for key, data in pack.entries()})
+            differences = _original(pack, original)
             run_dir.mkdir(parents=True, exist_ok=True)
             for position, one in enumerate(prepared):
                 asyncio.run(execute(one, run_dir, extend=position > 0, show_progress=False))
-            differences, rollouts = compare_runs(original, run_dir)
+            found, rollouts = compare_runs(original, run_dir)
+            differences += found
     took = f"replayed in {time.monotonic() - started:.1f} s into {run_dir}"
     if differences:
         listed = "\n".join(f"  {difference}" for difference in differences[:SHOWN])
@@ -127,6 +128,26 @@ def replay_command(file: Path, run_dir: Path | None, info: bool) -> None:
         click.echo(f"different: {len(differences)} differences ({took}):\n{listed}{more}")
         raise SystemExit(1)
     click.echo(f"identical: {rollouts}/{rollouts} rollouts, every table equal ({took})")
+
+
+def _original(pack: Pack, original: Path) -> list[str]:
+    """Writes the packed run into `original`: its results store, and its output files (a version 1 pack holds them;
+    a newer one only their digests: they are written again from the store, and any that differs from the run's
+    is a difference)."""
+    original.mkdir()
+    (original / RESULTS_FILE).write_bytes(pack.store() or b"")
+    if pack.version == 1:
+        for name in pack.names():
+            if name.startswith(f"{OUTPUTS}/"):
+                (original / name).parent.mkdir(parents=True, exist_ok=True)
+                (original / name).write_bytes(pack.file(name) or b"")
+        return []
+    with load_run(original) as results:
+        write_merged_outputs(results)
+    written = {name: _sha(data) for name, data in _files(original / OUTPUTS).items()}
+    packed: dict[str, str] = json.loads(pack.file(OUTPUT_DIGESTS) or b"{}")
+    return [f"output file {OUTPUTS}/{name}: written again from the pack's results store, it differs from the "
+            "packed run's" for name in sorted(packed.keys() | written.keys()) if packed.get(name) != written.get(name)]
 
 
 def compare_runs(original: Path, replayed: Path) -> tuple[list[str], int]:
@@ -201,6 +222,7 @@ def _store_bytes(path: Path) -> bytes:
         target = sqlite3.connect(copy)
         try:
             source.backup(target)
+            target.execute("PRAGMA journal_mode = DELETE")  # an image a reader opens in memory (no WAL file)
         finally:
             target.close()
             source.close()
@@ -271,6 +293,10 @@ def _check_data(prepared: Any, packed: dict[str, str], benchmark: str) -> None:
         raise UsageError(f"this machine's {benchmark} data differs from the data the packed run read ({shown}): "
                          f"install the data it used (`tripbench data fetch {benchmark}`, or `tripbench data import "
                          "DIR` with the same files); nothing ran")
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _size(folder: Path) -> int:

@@ -37,7 +37,7 @@ async def test_a_packed_run_replays_identically_anywhere_and_an_altered_pack_is_
     info = _bare_cli("replay", str(pack), "--info", home=elsewhere / "home", cwd=elsewhere)
     assert info.returncode == 0, info.stderr
     facts = json.loads(info.stdout)
-    assert facts["format_version"] == "1" and facts["run"] == "toy" and facts["replayed"] is False
+    assert facts["format_version"] == "2" and facts["run"] == "toy" and facts["replayed"] is False
     assert not (elsewhere / "toy-replay").exists()  # --info runs nothing
 
     replayed = _bare_cli("replay", str(pack), "--run-dir", str(elsewhere / "again"), home=elsewhere / "home",
