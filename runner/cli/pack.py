@@ -222,7 +222,6 @@ def _store_bytes(path: Path) -> bytes:
         target = sqlite3.connect(copy)
         try:
             source.backup(target)
-            target.execute("PRAGMA journal_mode = DELETE")  # an image a reader opens in memory (no WAL file)
         finally:
             target.close()
             source.close()

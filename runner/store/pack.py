@@ -92,8 +92,9 @@ def write_pack(path: Path, meta: Mapping[str, str], files: Mapping[str, bytes], 
             db.executescript(SCHEMA)
             db.executemany("INSERT INTO meta VALUES (?, ?)", [*meta.items(), ("format_version", str(VERSION)),
                                                               ("packed_at", str(time.time()))])
-            db.executemany("INSERT INTO files VALUES (?, ?, ?, ?)",
-                           [(name, _sha(data), len(data), lzma.compress(data, preset=PRESET)) for name, data in parts.items()])
+            db.executemany("INSERT INTO files VALUES (?, ?, ?, ?)", [(name, _sha(data), len(data),
+                                                                      lzma.compress(data, preset=PRESET))
+                                                                     for name, data in parts.items()])
             db.commit()
             db.execute("VACUUM")  # no free page: the body is only what it holds
         finally:

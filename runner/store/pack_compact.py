@@ -74,7 +74,7 @@ class Lines:
 def compact_store(store: bytes, lines: Lines, numbers: Mapping[str, int]) -> bytes:
     """A results store's image as a pack holds it: each step's long strings compacted (where they come back byte for
     byte), each cache key of `numbers` as `#` and its entry's number; vacuumed (no free page)."""
-    db = _opened(store)
+    db = opened(store)
     try:
         changed = []
         for rollout, idx, data in db.execute("SELECT rollout_id, idx, data FROM step").fetchall():
@@ -98,7 +98,7 @@ def restore_store(store: bytes, lines: Lines, keys: Sequence[str]) -> bytes:
     Raises:
         IndexError, ValueError: a line number this book does not hold, or a step that is not JSON (a damaged pack).
     """
-    db = _opened(store)
+    db = opened(store)
     try:
         rows = db.execute("SELECT rollout_id, idx, data FROM step WHERE instr(data, ?) > 0", (f'{{"{MARK}":',))
         db.executemany("UPDATE step SET data = ? WHERE rollout_id = ? AND idx = ?",
@@ -119,7 +119,11 @@ def _replace_keys(db: sqlite3.Connection, found: str, put: str) -> None:
                    f"WHERE cache_key IN (SELECT {found} FROM temp.entry)")
 
 
-def _opened(store: bytes) -> sqlite3.Connection:
+def opened(image: bytes) -> sqlite3.Connection:
+    """A database image opened in memory; one written in WAL mode (a results store) is read as a rollback-journal
+    database (header bytes 18 and 19: 2 is WAL, 1 is not), which an image in memory must be."""
+    if image[18:20] == b"\x02\x02":
+        image = image[:18] + b"\x01\x01" + image[20:]
     db = sqlite3.connect(":memory:")
-    db.deserialize(store)
+    db.deserialize(image)
     return db

@@ -9,6 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from runner.store.pack import open_pack
 from tests.runner.engine_support import CLI, PROJECT_ROOT, run_cli
 
 
@@ -60,8 +61,13 @@ async def test_a_packed_run_replays_identically_anywhere_and_an_altered_pack_is_
         assert refused.returncode in (1, 2) and "Traceback" not in refused.stderr, refused.stderr
         assert "altered" in refused.stderr or "not a tripbench pack" in refused.stderr, refused.stderr
         assert not (elsewhere / "bad").exists()  # refused before anything ran
+    (tmp_path / "newer.tbpack").write_bytes(original.replace(b"TBPACK 2", b"TBPACK 3", 1))
+    newer = _bare_cli("replay", str(tmp_path / "newer.tbpack"), home=elsewhere / "home", cwd=elsewhere)
+    assert newer.returncode == 1 and "pack format 3, this tripbench reads format 2 and older" in newer.stderr
 
 
+VERSION_1_PACK = Path(__file__).parent / "packs" / "calendar-v1.tbpack"
+"""`NATURAL_PLAN`'s run on the staged Natural Plan data, packed by the code of pack format 1."""
 NATURAL_PLAN = """benchmark = "natural-plan"
 split = "calendar"
 strategies = ["direct"]
@@ -81,9 +87,17 @@ def test_data_other_than_the_packed_runs_is_refused_by_name(natural_plan_data: P
     assert run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"), "--quiet", home=here).returncode == 0
     packed = run_cli("pack", str(tmp_path / "run"), "-o", str(tmp_path / "run.tbpack"), home=here)
     assert packed.returncode == 0, packed.stderr
+    with open_pack(tmp_path / "run.tbpack") as pack:  # outputs/ is written again on replay: only its digests packed
+        assert pack.version == 2 and not [name for name in pack.names() if name.startswith("outputs/")]
 
     assert "identical: 3/3 rollouts" in _bare_cli("replay", str(tmp_path / "run.tbpack"), "--run-dir",
                                                   str(tmp_path / "same"), home=there, cwd=tmp_path).stdout
+    # a pack of the same run written by tripbench's first pack format (zlib, keys stored, outputs/ packed) still replays
+    old = _bare_cli("replay", str(VERSION_1_PACK), "--run-dir", str(tmp_path / "old"), home=there, cwd=tmp_path)
+    assert "identical: 3/3 rollouts, every table equal" in old.stdout, old.stdout + old.stderr
+    assert sorted(path.name for path in (tmp_path / "old" / "outputs").rglob("*.jsonl")) == [
+        "submission.jsonl", "trajectories.jsonl"]
+
     changed = there / "natural_plan" / "calendar_scheduling.json"
     changed.write_bytes(changed.read_bytes().replace(b"Monday", b"Tuesday", 1))
     refused = _bare_cli("replay", str(tmp_path / "run.tbpack"), "--run-dir", str(tmp_path / "other"), home=there,
