@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import shutil
 import sqlite3
 import tempfile
 import time
@@ -48,6 +49,9 @@ PAID = frozenset({"cache_hits", "cost_usd"})
 OUTPUT_DIGESTS = "outputs.json"
 """In a pack: the sha256 of each file of the run's outputs/ folder (the files are written again from the results
 store on replay, not packed)."""
+QUERIES = "queries"
+"""In a pack, and in its replay's run directory: the query file of a run made with `queries = FILE` (and the data
+files beside it the run read)."""
 SHOWN = 20
 """Differences listed at most."""
 
@@ -74,6 +78,8 @@ def pack_command(run_dir: Path, out: Path | None, cache_dir: Path | None) -> Non
                  OUTPUT_DIGESTS: json.dumps({name: _sha(data) for name, data in _files(run_dir / OUTPUTS).items()},
                                             indent=1).encode()}
         spec, spec_path = RunSpec.model_validate(results.sessions[-1].spec_json), results.sessions[-1].spec_path
+        files |= _query_files(results, json.loads((run_dir / IDENTITY_FILE).read_bytes()).get("data", {})
+                              if (run_dir / IDENTITY_FILE).is_file() else {})
     for name in (IDENTITY_FILE, SESSIONS_FILE):
         if (run_dir / name).is_file():
             files[name] = (run_dir / name).read_bytes()
@@ -111,8 +117,8 @@ def replay_command(file: Path, run_dir: Path | None, info: bool) -> None:
         identity = json.loads(pack.file(IDENTITY_FILE) or b"{}")
         with tempfile.TemporaryDirectory(prefix="tripbench-replay-") as scratch:
             cache_dir, original = Path(scratch) / "cache", Path(scratch) / "original"
-            prepared = [_prepared(spec, run_dir, cache_dir, pack_digest(file)) for spec in specs]
-            _check_data(prepared[0], identity.get("data", {}), facts.get("benchmark") or "BENCHMARK")
+            prepared = _checked_specs(pack, specs, run_dir, cache_dir, identity.get("data", {}),
+                                      facts.get("benchmark") or "BENCHMARK")
             with CacheStore(cache_dir) as cache:
                 cache.set_many({key: CacheEntry.from_json(orjson.loads(data)) for key, data in pack.entries()})
             differences = _original(pack, original)
@@ -128,6 +134,54 @@ def replay_command(file: Path, run_dir: Path | None, info: bool) -> None:
         click.echo(f"different: {len(differences)} differences ({took}):\n{listed}{more}")
         raise SystemExit(1)
     click.echo(f"identical: {rollouts}/{rollouts} rollouts, every table equal ({took})")
+
+
+def _checked_specs(pack: Pack, specs: list[dict[str, Any]], run_dir: Path, cache_dir: Path, data: dict[str, str],
+                   benchmark: str) -> list[Any]:
+    """The pack's specs prepared to replay into `run_dir` (a run made with `queries = FILE` reads the pack's copy,
+    written into RUN_DIR/queries), this machine's data checked against the packed run's.
+
+    Raises:
+        UsageError: the data differs (`_check_data`): nothing is left in `run_dir`.
+    """
+    queries = [name for name in pack.names() if name.startswith(f"{QUERIES}/")]
+    made = not run_dir.exists()
+    try:
+        for name in queries:
+            (run_dir / name).parent.mkdir(parents=True, exist_ok=True)
+            (run_dir / name).write_bytes(pack.file(name) or b"")
+        prepared = [_prepared(spec, run_dir, cache_dir, pack_digest(pack.path)) for spec in specs]
+        _check_data(prepared[0], data, benchmark)
+    except UserError:
+        shutil.rmtree(run_dir if made else run_dir / QUERIES, ignore_errors=True)
+        raise
+    return prepared
+
+
+def _query_files(results: RunResults, data: dict[str, str]) -> dict[str, bytes]:
+    """The files of a run made with `queries = FILE` (a user's own), as a pack holds them (`queries/NAME`): the file
+    and the data files beside it that the run read (a TravelPlanner query file's reference routes), by the names the
+    run's identity gives them, each checked against its sha256 there.
+
+    Raises:
+        UsageError: a file changed or gone since the run read it (a replay of it would not be this run's).
+    """
+    found: dict[str, bytes] = {}
+    for session in results.sessions:
+        if not isinstance(queries := session.spec_json.get("queries"), str):
+            continue
+        path = Path(session.spec_path or ".").parent / queries
+        if not path.is_file():
+            raise UsageError(f"{path}: the run's query file (queries = in its spec) is not there: put it back to "
+                             "pack the run")
+        if _sha(content := path.read_bytes()) != data.get(path.name):
+            raise UsageError(f"{path}: changed since the run read it (its sha256 is not the one in the run's "
+                             "identity.json): put back the file the run read to pack the run")
+        found[f"{QUERIES}/{path.name}"] = content
+        for name, digest in data.items():  # another file it read there: only the very one (its sha256 the same)
+            if (beside := path.parent / name).is_file() and _sha(other := beside.read_bytes()) == digest:
+                found[f"{QUERIES}/{name}"] = other
+    return found
 
 
 def _original(pack: Pack, original: Path) -> list[str]:
@@ -271,8 +325,9 @@ def _prepared(spec: dict[str, Any], run_dir: Path, cache_dir: Path, digest: str)
     parsed = RunSpec.model_validate(spec)
     read = parse_options(get_benchmark(parsed.benchmark).options_model, parsed.options, "the pack's spec")
     options = {name: value for name, value in parsed.options.items() if not isinstance(getattr(read, name, None), Path)}
+    queries = {} if parsed.queries is None else {"queries": f"{QUERIES}/{Path(parsed.queries).name}"}
     replay = parsed.model_copy(update={"cache": CacheMode.REPLAY, "cache_dir": str(cache_dir), "team": None,
-                                       "options": options, "processes": 1})
+                                       "options": options, "processes": 1, **queries})
     prepared = prepare(run_dir / "spec.toml", spec=replay)
     prepared.replay_of = digest
     return prepared

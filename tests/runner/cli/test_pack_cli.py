@@ -4,6 +4,7 @@ replayed in a fresh data home with no key and no cache folder, and proven identi
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import subprocess
@@ -125,3 +126,34 @@ async def test_a_team_run_is_packed_from_the_team_database(start_mock_llm, write
     replayed = _bare_cli("replay", str(tmp_path / "team-run.tbpack"), home=tmp_path / "elsewhere", cwd=tmp_path)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "identical: 6/6 rollouts, every table equal" in replayed.stdout
+
+
+def test_a_run_of_a_users_own_query_file_carries_it_and_replays_from_the_packed_copy(natural_plan_data: Path,
+                                                                                     tmp_path: Path) -> None:
+    mine = tmp_path / "mine" / "my_calendar.json"
+    mine.parent.mkdir()
+    mine.write_bytes((natural_plan_data / "calendar_scheduling_100.json").read_bytes())
+    spec = tmp_path / "run.toml"
+    spec.write_text(NATURAL_PLAN.replace('split = "calendar"', 'queries = "mine/my_calendar.json"'))
+    home, there = tmp_path / "home", tmp_path / "there"
+    assert run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"), "--quiet", home=home).returncode == 0
+    digest = hashlib.sha256(mine.read_bytes()).hexdigest()
+    assert json.loads((tmp_path / "run" / "identity.json").read_text())["data"] == {"my_calendar.json": digest}
+
+    mine.write_bytes(mine.read_bytes().replace(b"Monday", b"Tuesday", 1))  # changed since the run read it
+    changed = run_cli("pack", str(tmp_path / "run"), home=home)
+    assert changed.returncode == 2 and "my_calendar.json: changed since the run read it" in changed.stderr
+    mine.write_bytes((natural_plan_data / "calendar_scheduling_100.json").read_bytes())
+    packed = run_cli("pack", str(tmp_path / "run"), home=home)
+    assert packed.returncode == 0, packed.stderr
+    mine.unlink()  # the replay can only read the pack's copy (and this machine has no Natural Plan data at all)
+
+    info = json.loads(_bare_cli("replay", str(tmp_path / "run.tbpack"), "--info", home=there, cwd=tmp_path).stdout)
+    assert info["data_sha256"] == {"my_calendar.json": digest}  # the provenance names the query file
+    replayed = _bare_cli("replay", str(tmp_path / "run.tbpack"), "--run-dir", str(tmp_path / "again"), home=there,
+                         cwd=tmp_path)
+    assert "identical: 3/3 rollouts, every table equal" in replayed.stdout, replayed.stdout + replayed.stderr
+    copy = tmp_path / "again" / "queries" / "my_calendar.json"
+    assert hashlib.sha256(copy.read_bytes()).hexdigest() == digest
+    resumed = _bare_cli("status", str(tmp_path / "again"), home=there, cwd=tmp_path)
+    assert resumed.returncode == 0 and "3/3" in resumed.stdout, resumed.stdout + resumed.stderr
