@@ -160,7 +160,7 @@ def _checked_specs(pack: Pack, specs: list[dict[str, Any]], run_dir: Path, cache
 
 def _query_files(results: RunResults, data: dict[str, str]) -> dict[str, bytes]:
     """The files of a run made with `queries = FILE` (a user's own), as a pack holds them (`queries/NAME`): the file
-    and the data files beside it that the run read (a TravelPlanner query file's reference routes), by the names the
+    and the data files beside it that the run read (a benchmark's companion file of the queries), by the names the
     run's identity gives them, each checked against its sha256 there.
 
     Raises:
