@@ -174,7 +174,9 @@ def _query_files(results: RunResults, data: dict[str, str]) -> dict[str, bytes]:
         if not path.is_file():
             raise UsageError(f"{path}: the run's query file (queries = in its spec) is not there: put it back to "
                              "pack the run")
-        if _sha(content := path.read_bytes()) != data.get(path.name):
+        content = path.read_bytes()
+        if (known := data.get(path.name)) is not None and _sha(content) != known:  # (none: a run made before
+            # identities recorded one)
             raise UsageError(f"{path}: changed since the run read it (its sha256 is not the one in the run's "
                              "identity.json): put back the file the run read to pack the run")
         found[f"{QUERIES}/{path.name}"] = content
@@ -310,7 +312,7 @@ def _entries(cache: Any, keys: list[str], where: Path | str) -> list[tuple[str, 
     """
     found: dict[str, CacheEntry] = {}
     if isinstance(cache, CacheStore):  # its entries whole (a compact entry's fields rebuilt from its chunks)
-        found = {key: entry for key in keys if (entry := cache.peek(key, fields=True)) is not None}
+        found = cache.peek_many(keys, fields=True)
     for start in range(0, len(keys), 500) if not isinstance(cache, CacheStore) else ():
         found.update(cache.get_many(keys[start:start + 500]))
     if missing := [key for key in keys if key not in found]:
