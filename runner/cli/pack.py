@@ -150,7 +150,8 @@ def _checked_specs(pack: Pack, specs: list[dict[str, Any]], run_dir: Path, cache
         for name in queries:
             (run_dir / name).parent.mkdir(parents=True, exist_ok=True)
             (run_dir / name).write_bytes(pack.file(name) or b"")
-        prepared = [_prepared(spec, run_dir, cache_dir, pack_digest(pack.path)) for spec in specs]
+        digest = pack_digest(pack.path)
+        prepared = [_prepared(spec, run_dir, cache_dir, digest) for spec in specs]
         _check_data(prepared[0], data, benchmark)
     except UserError:
         shutil.rmtree(run_dir if made else run_dir / QUERIES, ignore_errors=True)
@@ -174,9 +175,8 @@ def _query_files(results: RunResults, data: dict[str, str]) -> dict[str, bytes]:
         if not path.is_file():
             raise UsageError(f"{path}: the run's query file (queries = in its spec) is not there: put it back to "
                              "pack the run")
-        content = path.read_bytes()
-        if (known := data.get(path.name)) is not None and _sha(content) != known:  # (none: a run made before
-            # identities recorded one)
+        content, known = path.read_bytes(), data.get(path.name)  # known: None for a run made before identities
+        if known is not None and _sha(content) != known:
             raise UsageError(f"{path}: changed since the run read it (its sha256 is not the one in the run's "
                              "identity.json): put back the file the run read to pack the run")
         found[f"{QUERIES}/{path.name}"] = content

@@ -70,7 +70,7 @@ def write_pack(path: Path, meta: Mapping[str, str], files: Mapping[str, bytes], 
     """Writes a pack (to a temporary file renamed over `path`: a reader never sees half of one).
 
     Args:
-        store: An image of the run's results store (not in WAL mode).
+        store: An image of the run's results store.
         entries: Each cache entry's key and its JSON as the cache stores it.
     """
     lines, rows, numbers = Lines(), list[bytes](), dict[str, int]()
@@ -127,11 +127,11 @@ class Pack:
 
     def entries(self) -> Iterator[tuple[str, bytes]]:
         """Each cache entry's key and its JSON as the cache stores it, its texts whole again."""
-        stored = (self.file(ENTRIES) or b"").split(b"\n")
+        stored = text.split(b"\n") if (text := self.file(ENTRIES)) else []
         if self.version == 1:  # a `cache` table: key, digest of the compacted line, its number
             numbered = self._db.execute("SELECT key, sha256, line FROM cache ORDER BY key").fetchall()
-        else:
-            numbered = [(None, None, n) for n in range(1, len(stored) + 1) if stored[n - 1]]
+        else:  # line n is entry n, its key the digest of its fields
+            numbered = [(None, None, n) for n in range(1, len(stored) + 1)]
         keys = []
         for key, sha, line in numbered:
             data = stored[line - 1] if 1 <= line <= len(stored) else b""
