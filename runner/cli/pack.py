@@ -52,6 +52,8 @@ store on replay, not packed)."""
 QUERIES = "queries"
 """In a pack, and in its replay's run directory: the query file of a run made with `queries = FILE` (and the data
 files beside it the run read)."""
+ENTRIES_AT_ONCE = 500
+"""Cache entries a replay holds whole at a time, as it stores them (each has its prompts in full)."""
 SHOWN = 20
 """Differences listed at most."""
 
@@ -120,7 +122,13 @@ def replay_command(file: Path, run_dir: Path | None, info: bool) -> None:
             prepared = _checked_specs(pack, specs, run_dir, cache_dir, identity.get("data", {}),
                                       facts.get("benchmark") or "BENCHMARK")
             with CacheStore(cache_dir) as cache:
-                cache.set_many({key: CacheEntry.from_json(orjson.loads(data)) for key, data in pack.entries()})
+                batch: dict[str, CacheEntry] = {}
+                for key, data in pack.entries():  # a few at a time: whole again, a run's prompts are large
+                    batch[key] = CacheEntry.from_json(orjson.loads(data))
+                    if len(batch) == ENTRIES_AT_ONCE:
+                        cache.set_many(batch)
+                        batch.clear()
+                cache.set_many(batch)
             differences = _original(pack, original)
             run_dir.mkdir(parents=True, exist_ok=True)
             for position, one in enumerate(prepared):
