@@ -11,12 +11,13 @@ SQLite read and no write.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import sqlite3
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -302,15 +303,21 @@ class CacheStore:
         """
         return self._peek_many((key,), fields=fields).get(key)
 
+    def peek_many(self, keys: Sequence[str], *, fields: bool = False) -> dict[str, CacheEntry]:
+        """`peek` for several keys, in one query, each chunk their fields share read once (`tripbench pack`: an
+        agent's calls resend the same chunks)."""
+        return self._peek_many(keys, fields=fields)
+
     def _peek_many(self, keys: Sequence[str], *, fields: bool = False) -> dict[str, CacheEntry]:
         """`peek` for several keys, in one query."""
         if self.damaged is not None:
             return {}
         found: dict[str, CacheEntry] = {}
+        chunk = functools.cache(self._chunk)
         try:
             for key, row in self._rows(keys).items():
                 try:
-                    entry, whole = self._decode(key, self._value(key, row), fields=fields)
+                    entry, whole = self._decode(key, self._value(key, row), fields=fields, chunk=chunk)
                 except (CorruptEntry, OSError) as exc:  # not one of our entries, its value file gone or cut short
                     self._refuse(key, f"unreadable ({type(exc).__name__}: {exc})")
                     continue
@@ -370,8 +377,10 @@ class CacheStore:
         row = self._rows((key,)).get(key)
         return (None, False) if row is None else self._decode(key, self._value(key, row), fields=fields)
 
-    def _decode(self, key: str, data: bytes, *, fields: bool) -> tuple[CacheEntry, bool]:
-        """The entry stored as `data` under `key`, and whether its fields are whole.
+    def _decode(self, key: str, data: bytes, *, fields: bool,
+                chunk: Callable[[int], bytes | None] | None = None) -> tuple[CacheEntry, bool]:
+        """The entry stored as `data` under `key`, and whether its fields are whole (`chunk`: reads a chunk, by
+        default from the database each time).
 
         Raises:
             CorruptEntry: not one of our entries (or a chunk it needs is missing).
@@ -384,7 +393,7 @@ class CacheStore:
             if raw.get("key") != compact.key_check(key):
                 raise WrongKey(key)
             if fields:
-                raw["fields"] = compact.expand(raw["fields"], self._chunk)
+                raw["fields"] = compact.expand(raw["fields"], chunk or self._chunk)
         except (orjson.JSONDecodeError, zlib.error, KeyError, TypeError, AttributeError) as exc:
             raise CorruptEntry(f"{type(exc).__name__}: {exc}") from exc
         return CacheEntry.from_json(raw), fields

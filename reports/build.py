@@ -217,7 +217,10 @@ def _provenance(runs: Sequence[RunData], *, with_run: bool) -> Section:
             ("price table", str(facts.get("price_table") or "–")),
             ("cache mode", str(facts.get("cache") or "–")),
             ("numbers from a pack's replay", "yes" if facts.get("replayed") else "no"),
-            *((f"session {s['session']}", f"{s['started']} on {s.get('host') or '?'}, {s.get('outcome') or 'open'}"
+            *((("data differs between shards", ", ".join(differing)),)
+              if (differing := facts.get("data_differs_between_shards")) else ()),
+            *((f"session {s['session']}" + (f" of {s['shard']}" if s.get("shard") else ""),
+               f"{s['started']} on {s.get('host') or '?'}, {s.get('outcome') or 'open'}"
                + (f", replay of pack sha256 {s['replay_of']}" if s.get("replay_of") else ""))
               for s in facts.get("sessions", [])),
         ]

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
+import shutil
 import sqlite3
 import tempfile
 import time
@@ -28,8 +30,8 @@ from runner.engine.execute import execute
 from runner.engine.identity import identity_of
 from runner.engine.prepared import prepare
 from runner.engine.spec import RunSpec, parse_options
-from runner.store.outputs import OUTPUTS
-from runner.store.pack import open_pack, pack_digest, write_pack
+from runner.store.outputs import OUTPUTS, write_merged_outputs
+from runner.store.pack import Pack, open_pack, pack_digest, write_pack
 from runner.store.provenance import IDENTITY_FILE, SESSIONS_FILE, provenance, spec_digest
 from runner.store.records import RolloutKey
 from runner.store.results import RunResults, load_run
@@ -44,6 +46,14 @@ GROUPS_COMPARED = "compare_"
 the run's folder and carry money and time; what they are computed from, the rollouts, is compared itself."""
 PAID = frozenset({"cache_hits", "cost_usd"})
 """Fields of output rows that say what a rollout paid, which its replay (every call a hit, $0) does not repeat."""
+OUTPUT_DIGESTS = "outputs.json"
+"""In a pack: the sha256 of each file of the run's outputs/ folder (the files are written again from the results
+store on replay, not packed)."""
+QUERIES = "queries"
+"""In a pack, and in its replay's run directory: the query file of a run made with `queries = FILE` (and the data
+files beside it the run read)."""
+ENTRIES_AT_ONCE = 500
+"""Cache entries a replay holds whole at a time, as it stores them (each has its prompts in full)."""
 SHOWN = 20
 """Differences listed at most."""
 
@@ -62,21 +72,23 @@ def pack_command(run_dir: Path, out: Path | None, cache_dir: Path | None) -> Non
     with load_run(run_dir) as results:
         if not results.sessions:
             raise UsageError(f"{run_dir}: no session yet: nothing to pack")
-        keys = sorted({stored.call.cache_key for stored in results.calls() if stored.call.cache_key})
+        # in the order the rollouts made them: an agent's next call resends the last one's history (compresses better)
+        keys = list(dict.fromkeys(stored.call.cache_key for stored in results.calls() if stored.call.cache_key))
         specs = _distinct_specs(results)
         files = {SPECS: json.dumps(specs, indent=1).encode(),
                  "provenance.json": json.dumps(provenance(results), indent=1).encode(),
-                 RESULTS_FILE: _store_bytes(run_dir / RESULTS_FILE)}
+                 OUTPUT_DIGESTS: json.dumps({name: _sha(data) for name, data in _files(run_dir / OUTPUTS).items()},
+                                            indent=1).encode()}
         spec, spec_path = RunSpec.model_validate(results.sessions[-1].spec_json), results.sessions[-1].spec_path
+        files |= _query_files(results, json.loads((run_dir / IDENTITY_FILE).read_bytes()).get("data", {})
+                              if (run_dir / IDENTITY_FILE).is_file() else {})
     for name in (IDENTITY_FILE, SESSIONS_FILE):
         if (run_dir / name).is_file():
             files[name] = (run_dir / name).read_bytes()
-    for path in sorted((run_dir / OUTPUTS).rglob("*")):
-        if path.is_file():
-            files[path.relative_to(run_dir).as_posix()] = path.read_bytes()
     with _run_cache(spec, spec_path, cache_dir) as (cache, where):
         entries = _entries(cache, keys, where)
-        stats = write_pack(out, {"run": run_dir.name, "benchmark": spec.benchmark}, files, entries)
+        stats = write_pack(out, {"run": run_dir.name, "benchmark": spec.benchmark}, files,
+                           _store_bytes(run_dir / RESULTS_FILE), entries)
     folder = _size(where) if isinstance(where, Path) else None
     ratio = f" (the cache folder holds {folder:,} bytes: {folder / stats.size:,.0f}x larger)" if folder else ""
     click.echo(f"{out}: {stats.entries:,} cache entries and {stats.files} files in {stats.size:,} bytes{ratio}, "
@@ -107,19 +119,22 @@ def replay_command(file: Path, run_dir: Path | None, info: bool) -> None:
         identity = json.loads(pack.file(IDENTITY_FILE) or b"{}")
         with tempfile.TemporaryDirectory(prefix="tripbench-replay-") as scratch:
             cache_dir, original = Path(scratch) / "cache", Path(scratch) / "original"
-            original.mkdir()
-            for name in pack.names():
-                if name == RESULTS_FILE or name.startswith(f"{OUTPUTS}/"):
-                    (original / name).parent.mkdir(parents=True, exist_ok=True)
-                    (original / name).write_bytes(pack.file(name) or b"")
-            prepared = [_prepared(spec, run_dir, cache_dir, pack_digest(file)) for spec in specs]
-            _check_data(prepared[0], identity.get("data", {}), facts.get("benchmark") or "BENCHMARK")
+            prepared = _checked_specs(pack, specs, run_dir, cache_dir, identity.get("data", {}),
+                                      facts.get("benchmark") or "BENCHMARK")
             with CacheStore(cache_dir) as cache:
-                cache.set_many({key: CacheEntry.from_json(orjson.loads(data)) for key, data in pack.entries()})
+                batch: dict[str, CacheEntry] = {}
+                for key, data in pack.entries():  # a few at a time: whole again, a run's prompts are large
+                    batch[key] = CacheEntry.from_json(orjson.loads(data))
+                    if len(batch) == ENTRIES_AT_ONCE:
+                        cache.set_many(batch)
+                        batch.clear()
+                cache.set_many(batch)
+            differences = _original(pack, original)
             run_dir.mkdir(parents=True, exist_ok=True)
             for position, one in enumerate(prepared):
                 asyncio.run(execute(one, run_dir, extend=position > 0, show_progress=False))
-            differences, rollouts = compare_runs(original, run_dir)
+            found, rollouts = compare_runs(original, run_dir)
+            differences += found
     took = f"replayed in {time.monotonic() - started:.1f} s into {run_dir}"
     if differences:
         listed = "\n".join(f"  {difference}" for difference in differences[:SHOWN])
@@ -127,6 +142,76 @@ def replay_command(file: Path, run_dir: Path | None, info: bool) -> None:
         click.echo(f"different: {len(differences)} differences ({took}):\n{listed}{more}")
         raise SystemExit(1)
     click.echo(f"identical: {rollouts}/{rollouts} rollouts, every table equal ({took})")
+
+
+def _checked_specs(pack: Pack, specs: list[dict[str, Any]], run_dir: Path, cache_dir: Path, data: dict[str, str],
+                   benchmark: str) -> list[Any]:
+    """The pack's specs prepared to replay into `run_dir` (a run made with `queries = FILE` reads the pack's copy,
+    written into RUN_DIR/queries), this machine's data checked against the packed run's.
+
+    Raises:
+        UsageError: the data differs (`_check_data`): nothing is left in `run_dir`.
+    """
+    queries = [name for name in pack.names() if name.startswith(f"{QUERIES}/")]
+    made = not run_dir.exists()
+    try:
+        for name in queries:
+            (run_dir / name).parent.mkdir(parents=True, exist_ok=True)
+            (run_dir / name).write_bytes(pack.file(name) or b"")
+        digest = pack_digest(pack.path)
+        prepared = [_prepared(spec, run_dir, cache_dir, digest) for spec in specs]
+        _check_data(prepared[0], data, benchmark)
+    except UserError:
+        shutil.rmtree(run_dir if made else run_dir / QUERIES, ignore_errors=True)
+        raise
+    return prepared
+
+
+def _query_files(results: RunResults, data: dict[str, str]) -> dict[str, bytes]:
+    """The files of a run made with `queries = FILE` (a user's own), as a pack holds them (`queries/NAME`): the file
+    and the data files beside it that the run read (a benchmark's companion file of the queries), by the names the
+    run's identity gives them, each checked against its sha256 there.
+
+    Raises:
+        UsageError: a file changed or gone since the run read it (a replay of it would not be this run's).
+    """
+    found: dict[str, bytes] = {}
+    for session in results.sessions:
+        if not isinstance(queries := session.spec_json.get("queries"), str):
+            continue
+        path = Path(session.spec_path or ".").parent / queries
+        if not path.is_file():
+            raise UsageError(f"{path}: the run's query file (queries = in its spec) is not there: put it back to "
+                             "pack the run")
+        content, known = path.read_bytes(), data.get(path.name)  # known: None for a run made before identities
+        if known is not None and _sha(content) != known:
+            raise UsageError(f"{path}: changed since the run read it (its sha256 is not the one in the run's "
+                             "identity.json): put back the file the run read to pack the run")
+        found[f"{QUERIES}/{path.name}"] = content
+        for name, digest in data.items():  # another file it read there: only the very one (its sha256 the same)
+            if (beside := path.parent / name).is_file() and _sha(other := beside.read_bytes()) == digest:
+                found[f"{QUERIES}/{name}"] = other
+    return found
+
+
+def _original(pack: Pack, original: Path) -> list[str]:
+    """Writes the packed run into `original`: its results store, and its output files (a version 1 pack holds them;
+    a newer one only their digests: they are written again from the store, and any that differs from the run's
+    is a difference)."""
+    original.mkdir()
+    (original / RESULTS_FILE).write_bytes(pack.store() or b"")
+    if pack.version == 1:
+        for name in pack.names():
+            if name.startswith(f"{OUTPUTS}/"):
+                (original / name).parent.mkdir(parents=True, exist_ok=True)
+                (original / name).write_bytes(pack.file(name) or b"")
+        return []
+    with load_run(original) as results:
+        write_merged_outputs(results)
+    written = {name: _sha(data) for name, data in _files(original / OUTPUTS).items()}
+    packed: dict[str, str] = json.loads(pack.file(OUTPUT_DIGESTS) or b"{}")
+    return [f"output file {OUTPUTS}/{name}: written again from the pack's results store, it differs from the "
+            "packed run's" for name in sorted(packed.keys() | written.keys()) if packed.get(name) != written.get(name)]
 
 
 def compare_runs(original: Path, replayed: Path) -> tuple[list[str], int]:
@@ -235,7 +320,7 @@ def _entries(cache: Any, keys: list[str], where: Path | str) -> list[tuple[str, 
     """
     found: dict[str, CacheEntry] = {}
     if isinstance(cache, CacheStore):  # its entries whole (a compact entry's fields rebuilt from its chunks)
-        found = {key: entry for key in keys if (entry := cache.peek(key, fields=True)) is not None}
+        found = cache.peek_many(keys, fields=True)
     for start in range(0, len(keys), 500) if not isinstance(cache, CacheStore) else ():
         found.update(cache.get_many(keys[start:start + 500]))
     if missing := [key for key in keys if key not in found]:
@@ -250,8 +335,9 @@ def _prepared(spec: dict[str, Any], run_dir: Path, cache_dir: Path, digest: str)
     parsed = RunSpec.model_validate(spec)
     read = parse_options(get_benchmark(parsed.benchmark).options_model, parsed.options, "the pack's spec")
     options = {name: value for name, value in parsed.options.items() if not isinstance(getattr(read, name, None), Path)}
+    queries = {} if parsed.queries is None else {"queries": f"{QUERIES}/{Path(parsed.queries).name}"}
     replay = parsed.model_copy(update={"cache": CacheMode.REPLAY, "cache_dir": str(cache_dir), "team": None,
-                                       "options": options, "processes": 1})
+                                       "options": options, "processes": 1, **queries})
     prepared = prepare(run_dir / "spec.toml", spec=replay)
     prepared.replay_of = digest
     return prepared
@@ -271,6 +357,10 @@ def _check_data(prepared: Any, packed: dict[str, str], benchmark: str) -> None:
         raise UsageError(f"this machine's {benchmark} data differs from the data the packed run read ({shown}): "
                          f"install the data it used (`tripbench data fetch {benchmark}`, or `tripbench data import "
                          "DIR` with the same files); nothing ran")
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _size(folder: Path) -> int:

@@ -88,24 +88,32 @@ def stamps(run_dir: Path) -> dict[int, dict[str, Any]]:
 
 
 def provenance(results: RunResults, prices: PriceTable | None = None) -> dict[str, Any]:
-    """The provenance of a run directory (the module docstring's fields), as JSON values; `prices` says when each
-    model is shut down (default: the data home's table, read now, as `tripbench report` reads it)."""
+    """The provenance of a run directory (the module docstring's fields), as JSON values; a sharded run's from its
+    shard folders (each holds its identity and its sessions' stamps): its sessions each name their shard, and
+    `data_differs_between_shards` lists the data files whose sha256 is not the same in every shard. `prices` says
+    when each model is shut down (default: the data home's table, read now, as `tripbench report` reads it)."""
     prices = prices if prices is not None else load_price_table()
     run_dir = results.run_dir
-    identity = _identity(run_dir)
-    stamped = stamps(run_dir)
+    folders = [run_dir] if results.shards is None else list(results.shards.dirs.values())
+    identities = [found for folder in folders if (found := _identity(folder))]
+    identity = identities[0] if identities else {}
+    stamped = {folder.name: stamps(folder) for folder in folders}
     sessions = []
     for session in results.sessions:
-        stamp = stamped.get(session.id, {})
-        sessions.append({"session": session.id, "started": _iso(session.started_at),
+        folder, own = results.origins.get(session.id, (run_dir.name, session.id))
+        stamp = stamped.get(folder, {}).get(own, {})
+        sessions.append({"session": own, **({"shard": folder} if results.shards is not None else {}),
+                         "started": _iso(session.started_at),
                          "ended": _iso(session.ended_at) if session.ended_at else None, "outcome": session.outcome,
                          "tripbench": session.tool_version, "git_commit": stamp.get("git_commit"),
                          "host": stamp.get("host"), "cache": stamp.get("cache", session.spec_json.get("cache")),
                          "prices": stamp.get("prices"), "replay_of": stamp.get("replay_of")})
     data = dict(identity.get("data", {}))
+    differing = sorted({name for other in identities for name, digest in other.get("data", {}).items()
+                        if data.get(name) != digest})
     schema = data.pop("index schema version", None)
     models: dict[str, Any] = {}
-    for part in identity.get("parts", []):
+    for part in (part for found in identities for part in found.get("parts", [])):
         for label, settings in part["models"].items():
             retires = price.deprecation_date if (price := prices.price_for(settings["model"])) is not None else None
             models[label] = {**settings, "shut_down_on": retires.isoformat() if retires else None}
@@ -115,6 +123,7 @@ def provenance(results: RunResults, prices: PriceTable | None = None) -> dict[st
             "spec_sha256": spec_digest(latest.spec_json) if latest else None,
             "benchmark": identity.get("benchmark"), "split": identity.get("split"),
             "evaluate": identity.get("evaluate"), "data_sha256": data, "index_schema_version": schema,
+            **({"data_differs_between_shards": differing} if results.shards is not None else {}),
             "models": models, "price_table": sessions[-1]["prices"] if sessions else None,
             "cache": sessions[-1]["cache"] if sessions else None,
             "replayed": any(session["replay_of"] for session in sessions), "sessions": sessions}

@@ -108,7 +108,7 @@ class RunResults:
     """A run directory's results, read-only. Use as a context manager, or call `close()`."""
 
     def __init__(self, conn: sqlite3.Connection, run_dir: Path, shards: ShardStores | None = None,
-                 latest: dict[str, int] | None = None) -> None:
+                 origins: dict[int, tuple[str, int]] | None = None) -> None:
         self.run_dir = run_dir
         self.shards = shards
         """The shard folders read, for a sharded run (None: one run directory)."""
@@ -120,8 +120,13 @@ class RunResults:
             for row in self._query("SELECT id, spec, spec_path, tool_version, pid, planned, started_at, ended_at, "
                                    f"outcome, spent_usd FROM session ORDER BY {'started_at, ' if shards else ''}id")
         ]
+        self.origins = origins or {}
+        """A sharded run's sessions: id -> the shard folder's name and the session's id in that shard's store."""
         by_id = {session.id: session for session in self.sessions}
-        self.latest = ({name: by_id[session] for name, session in latest.items()} if latest is not None
+        latest: dict[str, int] = {}
+        for session_id, (shard, _) in sorted(self.origins.items()):  # ids grow shard by shard: the last is latest
+            latest[shard] = session_id
+        self.latest = ({name: by_id[session] for name, session in latest.items()} if origins is not None
                        else {run_dir.name: self.sessions[-1]} if self.sessions else {})
         """The latest session of each store read, by folder name: the run directory's, or each shard's."""
         self.rollouts = [_rollout(row)
@@ -311,8 +316,7 @@ def _load_shards(run_dir: Path, shards: ShardStores) -> RunResults:
     conn = sqlite3.connect("", uri=True, isolation_level=None, check_same_thread=False)
     try:
         migrate(conn)
-        latest = merge_stores(conn, shards)
-        return RunResults(conn, run_dir, shards, latest)
+        return RunResults(conn, run_dir, shards, merge_stores(conn, shards))
     except BaseException:
         conn.close()
         raise

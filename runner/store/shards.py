@@ -115,17 +115,18 @@ def find_shards(run_dir: Path) -> ShardStores | None:
     return stores
 
 
-def merge_stores(conn: sqlite3.Connection, stores: ShardStores) -> dict[str, int]:
+def merge_stores(conn: sqlite3.Connection, stores: ShardStores) -> dict[int, tuple[str, int]]:
     """Copies every shard's store into `conn` (an empty database with the results schema, in autocommit mode).
 
     Returns:
-        Shard folder name -> the (shifted) id of its latest session, for the shards that recorded one.
+        Each session's (shifted) id -> its shard's folder name and its id in that shard's store (where the shard's
+        own files, `sessions.jsonl`, name it).
 
     Raises:
         UserError: a rollout stored in two shards (a shard folder copied under another name), or a store SQLite
             cannot read (naming it).
     """
-    latest: dict[str, int] = {}
+    origins: dict[int, tuple[str, int]] = {}
     for path in stores.dirs.values():  # on an error the caller drops the whole database: no rollback needed
         try:
             conn.execute("ATTACH DATABASE ? AS shard", (f"{(path / RESULTS_FILE).resolve().as_uri()}?mode=ro",))
@@ -141,10 +142,9 @@ def merge_stores(conn: sqlite3.Connection, stores: ShardStores) -> dict[str, int
                             "read the shard folders of one run only") from None
         except sqlite3.DatabaseError as exc:
             raise UserError(damaged_message(path / RESULTS_FILE, exc)) from None
-        session = conn.execute("SELECT max(id) FROM main.session WHERE id > ?", (offsets["session"],)).fetchone()[0]
-        if session is not None:
-            latest[path.name] = session
-    return latest
+        origins |= {shifted: (path.name, shifted - offsets["session"]) for (shifted,) in conn.execute(
+            "SELECT id FROM main.session WHERE id > ?", (offsets["session"],))}
+    return origins
 
 
 def _copy(conn: sqlite3.Connection, table: str, remapped: dict[str, str], offsets: dict[str, int]) -> None:

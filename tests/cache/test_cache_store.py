@@ -50,6 +50,16 @@ def test_round_trip_and_counters_survive_reopen(tmp_path: Path) -> None:
     assert stats.size_bytes > 0
 
 
+def test_several_entries_sharing_chunks_are_read_whole_in_one_pass_without_counting(tmp_path: Path) -> None:
+    history = "\n".join(f"Observation {n}: a table of flights, row {n}" for n in range(200))  # the same prompt prefix
+    stored = dict(entry_for(ask(history + f"\nThought {n}:"), text=f"step {n}") for n in range(5))
+    with CacheStore(tmp_path) as store:
+        store.set_many(stored)
+        found = store.peek_many([*stored, "v1:" + "0" * 64], fields=True)
+        assert found == stored  # every entry whole, the missing key absent
+        assert store.stats().hits == 0
+
+
 def test_values_are_compressed_json_not_pickles(tmp_path: Path) -> None:
     key, entry = entry_for(ask("hello"))
     with CacheStore(tmp_path) as store:

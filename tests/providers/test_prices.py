@@ -167,4 +167,16 @@ def test_a_retired_model_or_one_retiring_within_60_days_is_named() -> None:
         "openai:gpt-4-1106-preview was shut down on 2026-10-23: only a cache or a pack can answer it")
     assert "will be shut down on 2026-12-11 (in 12 days)" in (TABLE.retirement_note("openai:gpt-5", today) or "")
     assert TABLE.retirement_note("openai:gpt-4o", date(2026, 11, 14)) is None  # 61 days ahead: not yet
-    assert TABLE.retirement_note("openai:gpt-4o-mini", today) is None and TABLE.retirement_note("acme:x", today) is None
+    assert TABLE.retirement_note("openai:gpt-5.2", today) is None  # no date
+    assert TABLE.retirement_note("acme:x", today) is None
+
+
+def test_the_bundled_snapshot_keeps_every_shutdown_date_litellm_gives() -> None:
+    """The dates come from LiteLLM's list, as `prices update` reads it (not typed in): hundreds of models, the
+    TravelPlanner paper's among them."""
+    dated = {model: price.deprecation_date for model, price in TABLE.models.items()
+             if price.deprecation_date}
+    assert len(dated) > 500
+    assert dated["openai:gpt-4-1106-preview"] == date(2026, 10, 23) == dated["openai:gpt-3.5-turbo"]
+    assert dated["openai:gpt-4o-mini"] == date(2027, 1, 14)
+    assert dated["anthropic:claude-sonnet-4-5"] == date(2026, 11, 30)

@@ -4,11 +4,13 @@ replayed in a fresh data home with no key and no cache folder, and proven identi
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import subprocess
 from pathlib import Path
 
+from runner.store.pack import open_pack
 from tests.runner.engine_support import CLI, PROJECT_ROOT, run_cli
 
 
@@ -37,7 +39,7 @@ async def test_a_packed_run_replays_identically_anywhere_and_an_altered_pack_is_
     info = _bare_cli("replay", str(pack), "--info", home=elsewhere / "home", cwd=elsewhere)
     assert info.returncode == 0, info.stderr
     facts = json.loads(info.stdout)
-    assert facts["format_version"] == "1" and facts["run"] == "toy" and facts["replayed"] is False
+    assert facts["format_version"] == "2" and facts["run"] == "toy" and facts["replayed"] is False
     assert not (elsewhere / "toy-replay").exists()  # --info runs nothing
 
     replayed = _bare_cli("replay", str(pack), "--run-dir", str(elsewhere / "again"), home=elsewhere / "home",
@@ -60,8 +62,13 @@ async def test_a_packed_run_replays_identically_anywhere_and_an_altered_pack_is_
         assert refused.returncode in (1, 2) and "Traceback" not in refused.stderr, refused.stderr
         assert "altered" in refused.stderr or "not a tripbench pack" in refused.stderr, refused.stderr
         assert not (elsewhere / "bad").exists()  # refused before anything ran
+    (tmp_path / "newer.tbpack").write_bytes(original.replace(b"TBPACK 2", b"TBPACK 3", 1))
+    newer = _bare_cli("replay", str(tmp_path / "newer.tbpack"), home=elsewhere / "home", cwd=elsewhere)
+    assert newer.returncode == 1 and "pack format 3, this tripbench reads format 2 and older" in newer.stderr
 
 
+VERSION_1_PACK = Path(__file__).parent / "packs" / "calendar-v1.tbpack"
+"""`NATURAL_PLAN`'s run on the staged Natural Plan data, packed by the code of pack format 1."""
 NATURAL_PLAN = """benchmark = "natural-plan"
 split = "calendar"
 strategies = ["direct"]
@@ -81,9 +88,17 @@ def test_data_other_than_the_packed_runs_is_refused_by_name(natural_plan_data: P
     assert run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"), "--quiet", home=here).returncode == 0
     packed = run_cli("pack", str(tmp_path / "run"), "-o", str(tmp_path / "run.tbpack"), home=here)
     assert packed.returncode == 0, packed.stderr
+    with open_pack(tmp_path / "run.tbpack") as pack:  # outputs/ is written again on replay: only its digests packed
+        assert pack.version == 2 and not [name for name in pack.names() if name.startswith("outputs/")]
 
     assert "identical: 3/3 rollouts" in _bare_cli("replay", str(tmp_path / "run.tbpack"), "--run-dir",
                                                   str(tmp_path / "same"), home=there, cwd=tmp_path).stdout
+    # a pack of the same run written by tripbench's first pack format (zlib, keys stored, outputs/ packed) still replays
+    old = _bare_cli("replay", str(VERSION_1_PACK), "--run-dir", str(tmp_path / "old"), home=there, cwd=tmp_path)
+    assert "identical: 3/3 rollouts, every table equal" in old.stdout, old.stdout + old.stderr
+    assert sorted(path.name for path in (tmp_path / "old" / "outputs").rglob("*.jsonl")) == [
+        "submission.jsonl", "trajectories.jsonl"]
+
     changed = there / "natural_plan" / "calendar_scheduling.json"
     changed.write_bytes(changed.read_bytes().replace(b"Monday", b"Tuesday", 1))
     refused = _bare_cli("replay", str(tmp_path / "run.tbpack"), "--run-dir", str(tmp_path / "other"), home=there,
@@ -111,3 +126,34 @@ async def test_a_team_run_is_packed_from_the_team_database(start_mock_llm, write
     replayed = _bare_cli("replay", str(tmp_path / "team-run.tbpack"), home=tmp_path / "elsewhere", cwd=tmp_path)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "identical: 6/6 rollouts, every table equal" in replayed.stdout
+
+
+def test_a_run_of_a_users_own_query_file_carries_it_and_replays_from_the_packed_copy(natural_plan_data: Path,
+                                                                                     tmp_path: Path) -> None:
+    mine = tmp_path / "mine" / "my_calendar.json"
+    mine.parent.mkdir()
+    mine.write_bytes((natural_plan_data / "calendar_scheduling_100.json").read_bytes())
+    spec = tmp_path / "run.toml"
+    spec.write_text(NATURAL_PLAN.replace('split = "calendar"', 'queries = "mine/my_calendar.json"'))
+    home, there = tmp_path / "home", tmp_path / "there"
+    assert run_cli("run", str(spec), "--run-dir", str(tmp_path / "run"), "--quiet", home=home).returncode == 0
+    digest = hashlib.sha256(mine.read_bytes()).hexdigest()
+    assert json.loads((tmp_path / "run" / "identity.json").read_text())["data"] == {"my_calendar.json": digest}
+
+    mine.write_bytes(mine.read_bytes().replace(b"Monday", b"Tuesday", 1))  # changed since the run read it
+    changed = run_cli("pack", str(tmp_path / "run"), home=home)
+    assert changed.returncode == 2 and "my_calendar.json: changed since the run read it" in changed.stderr
+    mine.write_bytes((natural_plan_data / "calendar_scheduling_100.json").read_bytes())
+    packed = run_cli("pack", str(tmp_path / "run"), home=home)
+    assert packed.returncode == 0, packed.stderr
+    mine.unlink()  # the replay can only read the pack's copy (and this machine has no Natural Plan data at all)
+
+    info = json.loads(_bare_cli("replay", str(tmp_path / "run.tbpack"), "--info", home=there, cwd=tmp_path).stdout)
+    assert info["data_sha256"] == {"my_calendar.json": digest}  # the provenance names the query file
+    replayed = _bare_cli("replay", str(tmp_path / "run.tbpack"), "--run-dir", str(tmp_path / "again"), home=there,
+                         cwd=tmp_path)
+    assert "identical: 3/3 rollouts, every table equal" in replayed.stdout, replayed.stdout + replayed.stderr
+    copy = tmp_path / "again" / "queries" / "my_calendar.json"
+    assert hashlib.sha256(copy.read_bytes()).hexdigest() == digest
+    resumed = _bare_cli("status", str(tmp_path / "again"), home=there, cwd=tmp_path)
+    assert resumed.returncode == 0 and "3/3" in resumed.stdout, resumed.stdout + resumed.stderr
