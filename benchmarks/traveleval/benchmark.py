@@ -199,7 +199,8 @@ class TravelEvalEvaluator:
 
     def __init__(self, options: TravelEvalOptions) -> None:
         self.options = options
-        self._scorer: Scorer | None = None
+        self.scorer: Scorer | None = None
+        """The open scorer: None before the first batch and after `close`."""
 
     def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
         """Scores each result on its task in `mode`.
@@ -210,10 +211,10 @@ class TravelEvalEvaluator:
         """
         if mode not in MODES:
             raise DataError(f"unknown TravelEval evaluation mode {mode!r} (expected one of {', '.join(MODES)})")
-        if self._scorer is None:
-            self._scorer = Scorer.open(_data_dir(self.options), distance=self.options.distance,
-                                       standardize_names=self.options.standardize_names)
-        scorer = self._scorer
+        if self.scorer is None:
+            self.scorer = Scorer.open(_data_dir(self.options), distance=self.options.distance,
+                                      standardize_names=self.options.standardize_names)
+        scorer = self.scorer
         return [evaluation(scorer.score(result.plan, task.input, mode) if result.plan is not None else
                            {"query_uid": task.id, "error": f"no plan ({result.status}: {result.error})"},
                            CONSTRAINT_METRICS)
@@ -221,7 +222,7 @@ class TravelEvalEvaluator:
 
     def close(self) -> None:
         """Closes the scorer, if one was opened."""
-        scorer, self._scorer = self._scorer, None
+        scorer, self.scorer = self.scorer, None
         if scorer is not None:
             scorer.close()
 
