@@ -26,6 +26,8 @@ from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from benchmarks.traveleval.tools import TOOLS, TOOLS_TEXT
 from errors import UserError
+from runner.engine.prepared import prepare
+from runner.engine.session import EngineSession, Purpose
 
 
 @pytest.fixture(scope="module")
@@ -142,4 +144,20 @@ def test_closing_the_offline_models_closes_their_sandbox(world: TravelEvalWorld,
     offline.reply_for("oracle", prompt)
     assert open_files(index) == before + 1
     offline.close()
+    assert open_files(index) == before
+
+
+async def test_a_runs_session_closes_its_offline_models_sandbox(world: TravelEvalWorld, tmp_path: Path,
+                                                                open_files: Callable[[Path], int]) -> None:
+    spec = tmp_path / "run.toml"
+    spec.write_text(f'benchmark = "traveleval"\nsplit = "all"\nstrategies = ["direct"]\ncache = "off"\n\n[options]\n'
+                    f'data_dir = "{world.folder}"\ndistance = "offline"\n\n[[models]]\nmodel = "offline:oracle"\n',
+                    encoding="utf-8")
+    prepared = prepare(spec)
+    index = ensure_index(world.folder)
+    before = open_files(index)
+    async with EngineSession(prepared, Purpose.PREFLIGHT):
+        with_tools = open_files(index)  # the tools' sandbox, the run's own
+        prepared.offline.reply_for("oracle", prompts.paper_user(dict(prepared.tasks[0].input), "direct"))
+        assert open_files(index) == with_tools + 1  # the offline model's, opened to plan
     assert open_files(index) == before
