@@ -417,9 +417,8 @@ async def evaluate_stored(benchmark: Benchmark, options: BaseModel, modes: Seque
                         batch = todo[start:start + EVALUATE_BATCH]  # plans parsed one at a time (`StoredResults`)
                         evaluations = await asyncio.to_thread(evaluator.evaluate, [by_id[r.key.task] for r in batch],
                                                               StoredResults(results, batch), mode)
-                        await store.save_evaluations(mode, [(r.id, ev) for r, ev in zip(batch, evaluations,
-                                                                                          strict=True)
-                                                            if ev is not None])
+                        saved = [(r.id, ev) for r, ev in zip(batch, evaluations, strict=True) if ev is not None]
+                        await store.save_evaluations(mode, saved)
                 except UserError as exc:
                     notes.append(f"evaluation {mode!r} skipped: {exc}")
     finally:
