@@ -58,7 +58,9 @@ __all__ = [  # the contract's own names and the values it is about (`benchmarks.
     "DELIVERED",
     "Demo",
     "DemoRun",
+    "EachBatch",
     "Evaluation",
+    "Evaluator",
     "ExpectedCalls",
     "GENERIC_STATUSES",
     "INTERRUPTED",
@@ -176,6 +178,12 @@ class Benchmark(Protocol):
         """
         ...
 
+    def open_evaluator(self, options: BaseModel) -> Evaluator:
+        """An evaluator that scores batch after batch of results with what it opens once (a sandbox, distances): the
+        runner scores a run's stored rollouts a batch at a time through one, and closes it. Default: `evaluate` for
+        each batch (for a benchmark whose scoring opens nothing costly)."""
+        return EachBatch(self, options)
+
     @abstractmethod
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """Formats results as the benchmark's official submission file, one JSON object per line, in task order."""
@@ -202,6 +210,32 @@ class Benchmark(Protocol):
         bytes (`datahome.fingerprints`), and `index schema version` -> the version of any index it reads: part of
         the run's identity (data changed under a run is refused) and of its provenance. Default: the query file."""
         return fingerprints([split]) if isinstance(split, Path) else {}
+
+
+class Evaluator(Protocol):
+    """A benchmark's scoring, opened once for many batches of results (`Benchmark.open_evaluator`); close it after."""
+
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
+        """As `Benchmark.evaluate`, with the options the evaluator was opened with."""
+        ...
+
+    def close(self) -> None:
+        """Releases what it opened; the evaluator is not used after."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class EachBatch:
+    """The default `Evaluator`: the benchmark's `evaluate` for each batch, nothing kept between them."""
+
+    benchmark: Benchmark
+    options: BaseModel
+
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
+        return self.benchmark.evaluate(tasks, results, mode, self.options)
+
+    def close(self) -> None:
+        pass
 
 
 @runtime_checkable
@@ -353,6 +387,9 @@ class Responder:
     """(tasks, their strategies, the run's tools: `Benchmark.open_tools`) -> for each, why `offline:oracle` cannot
     pass it, from the benchmark's data (a flight the table lacks, a budget below the cheapest plan), None where it
     should pass: reports and the end of a run say it where the oracle fails (`reports.oracle`)."""
+    close: Callable[[], None] | None = None
+    """Releases what the answers opened (a sandbox), called when the run that built them ends; a later answer may
+    open it again (a mock server answers for several runs)."""
 
 
 class OfflineAnswers(Protocol):

@@ -93,6 +93,12 @@ class OfflineModels:
         raise UsageError("; ".join(problems) or f"offline:{model}: no offline models here (benchmarks: "
                          f"{', '.join(self._benchmarks) or 'none'}; a benchmark's `offline` part gives them)")
 
+    def close(self) -> None:
+        """Closes what each responder opened (`Responder.close`); they open it again if asked once more."""
+        for responder in self._responders:
+            if responder.close is not None:
+                responder.close()
+
     def resolve(self, model: str) -> OfflineModel:
         """The `ChatModel` of an `offline:NAME` model string, its name checked now (`UsageError`)."""
         return OfflineModel(model.removeprefix(f"{OFFLINE}:"), self)

@@ -1,15 +1,18 @@
-"""Peak memory of `tripbench import-plans` and `tripbench evaluate` on a big TravelEval plans file.
+"""Peak memory of `tripbench import-plans`, `evaluate` and `report` on big TravelEval plans files.
 
-The file is an official generator's plans array (indented JSON, `plans_<model>_<strategy>.json`) of the offline
+Each file is an official generator's plans array (indented JSON, `plans_<model>_<strategy>.json`) of the offline
 oracle's plans (`offline/plan_builder.py`) for queries spread over the `all` split, repeated until the file holds
-`--megabytes` (each repeat of a query's plan is its next sample). Each command runs as its own process, offline
-distances, the sandbox index built beforehand; its peak resident memory is the kernel's (`wait4`'s `ru_maxrss`).
-Printed: the file's size and plans, then per command its wall time and peak memory (the goal: <= 600 MB whatever
-the file's size, i.e. a constant plus a few plans).
+the size asked for (each repeat of a query's plan is its next sample). Each command runs as its own process, offline
+distances, the sandbox index built beforehand: `import-plans` of the file into a run directory, `evaluate` of the
+file, `report` of the imported run; its peak resident memory is the kernel's (`wait4`'s `ru_maxrss`).
+Printed per size: the file's size and plans, then per command its wall time and peak memory (the goal: <= 600 MB
+whatever the file's size, i.e. a constant plus a few plans); with `--baseline DIR`, the same commands run with the
+code of another checkout (e.g. the main branch's) first, on the same file, side by side.
 
-    python perf/import_memory.py                   # a 100 MB file (about 12,000 plans)
-    python perf/import_memory.py --megabytes 1000  # 1 GB
-    python perf/import_memory.py --smoke           # a smoke size: 2 MB
+    python perf/import_memory.py                            # a 100 MB file (about 8,000 plans)
+    python perf/import_memory.py --megabytes 100 278 1000   # three sizes, one after the other
+    python perf/import_memory.py --baseline ../main         # also with another checkout's code
+    python perf/import_memory.py --smoke                    # a smoke size: 2 MB
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -60,45 +64,61 @@ def write_array(path: Path, plans: list[dict[str, Any]], megabytes: float) -> in
     return count
 
 
-def peak(arguments: list[str], environment: dict[str, str]) -> tuple[float, float]:
-    """Runs the CLI with `arguments`; returns its wall seconds and peak resident memory in MB."""
+def peak(arguments: list[str], code: Path, environment: dict[str, str]) -> tuple[float, float]:
+    """Runs the CLI of the checkout `code` with `arguments`; returns its wall seconds and peak resident memory in
+    MB."""
+    environment = {**environment, "PYTHONPATH": os.pathsep.join(filter(None, (str(code),
+                                                                               os.environ.get("PYTHONPATH"))))}
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "runner.cli.main", *arguments], cwd=REPO, env=environment,
+    process = subprocess.Popen([sys.executable, "-m", "runner.cli.main", *arguments], cwd=code, env=environment,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    error = process.stderr.read().decode(errors="replace") if process.stderr else ""  # read as it comes: no stall
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
-    error = process.stderr.read().decode(errors="replace") if process.stderr else ""
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(arguments[:1])} failed ({process.returncode}): {error[-2000:]}")
     return wall, usage.ru_maxrss / 1024
 
 
+def commands(path: Path, run_dir: Path) -> dict[str, list[str]]:
+    """The measured commands on the plans file `path`, the import into `run_dir` first (the report reads it)."""
+    return {
+        "import-plans": ["import-plans", str(path), "--benchmark", "traveleval", "--run-dir", str(run_dir),
+                         "--option", f"data_dir={DATA}", "--option", "distance=offline"],
+        "evaluate": ["evaluate", str(path), "--benchmark", "traveleval", "--data-dir", str(DATA), "--distance",
+                     "offline"],
+        "report": ["report", str(run_dir), "--out", str(run_dir / "report")],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="import_memory.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--megabytes", type=float, default=100.0, help="the plans file's size")
+    parser.add_argument("--megabytes", type=float, nargs="+", default=[100.0], help="the plans files' sizes")
     parser.add_argument("--queries", type=int, default=100, help="queries whose oracle plans are repeated")
-    args = parse_args(parser, megabytes=2.0, queries=10)
+    parser.add_argument("--baseline", type=Path, metavar="DIR",
+                        help="also run the commands with the code of this checkout (e.g. the main branch's)")
+    args = parse_args(parser, megabytes=[2.0], queries=10)
+    codes = {"before": args.baseline.resolve(), "now": REPO} if args.baseline else {"now": REPO}
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        environment = {**os.environ, HOME_ENV: str(folder / "home"),
-                       "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
+        environment = {**os.environ, HOME_ENV: str(folder / "home")}
         os.environ[HOME_ENV] = environment[HOME_ENV]  # the index is built here once, before the measured commands
         plans = oracle_plans(args.queries)
-        path = folder / "plans_perf_direct.json"
-        count = write_array(path, plans, args.megabytes)
-        size = path.stat().st_size / 1e6
-        print(f"TravelEval plans array: {size:.0f} MB, {count:,} plans ({len(plans)} distinct oracle plans)")
-        commands = {
-            "import-plans": ["import-plans", str(path), "--benchmark", "traveleval", "--run-dir",
-                             str(folder / "run"), "--option", f"data_dir={DATA}", "--option", "distance=offline"],
-            "evaluate": ["evaluate", str(path), "--benchmark", "traveleval", "--data-dir", str(DATA), "--distance",
-                         "offline"],
-        }
-        for name, arguments in commands.items():
-            wall, megabytes = peak(arguments, environment)
-            print(f"{name} of a {size:.0f} MB plans file ({count:,} plans): {wall:.1f} s, peak memory "
-                  f"{megabytes:,.0f} MB (goal <= 600 MB)", flush=True)
+        for megabytes in args.megabytes:
+            path = folder / "plans_perf_direct.json"
+            count = write_array(path, plans, megabytes)
+            size = path.stat().st_size / 1e6
+            print(f"TravelEval plans array: {size:.0f} MB, {count:,} plans ({len(plans)} distinct oracle plans)",
+                  flush=True)
+            for label, code in codes.items():
+                run_dir = folder / f"run-{label}"
+                for name, arguments in commands(path, run_dir).items():
+                    wall, peak_mb = peak(arguments, code, environment)
+                    print(f"{name} of a {size:.0f} MB plans file ({count:,} plans), {label} ({code}): {wall:.1f} s, "
+                          f"peak memory {peak_mb:,.0f} MB (goal <= 600 MB)", flush=True)
+                shutil.rmtree(run_dir)
+            path.unlink()
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ paper's protocol included.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -43,7 +44,7 @@ from benchmarks.traveleval.agents.react import ReactLimits, react_tools, reflexi
 from benchmarks.traveleval.agents.rules import rule_strategies
 from benchmarks.traveleval.agents.sampling import SamplingSource, official_sampling
 from benchmarks.traveleval.agents.statuses import STATUSES
-from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, open_scorer
+from benchmarks.traveleval.evaluation import CONSTRAINT_METRICS, MODES, Scorer
 from benchmarks.traveleval.plan import Parsing
 from benchmarks.traveleval.prompts import Language
 from benchmarks.traveleval.sandbox.build import SCHEMA_VERSION, ensure_index
@@ -174,24 +175,56 @@ class TravelEvalBenchmark(Benchmark):
     def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str,
                  options: BaseModel) -> list[Evaluation | None]:
         """Scores every result with the six metric groups over the options' sandbox and distances (pure: no LLM
-        call).
+        call; `TravelEvalEvaluator`)."""
+        with closing(self.open_evaluator(options)) as evaluator:
+            return evaluator.evaluate(tasks, results, mode)
 
-        A delivered plan gets the evaluator's result as details and one verdict per constraint metric; a rollout
-        without a plan gets every constraint verdict failed, and details saying why, so rates count it.
-        """
-        if mode not in MODES:
-            raise DataError(f"unknown TravelEval evaluation mode {mode!r} (expected one of {', '.join(MODES)})")
-        opts = _options(options)
-        with open_scorer(_data_dir(opts), distance=opts.distance, standardize_names=opts.standardize_names) as scorer:
-            return [evaluation(scorer.score(result.plan, task.input, mode) if result.plan is not None else
-                               {"query_uid": task.id, "error": f"no plan ({result.status}: {result.error})"},
-                               CONSTRAINT_METRICS)
-                    for task, result in zip(tasks, results, strict=True)]
+    def open_evaluator(self, options: BaseModel) -> TravelEvalEvaluator:
+        """One sandbox and one set of distances for every batch it scores, closed with it."""
+        return TravelEvalEvaluator(_options(options))
 
     def submission(self, tasks: Sequence[Task], results: Sequence[RolloutResult]) -> Iterable[Mapping[str, Any]]:
         """The delivered plans, one `FinalTravelPlan` per line in task order (what `tripbench evaluate --benchmark
         traveleval` reads); a rollout without a plan has no line (its status is in the run's results)."""
         return (result.plan for result in results if result.plan is not None)
+
+
+class TravelEvalEvaluator:
+    """TravelEval's scoring of batch after batch of results (`base.Evaluator`): it owns the scorer (sandbox,
+    distances, name matcher, and what the sandbox keeps), opened at the first batch and closed by `close`.
+
+    A delivered plan gets the evaluator's result as details and one verdict per constraint metric; a rollout
+    without a plan gets every constraint verdict failed, and details saying why, so rates count it.
+    """
+
+    def __init__(self, options: TravelEvalOptions) -> None:
+        self.options = options
+        self.scorer: Scorer | None = None
+        """The open scorer: None before the first batch and after `close`."""
+
+    def evaluate(self, tasks: Sequence[Task], results: Sequence[RolloutResult], mode: str) -> list[Evaluation | None]:
+        """Scores each result on its task in `mode`.
+
+        Raises:
+            DataError: an unknown mode.
+            UserError: distances that cannot be opened (`amap` without a key), missing data.
+        """
+        if mode not in MODES:
+            raise DataError(f"unknown TravelEval evaluation mode {mode!r} (expected one of {', '.join(MODES)})")
+        if self.scorer is None:
+            self.scorer = Scorer.open(_data_dir(self.options), distance=self.options.distance,
+                                      standardize_names=self.options.standardize_names)
+        scorer = self.scorer
+        return [evaluation(scorer.score(result.plan, task.input, mode) if result.plan is not None else
+                           {"query_uid": task.id, "error": f"no plan ({result.status}: {result.error})"},
+                           CONSTRAINT_METRICS)
+                for task, result in zip(tasks, results, strict=True)]
+
+    def close(self) -> None:
+        """Closes the scorer, if one was opened."""
+        scorer, self.scorer = self.scorer, None
+        if scorer is not None:
+            scorer.close()
 
 
 def evaluation(details: Mapping[str, Any], constraint_metrics: Sequence[str]) -> Evaluation:

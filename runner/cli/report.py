@@ -36,7 +36,7 @@ def report_command(run_dirs: tuple[Path, ...], out: Path | None, compare: tuple[
     for run_dir in dict.fromkeys((*run_dirs, *compare)):
         if find_shards(run_dir) is None:  # a folder of shards beside a run of its own is refused
             continue
-        with load_run(run_dir) as results:
+        with load_run(run_dir, plans=False) as results:  # each plan read as its line is written
             _, notes = write_merged_outputs(results)
         for note in notes:
             click.echo(f"{run_dir}: {note}", err=True)

@@ -44,6 +44,8 @@ if TYPE_CHECKING:  # psycopg is an extra (`tripbench[team]`): imported only by r
 FAILED = "failed"
 EVALUATE_EVERY_S = 30.0
 """How often finished rollouts are scored while a run goes on (for reports on a live run)."""
+EVALUATE_BATCH = 200
+"""Stored rollouts scored and saved at a time (`evaluate_stored`)."""
 
 
 def planned_in(prepared: Prepared, identity: Identity) -> list[RolloutKey]:
@@ -273,7 +275,7 @@ async def _execute(prepared: Prepared, run_dir: Path, store: ResultsStore, repor
         report.notes.append(f"shard {prepared.shard}: submission files are written from all shards together by "
                             f"`tripbench report {run_dir.parent}`")
         return
-    with load_run(run_dir) as results:
+    with load_run(run_dir, plans=False) as results:  # each plan read as its line is written
         files, notes = await asyncio.to_thread(
             write_outputs, results, prepared.benchmark, prepared.tasks, prepared.split, spec.samples)
     report.files, report.notes = files, report.notes + notes
@@ -394,28 +396,33 @@ async def _evaluate_every(prepared: Prepared, store: ResultsStore, every_s: floa
 
 async def evaluate_stored(benchmark: Benchmark, options: BaseModel, modes: Sequence[str], tasks: Sequence[Task],
                           split: str, store: ResultsStore, run_dir: Path) -> list[str]:
-    """Scores the stored rollouts of `split` that have no evaluation yet, once per evaluator mode in `modes`.
+    """Scores the stored rollouts of `split` that have no evaluation yet, once per evaluator mode in `modes`: a batch
+    of `EVALUATE_BATCH` at a time through one evaluator (`Benchmark.open_evaluator`), each batch saved before the
+    next is read, so memory holds a batch's plans and evaluations, never the run's.
 
     Returns:
         Notes on modes the benchmark refused (the rollouts stay stored; `tripbench` can score them later).
     """
     by_id = {task.id: task for task in tasks}
     notes: list[str] = []
-    with load_run(run_dir) as results:
-        for mode in modes:
-            scored = results.evaluated(mode)
-            todo = [r for r in results.rollouts if r.id not in scored and r.key.task in by_id
-                    and r.key.benchmark == benchmark.name and r.key.split == split]
-            if not todo:
-                continue
-            try:  # the plans read one at a time (`StoredResults`), never all parsed at once
-                evaluations = await asyncio.to_thread(benchmark.evaluate, [by_id[r.key.task] for r in todo],
-                                                      StoredResults(results, todo), mode, options)
-            except UserError as exc:
-                notes.append(f"evaluation {mode!r} skipped: {exc}")
-                continue
-            await store.save_evaluations(mode, [(r.id, ev) for r, ev in zip(todo, evaluations, strict=True)
-                                                if ev is not None])
+    evaluator = benchmark.open_evaluator(options)
+    try:
+        with load_run(run_dir, plans=False) as results:
+            for mode in modes:
+                scored = results.evaluated(mode)
+                todo = [r for r in results.rollouts if r.id not in scored and r.key.task in by_id
+                        and r.key.benchmark == benchmark.name and r.key.split == split]
+                try:
+                    for start in range(0, len(todo), EVALUATE_BATCH):
+                        batch = todo[start:start + EVALUATE_BATCH]  # plans parsed one at a time (`StoredResults`)
+                        evaluations = await asyncio.to_thread(evaluator.evaluate, [by_id[r.key.task] for r in batch],
+                                                              StoredResults(results, batch), mode)
+                        saved = [(r.id, ev) for r, ev in zip(batch, evaluations, strict=True) if ev is not None]
+                        await store.save_evaluations(mode, saved)
+                except UserError as exc:
+                    notes.append(f"evaluation {mode!r} skipped: {exc}")
+    finally:
+        await asyncio.to_thread(evaluator.close)
     return notes
 
 

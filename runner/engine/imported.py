@@ -126,7 +126,7 @@ async def import_plans(benchmark: Benchmark, paths: Sequence[Path], run_dir: Pat
         await store.end_session(session, "completed")
     finally:
         await store.close()
-    with load_run(run_dir) as results:
+    with load_run(run_dir, plans=False) as results:
         write_outputs(results, benchmark, tasks, imported.split, spec.samples)  # its notes: `missing` below
     for model_label, strategy_name in sorted(report.groups):
         answered = {key.task for key in keys if (key.model, key.strategy) == (model_label, strategy_name)}

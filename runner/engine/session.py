@@ -130,12 +130,13 @@ class EngineSession:
 
     async def aclose(self) -> None:
         """Closes everything opened, newest first: the tools, the gateway (writing the cache entries still queued),
-        the cache, the ledgers, and last the team membership."""
+        the cache, the ledgers, the team membership, and last what the offline models opened (their sandbox)."""
         await self._opened.aclose()
 
     async def _open(self) -> None:
         prepared, purpose, opened = self.prepared, self.purpose, self._opened
         spec = prepared.spec
+        opened.callback(prepared.offline.close)  # closed last: the gateway calls the offline models up to its close
         if spec.team is not None and purpose in (Purpose.RUN, Purpose.REMOTE_ACTOR):
             require_team_client(str(prepared.spec_path))
             from runner.team import Team, team_url

@@ -26,7 +26,7 @@ from benchmarks.base import Benchmark, Task
 from benchmarks.registry import get_benchmark
 from benchmarks.reporting import slug
 from runner.outcomes import RERUN_STATUSES
-from runner.store.results import RunResults, StoredRollout
+from runner.store.results import RunResults, StoredResults, StoredRollout
 
 OUTPUTS = "outputs"
 
@@ -100,15 +100,20 @@ def write_outputs(results: RunResults, benchmark: Benchmark, tasks: Sequence[Tas
         folder = folders[model, strategy]
         _write_jsonl(folder / "trajectories.jsonl", (_trajectory(results, r) for r in rollouts))
         written.append(folder / "trajectories.jsonl")
+        finals: dict[int, dict[str, StoredRollout]] = {}  # sample -> task -> its final rollout
+        for r in rollouts:
+            if r.status not in RERUN_STATUSES:
+                finals.setdefault(r.key.sample, {})[r.key.task] = r
         for sample in range(samples):
-            final = {r.key.task: r for r in rollouts if r.key.sample == sample and r.status not in RERUN_STATUSES}
+            final = finals.get(sample, {})
             missing = sum(task.id not in final for task in tasks)
             if missing:
                 notes.append(f"{model} / {strategy}{_sample_label(sample, samples)}: no submission yet, "
                              f"{missing} of {len(tasks)} tasks unfinished")
                 continue
             path = folder / f"submission{_sample_label(sample, samples, '.sample-')}.jsonl"
-            _write_jsonl(path, benchmark.submission(tasks, [results.result(final[task.id]) for task in tasks]))
+            # the results read one at a time, as the lines are written (`StoredResults`)
+            _write_jsonl(path, benchmark.submission(tasks, StoredResults(results, [final[task.id] for task in tasks])))
             written.append(path)
     return written, notes
 
@@ -134,7 +139,8 @@ def _sample_label(sample: int, samples: int, prefix: str = " sample ") -> str:
 def _trajectory(results: RunResults, rollout: StoredRollout) -> dict[str, Any]:
     return {
         "task": rollout.key.task, "sample": rollout.key.sample, "status": rollout.status,
-        "error_type": rollout.error_type, "error": rollout.error, "answer": rollout.answer, "plan": rollout.plan,
+        "error_type": rollout.error_type, "error": rollout.error, "answer": rollout.answer,
+        "plan": results.plan(rollout),
         "steps": results.steps(rollout.id), "calls": rollout.calls, "cache_hits": rollout.cache_hits,
         "cost_usd": rollout.cost_usd,
     }

@@ -76,7 +76,8 @@ class StoredRollout:
     answer: str | None
     plan_json: bytes | None
     """The plan as stored (JSON), parsed at each read of `plan`: a run of a hundred thousand plans is held in the
-    memory of its JSON text, not of its parsed objects (several times more)."""
+    memory of its JSON text, not of its parsed objects (several times more). `NOT_READ` when the run was loaded
+    without its plans (`load_run(..., plans=False)`): `RunResults.plan` reads it then."""
     n_steps: int
     calls: int
     cache_hits: int
@@ -91,7 +92,13 @@ class StoredRollout:
     @property
     def plan(self) -> Any:
         """The delivered plan (JSON values), None when there is none."""
+        if self.plan_json == NOT_READ:
+            raise RuntimeError(f"rollout {self.id} was loaded without its plan: RunResults.plan(rollout) reads it")
         return orjson.loads(self.plan_json) if self.plan_json is not None else None
+
+
+NOT_READ = b""
+"""`StoredRollout.plan_json` of a rollout with a plan, loaded without it (no stored plan is empty: JSON is not)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +115,7 @@ class RunResults:
     """A run directory's results, read-only. Use as a context manager, or call `close()`."""
 
     def __init__(self, conn: sqlite3.Connection, run_dir: Path, shards: ShardStores | None = None,
-                 origins: dict[int, tuple[str, int]] | None = None) -> None:
+                 origins: dict[int, tuple[str, int]] | None = None, *, plans: bool = True) -> None:
         self.run_dir = run_dir
         self.shards = shards
         """The shard folders read, for a sharded run (None: one run directory)."""
@@ -129,8 +136,9 @@ class RunResults:
         self.latest = ({name: by_id[session] for name, session in latest.items()} if origins is not None
                        else {run_dir.name: self.sessions[-1]} if self.sessions else {})
         """The latest session of each store read, by folder name: the run directory's, or each shard's."""
-        self.rollouts = [_rollout(row)
-                         for row in self._query(f"SELECT id, {ROLLOUT_COLUMNS} FROM rollout ORDER BY id")]
+        columns = ROLLOUT_COLUMNS if plans else ROLLOUT_COLUMNS.replace(
+            " plan,", " CASE WHEN plan IS NULL THEN NULL ELSE X'' END,")  # `NOT_READ`
+        self.rollouts = [_rollout(row) for row in self._query(f"SELECT id, {columns} FROM rollout ORDER BY id")]
         # A run last written before batches existed (read-only: not migrated) has no batch tables or column.
         self._has_batches = bool(self._query("SELECT 1 FROM sqlite_master WHERE name = 'batch'"))
         self._call_columns = {row[1] for row in self._query("PRAGMA table_info(llm_call)")}
@@ -201,9 +209,15 @@ class RunResults:
             raise UserError(damaged_message(self.run_dir / RESULTS_FILE, exc)) from None
         return found
 
+    def plan(self, rollout: StoredRollout) -> Any:
+        """The rollout's plan (`StoredRollout.plan`), read from the store if the run was loaded without plans."""
+        if rollout.plan_json != NOT_READ:
+            return rollout.plan
+        return orjson.loads(self._query("SELECT plan FROM rollout WHERE id = ?", (rollout.id,))[0][0])
+
     def result(self, rollout: StoredRollout) -> RolloutResult:
         """The strategy's result as it was returned (what evaluators and submission formatters take)."""
-        return RolloutResult(rollout.status, rollout.answer, rollout.plan, self.steps(rollout.id), rollout.error)
+        return RolloutResult(rollout.status, rollout.answer, self.plan(rollout), self.steps(rollout.id), rollout.error)
 
     def batches(self) -> list[BatchInfo]:
         """Every batch the run sent to a batch API, oldest first."""
@@ -280,11 +294,13 @@ def _rollout(row: tuple[Any, ...]) -> StoredRollout:
                          cache_hits, retries, Usage(*row[16:19]), cost_usd, saved_usd, started_at, finished_at, session)
 
 
-def load_run(run_dir: str | os.PathLike[str]) -> RunResults:
+def load_run(run_dir: str | os.PathLike[str], *, plans: bool = True) -> RunResults:
     """Opens a run directory's results read-only.
 
     Args:
         run_dir: The run directory (a `str` from a notebook works as well as a `Path`).
+        plans: Hold every rollout's plan (its JSON text); False: `RunResults.plan` and `result` read each when asked,
+            so a run of a gigabyte of plans is loaded in the memory of its rows' other fields.
 
     Raises:
         UserError: the directory holds no results store, or shard folders beside its own (`find_shards`).
@@ -292,7 +308,7 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunResults:
     run_dir = Path(run_dir)
     path = run_dir / RESULTS_FILE
     if (shards := find_shards(run_dir)) is not None:
-        return _load_shards(run_dir, shards)
+        return _load_shards(run_dir, shards, plans)
     if not path.is_file():
         raise MissingInput(f"{run_dir}: no {RESULTS_FILE} here: not a tripbench run directory (`tripbench run SPEC` "
                            "or `tripbench run --model M --strategies S --split SPLIT` makes one; `tripbench demo` "
@@ -302,7 +318,7 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunResults:
         tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('session', 'rollout')").fetchone()[0]
         if tables < 2:  # the first session is still creating the schema
             raise UserError(f"{run_dir}: the results store is being created; try again in a moment")
-        return RunResults(conn, run_dir)
+        return RunResults(conn, run_dir, plans=plans)
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise UserError(damaged_message(path, exc)) from None
@@ -311,12 +327,12 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunResults:
         raise
 
 
-def _load_shards(run_dir: Path, shards: ShardStores) -> RunResults:
+def _load_shards(run_dir: Path, shards: ShardStores, plans: bool) -> RunResults:
     """A sharded run's stores as one run: copied into a private temporary database (deleted when closed)."""
     conn = sqlite3.connect("", uri=True, isolation_level=None, check_same_thread=False)
     try:
         migrate(conn)
-        return RunResults(conn, run_dir, shards, merge_stores(conn, shards))
+        return RunResults(conn, run_dir, shards, merge_stores(conn, shards), plans=plans)
     except BaseException:
         conn.close()
         raise

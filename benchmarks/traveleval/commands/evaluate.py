@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
+import orjson
 from rich.console import Console
 from rich.table import Table
 
@@ -78,41 +81,114 @@ def evaluate_command(files: tuple[Path, ...], mode: str, distance: str | None, d
         _official_names(files)
     read = [(path, PlanFile(path)) for path in files]  # every file's format checked before any scoring
     queries = {task.id: task.input for split in (ALL, PROGRESSIVE) for task in load_tasks(folder, split)}
-    scored: list[tuple[Path, list[dict[str, Any]]]] = []
-    summaries: dict[Path, dict[str, Any]] = {}
+    tallies: dict[Path, _Tally] = {}
+    names = STANDARDIZED if standardize_names else AS_WRITTEN
     with open_scorer(folder, distance=distance, standardize_names=standardize_names) as scorer:
-        for path, entries in read:
+        distance_name = scorer.distances.name
+        for path, entries in read:  # each result printed, counted and let go: memory holds one plan
             source = official_source(path)
             about = {"file": str(path)} | ({"model": source.model, "strategy": _strategy(source)} if source else {})
-            results = [about | (scorer.score(entry.plan, query_of(queries, entry.uid), mode)
-                                if entry.plan is not None else _unscored(entry, mode, scorer.distances.name))
-                       for entry in entries]
-            scored.append((path, results))
-            if distance_summary:
-                routes = [route_distances(*_route(entry.plan, queries, mode, scorer.names), scorer.sandbox,
-                                          scorer.distances)
-                          for entry, result in zip(entries, results, strict=True)
-                          if "metrics" in result and entry.plan is not None]
-                summaries[path] = summarize(routes)
-    distance_name = scorer.distances.name
-    if official_csv is not None:
-        _write_official(official_csv, scored, queries)
-    for path, results in scored:
-        if as_json:
-            for result in results:
-                click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
-            if path in summaries:
-                click.echo(json.dumps({"file": str(path), "distance": distance_name,
-                                       "distance_summary": summaries[path]}, ensure_ascii=False))
-        else:
-            _print_table(path, results, mode, distance_name, STANDARDIZED if standardize_names else AS_WRITTEN)
-            if path in summaries:
-                _print_summary(summaries[path], distance_name)
+            tally = tallies[path] = _Tally()
+            rows = _OfficialRows(official_csv / _official_name(path)) if official_csv is not None else None
+            routes = []
+            for entry in entries:
+                result = about | (scorer.score(entry.plan, query_of(queries, entry.uid), mode)
+                                  if entry.plan is not None else _unscored(entry, mode, scorer.distances.name))
+                if as_json:
+                    click.echo(json.dumps(result, ensure_ascii=False, allow_nan=False))
+                tally.add(entry, result)
+                if rows is not None:
+                    rows.add(official_row(result, _query_uid(queries, result.get("query_uid"))))
+                if distance_summary and "metrics" in result and entry.plan is not None:
+                    routes.append(route_distances(*_route(entry.plan, queries, mode, scorer.names), scorer.sandbox,
+                                                  scorer.distances))
+            if rows is not None:
+                rows.write()
+            summary = summarize(routes) if distance_summary else None
+            if as_json:
+                if summary is not None:
+                    click.echo(json.dumps({"file": str(path), "distance": distance_name,
+                                           "distance_summary": summary}, ensure_ascii=False))
+            else:
+                _print_table(path, tally, mode, distance_name, names)
+                if summary is not None:
+                    _print_summary(summary, distance_name)
     # a fail_plans_ file holds no plan by definition: its failed answers are counted in its table, not an error
-    failures_only = {path for path, entries in read if entries and all(entry.failed for entry in entries)}
-    if empty := [(path, results) for path, results in scored
-                 if path not in failures_only and not any("metrics" in r for r in results)]:
-        raise DataError("\n".join(_nothing_scored(path, results) for path, results in empty))
+    if empty := [(path, tally) for path, tally in tallies.items() if not tally.failures_only and not tally.scored]:
+        raise DataError("\n".join(_nothing_scored(path, tally) for path, tally in empty))
+
+
+@dataclass(slots=True)
+class _Tally:
+    """What a file's table and the final check need of its results, added up result by result (none is kept)."""
+
+    entries: int = 0
+    failed_entries: int = 0
+    """Entries that are the generator's recorded failed answers (`PlanEntry.failed`)."""
+    scored: int = 0
+    """Results with metrics (`partly` of them with an evaluator error as well)."""
+    partly: int = 0
+    metrics: dict[str, dict[str, _Metric]] = field(default_factory=dict)
+    """Dimension -> metric label (`_values`) -> its values, in the order first met."""
+    errors: list[str] = field(default_factory=list)
+    """`uid: error` of every result with an error, in file order."""
+    reasons: Counter[str] = field(default_factory=Counter)
+    """The reasons of the results without metrics (`_reason`)."""
+
+    @property
+    def failures_only(self) -> bool:
+        return self.entries > 0 and self.failed_entries == self.entries
+
+    def add(self, entry: PlanEntry, result: Mapping[str, Any]) -> None:
+        self.entries += 1
+        self.failed_entries += entry.failed
+        if "error" in result:
+            self.errors.append(f"{result['query_uid']}: {result['error']}")
+        if "metrics" not in result:
+            self.reasons[_reason(str(result["error"]))] += 1
+            return
+        self.scored += 1
+        self.partly += "error" in result
+        for dimension in DIMENSIONS:
+            metrics = self.metrics.setdefault(dimension, {})
+            for label, value in _values(result, dimension):
+                metrics.setdefault(label, _Metric()).add(value)
+
+
+@dataclass(slots=True)
+class _Metric:
+    """One metric's values over a file's scored results: the sum and count of the numbers, the stand-ins counted."""
+
+    total: float = 0.0
+    present: int = 0
+    unmeasured: int = 0
+
+    def add(self, value: float | str | None) -> None:
+        if isinstance(value, float):
+            self.total += value
+            self.present += 1
+        elif value == NOT_MEASURED:
+            self.unmeasured += 1
+
+
+class _OfficialRows:
+    """A file's official rows (`official_row`), spooled to a temporary file beside the CSV as they come, then
+    written as the CSV once every column is known (`write_official_csv` over the spooled rows)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._spool = tempfile.TemporaryFile(dir=path.parent)
+        self._columns: set[str] = set()
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        self._columns.update(row)
+        self._spool.write(orjson.dumps(row) + b"\n")
+
+    def write(self) -> None:
+        with self._spool:
+            self._spool.seek(0)
+            write_official_csv(self.path, (orjson.loads(line) for line in self._spool), self._columns)
 
 
 def _route(plan: Mapping[str, Any], queries: Mapping[str, Mapping[str, Any]], mode: str,
@@ -142,12 +218,11 @@ def _unscored(entry: PlanEntry, mode: str, distance: str) -> dict[str, Any]:
     return {"query_uid": entry.uid, "mode": mode, "distance": distance, "error": f"{entry.where}: {entry.error}"}
 
 
-def _nothing_scored(path: Path, results: Sequence[Mapping[str, Any]]) -> str:
+def _nothing_scored(path: Path, tally: _Tally) -> str:
     """Why no plan of a file was scored: the commonest reasons, counted."""
-    reasons = Counter(_reason(str(result["error"])) for result in results)
-    listed = "; ".join(f"{count} x {reason}" for reason, count in reasons.most_common(3))
-    more = f"; and {len(reasons) - 3} other reasons" if len(reasons) > 3 else ""
-    return f"{path}: 0 of {len(results)} plans scored: {listed}{more}"
+    listed = "; ".join(f"{count} x {reason}" for reason, count in tally.reasons.most_common(3))
+    more = f"; and {len(tally.reasons) - 3} other reasons" if len(tally.reasons) > 3 else ""
+    return f"{path}: 0 of {tally.entries} plans scored: {listed}{more}"
 
 
 def _reason(error: str) -> str:
@@ -178,63 +253,49 @@ def _official_name(path: Path) -> str:
     return f"{path.stem}.csv"
 
 
-def _write_official(folder: Path, scored: Sequence[tuple[Path, Sequence[Mapping[str, Any]]]],
-                    queries: Mapping[str, Mapping[str, Any]]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for path, results in scored:
-        rows = [official_row(result, _query_uid(queries, result.get("query_uid"))) for result in results]
-        write_official_csv(folder / _official_name(path), rows)
-
-
 def _query_uid(queries: Mapping[str, Mapping[str, Any]], uid: Any) -> str | None:
     query = query_of(queries, uid)
     return str(query["uid"]) if query is not None else None
 
 
-def _print_table(path: Path, results: Sequence[Mapping[str, Any]], mode: str, distance: str, names: str) -> None:
-    scored = [result for result in results if "metrics" in result]
+def _print_table(path: Path, tally: _Tally, mode: str, distance: str, names: str) -> None:
     source = official_source(path)
     made_by = f" ({source.model} / {_strategy(source)})" if source else ""
-    failed = sum("metrics" in result and "error" in result for result in results)
-    partly = f", {failed} of them only partly (an evaluator error: the dimensions before it kept)" if failed else ""
-    table = Table(title=f"TravelEval: {len(scored)} of {len(results)} plans scored{partly} ({mode} mode, {distance} "
+    partly = (f", {tally.partly} of them only partly (an evaluator error: the dimensions before it kept)"
+              if tally.partly else "")
+    table = Table(title=f"TravelEval: {tally.scored} of {tally.entries} plans scored{partly} ({mode} mode, {distance} "
                         f"distances, names {names}); means over the scored plans")
     for column in ("dimension", "metric", "official key", "mean", "N", "not measured"):
         table.add_column(column, justify="left" if column in ("dimension", "metric", "official key") else "right")
     for dimension in DIMENSIONS:
-        for metric, values in _numbers(scored, dimension).items():
-            present = [value for value in values if isinstance(value, float)]
-            unmeasured = sum(value == NOT_MEASURED for value in values)
-            mean = f"{sum(present) / len(present):.4f}" if present else NOT_MEASURED if unmeasured else "-"
-            table.add_row(DIMENSION_NAMES[dimension], paper_name(dimension, metric), metric, mean, str(len(present)),
-                          str(unmeasured or ""))
+        for metric, values in tally.metrics.get(dimension, {}).items():
+            mean = (f"{values.total / values.present:.4f}" if values.present else
+                    NOT_MEASURED if values.unmeasured else "-")
+            table.add_row(DIMENSION_NAMES[dimension], paper_name(dimension, metric), metric, mean,
+                          str(values.present), str(values.unmeasured or ""))
     console = Console(width=120)
     console.print(f"{path}{made_by}", markup=False, highlight=False)
-    if scored:
+    if tally.scored:
         console.print(table)
     else:  # no row to show: an empty table would print a blank one
-        console.print(f"TravelEval: 0 of {len(results)} plans scored", markup=False, highlight=False)
-    for result in results:
-        if "error" in result:
-            console.print(f"error: {result['query_uid']}: {result['error']}", markup=False, soft_wrap=True)
+        console.print(f"TravelEval: 0 of {tally.entries} plans scored", markup=False, highlight=False)
+    for error in tally.errors:
+        console.print(f"error: {error}", markup=False, soft_wrap=True)
 
 
-def _numbers(scored: Sequence[Mapping[str, Any]], dimension: str) -> dict[str, list[float | str | None]]:
-    """Each metric's values over scored results (a nested dict flattened to `metric.key`; null and non-finite values
+def _values(result: Mapping[str, Any], dimension: str) -> Iterator[tuple[str, float | str | None]]:
+    """A scored result's values of one dimension (a nested dict flattened to `metric.key`; null and non-finite values
     as None; a value the result lists as `not_measured`, the official code's stand-in, as `NOT_MEASURED`: the
     report's rule)."""
-    values: dict[str, list[float | str | None]] = {}
-    for result in scored:
-        unmeasured = result.get("not_measured") or {}
-        for name, value in (result["metrics"].get(dimension) or {}).items():
-            items = value.items() if isinstance(value, Mapping) else [("", value)]
-            if f"{dimension}.{name}" in unmeasured:
-                items = [(key, NOT_MEASURED) for key, _ in items] or [("P90", NOT_MEASURED), ("P95", NOT_MEASURED)]
-            for key, item in items:
-                label = f"{name}.{key}" if key else name
-                number = float(item) if isinstance(item, int | float) and math.isfinite(item) else None
-                values.setdefault(label, []).append(NOT_MEASURED if item == NOT_MEASURED else number)
-    return values
+    unmeasured = result.get("not_measured") or {}
+    for name, value in (result["metrics"].get(dimension) or {}).items():
+        items = value.items() if isinstance(value, Mapping) else [("", value)]
+        if f"{dimension}.{name}" in unmeasured:
+            items = [(key, NOT_MEASURED) for key, _ in items] or [("P90", NOT_MEASURED), ("P95", NOT_MEASURED)]
+        for key, item in items:
+            label = f"{name}.{key}" if key else name
+            number = float(item) if isinstance(item, int | float) and math.isfinite(item) else None
+            yield label, NOT_MEASURED if item == NOT_MEASURED else number
 
 
 def paper_name(dimension: str, key: str) -> str:

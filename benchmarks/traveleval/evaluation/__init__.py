@@ -127,29 +127,43 @@ def metrics_started(stage: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class Scorer:
     """What scoring plans of one data folder needs, open: its sandbox, its distances, and the POI cleaning when asked
-    for (`open_scorer`)."""
+    for (`open`). It owns them: `close` closes both, and with the sandbox every lookup kept for it."""
 
     sandbox: Sandbox
     distances: Distances
     names: NameMatcher | None
 
+    @classmethod
+    def open(cls, folder: Path, *, distance: str | None, standardize_names: bool) -> Scorer:
+        """The scoring setup of a TravelEval data folder: its sandbox (built first if missing or stale), the
+        distances of a `distance` setting ("auto" or None: amap with AMAP_API_KEY, else offline; answers cached in the
+        folder's `amap_cache/`), and the POI cleaning with `standardize_names`.
+
+        Raises:
+            UserError: `amap` without a key, or an unknown setting (before the sandbox is opened).
+        """
+        distances = open_distances(None if distance == "auto" else distance, folder)
+        try:
+            sandbox = Sandbox.open(ensure_index(folder))
+        except BaseException:
+            distances.close()
+            raise
+        return cls(sandbox, distances, NameMatcher(sandbox) if standardize_names else None)
+
     def score(self, plan: Mapping[str, Any], query: Mapping[str, Any] | None, mode: str) -> dict[str, Any]:
         """`evaluate_plan` of one plan against its query (None: unknown) in `mode`."""
         return evaluate_plan(plan, query, self.sandbox, mode=mode, distances=self.distances, names=self.names)
 
+    def close(self) -> None:
+        with closing(self.distances):
+            self.sandbox.close()
+
 
 @contextmanager
 def open_scorer(folder: Path, *, distance: str | None, standardize_names: bool) -> Iterator[Scorer]:
-    """The scoring setup of a TravelEval data folder, closed on exit: its sandbox (built first if missing or stale),
-    the distances of a `distance` setting ("auto" or None: amap with AMAP_API_KEY, else offline; answers cached in the
-    folder's `amap_cache/`), and the POI cleaning with `standardize_names`.
-
-    Raises:
-        UserError: `amap` without a key, or an unknown setting (before the sandbox is opened).
-    """
-    distances = open_distances(None if distance == "auto" else distance, folder)
-    with closing(distances), Sandbox.open(ensure_index(folder)) as sandbox:
-        yield Scorer(sandbox, distances, NameMatcher(sandbox) if standardize_names else None)
+    """`Scorer.open`, closed on exit."""
+    with closing(Scorer.open(folder, distance=distance, standardize_names=standardize_names)) as scorer:
+        yield scorer
 
 
 def _dimension(name: str, itinerary: Any, days: dict[Any, list[Stop]], schedules: dict[Any, Any],

@@ -1,4 +1,5 @@
-"""What the evaluator needs of one city of the sandbox, read once per (sandbox, city) and kept.
+"""What the evaluator needs of one city of the sandbox, read once per (sandbox, city) and kept by the sandbox
+(`Sandbox.derived`: closed with it, never by the process).
 
 The official evaluator reads the city's CSV files with pandas and builds its lookups row by row: the attraction
 lookups (`attractions`) keep the LAST row of a name (dict assignment), the hotel and restaurant lookups the FIRST
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from benchmarks.traveleval.evaluation.accuracy import Option
@@ -45,9 +45,12 @@ class CityFacts:
         return places
 
 
-@lru_cache(maxsize=64)
 def city_facts(sandbox: Sandbox, city: str) -> CityFacts:
     """The lookups of `city` (Chinese or pinyin name, mapped as the official loader maps it)."""
+    return sandbox.derived(("city facts", city), lambda: _city_facts(sandbox, city))
+
+
+def _city_facts(sandbox: Sandbox, city: str) -> CityFacts:
     folder = sandbox.city_dir(city)
     hotels: dict[str, str] = {}
     for hotel in sandbox.hotels(folder):
@@ -61,13 +64,19 @@ def city_facts(sandbox: Sandbox, city: str) -> CityFacts:
     return CityFacts(sandbox, folder, {row.name: row for row in sandbox.attractions(folder)}, hotels, cuisines, rank)
 
 
-@lru_cache(maxsize=256)
-def intercity_options(sandbox: Sandbox, departure: Any, destination: Any) -> tuple[tuple[Option, ...],
-                                                                                   tuple[Option, ...]]:
+Options = tuple[tuple[Option, ...], tuple[Option, ...]]
+
+
+def intercity_options(sandbox: Sandbox, departure: Any, destination: Any) -> Options:
     """(trains, flights) between two places, both directions, in the official loader's order: the trains of
     from_<departure>_to_<destination>.json then of the way back (only two of the ten cities' Chinese names name
     such files), and every flight of airplane.jsonl, in file order, whose airports start with the two texts either
     way: any text, so an empty departure takes every flight to or from the destination's airports."""
+    return sandbox.derived(("intercity options", departure, destination),
+                           lambda: _intercity_options(sandbox, departure, destination))
+
+
+def _intercity_options(sandbox: Sandbox, departure: Any, destination: Any) -> Options:
     trains = () if departure == destination or departure not in CITY_DIRS or destination not in CITY_DIRS else tuple(
         Option(train.to_station, train.train_type, train.begin_time, train.end_time, train.duration)
         for train in sandbox.trains(departure, destination, both_ways=True))

@@ -16,7 +16,7 @@ above over every row's columns, so files of the same plans always agree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +59,10 @@ def official_columns(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     return ordered + sorted(names - set(ordered))
 
 
-def write_official_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> Path:
+def write_official_csv(path: Path, rows: Iterable[Mapping[str, Any]], columns: Iterable[str] | None = None) -> Path:
     """`rows` (`official_row`s) as a CSV file of the official columns, replaced atomically; an absent or null value
-    is an empty cell, a text that a spreadsheet would run as a formula is neutralised (`output_files.write_csv`)."""
-    columns = official_columns(rows)
-    return write_csv(path, columns, ([row.get(name) for name in columns] for row in rows))
+    is an empty cell, a text that a spreadsheet would run as a formula is neutralised (`output_files.write_csv`).
+    `columns`: every column name the rows hold, known beforehand, so the rows are read once (a stream of them)."""
+    rows = rows if columns is not None else list(rows)
+    ordered = official_columns([dict.fromkeys(columns)] if columns is not None else rows)
+    return write_csv(path, ordered, ([row.get(name) for name in ordered] for row in rows))

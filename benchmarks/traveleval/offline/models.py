@@ -42,25 +42,43 @@ CRITIQUE = ("1. Strengths: the legs, the hotel and the days fit the request.\n2.
 FIRST_STEP = "Steps so far: none yet."
 """How a ReAct prompt with no step yet ends (`prompts.react_prompt`)."""
 
-_sandboxes: dict[Path, Sandbox] = {}
-_lock = threading.Lock()
+class Planner:
+    """The offline models' plans for the queries of one data folder. It owns the folder's sandbox, opened at the first
+    plan, and the last `PLANS_KEPT` plans built (asked for again by each step of an agent); `close` releases both
+    (a later plan opens the sandbox again: a mock server answers several runs' prompts, each run closing its own)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._sandbox: Sandbox | None = None
+        self._lock = threading.Lock()
+        self.plan_text = lru_cache(maxsize=PLANS_KEPT)(self._plan_text)
+
+    def sandbox(self) -> Sandbox:
+        """The folder's sandbox (built first if missing or stale), opened once until `close`."""
+        with self._lock:
+            if self._sandbox is None:
+                self._sandbox = Sandbox.open(ensure_index(self.folder))
+            return self._sandbox
+
+    def _plan_text(self, key: str, model: str) -> str | None:
+        """The model's plan for a query as compact JSON (None: no plan), built once for all the steps that ask."""
+        query = json.loads(key)
+        sandbox = self.sandbox()
+        name, _, options = model.partition("?")
+        plan = build_plan(sandbox, query) if name == "oracle" else noisy_plan(sandbox, query, NOISY.parse(options))[0]
+        return None if plan is None else json.dumps(plan, ensure_ascii=False, separators=(",", ":"))
+
+    def close(self) -> None:
+        """Closes the sandbox and forgets the plans."""
+        with self._lock:
+            sandbox, self._sandbox = self._sandbox, None
+        self.plan_text.cache_clear()
+        if sandbox is not None:
+            sandbox.close()
 
 
-def _sandbox(folder: Path) -> Sandbox:
-    with _lock:
-        if folder not in _sandboxes:
-            _sandboxes[folder] = Sandbox.open(ensure_index(folder))
-        return _sandboxes[folder]
-
-
-@lru_cache(maxsize=256)
-def _plan_text(folder: Path, key: str, model: str) -> str | None:
-    """The model's plan for a query as compact JSON (None: no plan), built once for all the steps that ask."""
-    query = json.loads(key)
-    sandbox = _sandbox(folder)
-    name, _, options = model.partition("?")
-    plan = build_plan(sandbox, query) if name == "oracle" else noisy_plan(sandbox, query, NOISY.parse(options))[0]
-    return None if plan is None else json.dumps(plan, ensure_ascii=False, separators=(",", ":"))
+PLANS_KEPT = 256
+"""Plans a `Planner` keeps as text."""
 
 
 def _reasoning(plan: Mapping[str, Any]) -> str:
@@ -75,21 +93,21 @@ def _reasoning(plan: Mapping[str, Any]) -> str:
             f"4. Cost {summary['calculated_total_cost']:.0f} against a budget of {summary['total_budget']}.")
 
 
-def reply_for(known: KnownQueries, model: str, prompt: str) -> str | None:
-    """The offline model's answer to a TravelEval prompt of a known query (None: not one)."""
+def reply_for(known: KnownQueries, planner: Planner, model: str, prompt: str) -> str | None:
+    """The offline model's answer to a TravelEval prompt of a known query (None: not one), planned by `planner` (over
+    the known queries' data folder)."""
     uid = prompts.find_uid(prompt)
     kind = prompts.prompt_kind(prompt)
     query = known.query_for(uid, prompt) if uid is not None and kind is not None else None
     if query is None or kind is None:
         return None
     validate(model)
-    folder = known.folder
     if kind == "reflect":
         return REFLECTION
     if kind == "react-tools" and prompt.rstrip().endswith(FIRST_STEP):
         return prompts.format_action("search_attractions", {"city": query["target_city"]},
                                      thought="First I look at what there is to see at the destination.")
-    text = _plan_text(folder, query_key(query), model)
+    text = planner.plan_text(query_key(query), model)
     if text is None:
         return NO_PLAN if kind != "react-tools" else prompts.format_finish(NO_PLAN, thought="No plan is possible.")
     if kind == "react-tools":
@@ -143,9 +161,11 @@ validate = NOISY.validate
 
 def responder(tasks: Sequence[Task], options: BaseModel | None) -> Responder:
     """TravelEval's answers to the prompts of `tasks`, from the sandbox of the options' data folder; with no tasks and
-    no options (a mock server with no run behind it), to those of the data home's queries."""
+    no options (a mock server with no run behind it), to those of the data home's queries. The responder owns its
+    `Planner`: closing it closes the sandbox."""
     if options is None and not tasks:
-        return Responder(validate, partial(reply_for, KnownQueries.in_data_home(paths.data_dir())),
-                         explain=explain)
-    data_dir = data_dir_of(options) if options is not None else paths.data_dir()
-    return Responder(validate, partial(reply_for, KnownQueries(tasks, data_dir)), explain=explain)
+        known = KnownQueries.in_data_home(paths.data_dir())
+    else:
+        known = KnownQueries(tasks, data_dir_of(options) if options is not None else paths.data_dir())
+    planner = Planner(known.folder)
+    return Responder(validate, partial(reply_for, known, planner), explain=explain, close=planner.close)

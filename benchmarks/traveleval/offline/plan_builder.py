@@ -165,9 +165,13 @@ def _legs(sandbox: Sandbox, origin: str, destination: str, query: Mapping[str, A
     return []
 
 
-@lru_cache(maxsize=64)
 def _sights(sandbox: Sandbox, city: str) -> tuple[tuple[Attraction, Place, int, int], ...]:
-    """The city's attractions known to poi.json, with their place and opening minutes (read once per city)."""
+    """The city's attractions known to poi.json, with their place and opening minutes (read once per city, kept by
+    the sandbox)."""
+    return sandbox.derived(("planner sights", city), lambda: _read_sights(sandbox, city))
+
+
+def _read_sights(sandbox: Sandbox, city: str) -> tuple[tuple[Attraction, Place, int, int], ...]:
     found = []
     for attraction in sandbox.attractions(city):
         position = sandbox.poi_position(city, attraction.name)
@@ -177,9 +181,13 @@ def _sights(sandbox: Sandbox, city: str) -> tuple[tuple[Attraction, Place, int, 
     return tuple(found)
 
 
-@lru_cache(maxsize=64)
 def _eateries(sandbox: Sandbox, city: str) -> tuple[tuple[Restaurant, Place, int, int], ...]:
-    """The city's restaurants with their place and opening minutes (a closing time past midnight after 24:00)."""
+    """The city's restaurants with their place and opening minutes (a closing time past midnight after 24:00; kept
+    by the sandbox)."""
+    return sandbox.derived(("planner eateries", city), lambda: _read_eateries(sandbox, city))
+
+
+def _read_eateries(sandbox: Sandbox, city: str) -> tuple[tuple[Restaurant, Place, int, int], ...]:
     found = []
     for restaurant in sandbox.restaurants(city):
         opens, closes = minutes(restaurant.opentime), minutes(restaurant.endtime)

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from benchmarks.traveleval.sandbox import cities
 from benchmarks.traveleval.sandbox.build import SCHEMA_VERSION
@@ -161,6 +163,9 @@ _TRAIN = ("from_city, to_city, train_id, train_type, from_station, to_station, b
 _FLIGHT = "flight_id, from_airport, to_airport, begin_time, end_time, duration, cost"
 
 T = TypeVar("T")
+DERIVED_KEPT = 512
+"""Values built from the rows that a sandbox keeps (`Sandbox.derived`), at most: a few hundred cities and city pairs
+in use, whatever the keys model text makes up."""
 REBUILD = ("`tripbench data import DIR` (a folder holding the official data/ and database/) or `tripbench data "
            "fetch traveleval` rebuilds it")
 """The commands that (re)build an index, as printed in its errors (a test runs them)."""
@@ -186,6 +191,8 @@ class Sandbox(IndexReader):
     def __init__(self, path: Path) -> None:
         super().__init__(path)
         self._lists: dict[tuple[object, ...], tuple[Any, ...]] = {}
+        self._derived: OrderedDict[tuple[object, ...], Any] = OrderedDict()
+        self._derived_lock = threading.Lock()
         if (version := stored_version(path)) != SCHEMA_VERSION:
             self.close()
             raise DataError(f"{path}: index schema {version!r}, expected {SCHEMA_VERSION!r}: rebuild it (`tripbench "
@@ -230,6 +237,28 @@ class Sandbox(IndexReader):
             if found:
                 found = self._lists.setdefault(key, found)
         return found
+
+    def derived(self, key: tuple[object, ...], make: Callable[[], T]) -> T:
+        """`make()`, a value built from the sandbox's rows (a city's lookups for the evaluator, the planner's sights),
+        kept with the sandbox by `key` (its first element names the kind): the `DERIVED_KEPT` most recently used, as
+        keys may come from model text. Kept here, they live as long as the sandbox and no longer (`close`)."""
+        with self._derived_lock:
+            if key in self._derived:
+                self._derived.move_to_end(key)
+                return cast(T, self._derived[key])
+        made = make()  # outside the lock: a race makes it twice, harmlessly
+        with self._derived_lock:
+            self._derived[key] = made
+            while len(self._derived) > DERIVED_KEPT:
+                self._derived.popitem(last=False)
+        return made
+
+    def close(self) -> None:
+        """Closes every thread's connection and drops what was kept (the sandbox must not be used afterwards)."""
+        super().close()
+        self._lists.clear()
+        with self._derived_lock:
+            self._derived.clear()
 
     def _first(self, columns: str, table: str, city: str, name: str) -> tuple[Any, ...] | None:
         if not bindable(city, name):

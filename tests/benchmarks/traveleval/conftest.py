@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,22 @@ def traveleval_sandbox(traveleval_index: Path) -> Iterator[Sandbox]:
     """An open Sandbox over the session's index (shared: it is safe across threads)."""
     with Sandbox.open(traveleval_index) as opened:
         yield opened
+
+
+@pytest.fixture
+def open_files() -> Callable[[Path], int]:
+    """How many of this process's file descriptors are open on a file (a sandbox's index: its connections)."""
+    folder = Path("/proc/self/fd")
+    if not folder.is_dir():
+        pytest.skip("no /proc/self/fd to count open files by")
+
+    def count(path: Path) -> int:
+        target = str(path.resolve())
+        found = 0
+        for fd in os.listdir(folder):
+            try:
+                found += os.readlink(folder / fd) == target
+            except OSError:  # closed meanwhile (the listing's own descriptor)
+                pass
+        return found
+    return count

@@ -17,7 +17,7 @@ from runner.ladder.calls import CallRecord
 from runner.store import migrations
 from runner.store.ledger import settle_left_open
 from runner.store.records import RolloutKey, RolloutRecord
-from runner.store.results import load_run
+from runner.store.results import NOT_READ, load_run
 from runner.store.writer import ResultsStore, RunDirInUse, StoreError
 
 KEY = RolloutKey("toy", "train", "7", "m", "scripted", 0)
@@ -52,6 +52,23 @@ async def test_a_rerun_replaces_the_rollout(tmp_path: Path) -> None:
         assert results.all_steps() == {rollout.id: [{"n": 1}]}  # the replaced attempt's steps are gone
         assert results.tasks() == [Task("7", {"calls": 2})]
         assert results.sessions[0].outcome == "completed"
+
+
+async def test_a_run_loaded_without_plans_reads_each_when_asked(tmp_path: Path) -> None:
+    store = await ResultsStore.open(tmp_path)
+    session = await store.start_session({"benchmark": "toy"}, "run.toml", "0", {"m": {"scripted": 2}})
+    await store.save_rollout(record(DELIVERED, 0.5), session)
+    await store.save_rollout(RolloutRecord(RolloutKey("toy", "train", "7", "m", "scripted", 1),
+                                           RolloutResult(BUDGET_EXHAUSTED, None, None, []), [], None, 1.0, 2.0),
+                             session)
+    await store.close()
+    with load_run(tmp_path, plans=False) as results:
+        with_plan, without = results.rollouts
+        assert with_plan.plan_json == without.plan_json == NOT_READ  # no plan's text held
+        assert results.plan(with_plan) == {"days": [1, 2]} and results.plan(without) is None
+        assert results.result(with_plan).plan == {"days": [1, 2]}
+        with pytest.raises(RuntimeError, match="loaded without its plan"):
+            with_plan.plan  # noqa: B018  (a plan never silently None)
 
 
 async def test_money_is_the_charges_settled_plus_the_worst_case_of_those_open(tmp_path: Path) -> None:

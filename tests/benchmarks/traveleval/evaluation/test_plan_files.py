@@ -1,9 +1,11 @@
 """Plans made elsewhere, through the real CLI: the official generator's `plans_<model>_<strategy>.json` (an indented
 JSON array) scored exactly as the same plans in JSONL, the official per-plan CSV rows, a file of which nothing
-scores (exit 1 with the reason), and `import-plans` making a run that `report` reports, with the same numbers."""
+scores (exit 1 with the reason), and `import-plans` making a run that `report` reports, with the same numbers, its
+plans scored a batch at a time as in one pass."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 from pathlib import Path
@@ -11,9 +13,13 @@ from typing import Any
 
 import pytest
 
+from benchmarks.registry import get_benchmark
 from benchmarks.traveleval import dataset
 from benchmarks.traveleval.offline.mistakes import NoisyConfig, noisy_plan
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
+from runner.engine import execute
+from runner.engine.imported import import_plans
+from runner.engine.spec import parse_options
 from runner.store.results import load_run
 from tests.runner.engine_support import run_cli
 
@@ -225,3 +231,29 @@ def test_the_papers_react_and_reflexion_files_are_recognised_by_name(data_dir: P
                      for plan in noisy_plans[:2]}
     scored = run_cli("evaluate", files[0], "--json", "--data-dir", str(data_dir), "--distance", "offline")
     assert {(r["model"], r["strategy"]) for r in map(json.loads, scored.stdout.splitlines())} == {("gpt-4o", "react")}
+
+
+def test_import_scores_a_batch_at_a_time_exactly_as_in_one_pass(both_formats: tuple[Path, Path], data_dir: Path,
+                                                                 tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """`evaluate_stored` scores and saves the stored plans a batch at a time through one evaluator: the evaluations
+    it stores are those of the whole run scored in one call (the way before batches), in both modes."""
+    official, _ = both_formats
+    monkeypatch.setattr(execute, "EVALUATE_BATCH", 7)  # 190-odd plans: some 28 batches, the last one short
+    benchmark = get_benchmark("traveleval")
+    options = {"data_dir": str(data_dir), "distance": "offline"}
+    modes = ["official", "corrected"]
+    report = asyncio.run(import_plans(benchmark, [official], tmp_path / "run", options=options, modes=modes))
+    assert report.stored > 7 * 20
+    with load_run(tmp_path / "run") as results:
+        rollouts = results.rollouts
+        tasks = {task.id: task for task in results.tasks()}
+        for mode in modes:
+            stored = results.evaluations(mode)
+            whole = benchmark.evaluate([tasks[r.key.task] for r in rollouts], [results.result(r) for r in rollouts],
+                                       mode, parse_options(benchmark.options_model, options, "test"))
+            assert len(stored) == len(rollouts)
+            for rollout, evaluation in zip(rollouts, whole, strict=True):
+                assert evaluation is not None
+                assert stored[rollout.id].verdicts == evaluation.verdicts
+                assert stored[rollout.id].details == json.loads(json.dumps(evaluation.details, ensure_ascii=False))

@@ -4,7 +4,11 @@ for react-tools, a sentence for a reflection; prompts of queries not loaded are 
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -13,14 +17,17 @@ from benchmarks.offline import OfflineModels
 from benchmarks.traveleval import dataset, prompts
 from benchmarks.traveleval.benchmark import TravelEvalOptions
 from benchmarks.traveleval.offline import models
-from benchmarks.traveleval.offline.known import KnownQueries
+from benchmarks.traveleval.offline.known import KnownQueries, query_key
 from benchmarks.traveleval.offline.mistakes import NOISY, injected_mistake
 from benchmarks.traveleval.offline.plan_builder import build_plan
 from benchmarks.traveleval.offline.world import TravelEvalWorld
 from benchmarks.traveleval.plan import parse_plan
+from benchmarks.traveleval.sandbox.build import ensure_index
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from benchmarks.traveleval.tools import TOOLS, TOOLS_TEXT
 from errors import UserError
+from runner.engine.prepared import prepare
+from runner.engine.session import EngineSession, Purpose
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +116,48 @@ def test_other_prompts_are_not_answered(queries: list[dict[str, object]], respon
 def test_bad_model_names_are_user_errors(name: str) -> None:
     with pytest.raises(UserError):
         models.validate(name)
+
+
+def test_a_planner_owns_its_sandbox_and_plans_until_closed(world: TravelEvalWorld, queries: list[dict[str, object]],
+                                                           open_files: Callable[[Path], int]) -> None:
+    index = ensure_index(world.folder)
+    before = open_files(index)
+    planner = models.Planner(world.folder)
+    text = planner.plan_text(query_key(queries[0]), "oracle")
+    assert text is not None and open_files(index) == before + 1
+    sandbox = weakref.ref(planner.sandbox())
+    planner.close()
+    assert open_files(index) == before
+    gc.collect()
+    assert sandbox() is None  # neither the plans kept nor the planner's lookups (a city's sights) keep it
+    assert planner.plan_text(query_key(queries[0]), "oracle") == text  # asked again: the sandbox opened again
+    planner.close()
+
+
+def test_closing_the_offline_models_closes_their_sandbox(world: TravelEvalWorld, queries: list[dict[str, object]],
+                                                         open_files: Callable[[Path], int]) -> None:
+    tasks = dataset.load_tasks(world.folder, "all")
+    offline = OfflineModels([models.responder(tasks, TravelEvalOptions(data_dir=world.folder))])
+    index = ensure_index(world.folder)
+    before = open_files(index)
+    prompt = prompts.paper_user(dict(tasks[0].input), "direct")
+    offline.reply_for("oracle", prompt)
+    assert open_files(index) == before + 1
+    offline.close()
+    assert open_files(index) == before
+
+
+async def test_a_runs_session_closes_its_offline_models_sandbox(world: TravelEvalWorld, tmp_path: Path,
+                                                                open_files: Callable[[Path], int]) -> None:
+    spec = tmp_path / "run.toml"
+    spec.write_text(f'benchmark = "traveleval"\nsplit = "all"\nstrategies = ["direct"]\ncache = "off"\n\n[options]\n'
+                    f'data_dir = "{world.folder}"\ndistance = "offline"\n\n[[models]]\nmodel = "offline:oracle"\n',
+                    encoding="utf-8")
+    prepared = prepare(spec)
+    index = ensure_index(world.folder)
+    before = open_files(index)
+    async with EngineSession(prepared, Purpose.PREFLIGHT):
+        with_tools = open_files(index)  # the tools' sandbox, the run's own
+        prepared.offline.reply_for("oracle", prompts.paper_user(dict(prepared.tasks[0].input), "direct"))
+        assert open_files(index) == with_tools + 1  # the offline model's, opened to plan
+    assert open_files(index) == before
