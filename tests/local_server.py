@@ -5,6 +5,7 @@ ships), on 127.0.0.1 and a free port."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import socket
 import subprocess
 import sys
@@ -61,8 +62,11 @@ class LlamaServer:
         self.n_ctx = n_ctx
         self._log = log.open("wb")
         address = ["--host", "127.0.0.1", "--port", str(self.port)]
+        # llama-cpp-python's thread count (half the cores): on a busy machine, threads that wait for each other at
+        # every step of the graph are slowed down several times over by the other processes
+        threads = str(max(1, (os.cpu_count() or 2) // 2))
         command = ([str(native), "--model", str(model), "--ctx-size", str(n_ctx * parallel), "--parallel",
-                    str(parallel), "--no-webui", *address] if native is not None
+                    str(parallel), "--threads", threads, "--no-webui", *address] if native is not None
                    else [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--n_ctx", str(n_ctx),
                          *address])
         self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT)
