@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -114,7 +115,12 @@ async def on_llama_server(binary: Path, slots: int, settings: list[str], calls: 
     with tempfile.TemporaryDirectory() as folder:
         server = LlamaServer(model, n_ctx=n_ctx, log=Path(folder) / "server.log", native=binary, parallel=slots)
         try:
-            await asyncio.to_thread(server.wait_ready)
+            try:
+                await asyncio.to_thread(server.wait_ready)
+            except RuntimeError as error:  # its log goes with the folder: its last lines say why
+                tail = (Path(folder) / "server.log").read_text(errors="replace").splitlines()[-15:]
+                said = [f"{error}:", *tail] if tail else [f"{error} (it printed nothing)"]
+                raise SystemExit("\n".join(said)) from None
             await idle_s(server.url)  # the first call loads the model's weights into memory
             idle = min([await idle_s(server.url) for _ in range(3)])
             outcomes = []
@@ -149,6 +155,9 @@ def print_outcomes(slots: int, outcomes: list[tuple[str, Outcome]]) -> None:
 async def main(args: argparse.Namespace) -> None:
     slot_counts, settings = [int(n) for n in args.slots.split(",")], args.settings.split(",")
     if args.llama_server is not None:
+        if not (args.llama_server.is_file() and os.access(args.llama_server, os.X_OK)):
+            raise SystemExit(f"--llama-server {args.llama_server}: not an executable file (llama.cpp's server, built "
+                             f"from its sources with `cmake --build build --target llama-server`)")
         print(f"llama.cpp's llama-server, SmolLM2-135M; {args.calls} calls of <= {args.max_tokens} tokens per "
               f"setting, request timeout {args.timeout:g} s, 5 attempts per call")
         for slots in slot_counts:
