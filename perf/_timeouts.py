@@ -1,10 +1,14 @@
-"""A provider wrapper the concurrency scripts share: it counts the attempts that timed out, each one a request the
-server may still be working on (`perf/local_concurrency.py`, `perf/slots_concurrency.py`)."""
+"""What the concurrency scripts share (`perf/local_concurrency.py`, `perf/slots_concurrency.py`): a provider wrapper
+that counts the attempts that timed out, each one a request the server may still be working on, and a wait until a
+real server has finished the requests a setting abandoned."""
 
 from __future__ import annotations
 
+import time
+
 from providers.errors import ProviderTimeout
-from providers.interface import ChatModel, ChatRequest, ChatResponse
+from providers.interface import ChatModel, ChatRequest, ChatResponse, Message
+from providers.registry import resolve_model
 
 
 class CountingTimeouts:
@@ -22,3 +26,18 @@ class CountingTimeouts:
         except ProviderTimeout:
             self.timeouts += 1
             raise
+
+
+async def idle_s(url: str, within_s: float | None = None) -> float:
+    """How long a one-token call takes; with `within_s`, asked until one takes no longer: the server has finished the
+    abandoned requests a setting left it (they would slow the next setting down), whatever order it takes them in."""
+    model = resolve_model(f"openai-compatible:smol@{url}", timeout_s=600)
+    try:
+        while True:
+            started = time.perf_counter()
+            await model.complete(ChatRequest("", (Message("user", "ok"),), max_tokens=1))
+            took = time.perf_counter() - started
+            if within_s is None or took <= within_s:
+                return took
+    finally:
+        await model.aclose()  # type: ignore[attr-defined]

@@ -33,13 +33,13 @@ from _smoke import parse_args
 # `tests.local_server` starts the server the test suite uses; the repository root is not on the path of a script.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timeouts import CountingTimeouts  # noqa: E402
+from _timeouts import CountingTimeouts, idle_s  # noqa: E402
 
 from providers.errors import LLMError  # noqa: E402
 from providers.interface import ChatRequest, Message  # noqa: E402
 from providers.registry import resolve_model  # noqa: E402
-from runner.ladder.gateway import Gateway  # noqa: E402
-from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter  # noqa: E402
+from runner.ladder.gateway import Gateway, Target  # noqa: E402
+from runner.ladder.ratelimit import Limits, RateLimiter  # noqa: E402
 from runner.ladder.retry import Retrier, RetryPolicy  # noqa: E402
 from tests.local_server import PACKAGES, LlamaServer, model_file  # noqa: E402
 
@@ -62,25 +62,10 @@ def requests(calls: int, max_tokens: int) -> list[ChatRequest]:
                         temperature=0.0, max_tokens=max_tokens) for i in range(calls)]
 
 
-async def idle_s(url: str, within_s: float | None = None) -> float:
-    """How long a one-token call takes; with `within_s`, asked until one takes no longer: the server has finished the
-    abandoned requests a setting left it (they would slow the next setting down), whatever order it takes them in."""
-    model = resolve_model(f"openai-compatible:smol@{url}", timeout_s=600)
-    try:
-        while True:
-            started = time.perf_counter()
-            await model.complete(ChatRequest("", (Message("user", "ok"),), max_tokens=1))
-            took = time.perf_counter() - started
-            if within_s is None or took <= within_s:
-                return took
-    finally:
-        await model.aclose()  # type: ignore[attr-defined]
-
-
 async def one_setting(url: str, setting: int | str, calls: int, max_tokens: int, timeout_s: float) -> Outcome:
     string = f"openai-compatible:smol@{url}"
     counted = CountingTimeouts(resolve_model(string, timeout_s=timeout_s, pool_size=64))
-    key = LimitKey("openai-compatible", "smol", counted.api_key_id, counted.endpoint)
+    key = Target.of(string, counted).limit_key
     limits = Limits(adaptive=True, max_concurrency=64) if setting == "auto" else Limits(max_concurrency=int(setting))
     limiter = RateLimiter({key.display: limits})
     gateway = Gateway(resolve=lambda _: counted, limiter=limiter,

