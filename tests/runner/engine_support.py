@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -35,6 +36,19 @@ def run_cli(*args: str, home: Path | None = None, cwd: Path | None = None) -> su
 
 PRICE = {"input": 1000.0, "output": 2000.0}
 """USD per million tokens: high enough that a toy call costs cents and a cap bites quickly."""
+
+
+def interrupt(process: subprocess.Popen[str], timeout_s: float = 30) -> None:
+    """Ctrl-C to a command started by a test (a standalone mock server), then waits for it to end; one still running
+    after `timeout_s` is killed and fails the test (raised from a `finally`, the test's own error stays attached)
+    instead of hanging the suite in `Popen.__exit__`."""
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise AssertionError(f"{process.args!r} still running {timeout_s:g} s after Ctrl-C: killed")
 
 
 def billed_usd(server: RunningServer) -> float:

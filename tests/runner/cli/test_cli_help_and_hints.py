@@ -3,7 +3,6 @@ to reach it, and "did you mean" for a model string the price table nearly knows.
 
 from __future__ import annotations
 
-import signal
 import subprocess
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import click
 
 from runner.cli.main import COMMANDS, cli
 from runner.store.results import load_run
-from tests.runner.engine_support import CLI, PROJECT_ROOT, run_cli
+from tests.runner.engine_support import CLI, PROJECT_ROOT, interrupt, run_cli
 
 NEAR_MISS = "openai:gpt-4o-mni"
 
@@ -87,8 +86,7 @@ def test_mock_server_replies_as_the_oracle_over_http(natural_plan_data: Path, tm
             done = run_cli("run", str(spec), "--quiet", home=home)
             assert done.returncode == 0, done.stderr
         finally:
-            server.send_signal(signal.SIGINT)
-            server.wait(timeout=30)
+            interrupt(server)
     with load_run(tmp_path / "runs" / "mock") as results:
         verdicts = [v.passed for e in results.evaluations("official").values() for v in e.verdicts]
     assert len(verdicts) == 5 and all(verdicts)  # the oracle's answers, over HTTP (echo's would all fail)

@@ -5,7 +5,6 @@ HTTP error (never an answer a cache would keep)."""
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import urllib.error
 import urllib.request
@@ -13,7 +12,7 @@ from pathlib import Path
 
 from benchmarks.base import DELIVERED
 from runner.store.results import load_run
-from tests.runner.engine_support import CLI, PROJECT_ROOT, run_cli
+from tests.runner.engine_support import CLI, PROJECT_ROOT, interrupt, run_cli
 
 
 def _post(url: str, content: str) -> tuple[int, dict[str, object]]:
@@ -46,8 +45,7 @@ def test_a_traveleval_run_through_a_standalone_mock_server(traveleval_home: Path
                 assert status == 400, answer
                 assert "no installed benchmark's offline model recognises this prompt" in json.dumps(answer)
         finally:
-            server.send_signal(signal.SIGINT)
-            server.wait(timeout=30)
+            interrupt(server)
     with load_run(tmp_path / "runs" / "mock") as results:
         rollouts = results.rollouts
         calls = {(r.key.strategy, r.key.task): len(results.calls(r.id)) for r in rollouts}
