@@ -19,7 +19,7 @@ from benchmarks.registry import get_benchmark
 from errors import UserError
 from runner.store.outputs import output_folders
 from runner.store.provenance import provenance
-from runner.store.results import CallRecord, StoredRollout, load_run
+from runner.store.results import CallRecord, RunResults, StoredRollout, load_run
 from runner.store.summary import run_state
 
 
@@ -34,6 +34,9 @@ class RolloutView:
     calls: list[CallRecord]
     evaluation: Evaluation | None
     """The stored evaluation in the report's mode; None when not evaluated (or labels are hidden)."""
+    results: RunResults = field(compare=False, repr=False)
+    """The run's store, left open to read the plan at each ask (`plan`): a report of a gigabyte of plans holds one
+    at a time; closed when the run's views are dropped."""
 
     @property
     def status(self) -> str:
@@ -45,7 +48,8 @@ class RolloutView:
 
     @property
     def plan(self) -> Any:
-        return self.stored.plan
+        """The delivered plan (JSON values), None when there is none; read from the store at each access."""
+        return self.results.plan(self.stored)
 
     @property
     def task_id(self) -> str:
@@ -151,52 +155,61 @@ def collect_run(run_dir: str | os.PathLike[str], mode: str = "official", *, traj
         UserError: not a run directory, or a run with no finished rollout yet.
     """
     run_dir = Path(run_dir)
-    with load_run(run_dir) as results:
-        if not results.rollouts:
-            raise UserError(f"{run_dir}: no finished rollout yet; nothing to report")
-        task_list = results.tasks()
-        tasks = {task.id: task for task in task_list}
-        positions = {task_id: n for n, task_id in enumerate(tasks)}
-        evaluations = results.evaluations(mode)
-        calls: dict[int, list[CallRecord]] = {}
-        for stored in results.calls() if trajectories else ():
-            calls.setdefault(stored.rollout_id, []).append(stored.call)
-        steps = results.all_steps() if trajectories else {}
-        spec = results.spec
-        samples = spec.samples
-        folders = output_folders(results)
-        # N per group: its own planned tasks (a run extended by another spec plans each group as its spec did)
-        latest = {(model.label, strategy) for model in spec.models for strategy in spec.strategies}
-        drawn: dict[tuple[str, str], int] = {}  # samples per task of each (model, strategy)
-        for rollout in results.rollouts:
-            pair = (rollout.key.model, rollout.key.strategy)
-            drawn[pair] = max(drawn.get(pair, samples if pair in latest else 1), rollout.key.sample + 1)
-        planned_tasks = {pair: n // drawn[pair] for pair in drawn
-                         if (n := results.planned.get(pair[0], {}).get(pair[1]))}
-        groups: dict[tuple[str, str, str, str, int], Group] = {}
-        for rollout in results.rollouts:
-            key = rollout.key
-            group_key = (key.benchmark, key.split, key.model, key.strategy, key.sample)
-            group = groups.get(group_key)
-            if group is None:
-                group = groups[group_key] = Group(run_dir.name, run_dir, key.benchmark, key.split, key.model,
-                                                  key.strategy, key.sample, samples,
-                                                  planned_tasks.get((key.model, key.strategy), len(tasks)),
-                                                  folders[key.model, key.strategy])
-            group.rollouts.append(RolloutView(rollout, tasks.get(key.task),
-                                              steps.get(rollout.id, []),
-                                              calls.get(rollout.id, []), evaluations.get(rollout.id)))
-        model_order = spec.labels
-        for group in groups.values():
-            group.rollouts.sort(key=lambda view: positions.get(view.stored.key.task, len(positions)))
-        ordered = sorted(groups.values(), key=lambda g: (_index(model_order, g.model), g.model, g.strategy,
-                                                         g.split, g.sample))
-        state = run_state(results) or "running"
-        planned = sum(n for strategies in results.planned.values() for n in strategies.values())
-        return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
-                       spec.evaluate, planned, dict(spec.options), spec.benchmark,
-                       {model.label: dict(model.sampling) for model in spec.models},
-                       {model.label: model.model for model in spec.models}, provenance(results))
+    results = load_run(run_dir, plans=False)
+    try:
+        return _collect(run_dir, results, mode, trajectories)
+    except BaseException:
+        results.close()
+        raise
+
+
+def _collect(run_dir: Path, results: RunResults, mode: str, trajectories: bool) -> RunData:
+    """`collect_run` of an open store."""
+    if not results.rollouts:
+        raise UserError(f"{run_dir}: no finished rollout yet; nothing to report")
+    task_list = results.tasks()
+    tasks = {task.id: task for task in task_list}
+    positions = {task_id: n for n, task_id in enumerate(tasks)}
+    evaluations = results.evaluations(mode)
+    calls: dict[int, list[CallRecord]] = {}
+    for stored in results.calls() if trajectories else ():
+        calls.setdefault(stored.rollout_id, []).append(stored.call)
+    steps = results.all_steps() if trajectories else {}
+    spec = results.spec
+    samples = spec.samples
+    folders = output_folders(results)
+    # N per group: its own planned tasks (a run extended by another spec plans each group as its spec did)
+    latest = {(model.label, strategy) for model in spec.models for strategy in spec.strategies}
+    drawn: dict[tuple[str, str], int] = {}  # samples per task of each (model, strategy)
+    for rollout in results.rollouts:
+        pair = (rollout.key.model, rollout.key.strategy)
+        drawn[pair] = max(drawn.get(pair, samples if pair in latest else 1), rollout.key.sample + 1)
+    planned_tasks = {pair: n // drawn[pair] for pair in drawn
+                     if (n := results.planned.get(pair[0], {}).get(pair[1]))}
+    groups: dict[tuple[str, str, str, str, int], Group] = {}
+    for rollout in results.rollouts:
+        key = rollout.key
+        group_key = (key.benchmark, key.split, key.model, key.strategy, key.sample)
+        group = groups.get(group_key)
+        if group is None:
+            group = groups[group_key] = Group(run_dir.name, run_dir, key.benchmark, key.split, key.model,
+                                              key.strategy, key.sample, samples,
+                                              planned_tasks.get((key.model, key.strategy), len(tasks)),
+                                              folders[key.model, key.strategy])
+        group.rollouts.append(RolloutView(rollout, tasks.get(key.task),
+                                          steps.get(rollout.id, []),
+                                          calls.get(rollout.id, []), evaluations.get(rollout.id), results))
+    model_order = spec.labels
+    for group in groups.values():
+        group.rollouts.sort(key=lambda view: positions.get(view.stored.key.task, len(positions)))
+    ordered = sorted(groups.values(), key=lambda g: (_index(model_order, g.model), g.model, g.strategy,
+                                                     g.split, g.sample))
+    state = run_state(results) or "running"
+    planned = sum(n for strategies in results.planned.values() for n in strategies.values())
+    return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
+                   spec.evaluate, planned, dict(spec.options), spec.benchmark,
+                   {model.label: dict(model.sampling) for model in spec.models},
+                   {model.label: model.model for model in spec.models}, provenance(results))
 
 
 def collect_runs(run_dirs: Sequence[str | os.PathLike[str]], mode: str = "official") -> list[RunData]:

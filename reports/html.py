@@ -208,8 +208,8 @@ def _rollout(view: RolloutView, benchmark: Benchmark) -> str:
              f"<details><summary>Answer</summary><pre>{esc(_clip(stored.answer))}</pre></details>"
              if stored.answer else "",
              "<details><summary>Structured plan</summary><pre>"
-             f"{esc(_clip(json.dumps(stored.plan, indent=1, ensure_ascii=False, default=str)))}</pre></details>"
-             if stored.plan else "",
+             f"{esc(_clip(json.dumps(plan, indent=1, ensure_ascii=False, default=str)))}</pre></details>"
+             if (plan := view.plan) else "",
              f"<h3>Trajectory</h3>{_steps(view.steps)}"]
     return "".join(parts)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +121,7 @@ class RunResults:
         self.shards = shards
         """The shard folders read, for a sharded run (None: one run directory)."""
         self._conn = conn
+        self._close = weakref.finalize(self, conn.close)  # also when dropped unclosed (a report's lazy plan reads)
         self.sessions = [
             SessionInfo(row[0], StoredSpec.of(stored := orjson.loads(row[1])), row[2], row[3], row[4],
                         orjson.loads(row[5]), row[6], row[7], row[8], row[9],
@@ -157,7 +159,7 @@ class RunResults:
         self.close()
 
     def close(self) -> None:
-        self._conn.close()
+        self._close()
 
     @property
     def spec(self) -> StoredSpec:
