@@ -117,7 +117,7 @@ async def steady_stream(limit: AdaptiveLimit | FixedLimit, clock: FakeClock, cal
             else:
                 free = min(range(slots), key=server_free.__getitem__)
                 start = max(clock.now, server_free[free])
-                busy = sum(1 for end in server_free if end > start)
+                busy = sum(1 for free_at in server_free if free_at > start)  # other slots decoding
                 end = server_free[free] = start + size * (1.0 + batching * busy)
             heapq.heappush(ends, (end, sent, slot))
         end, _, slot = heapq.heappop(ends)
