@@ -66,7 +66,7 @@ RISING = 1.1
 """Answers a second within this factor of the best measured count as reaching it (noise, or a batching server's last
 few per cent: llama.cpp's 4 slots on a CPU answer 18 % more a second with 2 calls in flight, 25 % with 3, 29 % with
 4)."""
-MEASURED = 3
+MEASURED = 5
 """Answers with about the same calls in flight (their mean over each call's life) that make their answers a second a
 measure."""
 AGREEING = 3
