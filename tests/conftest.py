@@ -16,6 +16,7 @@ import hashlib
 import http.server
 import importlib.util
 import os
+import signal
 import sys
 import threading
 from collections import Counter
@@ -34,6 +35,14 @@ NATURAL_PLAN_DATA = SHARED_DATA / "natural_plan"
 
 HANG_S = 600.0
 """No test takes a tenth of this on a loaded 2-core machine; past it the test is hung, not slow."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C reaches the commands tests start as it reaches a terminal's: a suite started in a script's background
+    (`pytest &`, where the shell ignores SIGINT) would hand the ignore down to every command a test interrupts, and
+    each would outlive its Ctrl-C (a standalone mock server, a run)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
