@@ -210,8 +210,9 @@ class AdaptiveLimit:
         if slot.alone and slot.number == self._admitted:  # nobody joined it either
             self._alone.add(latency)
         self._recent.add(latency)
-        self._latencies.setdefault(max(1, round(crowd)), _Mean()).add(latency)
-        self._gaps.setdefault(max(1, round(crowd)), _Mean()).add(gap)
+        level = max(1, round(crowd))
+        self._latencies.setdefault(level, _Mean()).add(latency)
+        self._gaps.setdefault(level, _Mean()).add(gap)
         if self._alone.count and self._recent.value > TOLERANCE * self._reference():
             if self._cut(slot, LATENCY_CUT):
                 self._regrow_to = 0.0  # requests queue in the server: the limit found, no quick regrowth past it
