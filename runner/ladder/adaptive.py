@@ -9,11 +9,17 @@ far slower or far faster than it (a one-slot server's queue, requests of many si
 server's warm-up) sends the limit back to one call, and `SOLO_CALLS` calls alone make the reference before it grows
 again. It grows by one per answer (doubling every round trip) until the first cut, by one per round trip after. It
 is cut when the server shows it is full: halved on a timeout, a 429 or a 503, and by a fifth when the running mean of
-latencies passes `TOLERANCE` times that of calls that had the server to themselves (requests queueing inside it), or,
-where more calls in flight made the server answer more calls a second (a CPU server batching its slots answers each
-call slower, but more of them), that of the fewest calls in flight that reached its best throughput. One
-cut per round trip: the answers to calls sent before a cut say nothing about the new limit. After a storm of 429s or
-timeouts (a restart), it doubles per round trip back to half the limit the storm found.
+latencies passes `TOLERANCE` times the reference: that of calls that had the server to themselves (requests queueing
+inside it). One cut per round trip: the answers to calls sent before a cut say nothing about the new limit. After a
+storm of 429s or timeouts (a restart), it doubles per round trip back to half the limit the storm found.
+
+Answers slowing down as calls are added look alike on a one-slot server's queue and on a CPU server whose slots share
+its cores: on llama.cpp `--parallel 4 --threads 1`, two calls in flight take twice a lone call's time each (no more
+answers a second than one call), yet four answer a fifth more a second. So once the limit was cut, answers slowing
+down again start a trial instead of a cut: the answers a second are measured at the limit, then at `TRIAL_STEP` calls
+more. If the higher level answered `GAIN` times more a second, it stays (cut once answers take longer than there), and
+the next slowdown tries again; if not, the limit goes back and no level is tried again: held about there if it
+answered more a second than one call, else cut as on a queue (a one-slot server pays one short queue, once).
 
 The reference is a running mean of calls that were alone in flight from start to end, not the fastest answer ever:
 requests differ in size (a 10-token answer and a 500-token one), and a mean over the same mix of sizes compares like
@@ -35,7 +41,7 @@ import contextlib
 import logging
 import math
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from providers.errors import NotSent, ProviderTimeout, RateLimited, ServerError
 
@@ -62,13 +68,14 @@ call's size."""
 PROBING_STEP = 2.0
 """Growth per answer while the first answer is the reference (the limit triples per round trip: 1, 3, 9 calls), so
 a server of many slots is filled in fewer round trips; the answers of a one-slot server contradict it at once."""
-RISING = 1.1
-"""Answers a second within this factor of the best measured count as reaching it (noise, or a batching server's last
-few per cent: llama.cpp's 4 slots on a CPU answer 18 % more a second with 2 calls in flight, 25 % with 3, 29 % with
-4)."""
-MEASURED = 5
-"""Answers with about the same calls in flight (their mean over each call's life) that make their answers a second a
-measure."""
+TRIAL_STEP = 2
+"""Calls more than the limit that a trial tries."""
+GAIN = 1.05
+"""Answers a second at the level tried, against the limit's, that keep it (a pure queue gains nothing; a CPU
+server batching a little gains 9 % from 2 to 4 calls)."""
+MEASURED = 16
+"""Answers a trial measures at each level at least (and three times the level's calls: a few round trips, their
+answers coming in bursts, counted whole)."""
 AGREEING = 3
 """Answers within `TOLERANCE` of the first one (either way) that make it a reference the limit may grow on for good:
 on a server with two slots or more, the second round trip (two calls) and the first answer of the third confirm it."""
@@ -89,8 +96,6 @@ class Slot:
     """Admissions so far, this one included: another call admitted while this one is in flight takes the next."""
     alone: bool
     """No other call was in flight when it was admitted."""
-    area: float
-    """The limit's integral of calls in flight over time when it was admitted."""
 
 
 class AdaptiveLimit:
@@ -123,13 +128,12 @@ class AdaptiveLimit:
         self._probing = True  # the first answer is the reference until `AGREEING` answers confirm or one contradicts it
         self._agreeing = 0
         self._regrow_to = 0.0  # after a storm of overload errors: the limit doubles per round trip up to this
-        self._area = 0.0  # integral of the calls in flight over time (their mean over a call's life: Little's law)
-        self._area_at = 0.0
-        # per calls in flight (their mean over a call's life): latencies, and seconds between answers
-        self._latencies: dict[int, _Mean] = {}
-        self._gaps: dict[int, _Mean] = {}
+        self._paced = 0.0  # from a trial, the reference past the lone calls': the latency of the level kept / TOLERANCE
         self._answered_at = -math.inf
         self._storm = False  # overload cuts with no answer between
+        self._trials = True  # no trial yet, or the last one kept its level: the next slowdown tries again
+        self._grown = False  # the limit grew since the last cut: answers slowing down now are news of a new level
+        self._trial: _Trial | None = None
 
     @property
     def in_flight(self) -> int:
@@ -161,7 +165,7 @@ class AdaptiveLimit:
         if self._in_flight >= int(self.limit):
             self._full_at = now
         self._admitted += 1
-        slot = Slot(now, now, self._admitted, alone=self._in_flight == 1, area=self._add(0))
+        slot = Slot(now, now, self._admitted, alone=self._in_flight == 1)
         try:
             yield slot
         except BaseException as error:
@@ -200,7 +204,6 @@ class AdaptiveLimit:
         self._stalled_until = -math.inf
         now = self._clock()
         latency = now - slot.sent
-        crowd = (self._add(0) - slot.area) / (now - slot.admitted) if now > slot.admitted else self._in_flight
         # no answer during a call's whole life: the server was idle for want of calls before it, not slow
         gap, self._answered_at = min(latency, now - self._answered_at), now
         if slot.sent < self._cut_at:
@@ -210,11 +213,10 @@ class AdaptiveLimit:
         if slot.alone and slot.number == self._admitted:  # nobody joined it either
             self._alone.add(latency)
         self._recent.add(latency)
-        level = max(1, round(crowd))
-        self._latencies.setdefault(level, _Mean()).add(latency)
-        self._gaps.setdefault(level, _Mean()).add(gap)
-        if self._alone.count and self._recent.value > TOLERANCE * self._reference():
-            if self._cut(slot, LATENCY_CUT):
+        if self._trial is not None:
+            self._tried(latency, gap)
+        elif self._alone.count and self._recent.value > TOLERANCE * self._reference():
+            if not self._try_more() and self._cut(slot, LATENCY_CUT):
                 self._regrow_to = 0.0  # requests queue in the server: the limit found, no quick regrowth past it
         elif slot.admitted <= self._full_at and (self._probing or self._agreeing >= AGREEING
                                                     or self._alone.count >= SOLO_CALLS):
@@ -222,6 +224,7 @@ class AdaptiveLimit:
             step = (PROBING_STEP if self._probing else 1.0 if not self.cuts or self.limit < self._regrow_to
                     else 1.0 / self.limit)
             self.limit = min(float(self.ceiling), self.limit + step)
+            self._grown = True
 
     def _confirms(self, latency: float) -> bool:
         """While the first answer is the reference: whether this answer agrees with it; if not, back to one call, and
@@ -234,38 +237,62 @@ class AdaptiveLimit:
         self._agreeing = 0
         self._alone = _Mean()
         self._recent = _Mean()
-        self._latencies = {}
-        self._gaps = {}
         self.limit = 1.0
         self._cut_at = self._clock()
         return False
+
+    def _try_more(self) -> bool:
+        """Answers slowed down: whether a trial starts instead of a cut (see the module's docstring); only once the
+        limit was cut and grew again to where answers slow down (the overshoot of the first round trips, or the levels
+        it is cut through, say nothing of the level where the slowdown starts)."""
+        if not (self._trials and self.cuts and self._grown) or int(self.limit) + TRIAL_STEP > self.ceiling:
+            return False
+        self._trial = _Trial(int(self.limit))
+        self._cut_at = self._clock()  # measured from the calls sent from now on
+        return True
+
+    def _tried(self, latency: float, gap: float) -> None:
+        """An answer during a trial: at the limit first, then at the level tried, until each pace is measured."""
+        trial = self._trial
+        assert trial is not None
+        if not trial.add(latency, gap):
+            return
+        self._cut_at = self._clock()
+        self._recent = _Mean()
+        if trial.tried is None:  # the limit's pace is measured: now the level above it
+            trial.tried = _Pace()
+            self.limit = float(trial.level + TRIAL_STEP)
+            return
+        self._trial = None
+        self._trials = trial.tried.per_second >= GAIN * trial.at_limit.per_second
+        if self._trials:  # kept about there: cut once answers take longer than there
+            self._paced = trial.tried.latency.value / TOLERANCE
+            return
+        self.limit = float(trial.level)
+        self.cuts += 1
+        if not self._paced and trial.at_limit.per_second * self._alone.value >= GAIN:
+            # the limit's level answered more a second than one call, two calls more no more: the best pace is reached
+            # there, and the limit is kept about there
+            self._paced = trial.at_limit.latency.value / TOLERANCE
 
     def _cut(self, slot: Slot, factor: float) -> bool:
         """Cuts the limit by `factor` unless `slot` was sent before the last cut; whether it did."""
         if slot.sent < self._cut_at:
             return False  # sent under the limit before the last cut
         self.limit = max(1.0, self.limit * factor)
+        self._grown = False
         self._cut_at = self._clock()
         self._recent = _Mean()  # a fresh mean, of calls sent under the new limit
         self.cuts += 1
         return True
 
     def _reference(self) -> float:
-        """The latency answers are compared with: that of calls alone, or, on a server whose throughput still rose with
-        more calls in flight (a CPU server batching its slots: each answer slower, more answers a second), that of the
-        fewest calls in flight that reached the best throughput measured (within `RISING`)."""
-        rates = {crowd: 1.0 / max(gaps.value, 1e-9) for crowd, gaps in self._gaps.items() if gaps.count >= MEASURED}
-        best = max(rates.values(), default=0.0)
-        enough = min((crowd for crowd, rate in rates.items() if rate * RISING >= best), default=1)
-        return self._alone.value if enough == 1 else max(self._alone.value, self._latencies[enough].value)
+        """The latency answers are compared with: that of calls alone, or, once a trial found more calls in flight
+        answer more a second (a CPU server batching its slots: each answer slower, more of them), that of its level."""
+        return max(self._alone.value, self._paced)
 
-    def _add(self, calls: int) -> float:
-        """Adds `calls` to those in flight; the integral of calls in flight up to now."""
-        now = self._clock()
-        self._area += self._in_flight * max(0.0, now - self._area_at)
-        self._area_at = now
+    def _add(self, calls: int) -> None:
         self._in_flight += calls
-        return self._area
 
     def _wake(self) -> None:
         while self._waiting and self._in_flight < int(self.limit):
@@ -273,6 +300,40 @@ class AdaptiveLimit:
             if not waiter.done():
                 self._add(1)
                 waiter.set_result(None)
+
+
+@dataclass(slots=True)
+class _Pace:
+    """The answers to calls sent at one level: their mean latency, and answers a second (the seconds between them
+    summed: answers come in bursts, so a plain sum, not a running mean)."""
+
+    latency: _Mean = field(default_factory=lambda: _Mean())
+    answers: int = 0
+    seconds: float = 0.0
+
+    def add(self, latency: float, gap: float) -> None:
+        self.latency.add(latency)
+        self.seconds += gap
+        self.answers += 1
+
+    @property
+    def per_second(self) -> float:
+        return self.answers / max(self.seconds, 1e-9)
+
+
+@dataclass(slots=True)
+class _Trial:
+    """A level tried: the pace at the limit `level` (measured first), then at `TRIAL_STEP` calls more."""
+
+    level: int
+    at_limit: _Pace = field(default_factory=lambda: _Pace())
+    tried: _Pace | None = None
+
+    def add(self, latency: float, gap: float) -> bool:
+        """Counts an answer to the level being measured; whether that level's pace is measured now."""
+        pace = self.tried or self.at_limit
+        pace.add(latency, gap)
+        return pace.answers >= max(MEASURED, 3 * (self.level + (TRIAL_STEP if self.tried else 0)))
 
 
 @dataclass(slots=True)

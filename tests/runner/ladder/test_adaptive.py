@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from providers.errors import BadRequest, NotSent, ProviderTimeout, RateLimited, ServerError
-from runner.ladder.adaptive import SOLO_CALLS, STALL_PAUSE_S, STALLED_AFTER, AdaptiveLimit
+from runner.ladder.adaptive import MEASURED, SOLO_CALLS, STALL_PAUSE_S, STALLED_AFTER, TRIAL_STEP, AdaptiveLimit
 from runner.ladder.ratelimit import LimitKey, Limits, RateLimiter
 from tests.runner.ladder.gateway_doubles import FakeClock
 
@@ -76,7 +76,10 @@ async def test_answers_slowing_down_cut_the_limit(fake_clock: FakeClock) -> None
     # three calls take three times as long as the first: back to one call at a time until the reference is a mean
     # of several calls alone, then doubling until the answers slow down
     assert sent[:SOLO_CALLS + 4] == [1, 3] + [1] * SOLO_CALLS + [2, 4]
-    assert max(sent[SOLO_CALLS + 4:]) <= 3 and sum(sent) / len(sent) < 2 and limit.cuts > 20  # no creep up
+    # one trial of two calls more (until `MEASURED` answers give its answers a second), then no creep up
+    trial = [n for n in sent[SOLO_CALLS + 4:] if n > 3]
+    assert len(trial) <= MEASURED // 4 and max(trial) <= 2 + TRIAL_STEP
+    assert max(sent[50:]) <= 3 and sum(sent) / len(sent) < 2 and limit.cuts > 20
 
 
 async def test_a_slow_first_answer_does_not_set_the_pace(fake_clock: FakeClock) -> None:
@@ -85,7 +88,7 @@ async def test_a_slow_first_answer_does_not_set_the_pace(fake_clock: FakeClock) 
     limit = AdaptiveLimit(64, clock=fake_clock)
     await round_trip(limit, fake_clock, 10.0)
     sent = [await round_trip(limit, fake_clock, 1.0 * int(limit.limit)) for _ in range(50)]
-    assert max(sent) <= 4 and max(sent[10:]) <= 3
+    assert max(sent) <= 2 + TRIAL_STEP and sum(1 for n in sent[10:] if n > 3) <= MEASURED // 4  # one trial
 
 
 async def test_a_server_that_keeps_its_pace_is_given_more(fake_clock: FakeClock) -> None:
@@ -97,11 +100,12 @@ async def test_a_server_that_keeps_its_pace_is_given_more(fake_clock: FakeClock)
 
 
 async def steady_stream(limit: AdaptiveLimit | FixedLimit, clock: FakeClock, calls: int, slots: int | None,
-                        size_s: float | None = None, batching: float = 0.0) -> list[int]:
+                        size_s: float | None = None, slowdown: tuple[float, ...] = (1.0,)) -> list[int]:
     """Calls of `size_s` (None: 1 to 5 s, cycling) kept coming as fast as the limit lets them, to a server decoding
     `slots` at a time (first come, first served; None: as many as come), until `calls` are answered (the clock then
-    reads the time of the last). A call that starts with k slots busy, itself included, takes `1 + batching (k - 1)`
-    times its size (a CPU server: 0 were it a GPU's). Returns the calls in flight as each answer arrived."""
+    reads the time of the last). A call that starts with k slots busy, itself included, takes `slowdown[k - 1]` times
+    its size (a CPU server's slots share its cores; a GPU's barely slow down: 1.0). Returns the calls in flight as
+    each answer arrived."""
     ends: list[tuple[float, int, contextlib.AbstractAsyncContextManager[object]]] = []
     server_free = [0.0] * (slots or 1)  # when each decoding slot is next free
     in_flight: list[int] = []
@@ -118,7 +122,7 @@ async def steady_stream(limit: AdaptiveLimit | FixedLimit, clock: FakeClock, cal
                 free = min(range(slots), key=server_free.__getitem__)
                 start = max(clock.now, server_free[free])
                 busy = sum(1 for free_at in server_free if free_at > start)  # other slots decoding
-                end = server_free[free] = start + size * (1.0 + batching * busy)
+                end = server_free[free] = start + size * slowdown[min(busy, len(slowdown) - 1)]
             heapq.heappush(ends, (end, sent, slot))
         end, _, slot = heapq.heappop(ends)
         clock.now = end
@@ -138,19 +142,28 @@ class FixedLimit:
         yield
 
 
+BATCHING_A_LITTLE = (1.0, 1.7, 2.4, 3.1)
+"""c calls together take 1 + 0.7 (c - 1) times a call's time each: +18 % answers a second at 2 calls, +25 % at 3,
++29 % at 4."""
+LLAMA_CPP_ONE_THREAD = (1.0, 2.0, 2.75, 3.3)
+"""llama.cpp's server, `--parallel 4 --threads 1`, SmolLM2-135M, 16 tokens a call, as measured on this project's
+2-core machine (mean latency at 1, 2, 3, 4 calls in flight: 0.24, 0.47, 0.66, 0.79 s): two calls answer no faster
+than one, four 21 % faster."""
+
+
 @pytest.mark.parametrize("size_s", [1.0, None])
-async def test_a_cpu_server_whose_slots_batch_a_little_is_kept_near_its_best_pace(fake_clock: FakeClock,
-                                                                                size_s: float | None) -> None:
-    """llama.cpp `--parallel 4` on a CPU: c calls together take 1 + 0.7 (c - 1) times a call's time each (throughput
-    +18 % at 2 calls, +25 % at 3, +29 % at 4), past 4 they queue. Answers slow down as on a one-slot server's queue,
-    but the answers per second still rise: the limit grows on to at least 3, at >= 95 % of 4 fixed calls' pace, the
-    queue short."""
+@pytest.mark.parametrize("slowdown", [BATCHING_A_LITTLE, LLAMA_CPP_ONE_THREAD], ids=["a-little", "llama-cpp"])
+async def test_a_cpu_server_whose_slots_batch_a_little_is_kept_near_its_best_pace(
+        fake_clock: FakeClock, size_s: float | None, slowdown: tuple[float, ...]) -> None:
+    """llama.cpp `--parallel 4` on a CPU: past 4 calls they queue. Answers slow down as on a one-slot server's queue
+    (on llama.cpp, two calls answer no faster than one), but the answers per second still rise further on: a trial of
+    more calls finds it, and the limit keeps >= 95 % of 4 fixed calls' pace, the queue short."""
     fixed = FakeClock()
-    await steady_stream(FixedLimit(4), fixed, 400, slots=4, size_s=size_s, batching=0.7)
+    await steady_stream(FixedLimit(4), fixed, 400, slots=4, size_s=size_s, slowdown=slowdown)
     limit = AdaptiveLimit(64, clock=fake_clock)
-    in_flight = await steady_stream(limit, fake_clock, 400, slots=4, size_s=size_s, batching=0.7)
+    in_flight = await steady_stream(limit, fake_clock, 400, slots=4, size_s=size_s, slowdown=slowdown)
     assert fake_clock.now <= fixed.now / 0.95, (fake_clock.now, fixed.now)
-    assert max(in_flight[200:]) <= 2 * 4 and min(in_flight[200:]) >= 3, in_flight
+    assert max(in_flight[200:]) <= 2 * 4, in_flight
 
 
 async def test_answers_of_many_sizes_are_not_mistaken_for_a_queue(fake_clock: FakeClock) -> None:
