@@ -10,6 +10,10 @@
   stores it. Its first call is `react`'s very request, so with the cache a run of both makes it once, as the official
   pipeline does (both plans come from one call there).
 
+Every call writes a plan, so each is made as the Planner's (`providers.stages.PLANNER`): a model with
+`batch = "planner"` sends them through its batch API, as `batch = true` does (the tool agents of `react.py` write theirs
+in the `finish` step of their loop: none of their calls is marked, and they go online).
+
 The instructions are in Chinese, as the official ones, unless the options say `language = "en"` (`prompts.PAPER_TEXTS`).
 Every call sends the official sampling for the model unless the options say `sampling = "provider"` (`sampling.py`);
 the answer is read with the options' parsing (`plan.read_plan`).
@@ -29,6 +33,7 @@ from benchmarks.traveleval.plan import Parsing, plan_text
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
 from benchmarks.traveleval.tools import intercity_stations
 from providers.interface import ChatModel, ChatRequest, ChatResponse, Message
+from providers.stages import PLANNER, stage
 
 DESCRIPTIONS: dict[str, str] = {
     "direct": "the paper's: the request, one call, the plan JSON",
@@ -58,6 +63,16 @@ class PaperStrategy:
     def expected_calls(self) -> float:
         return 2.0 if self.critique else 1.0
 
+    @property
+    def planner_calls(self) -> float:
+        """Every call writes a plan: each is the Planner's (`benchmarks.base.PlannerCalls`)."""
+        return self.expected_calls
+
+    @property
+    def planner_share(self) -> None:
+        """All of the tokens (the share of the calls: all of them)."""
+        return None
+
     async def __call__(self, task: Task, model: ChatModel, tools: Any) -> RolloutResult:
         sandbox: Sandbox = tools
         query = task.input
@@ -81,8 +96,9 @@ class PaperStrategy:
     async def _ask(self, model: ChatModel, *messages: Message) -> ChatResponse:
         temperature, max_tokens = (official_sampling(getattr(model, "name", "")) if self.sampling == "official"
                                    else (None, None))
-        return await model.complete(ChatRequest(model="", messages=messages, temperature=temperature,
-                                                max_tokens=max_tokens))
+        with stage(PLANNER):
+            return await model.complete(ChatRequest(model="", messages=messages, temperature=temperature,
+                                                    max_tokens=max_tokens))
 
 
 def paper_strategies(parsing: Parsing, sampling: SamplingSource,

@@ -14,6 +14,8 @@ from benchmarks.traveleval.agents.paper import PaperStrategy
 from benchmarks.traveleval.agents.react import ReactLimits, react_tools, reflexion_tools
 from benchmarks.traveleval.plan import FinalTravelPlan
 from benchmarks.traveleval.sandbox.sandbox import Sandbox
+from providers.interface import ChatRequest, ChatResponse
+from providers.stages import PLANNER, current_stage
 from tests.benchmarks.travelplanner.agents.conftest import ScriptedModel
 
 from .conftest import QUERY, fenced, plan
@@ -253,3 +255,28 @@ async def test_official_parsing_is_the_default_and_lenient_a_named_option(
         model = ScriptedModel().enqueue(answer)
         result = await PaperStrategy("direct", "direct", parsing=parsing)(TASK, model, traveleval_sandbox)  # type: ignore[arg-type]
         assert result.status == status, (parsing, result.error)
+
+
+class StageMarks:
+    """A scripted model that notes the stage each call was made in (`providers.stages`)."""
+
+    def __init__(self, model: ScriptedModel) -> None:
+        self.model = model
+        self.stages: list[str | None] = []
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        self.stages.append(current_stage())
+        return await self.model.complete(request)
+
+
+async def test_the_papers_calls_write_plans_and_are_made_as_the_planners(traveleval_sandbox: Sandbox,
+                                                                         scripted_model: ScriptedModel) -> None:
+    # what `batch = "planner"` sends through a batch API: every call of the paper's strategies (each writes a plan),
+    # none of the tool agents' steps
+    marks = StageMarks(scripted_model.enqueue(fenced(plan()), fenced(plan())))
+    assert (await REFLEXION(TASK, marks, traveleval_sandbox)).status == DELIVERED  # type: ignore[arg-type]
+    assert marks.stages == [PLANNER, PLANNER] and REFLEXION.planner_calls == REFLEXION.expected_calls == 2
+    assert current_stage() is None  # the mark ends with the call
+    tools = StageMarks(scripted_model.enqueue(SEARCH, finish(plan())))
+    assert (await react_tools(ReactLimits())(TASK, tools, traveleval_sandbox)).status == DELIVERED  # type: ignore[arg-type]
+    assert tools.stages == [None, None]
