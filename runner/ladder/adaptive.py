@@ -18,8 +18,9 @@ its cores: on llama.cpp `--parallel 4 --threads 1`, two calls in flight take twi
 answers a second than one call), yet four answer a fifth more a second. So once the limit was cut, answers slowing
 down again start a trial instead of a cut: the answers a second are measured at the limit, then at `TRIAL_STEP` calls
 more. If the higher level answered `GAIN` times more a second, it stays (cut once answers take longer than there), and
-the next slowdown tries again; if not, the limit goes back and no level is tried again: held about there if it
-answered more a second than one call, else cut as on a queue (a one-slot server pays one short queue, once).
+the next slowdown tries again; if not, the limit goes back, held about there if it answered more a second than one
+call, else cut as on a queue, and the next trial waits `TRIAL_PAUSE` calls, twice as many after each trial that gained
+nothing (a one-slot server pays a short queue now and then; a pace measured on a busy machine is measured again).
 
 The reference is a running mean of calls that were alone in flight from start to end, not the fastest answer ever:
 requests differ in size (a 10-token answer and a 500-token one), and a mean over the same mix of sizes compares like
@@ -73,6 +74,8 @@ TRIAL_STEP = 2
 GAIN = 1.05
 """Answers a second at the level tried, against the limit's, that keep it (a pure queue gains nothing; a CPU
 server batching a little gains 9 % from 2 to 4 calls)."""
+TRIAL_PAUSE = 250
+"""Calls after a trial that gained nothing before the next may start (doubled after each such trial)."""
 MEASURED = 16
 """Answers a trial measures at each level at least (and three times the level's calls: a few round trips, their
 answers coming in bursts, counted whole)."""
@@ -131,7 +134,8 @@ class AdaptiveLimit:
         self._paced = 0.0  # from a trial, the reference past the lone calls': the latency of the level kept / TOLERANCE
         self._answered_at = -math.inf
         self._storm = False  # overload cuts with no answer between
-        self._trials = True  # no trial yet, or the last one kept its level: the next slowdown tries again
+        self._trial_after = 0  # the admissions after which the next slowdown may start a trial
+        self._trial_pause = TRIAL_PAUSE
         self._grown = False  # the limit grew since the last cut: answers slowing down now are news of a new level
         self._trial: _Trial | None = None
 
@@ -245,7 +249,8 @@ class AdaptiveLimit:
         """Answers slowed down: whether a trial starts instead of a cut (see the module's docstring); only once the
         limit was cut and grew again to where answers slow down (the overshoot of the first round trips, or the levels
         it is cut through, say nothing of the level where the slowdown starts)."""
-        if not (self._trials and self.cuts and self._grown) or int(self.limit) + TRIAL_STEP > self.ceiling:
+        if (not (self.cuts and self._grown) or self._admitted < self._trial_after
+                or int(self.limit) + TRIAL_STEP > self.ceiling):
             return False
         self._trial = _Trial(int(self.limit))
         self._cut_at = self._clock()  # measured from the calls sent from now on
@@ -264,10 +269,11 @@ class AdaptiveLimit:
             self.limit = float(trial.level + TRIAL_STEP)
             return
         self._trial = None
-        self._trials = trial.tried.per_second >= GAIN * trial.at_limit.per_second
-        if self._trials:  # kept about there: cut once answers take longer than there
+        if trial.tried.per_second >= GAIN * trial.at_limit.per_second:  # kept: cut once answers take longer than there
             self._paced = trial.tried.latency.value / TOLERANCE
             return
+        self._trial_after = self._admitted + self._trial_pause
+        self._trial_pause *= 2
         self.limit = float(trial.level)
         self.cuts += 1
         if not self._paced and trial.at_limit.per_second * self._alone.value >= GAIN:
