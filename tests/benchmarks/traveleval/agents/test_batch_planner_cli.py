@@ -4,11 +4,11 @@ with no key and nothing sent."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.runner.engine_support import run_cli
 
 
 @pytest.mark.parametrize(("strategy", "said"), [
@@ -20,22 +20,11 @@ import pytest
 def test_the_dry_run_states_the_rounds_of_the_papers_strategies(traveleval_data: Path, tmp_path: Path,
                                                                 strategy: str, said: str | None) -> None:
     spec = tmp_path / "night.toml"
-    spec.write_text(f"""benchmark = "traveleval"
-split = "all"
-limit = 2
-strategies = ["{strategy}"]
-cache_dir = "cache"
-batch = "planner"
-
-[options]
-data_dir = "{traveleval_data}"
-distance = "offline"
-
-[[models]]
-model = "openai:gpt-4o-mini"
-""", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", "from runner.cli.main import main; main()", "run", str(spec),
-                           "--dry-run"], capture_output=True, text=True, check=False, cwd=tmp_path)
+    spec.write_text("\n".join([
+        'benchmark = "traveleval"', 'split = "all"', "limit = 2", f'strategies = ["{strategy}"]', 'batch = "planner"',
+        'cache_dir = "cache"', "[options]", f'data_dir = "{traveleval_data}"', 'distance = "offline"',
+        "[[models]]", 'model = "openai:gpt-4o-mini"']), encoding="utf-8")
+    done = run_cli("run", str(spec), "--dry-run", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     printed = " ".join(done.stdout.split())
     if said is None:
