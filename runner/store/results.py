@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -320,8 +321,15 @@ def _rollout(row: tuple[Any, ...]) -> StoredRollout:
     plan = row[11].encode() if isinstance(row[11], str) else row[11]
     n_steps, calls, cache_hits, retries = row[12:16]
     cost_usd, saved_usd, started_at, finished_at, session = row[19:]
-    return StoredRollout(row[0], RolloutKey(*row[1:7]), row[7], row[8], row[9], row[10], plan, n_steps, calls,
-                         cache_hits, retries, Usage(*row[16:19]), cost_usd, saved_usd, started_at, finished_at, session)
+    benchmark, split, task, model, strategy, status, error_type = map(_shared, (*row[1:6], *row[7:9]))
+    return StoredRollout(row[0], RolloutKey(benchmark, split, task, model, strategy, row[6]), status, error_type,
+                         row[9], row[10], plan, n_steps, calls, cache_hits, retries, Usage(*row[16:19]), cost_usd,
+                         saved_usd, started_at, finished_at, session)
+
+
+def _shared(value: Any) -> Any:
+    """One string for the many rollouts that repeat it (a key's model, a status): a few hundred bytes a rollout."""
+    return sys.intern(value) if isinstance(value, str) else value
 
 
 def load_run(run_dir: str | os.PathLike[str], *, plans: bool = True) -> RunResults:
