@@ -32,11 +32,11 @@ class RolloutView:
     """The task as the run saw it (None if the store lacks it)."""
     steps: list[dict[str, Any]]
     calls: list[CallRecord]
-    evaluation: Evaluation | None
-    """The stored evaluation in the report's mode; None when not evaluated (or labels are hidden)."""
+    evaluated: str | None
+    """The report's evaluator mode when the rollout has an evaluation of it stored, else None (not evaluated)."""
     results: RunResults = field(compare=False, repr=False)
-    """The run's store, left open to read the plan at each ask (`plan`): a report of a gigabyte of plans holds one
-    at a time; closed when the run's views are dropped."""
+    """The run's store, left open to read the plan and the evaluation at each ask (`plan`, `evaluation`): a report
+    of a gigabyte of plans holds one at a time; closed when the run's views are dropped."""
 
     @property
     def status(self) -> str:
@@ -50,6 +50,12 @@ class RolloutView:
     def plan(self) -> Any:
         """The delivered plan (JSON values), None when there is none; read from the store at each access."""
         return self.results.plan(self.stored)
+
+    @property
+    def evaluation(self) -> Evaluation | None:
+        """The stored evaluation in the report's mode, None when not evaluated; read from the store at each access
+        (but for the last few read): its decoded details are a few KB a rollout."""
+        return None if self.evaluated is None else self.results.evaluation(self.stored.id, self.evaluated)
 
     @property
     def task_id(self) -> str:
@@ -170,7 +176,7 @@ def _collect(run_dir: Path, results: RunResults, mode: str, trajectories: bool) 
     task_list = results.tasks()
     tasks = {task.id: task for task in task_list}
     positions = {task_id: n for n, task_id in enumerate(tasks)}
-    evaluations = results.evaluations(mode)
+    evaluated = results.evaluated(mode)
     calls: dict[int, list[CallRecord]] = {}
     for stored in results.calls() if trajectories else ():
         calls.setdefault(stored.rollout_id, []).append(stored.call)
@@ -198,7 +204,8 @@ def _collect(run_dir: Path, results: RunResults, mode: str, trajectories: bool) 
                                               folders[key.model, key.strategy])
         group.rollouts.append(RolloutView(rollout, tasks.get(key.task),
                                           steps.get(rollout.id, []),
-                                          calls.get(rollout.id, []), evaluations.get(rollout.id), results))
+                                          calls.get(rollout.id, []), mode if rollout.id in evaluated else None,
+                                          results))
     model_order = spec.labels
     for group in groups.values():
         group.rollouts.sort(key=lambda view: positions.get(view.stored.key.task, len(positions)))
@@ -206,7 +213,7 @@ def _collect(run_dir: Path, results: RunResults, mode: str, trajectories: bool) 
                                                      g.split, g.sample))
     state = run_state(results) or "running"
     planned = sum(n for strategies in results.planned.values() for n in strategies.values())
-    return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluations),
+    return RunData(run_dir.name, run_dir, task_list, ordered, state, results.spent_usd, mode, bool(evaluated),
                    spec.evaluate, planned, dict(spec.options), spec.benchmark,
                    {model.label: dict(model.sampling) for model in spec.models},
                    {model.label: model.model for model in spec.models}, provenance(results))

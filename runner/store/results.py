@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,6 +146,8 @@ class RunResults:
         # A run last written before batches existed (read-only: not migrated) has no batch tables or column.
         self._has_batches = bool(self._query("SELECT 1 FROM sqlite_master WHERE name = 'batch'"))
         self._call_columns = {row[1] for row in self._query("PRAGMA table_info(llm_call)")}
+        self._recent: OrderedDict[tuple[int, str], Evaluation | None] = OrderedDict()
+        """The evaluations `evaluation` read last, the latest at the end."""
 
     def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """All rows of a query; a damaged file is a `UserError` naming it, not a traceback."""
@@ -250,15 +254,40 @@ class RunResults:
         return {rid for (rid,) in self._query("SELECT rollout_id FROM evaluation WHERE mode = ?", (mode,))}
 
     def evaluations(self, mode: str) -> dict[int, Evaluation]:
-        """Stored evaluations of one evaluator mode, by rollout id."""
+        """Stored evaluations of one evaluator mode, by rollout id (all decoded: `evaluation` reads one)."""
         verdicts: dict[int, list[Verdict]] = {}
         rows = self._query("SELECT rollout_id, grp, name, passed, message FROM verdict WHERE mode = ? "
                                   "ORDER BY rollout_id, idx", (mode,))
-        for rollout_id, group, name, passed, message in rows:
-            verdicts.setdefault(rollout_id, []).append(
-                Verdict(group, name, None if passed is None else bool(passed), message))
+        for rollout_id, *row in rows:
+            verdicts.setdefault(rollout_id, []).append(_verdict(*row))
         rows = self._query("SELECT rollout_id, details FROM evaluation WHERE mode = ?", (mode,))
         return {rid: Evaluation(tuple(verdicts.get(rid, ())), orjson.loads(details)) for rid, details in rows}
+
+    def evaluation(self, rollout_id: int, mode: str) -> Evaluation | None:
+        """One rollout's stored evaluation of `mode` (None: none stored), read from the store at each call but for
+        the last few read (a reader asking twice in a row reads once): a report of a hundred thousand rollouts holds
+        none of their decoded details."""
+        key = (rollout_id, mode)
+        if key in self._recent:
+            self._recent.move_to_end(key)
+            return self._recent[key]
+        rows = self._query("SELECT details FROM evaluation WHERE rollout_id = ? AND mode = ?", key)
+        found = None if not rows else Evaluation(tuple(_verdict(*row) for row in self._query(
+            "SELECT grp, name, passed, message FROM verdict WHERE rollout_id = ? AND mode = ? ORDER BY idx", key)),
+            orjson.loads(rows[0][0]))
+        self._recent[key] = found
+        if len(self._recent) > RECENT_EVALUATIONS:
+            self._recent.popitem(last=False)
+        return found
+
+
+RECENT_EVALUATIONS = 16
+"""Evaluations `RunResults.evaluation` keeps decoded, the last read (a page or a pair of rollouts reads a few at a
+time)."""
+
+
+def _verdict(group: str, name: str, passed: int | None, message: str | None) -> Verdict:
+    return Verdict(group, name, None if passed is None else bool(passed), message)
 
 
 _CALL_DEFAULTS = {"batch_saved_usd": "NULL", "batched": "0", "usage_problem": "NULL"}
@@ -292,8 +321,15 @@ def _rollout(row: tuple[Any, ...]) -> StoredRollout:
     plan = row[11].encode() if isinstance(row[11], str) else row[11]
     n_steps, calls, cache_hits, retries = row[12:16]
     cost_usd, saved_usd, started_at, finished_at, session = row[19:]
-    return StoredRollout(row[0], RolloutKey(*row[1:7]), row[7], row[8], row[9], row[10], plan, n_steps, calls,
-                         cache_hits, retries, Usage(*row[16:19]), cost_usd, saved_usd, started_at, finished_at, session)
+    benchmark, split, task, model, strategy, status, error_type = map(_shared, (*row[1:6], *row[7:9]))
+    return StoredRollout(row[0], RolloutKey(benchmark, split, task, model, strategy, row[6]), status, error_type,
+                         row[9], row[10], plan, n_steps, calls, cache_hits, retries, Usage(*row[16:19]), cost_usd,
+                         saved_usd, started_at, finished_at, session)
+
+
+def _shared(value: Any) -> Any:
+    """One string for the many rollouts that repeat it (a key's model, a status): a few hundred bytes a rollout."""
+    return sys.intern(value) if isinstance(value, str) else value
 
 
 def load_run(run_dir: str | os.PathLike[str], *, plans: bool = True) -> RunResults:

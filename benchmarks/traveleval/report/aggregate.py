@@ -11,14 +11,16 @@ run drew several, then the mean, the standard deviation and the half-width of th
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean, stdev
+from types import MappingProxyType
 from typing import Any
 
 from benchmarks.reporting import Cell, Column, GroupView, RolloutView, Table, group_columns
-from benchmarks.traveleval.metric_names import MetricName
+from benchmarks.traveleval.metric_names import DIMENSION_NAMES, METRICS, MetricName
 
 NOT_MEASURED = "not measured"
 """The cell of a mean with no measured value (the report says why in its notes)."""
@@ -29,8 +31,54 @@ SPREAD_ROWS = ("mean", "sd", "95% CI ±")
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
          2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
 """Student's t 97.5 % quantile for 1..30 degrees of freedom (above: 1.96)."""
+COST_CATEGORIES = ("intercity_transportation", "accommodation", "meals", "attractions", "intracity_transportation",
+                   "other")
+"""The official cost composition's categories (`economy.cost_distribution`), in the report's order."""
+LEAVES = (*((metric.dimension, metric.key) for metric in METRICS),
+          *(("economy", f"cost_distribution.{key}") for key in COST_CATEGORIES))
+"""The (dimension, dotted key) of every official metric the report reads."""
+_POSITIONS = {leaf: n for n, leaf in enumerate(LEAVES)}
+_PATHS = tuple((dimension, tuple(key.split("."))) for dimension, key in LEAVES)
 LEGACY_WHY = ("stored before tripbench recorded unmeasured metrics: in `official` mode an empty CSM means a Gaode "
               "distance was missing, and RP is then the official stand-in 0.0")
+
+
+@dataclass(frozen=True, slots=True)
+class PlanMetrics:
+    """A scored plan's official metrics as the report reads them, compact: the dimensions present and each of
+    `LEAVES` (a number as stored, else None). A report of a hundred thousand plans holds these, not the nested dicts
+    of their evaluations (a few KB a plan)."""
+
+    dimensions: frozenset[str]
+    values: tuple[int | float | None, ...]
+
+    @classmethod
+    def of(cls, metrics: Mapping[str, Any]) -> PlanMetrics:
+        return cls(_shared_dimensions(frozenset(key for key in metrics if key in DIMENSION_NAMES)),
+                   tuple(_leaf(metrics, dimension, path) for dimension, path in _PATHS))
+
+    def get(self, dimension: str, key: str) -> int | float | None:
+        """The metric `key` (dotted for a nested one: `CSM.P90`) of `dimension`; None when it is not a number."""
+        return self.values[_POSITIONS[dimension, key]]
+
+
+def _leaf(metrics: Mapping[str, Any], dimension: str, path: tuple[str, ...]) -> int | float | None:
+    found: Any = metrics.get(dimension) or {}
+    for part in path:
+        found = found.get(part) if isinstance(found, Mapping) else None
+    return found if isinstance(found, (int, float)) else None
+
+
+@functools.cache
+def _shared_dimensions(dimensions: frozenset[str]) -> frozenset[str]:
+    """One object per set of dimensions (at most 64), however many plans have it."""
+    return dimensions
+
+
+@functools.lru_cache(maxsize=256)
+def _shared_reasons(reasons: tuple[tuple[str, str], ...]) -> Mapping[str, str]:
+    """One mapping per set of reasons, however many plans share it (they are few and long)."""
+    return MappingProxyType(dict(reasons))
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +88,8 @@ class Scored:
     view: RolloutView
     evaluated: bool
     """An evaluation is stored (with metrics, or the reason there are none)."""
-    metrics: Mapping[str, Mapping[str, Any]] | None
-    """The official metrics by dimension; None when the evaluator scored no plan."""
+    metrics: PlanMetrics | None
+    """The official metrics; None when the evaluator scored no plan."""
     not_measured: Mapping[str, str] = field(default_factory=dict)
     """`dimension.key` -> why its value is a stand-in, not a measurement."""
 
@@ -58,7 +106,8 @@ def scored(view: RolloutView) -> Scored:
     missing = details.get("not_measured")
     if not isinstance(missing, Mapping):
         missing = _legacy_not_measured(metrics, details.get("mode"))
-    return Scored(view, True, metrics, {str(key): str(why) for key, why in missing.items()})
+    return Scored(view, True, PlanMetrics.of(metrics),
+                  _shared_reasons(tuple((str(key), str(why)) for key, why in missing.items())))
 
 
 def _legacy_not_measured(metrics: Mapping[str, Any], mode: Any) -> dict[str, str]:
@@ -81,10 +130,7 @@ def value(item: Scored, metric: MetricName) -> float | str | None:
         return None
     if f"{metric.dimension}.{metric.key.split('.')[0]}" in item.not_measured:
         return NOT_MEASURED
-    found: Any = item.metrics.get(metric.dimension) or {}
-    for part in metric.key.split("."):
-        found = found.get(part) if isinstance(found, Mapping) else None
-    return number(found)
+    return number(item.metrics.get(metric.dimension, metric.key))
 
 
 def plans(items: Sequence[Scored]) -> list[Scored]:
@@ -123,10 +169,10 @@ def partly_measured(found: Sequence[Agent], metrics: Sequence[MetricName], *, wi
 
 def all_seven(item: Scored) -> float | None:
     """1.0 when the plan meets every constraint (None: no plan scored)."""
-    if item.metrics is None or "constraint" not in item.metrics:  # no plan scored, or the evaluator failed before
+    metrics = item.metrics
+    if metrics is None or "constraint" not in metrics.dimensions:  # no plan scored, or the evaluator failed before
         return None
-    found = item.metrics["constraint"] or {}
-    return float(all(found.get(key) == 1 for key in CONSTRAINT_KEYS))
+    return float(all(metrics.get("constraint", key) == 1 for key in CONSTRAINT_KEYS))
 
 
 def all_seven_per_rollout(items: Sequence[Scored]) -> float | None:

@@ -12,6 +12,7 @@ from benchmarks.reporting import Cell, Column, Kind, Radar, Section, StackedShar
 from benchmarks.traveleval.evaluation.modes import NO_QUEUE
 from benchmarks.traveleval.metric_names import COST_NAMES, METRICS, MetricName
 from benchmarks.traveleval.report.aggregate import (
+    COST_CATEGORIES,
     Agent,
     Scored,
     add_rows,
@@ -36,8 +37,6 @@ SHORT = {"cost_deviation_rate": "cost dev.", "fictitious_attraction_rate": "fict
          "overall_time_utilization": "overall use", "RP": "route penalty", "CSM.P90": "", "CSM.P95": "",
          "budget_efficiency": "budget efficiency", "aqe": "", "profit": "", "diversity": "diversity", "ads": "density"}
 """A word or two after the acronym in column headers."""
-COST_CATEGORIES = ("intercity_transportation", "accommodation", "meals", "attractions", "intracity_transportation",
-                   "other")
 RULE = ("Means over the plans the evaluator scored, each metric over the plans where it has a value (the official "
         "analysis: `df.mean()` of its per-plan rows); rollouts without a scored plan are counted, not averaged.")
 
@@ -160,7 +159,7 @@ def budget_table(found: Sequence[Agent], *, with_run: bool, with_samples: bool) 
         claimed = [float(bool(s.get("is_within_budget"))) for item in scored_plans if (s := _summary(item))]
         ratios = [total / budget for item in scored_plans
                   if (total := total_cost(item)) is not None and (budget := number(_summary(item).get("total_budget")))]
-        bcs = [float((item.metrics or {}).get("constraint", {}).get("budget_satisfaction") == 1)
+        bcs = [float(item.metrics is not None and item.metrics.get("constraint", "budget_satisfaction") == 1)
                for item in scored_plans]
         return [len(scored_plans), fmean(bcs) if bcs else None, fmean(claimed) if claimed else None,
                 fmean(ratios) if ratios else None]
@@ -182,10 +181,10 @@ def _summary(item: Scored) -> dict[str, Any]:
 
 def costs(item: Scored) -> dict[str, float]:
     """The official recomputed cost by category (economy.cost_distribution), RMB."""
-    found = (item.metrics or {}).get("economy", {}).get("cost_distribution")
-    if not isinstance(found, dict):
+    if item.metrics is None:
         return {}
-    return {key: amount for key in COST_CATEGORIES if (amount := number(found.get(key))) is not None}
+    return {key: amount for key in COST_CATEGORIES
+            if (amount := number(item.metrics.get("economy", f"cost_distribution.{key}"))) is not None}
 
 
 def total_cost(item: Scored) -> float | None:

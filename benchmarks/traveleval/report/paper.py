@@ -18,6 +18,7 @@ from statistics import fmean
 from benchmarks.reporting import Cell, Column, GroupedRates, Heatmap, Kind, Radar, Section, StackedShares, Table
 from benchmarks.traveleval.metric_names import BY_KEY, DIMENSION_NAMES, METRICS, MetricName
 from benchmarks.traveleval.report.aggregate import (
+    COST_CATEGORIES,
     Agent,
     Scored,
     add_rows,
@@ -31,7 +32,7 @@ from benchmarks.traveleval.report.aggregate import (
     sample_means,
     value,
 )
-from benchmarks.traveleval.report.overall import COST_AXIS, COST_CATEGORIES, RULE, cost_means, radar, shares_of
+from benchmarks.traveleval.report.overall import COST_AXIS, RULE, cost_means, radar, shares_of
 from benchmarks.traveleval.report.scores import DIMENSIONS, dimension_scores
 
 TIERS = ("Easy", "Medium", "Hard")

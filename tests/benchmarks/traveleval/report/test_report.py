@@ -486,3 +486,38 @@ def test_a_metric_measured_on_some_plans_says_on_how_many(runs: list[Run]) -> No
     assert "CSM P95 of oracle / direct rests on 1 of 9 plans" in str(_table(sections, "te_table4_1").note)
     assert "rests on" not in str(_table(report.report_sections(runs[:1], "official", with_run=False),
                                         "te_space").note)
+
+
+def test_a_scored_plan_keeps_the_numbers_of_its_metrics_not_its_evaluation(runs: list[Run]) -> None:
+    """The report holds a `Scored` per rollout for all its tables: numbers only (a report of a hundred thousand plans
+    holds no decoded evaluation), each as the official metrics hold it."""
+    views = [view for run in runs for group in run.groups for view in group.rollouts]
+    for view in views:
+        item = aggregate.scored(view)
+        if item.metrics is None:
+            continue
+        assert all(isinstance(found, int | float | type(None)) for found in item.metrics.values)
+        metrics = view.evaluation.details["metrics"]  # type: ignore[union-attr]
+        for metric in METRICS:
+            found: Any = metrics[metric.dimension]
+            for part in metric.key.split("."):
+                found = found.get(part) if isinstance(found, Mapping) else None
+            measured = aggregate.value(item, metric)
+            assert measured == aggregate.NOT_MEASURED or measured == aggregate.number(found)
+
+
+def test_the_compact_metrics_read_as_the_nested_ones() -> None:
+    """True, a string, a list and a missing dimension read as they did from the dicts (`value`: a number or None;
+    `all_seven`: `== 1`)."""
+    constraint = dict.fromkeys(report.CONSTRAINT_KEYS, 1) | {"budget_satisfaction": True}
+    metrics = {"constraint": constraint, "time": {"average_tour_ratio": "0.5", "daily_time_utilization": [0.5]},
+               "space": {"RP": 2, "CSM": {"P90": 1.5}}}
+    item = aggregate.Scored(View(None, DELIVERED, None, None), True, aggregate.PlanMetrics.of(metrics))
+    read = {f"{metric.dimension}.{metric.key}": aggregate.value(item, metric) for metric in METRICS}
+    assert read["constraint.budget_satisfaction"] is None and read["constraint.time_compliance"] == 1.0
+    assert read["time.average_tour_ratio"] is None and read["time.daily_time_utilization"] is None
+    assert read["space.RP"] == 2.0 and read["space.CSM.P90"] == 1.5 and read["space.CSM.P95"] is None
+    assert read["utility.aqe"] is None
+    assert aggregate.all_seven(item) == 1.0  # True == 1, as the official check counts it
+    without = aggregate.Scored(item.view, True, aggregate.PlanMetrics.of({"time": {}}))
+    assert aggregate.all_seven(without) is None  # the evaluator failed before the constraints
