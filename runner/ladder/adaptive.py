@@ -143,6 +143,11 @@ class AdaptiveLimit:
     def in_flight(self) -> int:
         return self._in_flight
 
+    @property
+    def trying(self) -> int | None:
+        """The limit a trial is measuring the pace at (then two calls more); None when no trial is going on."""
+        return None if self._trial is None else self._trial.level
+
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[Slot]:
         """Wait for room under the limit (first come, first served); the answer, or the error, adapts the limit."""
@@ -287,6 +292,7 @@ class AdaptiveLimit:
             return False  # sent under the limit before the last cut
         self.limit = max(1.0, self.limit * factor)
         self._grown = False
+        self._trial = None  # a storm during a trial: its counts are of other limits
         self._cut_at = self._clock()
         self._recent = _Mean()  # a fresh mean, of calls sent under the new limit
         self.cuts += 1

@@ -183,6 +183,20 @@ async def test_a_pace_that_rises_after_a_trial_found_none_is_found_by_a_later_tr
     assert fake_clock.now <= fixed.now / 0.95, (fake_clock.now, fixed.now)
 
 
+async def test_a_storm_during_a_trial_ends_it(fake_clock: FakeClock) -> None:
+    """A 429 while a trial counts the pace: the limit is halved and the trial over (its counts would compare other
+    limits, and its end would raise the limit the storm cut)."""
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    while limit.trying is None:  # a one-slot server: n calls take n times as long, until a slowdown starts a trial
+        await round_trip(limit, fake_clock, 1.0 * int(limit.limit))
+    level = limit.trying
+    await round_trip(limit, fake_clock, 1.0, RateLimited("429"))
+    assert limit.trying is None and int(limit.limit) == max(1, level // 2)
+    # before a new trial could count its pace (`MEASURED` answers), nothing raises it to two calls more
+    sent = [await round_trip(limit, fake_clock, 1.0 * int(limit.limit)) for _ in range(MEASURED // 2)]
+    assert max(sent) <= level
+
+
 async def test_answers_of_many_sizes_are_not_mistaken_for_a_queue(fake_clock: FakeClock) -> None:
     """Short and long answers on a server with room for all: the mean of calls alone is compared with the mean of
     all, so the spread of sizes alone never cuts the limit."""
