@@ -12,13 +12,18 @@ from providers.registry import resolve_model
 
 
 class CountingTimeouts:
-    """The provider, counting the attempts that timed out."""
+    """The provider, counting the attempts that timed out; with `slots_said=False`, it passes on no slots the server
+    says it has (`concurrency = "auto"` then learns them)."""
 
-    def __init__(self, model: ChatModel) -> None:
+    def __init__(self, model: ChatModel, *, slots_said: bool = True) -> None:
         self.inner = model
         self.timeouts = 0
+        self._slots_said = slots_said
         for name in ("provider", "model", "endpoint", "api_key_id"):
             setattr(self, name, getattr(model, name))
+
+    async def declared_slots(self) -> int | None:
+        return await self.inner.declared_slots() if self._slots_said else None  # type: ignore[attr-defined]
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         try:

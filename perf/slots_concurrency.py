@@ -4,8 +4,10 @@ The mock server is given `slots` (llama.cpp `--parallel N`, vLLM's batch: that m
 rest queue) and a fixed latency per request; the same `--calls` one-call rollouts go through the run's gateway (rate
 limiter, retry policy, provider over aiohttp; no cache) once per setting, each on a fresh server. Fixed settings past
 the slots queue requests inside the server, and with a `--timeout` shorter than that queue they time out and are
-retried. Printed per server and setting: wall time, calls answered per second and as a share of the best fixed
-setting's (the goal for auto: >= 95 %), attempts that timed out, and (auto) the limit it ended at and its cuts.
+retried. Both servers say their slots as llama.cpp's does (`total_slots` in `GET /props`), where `auto` starts;
+`auto-learned` is auto not told them (as on vLLM, which says nothing): it learns them from one call up. Printed per
+server and setting: wall time, calls answered per second and as a share of the best fixed setting's (the goal for
+auto: >= 95 %), attempts that timed out, and (auto) the limit it ended at and its cuts.
 
     python perf/slots_concurrency.py                  # 120 calls of 0.3 s on 4 and 16 slots, auto vs 4, 16, 64
     python perf/slots_concurrency.py --smoke          # a smoke size: 24 calls of 0.05 s
@@ -18,7 +20,7 @@ between settings one-token calls are sent until one is answered as fast as on an
 of the setting before are done).
 
     python perf/slots_concurrency.py --llama-server ~/llama.cpp/build/bin/llama-server --slots 4 \
-        --settings auto,1,4,16,64
+        --settings auto,auto-learned,1,4,16,64
 """
 
 from __future__ import annotations
@@ -71,9 +73,11 @@ def requests(calls: int, max_tokens: int) -> list[ChatRequest]:
 async def one_setting(url: str, setting: str, work: list[ChatRequest], timeout_s: float) -> Outcome:
     """`work` through the run's gateway to the server at `url` with `setting` calls in flight (or auto)."""
     string = MODEL.format(url=url)
-    counted = CountingTimeouts(resolve_model(string, timeout_s=timeout_s, pool_size=256))
+    counted = CountingTimeouts(resolve_model(string, timeout_s=timeout_s, pool_size=256),
+                               slots_said=setting != "auto-learned")
     key = Target.of(string, counted).limit_key
-    limits = Limits(adaptive=True, max_concurrency=256) if setting == "auto" else Limits(max_concurrency=int(setting))
+    auto = setting.startswith("auto")
+    limits = Limits(adaptive=True, max_concurrency=256) if auto else Limits(max_concurrency=int(setting))
     limiter = RateLimiter({key.display: limits})
     gateway = Gateway(resolve=lambda _: counted, limiter=limiter,
                       retrier=Retrier(RetryPolicy(max_attempts=5, base_delay_s=0.2, max_delay_s=1.0)))
@@ -136,19 +140,19 @@ async def on_llama_server(binary: Path, slots: int, settings: list[str], calls: 
 def print_outcomes(slots: int, outcomes: list[tuple[str, Outcome]]) -> None:
     """One line per setting run, then auto's mean throughput against the best fixed setting's mean (a setting given
     twice, as in `auto,4,auto,4`, is measured twice: the load of a shared machine drifts)."""
-    print(f"{'concurrency':>11} | {'wall s':>6} | {'calls/s':>7} | {'x best fixed':>12} | {'timeouts':>8} | "
+    print(f"{'concurrency':>12} | {'wall s':>6} | {'calls/s':>7} | {'x best fixed':>12} | {'timeouts':>8} | "
           f"auto limit at the end")
     rates: dict[str, list[float]] = {}
     for setting, outcome in outcomes:
         rates.setdefault(setting, []).append(outcome.answered / outcome.wall_s)
-    best = max((statistics.mean(r) for s, r in rates.items() if s != "auto"), default=float("nan"))
+    best = max((statistics.mean(r) for s, r in rates.items() if not s.startswith("auto")), default=float("nan"))
     for setting, outcome in outcomes:
         rate = outcome.answered / outcome.wall_s
-        print(f"{setting:>11} | {outcome.wall_s:6.2f} | {rate:7.2f} | {rate / best:12.1%} | "
+        print(f"{setting:>12} | {outcome.wall_s:6.2f} | {rate:7.2f} | {rate / best:12.1%} | "
               f"{outcome.timeouts:8d} | {outcome.limit}", flush=True)
-    if "auto" in rates:
-        timeouts = sum(outcome.timeouts for setting, outcome in outcomes if setting == "auto")
-        print(f"auto on {slots} slots: {statistics.mean(rates['auto']) / best:.1%} of the best fixed setting's "
+    for auto in (setting for setting in rates if setting.startswith("auto")):
+        timeouts = sum(outcome.timeouts for setting, outcome in outcomes if setting == auto)
+        print(f"{auto} on {slots} slots: {statistics.mean(rates[auto]) / best:.1%} of the best fixed setting's "
               f"throughput (goal >= 95 %), {timeouts} timeouts")
 
 
@@ -176,7 +180,8 @@ async def main(args: argparse.Namespace) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="slots_concurrency.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--slots", default="4,16", help="the servers' slot counts (default: %(default)s)")
-    parser.add_argument("--settings", default="auto,4,16,64", help="concurrency settings (default: %(default)s)")
+    parser.add_argument("--settings", default="auto,auto-learned,4,16,64",
+                        help="concurrency settings (default: %(default)s)")
     parser.add_argument("--calls", type=int, default=120, help="one-call rollouts per setting")
     parser.add_argument("--latency", type=float, default=0.3, help="seconds a request takes in a mock server's slot")
     parser.add_argument("--timeout", type=float, default=3.0, help="seconds per request before it times out")

@@ -75,3 +75,11 @@ class ChatModel(Protocol):
     """
 
     async def complete(self, request: ChatRequest) -> ChatResponse: ...
+
+
+@runtime_checkable
+class DeclaresSlots(Protocol):
+    """A model whose server may say how many requests it works on at once (llama.cpp's slots), which
+    `concurrency = "auto"` starts from."""
+
+    async def declared_slots(self) -> int | None: ...

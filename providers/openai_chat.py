@@ -7,6 +7,7 @@ the JSON and raises our error classes, so nothing above this module sees an `ope
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
@@ -24,10 +25,14 @@ from providers.transport import json_or_none
 from providers.urls import Endpoint, public_url
 from providers.usage import UntrustedUsage, token_count
 
+log = logging.getLogger(__name__)
+
 PATH = "/chat/completions"
 BATCH_URL: Literal["/v1/chat/completions"] = "/v1/chat/completions"
 """The `url` of every line of a batch input file (OpenAI's path, whatever the base URL)."""
 _BATCH_ENDED = ("completed", "failed", "expired", "cancelled")
+SLOTS_TIMEOUT_S = 2.0
+"""How long a server is given to say its slots (`OpenAIChat.declared_slots`): a local server answers at once."""
 
 
 _CONTEXT_WORDING = re.compile(r"maximum context length|context_length_exceeded|exceeds? the available context size|"
@@ -91,6 +96,21 @@ class OpenAIChat(SdkChatModel[openai.AsyncOpenAI]):
         super().__init__(model, provider=provider, api_key=api_key, base_url=base_url, timeout_s=timeout_s,
                          transport=transport, pool_size=pool_size)
         self._max_tokens_field = max_tokens_field
+
+    async def declared_slots(self) -> int | None:
+        """Requests a compatible server says it works on at once: llama.cpp's `llama-server` gives its `--parallel`
+        slots as `total_slots` in `GET /props` (at the root, beside `/v1`). None when it says nothing (vLLM, Ollama,
+        api.openai.com are not asked), or cannot be asked: the question costs nothing and is never an error."""
+        if self.provider != "openai-compatible":
+            return None
+        root = str(self._client.base_url).rstrip("/").removesuffix("/v1")
+        try:
+            body = await self._client.get(f"{root}/props", cast_to=bytes, options={"timeout": SLOTS_TIMEOUT_S})
+            slots = orjson.loads(body).get("total_slots")
+        except (openai.APIError, orjson.JSONDecodeError, AttributeError) as exc:
+            log.debug("%s: no slots said (%s)", self.endpoint, type(exc).__name__)
+            return None
+        return slots if type(slots) is int and slots > 0 else None  # untrusted: a bool or a float is no count
 
     def _create(self, client: openai.AsyncOpenAI) -> Callable[..., Awaitable[Any]]:
         return client.chat.completions.with_raw_response.create

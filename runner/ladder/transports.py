@@ -8,12 +8,13 @@ so the rungs above never ask which one answered, except to price it (`Transport.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from dataclasses import dataclass
 from typing import Protocol
 
 from providers.errors import RateLimited
-from providers.interface import ChatModel, ChatRequest, ChatResponse
+from providers.interface import ChatModel, ChatRequest, ChatResponse, DeclaresSlots
 from runner.ladder.budget import IMPOSSIBLE_MULTIPLE
 from runner.ladder.ratelimit import LimitKey, RateLimiter
 
@@ -55,8 +56,12 @@ class Online:
         self._model = model
         self._key = key
         self._limiter = limiter
+        self._slots_asked = False
+        self._asking = asyncio.Lock()
 
     async def complete(self, attempt: Attempt) -> ChatResponse:
+        if not self._slots_asked:
+            await self._ask_slots()
         attempt.unsent = True  # until the limits admit it: a wait cut short (a cancellation, a shared limiter that
         async with self._limiter.admit(self._key, attempt.tokens) as lease:  # cannot be reached) sent nothing
             attempt.unsent = False
@@ -69,3 +74,16 @@ class Online:
                 used = response.usage.input_tokens + response.usage.output_tokens
                 lease.reconcile(min(used, math.ceil(lease.reserved_tokens * IMPOSSIBLE_MULTIPLE)))
         return response
+
+    async def _ask_slots(self) -> None:
+        """Before the first call under `concurrency = "auto"`: the slots the server says it has (llama.cpp's), where
+        the limit then starts (`AdaptiveLimit.declare_slots`). Asked once: the first calls wait for the answer."""
+        async with self._asking:
+            if self._slots_asked:
+                return
+            adaptive = self._limiter.adaptive_limit(self._key)
+            if adaptive is not None and isinstance(self._model, DeclaresSlots):
+                slots = await self._model.declared_slots()
+                if slots is not None:
+                    adaptive.declare_slots(slots)
+            self._slots_asked = True

@@ -1,10 +1,11 @@
 """The aiohttp application: both chat routes, both batch APIs, fault injection, server-side limits and the tally.
 
 Routes: `POST /v1/chat/completions` (OpenAI), `POST /v1/messages` (Anthropic), the batch routes (`batches.py`),
-`GET /_tally`, `POST /_tally/reset`, `GET /health`. One request runs: parse JSON -> check the key -> draw a fault ->
-parse the protocol -> context window -> reply -> RPM/TPM admission -> bill -> a free slot (`slots`) -> latency ->
-answer. A completion is billed when it is decided, before its latency, as real providers bill: a client that gives
-up or dies while waiting has paid, and the tally is what a provider's invoice would say.
+`GET /_tally`, `POST /_tally/reset`, `GET /health`, `GET /v1/models`, and with `slots` llama.cpp's `GET /props`. One
+request runs: parse JSON -> check the key -> draw a fault -> parse the protocol -> context window -> reply -> RPM/TPM
+admission -> bill -> a free slot (`slots`) -> latency -> answer. A completion is billed when it is decided, before its
+latency, as real providers bill: a client that gives up or dies while waiting has paid, and the tally is what a
+provider's invoice would say.
 """
 
 from __future__ import annotations
@@ -152,6 +153,11 @@ async def _models(request: web.Request) -> web.Response:
                                                           "owned_by": "mock"} for name in names]})
 
 
+async def _props(request: web.Request) -> web.Response:
+    """llama.cpp's server properties, of which the mock has one: `total_slots`, its `--parallel` slots."""
+    return web.json_response({"total_slots": request.app[MOCK_STATE].config.slots})
+
+
 async def _health(request: web.Request) -> web.Response:
     return web.json_response({"status": "ok"})
 
@@ -175,5 +181,7 @@ def create_app(config: MockConfig | None = None, *, reply: ReplyFunction | None 
     app.router.add_post("/_tally/reset", _reset)
     app.router.add_get("/health", _health)
     app.router.add_get("/v1/models", _models)
+    if app[MOCK_STATE].config.slots is not None:
+        app.router.add_get("/props", _props)
     app.on_shutdown.append(_release_hung_requests)
     return app

@@ -120,7 +120,8 @@ class MockConfig(_Strict):
     """`module:function` called with a `MockRequest`, returning a str or a `MockReply`; None for the echo."""
     slots: int | None = Field(default=None, gt=0)
     """Successful requests worked on at once, as a local server's decoding slots (llama.cpp `--parallel N`, vLLM's
-    batch): the rest queue, first come first served, before their latency starts. None: every request at once."""
+    batch): the rest queue, first come first served, before their latency starts; `GET /props` says how many, as
+    llama.cpp's server does (`total_slots`). None: every request at once."""
     context_window: int = Field(default=128_000, gt=0)
     """Prompts with more tokens get the protocol's context-length error."""
     context_wording: Literal["openai", "vllm", "llama.cpp"] = "openai"

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import math
 import random
+import time
 from collections import Counter, deque
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -77,6 +78,8 @@ class ReceivedRequest:
     key_digest: str | None
     query: dict[str, str] = field(default_factory=dict)
     """The URL's query parameters (a key some servers take there)."""
+    at: float = field(default_factory=time.monotonic)
+    """When it arrived (`time.monotonic`)."""
 
 
 class MockState:

@@ -168,6 +168,44 @@ async def test_a_cpu_server_whose_slots_batch_a_little_is_kept_near_its_best_pac
     assert max(in_flight[200:]) <= 2 * 4, in_flight
 
 
+@pytest.mark.parametrize("size_s", [1.0, None])
+@pytest.mark.parametrize("slowdown", [(1.0,), LLAMA_CPP_ONE_THREAD], ids=["gpu", "llama-cpp"])
+async def test_a_server_that_says_its_slots_is_kept_full_from_the_first_round_trip(
+        fake_clock: FakeClock, size_s: float | None, slowdown: tuple[float, ...]) -> None:
+    """llama.cpp says its `--parallel` slots (`total_slots`): the limit starts there and 120 calls come at >= 98 % of
+    four fixed calls' pace, where learning them costs a CPU server's a tenth (the first round trips, the cut back, the
+    trials); past the slots it grows by a call a round trip, two calls at most (more would only queue)."""
+    fixed = FakeClock()
+    await steady_stream(FixedLimit(4), fixed, 120, slots=4, size_s=size_s, slowdown=slowdown)
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    limit.declare_slots(4)
+    in_flight = await steady_stream(limit, fake_clock, 120, slots=4, size_s=size_s, slowdown=slowdown)
+    assert in_flight[0] == 4 and limit.slots == 4
+    assert fake_clock.now <= fixed.now / 0.98, (fake_clock.now, fixed.now)
+    assert max(in_flight) <= 4 + TRIAL_STEP, in_flight
+
+
+async def test_answers_slowing_down_cut_no_lower_than_the_slots_said_and_a_429_does(fake_clock: FakeClock) -> None:
+    """At or below its slots, a CPU server's answers slow down as its cores are shared: no cut; a 429 halves."""
+    limit = AdaptiveLimit(64, clock=fake_clock)
+    limit.declare_slots(4)
+    sent = [await round_trip(limit, fake_clock, 1.0 + n) for n in range(12)]  # each round trip slower than the last
+    assert min(sent) == 4 and limit.cuts > 0  # cut back to the slots after it grew past them, never below
+    while int(limit.limit) > 4:
+        await round_trip(limit, fake_clock, 12.0)
+    await round_trip(limit, fake_clock, 1.0, RateLimited("429"))
+    assert int(limit.limit) == 2
+
+
+async def test_slots_said_after_the_first_call_or_of_one_change_nothing(fake_clock: FakeClock) -> None:
+    """Said late (the limit already learns from answers) or a one-slot server's: the limit grows as it would."""
+    late, one = AdaptiveLimit(64, clock=fake_clock), AdaptiveLimit(64, clock=fake_clock)
+    await round_trip(late, fake_clock, 1.0)
+    late.declare_slots(16)
+    one.declare_slots(1)
+    assert (late.slots, late.limit, one.slots, one.limit) == (1, START[1], 1, 1)
+
+
 async def test_a_pace_that_rises_after_a_trial_found_none_is_found_by_a_later_trial(fake_clock: FakeClock) -> None:
     """A server whose slots first gain nothing together (another tenant on its CPU, or a busy machine spoiling a
     trial's count), then batch as llama.cpp's do: a trial gained nothing, a later one (after `TRIAL_PAUSE` calls)
