@@ -146,7 +146,9 @@ class EngineSession:
             opened.push_async_callback(self.team.aclose)  # after the ledgers and the gateway: last, as it leaves
         ledger = await self._ledger()
         mode = self.mode
-        if purpose is not Purpose.DRY_RUN or spec.cache.reads:
+        # a dry run reads the cache, if there is one to read: a folder not made yet holds nothing, and is not made
+        if purpose is not Purpose.DRY_RUN or (spec.cache.reads and (spec.team is not None
+                                                                   or prepared.cache_dir.exists())):
             run_dir = self._store.path.parent if self._store is not None else None
             self.cache = _open_cache(prepared, mode, run_dir, self.team)
             if self.cache is not None:

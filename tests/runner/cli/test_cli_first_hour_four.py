@@ -168,3 +168,17 @@ def test_strategies_that_call_no_model_run_without_one(travelplanner_data: Path,
     assert 'name = "no model"' in (tmp_path / "runs" / "travelplanner-validation" / "spec.toml").read_text()
     mixed = run_cli("run", *flags, "--strategies", "greedy,direct", home=tmp_path / "home", cwd=tmp_path)
     assert mixed.returncode == 2 and "--model must be given" in mixed.stderr, mixed.stderr  # direct needs one
+
+
+def test_a_dry_run_makes_no_cache_folder(natural_plan_data: Path, tmp_path: Path) -> None:
+    """A dry run writes nothing: its spec's cache folder, not made yet, holds nothing to read and is not made."""
+    home = tmp_path / "home"
+    assert run_cli("data", "import", str(natural_plan_data), home=home).returncode == 0
+    spec = tmp_path / "np.toml"
+    spec.write_text('benchmark = "natural-plan"\nsplit = "calendar"\nstrategies = ["direct"]\nlimit = 2\n'
+                    'cache_dir = "cache"\n[[models]]\nmodel = "offline:oracle"\n')
+    dry = run_cli("run", str(spec), "--dry-run", home=home, cwd=tmp_path)
+    assert dry.returncode == 0 and "cached calls" in dry.stdout, dry.stdout + dry.stderr
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "runs").exists()
+    assert run_cli("run", str(spec), "--quiet", home=home, cwd=tmp_path).returncode == 0
+    assert (tmp_path / "cache").is_dir()  # the run made it: a dry run reads it from now on

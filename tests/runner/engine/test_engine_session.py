@@ -26,18 +26,23 @@ URL = "http://127.0.0.1:9"  # nothing is sent: no session here calls a model
 ])
 async def test_each_purpose_opens_its_cache_cap_and_gateway(write_spec: Callable[..., Path], purpose: Purpose,
                                                              mode: CacheMode, cap: float | None, cache: bool) -> None:
-    async with EngineSession(prepare(write_spec(URL, max_cost=5.0)), purpose) as session:
+    prepared = prepare(write_spec(URL, max_cost=5.0))
+    prepared.cache_dir.mkdir()  # made by an earlier run
+    async with EngineSession(prepared, purpose) as session:
         assert (session.mode, session.gateway.spend_cap, session.spend_cap.cap_usd, session.cache is not None) == (
             mode, session.spend_cap, cap, cache)
         if purpose is Purpose.DRY_RUN:
             assert isinstance(session.cache, CacheStore) and not session.cache.counting  # a probe is no use
 
 
-async def test_a_dry_run_of_a_spec_reading_no_cache_opens_no_gateway(write_spec: Callable[..., Path]) -> None:
-    async with EngineSession(prepare(write_spec(URL, cache="off")), Purpose.DRY_RUN) as session:
+@pytest.mark.parametrize("cache", ["off", "readwrite"], ids=["reading-none", "its-folder-not-made-yet"])
+async def test_a_dry_run_with_no_cache_to_read_opens_no_gateway(write_spec: Callable[..., Path], cache: str) -> None:
+    prepared = prepare(write_spec(URL, cache=cache))
+    async with EngineSession(prepared, Purpose.DRY_RUN) as session:
         assert session.reader is None and session.cache is None
         with pytest.raises(RuntimeError, match="dry run session without a gateway"):
             session.gateway  # noqa: B018
+    assert not prepared.cache_dir.exists()  # a dry run writes nothing
 
 
 async def test_a_session_that_cannot_open_raises_and_closes_again(write_spec: Callable[..., Path],
