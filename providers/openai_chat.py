@@ -7,6 +7,7 @@ the JSON and raises our error classes, so nothing above this module sees an `ope
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
@@ -99,15 +100,16 @@ class OpenAIChat(SdkChatModel[openai.AsyncOpenAI]):
 
     async def declared_slots(self) -> int | None:
         """Requests a compatible server says it works on at once: llama.cpp's `llama-server` gives its `--parallel`
-        slots as `total_slots` in `GET /props` (at the root, beside `/v1`). None when it says nothing (vLLM, Ollama,
-        api.openai.com are not asked), or cannot be asked: the question costs nothing and is never an error."""
+        slots as `total_slots` in `GET /props` (at the root, beside `/v1`), asked as the chat requests are sent (the
+        same transport, credentials and proxies). None when it says nothing (vLLM, Ollama; api.openai.com is not
+        asked) or cannot be asked within `SLOTS_TIMEOUT_S`: the question is never an error."""
         if self.provider != "openai-compatible":
             return None
-        root = str(self._client.base_url).rstrip("/").removesuffix("/v1")
+        root = re.sub(r"/v1$", "", str(self._client.base_url).rstrip("/"), flags=re.IGNORECASE)
         try:
-            body = await self._client.get(f"{root}/props", cast_to=bytes, options={"timeout": SLOTS_TIMEOUT_S})
-            slots = orjson.loads(body).get("total_slots")
-        except (openai.APIError, orjson.JSONDecodeError, AttributeError) as exc:
+            async with asyncio.timeout(SLOTS_TIMEOUT_S):
+                slots = orjson.loads(await self._transport.fetch(f"{root}/props")).get("total_slots")
+        except Exception as exc:  # noqa: BLE001 - whatever went wrong, the server said nothing
             log.debug("%s: no slots said (%s)", self.endpoint, type(exc).__name__)
             return None
         return slots if type(slots) is int and slots > 0 else None  # untrusted: a bool or a float is no count

@@ -43,6 +43,10 @@ class Transport(Protocol):
     async def send(self, body: dict[str, Any]) -> Reply:
         """Sends one request's JSON body; raises `providers.errors` classes."""
 
+    async def fetch(self, url: str) -> bytes:
+        """The body of `GET url` (on the same server, with the same credentials and proxies as `send`'s requests);
+        raises on any failure, of any kind: callers ask what a server may say."""
+
     async def aclose(self) -> None: ...
 
 
@@ -120,6 +124,10 @@ class SdkTransport:
         answer = raw.http_response  # read in full: the request was not streamed
         return decode(answer.content, wire, answer.headers.get(wire.request_id_header))
 
+    async def fetch(self, url: str) -> bytes:
+        body: bytes = await self._client.get(url, cast_to=bytes)  # an absolute URL: the base URL is not prepended
+        return body
+
     async def aclose(self) -> None:
         await self._client.close()
 
@@ -173,6 +181,11 @@ class AiohttpTransport:
             raise error_for_status(status, message or content[:200].decode(errors="replace"), headers=headers,
                                    context_too_long=too_long, secret=wire.secret, **where)
         return decode(content, wire, headers.get(wire.request_id_header))
+
+    async def fetch(self, url: str) -> bytes:
+        async with self._open().get(url, params=self._query) as response:
+            response.raise_for_status()
+            return await response.read()
 
     async def aclose(self) -> None:
         if self._session is not None:

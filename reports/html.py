@@ -214,33 +214,37 @@ def _rollout(view: RolloutView, benchmark: Benchmark) -> str:
     return "".join(parts)
 
 
-def _index(groups: Iterable[tuple[int, Group, Benchmark]]) -> str:
-    """One line per rollout, by group (closed until opened: the browser lays out none of it before)."""
-    blocks = []
+def _index(groups: Iterable[tuple[int, Group, Benchmark]]) -> Iterator[str]:
+    """One line per rollout, by group (closed until opened: the browser lays out none of it before); a line at a
+    time, so that a report of 80,000 rollouts never holds them all as text."""
     for run, group, benchmark in groups:
         statuses: dict[str, int] = {}
         for view in group.rollouts:
             statuses[view.stored.status] = statuses.get(view.stored.status, 0) + 1
         counts = ", ".join(f"{esc(status)} {n}" for status, n in sorted(statuses.items()))
-        lines = []
+        yield (f"<details><summary><b>{esc(group.run)}: {esc(group.label)}</b> · {esc(group.split)}"
+               f" · {len(group.rollouts)} rollouts ({counts})</summary><ul class=\"index\">")
         for view in group.rollouts:
             mark, category = _outcome(view, benchmark)
-            lines.append(f'<li>{mark} <a href="{rollout_path(run, view)}">task {esc(view.stored.key.task)}</a> '
-                         f"{esc(category)} · {view.stored.n_steps} steps · ${view.stored.cost_usd:.4f}</li>")
-        blocks.append(f"<details><summary><b>{esc(group.run)}: {esc(group.label)}</b> · {esc(group.split)}"
-                      f" · {len(group.rollouts)} rollouts ({counts})</summary><ul class=\"index\">"
-                      + "".join(lines) + "</ul></details>")
-    return "".join(blocks)
+            yield (f'<li>{mark} <a href="{rollout_path(run, view)}">task {esc(view.stored.key.task)}</a> '
+                   f"{esc(category)} · {view.stored.n_steps} steps · ${view.stored.cost_usd:.4f}</li>")
+        yield "</ul></details>"
 
 
 def page(title: str, body: str, *, script: bool = False) -> str:
     """A page with the report's style and policy (and its script, for `report.html`)."""
+    return "".join(_page((body,), title, script=script))
+
+
+def _page(body: Iterable[str], title: str, *, script: bool = False) -> Iterator[str]:
+    """`page`, a part at a time: the head, the parts of `body`, the end."""
     script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
     policy = f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'sha256-{script_hash}'"
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{esc(policy)}">'
-            f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>{body}"
-            + (f"<script>{SCRIPT}</script>" if script else "") + "</body></html>\n")
+    yield ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+           f'<meta http-equiv="Content-Security-Policy" content="{esc(policy)}">'
+           f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>")
+    yield from body
+    yield (f"<script>{SCRIPT}</script>" if script else "") + "</body></html>\n"
 
 
 def rollout_pages(report: Report) -> Iterator[tuple[str, str]]:
@@ -263,14 +267,22 @@ def _groups(report: Report) -> Iterator[tuple[int, Group, Benchmark]]:
 
 def render_html(report: Report) -> str:
     """`report.html`. Deterministic for a given report (no timestamps), so two renders compare equal."""
+    return "".join(html_parts(report))
+
+
+def html_parts(report: Report) -> Iterator[str]:
+    """`render_html`'s text a part at a time (the rollouts' list a line at a time), to be written as it comes."""
+    return _page(_body(report), report.title, script=True)
+
+
+def _body(report: Report) -> Iterator[str]:
     nav = "".join(f'<a href="#s{n}">{esc(section.title)}</a>' for n, section in enumerate(report.sections))
-    body = [f"<h1>{esc(report.title)}</h1><nav>{nav}<a href=\"#rollouts\">Rollouts</a></nav>"]
+    yield f"<h1>{esc(report.title)}</h1><nav>{nav}<a href=\"#rollouts\">Rollouts</a></nav>"
     for n, section in enumerate(report.sections):
-        body.append(f'<h2 id="s{n}">{esc(section.title)}</h2>')
-        body += [f'<p class="note">{esc(note)}</p>' for note in section.notes]
-        body += _tables(list(section.tables))
-        body += [_plot(plot) for plot in section.plots]
-    body.append('<h2 id="rollouts">Rollouts</h2><p class="note">Every rollout and how it ended; its page (the link) '
-                "shows the failed constraints, the plan and the trajectory with its step states.</p>")
-    body.append(_index(_groups(report)))
-    return page(report.title, "".join(body), script=True)
+        yield f'<h2 id="s{n}">{esc(section.title)}</h2>'
+        yield from (f'<p class="note">{esc(note)}</p>' for note in section.notes)
+        yield from _tables(list(section.tables))
+        yield from (_plot(plot) for plot in section.plots)
+    yield ('<h2 id="rollouts">Rollouts</h2><p class="note">Every rollout and how it ended; its page (the link) '
+           "shows the failed constraints, the plan and the trajectory with its step states.</p>")
+    yield from _index(_groups(report))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from reports.build import Report
 from reports.csv_out import write_csv
-from reports.html import render_html, rollout_pages
+from reports.html import html_parts, rollout_pages
 from reports.markdown import render_markdown
 from reports.staging import staged
 from runner.store.provenance import PROVENANCE_FILE
@@ -34,7 +34,8 @@ def write_report(report: Report, out: str | os.PathLike[str]) -> dict[str, Path]
         for plot in report.plots():
             (staging / "plots" / f"{plot.name}.png").write_bytes(plot.png)
         (staging / "report.md").write_text(render_markdown(report), encoding="utf-8")
-        (staging / "report.html").write_text(render_html(report), encoding="utf-8")
+        with (staging / "report.html").open("w", encoding="utf-8") as html:
+            html.writelines(html_parts(report))
         provenance = [run.provenance for run in report.runs]
         (staging / PROVENANCE_FILE).write_text(json.dumps(provenance[0] if len(provenance) == 1 else provenance,
                                                           indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -60,10 +60,10 @@ class Online:
         self._asking = asyncio.Lock()
 
     async def complete(self, attempt: Attempt) -> ChatResponse:
-        if not self._slots_asked:
-            await self._ask_slots()
         attempt.unsent = True  # until the limits admit it: a wait cut short (a cancellation, a shared limiter that
-        async with self._limiter.admit(self._key, attempt.tokens) as lease:  # cannot be reached) sent nothing
+        if not self._slots_asked:  # cannot be reached) sent nothing
+            await self._ask_slots()
+        async with self._limiter.admit(self._key, attempt.tokens) as lease:
             attempt.unsent = False
             try:
                 response = await self._model.complete(attempt.request)
@@ -82,8 +82,10 @@ class Online:
             if self._slots_asked:
                 return
             adaptive = self._limiter.adaptive_limit(self._key)
-            if adaptive is not None and isinstance(self._model, DeclaresSlots):
-                slots = await self._model.declared_slots()
-                if slots is not None:
-                    adaptive.declare_slots(slots)
-            self._slots_asked = True
+            try:
+                if adaptive is not None and isinstance(self._model, DeclaresSlots):
+                    slots = await self._model.declared_slots()
+                    if slots is not None:
+                        adaptive.declare_slots(slots)
+            finally:
+                self._slots_asked = True  # asked once, even if cut short: the limit learns them then
