@@ -104,3 +104,34 @@ async def test_llama_cpp_servers(tmp_path: Path, native: bool) -> None:
         assert await declared(server.url) == (3 if native else None)
     finally:
         server.stop()
+
+
+async def test_the_question_goes_where_the_chat_requests_go_not_through_a_proxy_they_do_not_use(
+        props_server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chat requests of a compatible server go by aiohttp, which reads no proxy from the environment: the question
+    does not either (a proxy would see the key, and could say any number)."""
+    proxied: list[str] = []
+
+    def answer() -> web.Response:
+        proxied.append("asked")
+        return web.json_response({"total_slots": 9})
+    proxy = (await props_server(answer)).removesuffix("/v1")
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    assert await declared("http://10.255.255.1:8080/v1") is None  # unroutable: no answer within the 2 s
+    assert proxied == []
+
+
+@pytest.mark.parametrize(("transport", "said"), [("sdk", None), ("aiohttp", 4)])
+async def test_an_api_key_a_client_cannot_send_makes_no_error(start_mock_llm, transport: str,
+                                                              said: int | None) -> None:
+    """httpx refuses a header that is not ASCII before sending (the SDK's chat requests fail the same way, as an
+    error of their own); aiohttp sends it."""
+    server = await start_mock_llm(MockConfig(slots=4))
+    model = OpenAIChat("smol", api_key="sk-é", base_url=server.openai_base_url, provider="openai-compatible",
+                       transport=transport)
+    try:
+        assert await model.declared_slots() == said
+    finally:
+        await model.aclose()
