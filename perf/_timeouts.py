@@ -23,7 +23,8 @@ class CountingTimeouts:
             setattr(self, name, getattr(model, name))
 
     async def declared_slots(self) -> int | None:
-        return await self.inner.declared_slots() if self._slots_said else None  # type: ignore[attr-defined]
+        ask = getattr(self.inner, "declared_slots", None) if self._slots_said else None
+        return await ask() if ask is not None else None
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         try:
