@@ -18,7 +18,7 @@ once before the first call: `runner.ladder.transports.Online`) is not learned fr
 its slots (`declare_slots`), calls that had the server to themselves are those sent while no more than the slots were
 in flight, and the limit grows at most `TRIAL_STEP` calls past them; answers slowing down cut it no lower than the
 slots (there they show the server's cores shared, not a queue), while timeouts, 429s and 503s cut it as above.
-Learning costs a CPU server's slots a tenth of a short run's pace (below), nothing once said.
+Learning costs a CPU server's slots up to a tenth of a short run's pace (below); once said, nothing.
 
 Answers slowing down as calls are added look alike on a one-slot server's queue and on a CPU server whose slots share
 its cores: on llama.cpp `--parallel 4 --threads 1`, two calls in flight take twice a lone call's time each (no more
