@@ -60,8 +60,10 @@ class Online:
         self._asking = asyncio.Lock()
 
     async def complete(self, attempt: Attempt) -> ChatResponse:
-        attempt.unsent = True  # until the limits admit it: a wait cut short (a cancellation, a shared limiter that
-        if not self._slots_asked:  # cannot be reached) sent nothing
+        # unsent until the limits admit it: a wait cut short (a cancellation, a shared limiter that cannot be reached,
+        # the first calls waiting for the server's slots) sent nothing
+        attempt.unsent = True
+        if not self._slots_asked:
             await self._ask_slots()
         async with self._limiter.admit(self._key, attempt.tokens) as lease:
             attempt.unsent = False
