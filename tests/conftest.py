@@ -15,15 +15,17 @@ import functools
 import hashlib
 import http.server
 import importlib.util
+import inspect
 import os
 import signal
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 
 from tests.postgres_server import PostgresServer, server_binaries
 from tests.staged_data import MISSING, require
@@ -193,6 +195,32 @@ def _abort(request: pytest.FixtureRequest) -> None:
     faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
     sys.stderr.flush()
     os._exit(1)
+
+
+Answer = Callable[[], web.Response | Awaitable[web.Response]]
+
+
+@pytest.fixture
+async def props_server() -> AsyncIterator[Callable[[Answer], Awaitable[str]]]:
+    """`url = await props_server(answer)`: a server whose `GET /props` (llama.cpp's route for its slots) gives what
+    `answer()` returns (or awaits), as a misbehaving, foreign or stuck server might; `url` is its `/v1` base URL."""
+    runners: list[web.AppRunner] = []
+
+    async def start(answer: Answer) -> str:
+        async def props(request: web.Request) -> web.Response:
+            answered = answer()
+            return await answered if inspect.isawaitable(answered) else answered
+        app = web.Application()
+        app.router.add_get("/props", props)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        runners.append(runner)
+        return f"http://127.0.0.1:{runner.addresses[0][1]}/v1"
+
+    yield start
+    for runner in runners:
+        await runner.cleanup()
 
 
 @pytest.fixture(autouse=True)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from aiohttp import web
@@ -42,30 +40,6 @@ async def test_openai_itself_is_not_asked(start_mock_llm, monkeypatch: pytest.Mo
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     server = await start_mock_llm(MockConfig(slots=4))
     assert await declared(server.openai_base_url, provider="openai") is None
-
-
-@pytest.fixture
-async def props_server() -> AsyncIterator[Callable[[Callable[[], web.Response]], Any]]:
-    """A server whose `GET /props` gives what a test says, as a misbehaving or foreign server might."""
-    runners: list[web.AppRunner] = []
-
-    async def start(answer: Callable[[], web.Response]) -> str:
-        app = web.Application()
-
-        async def props(request: web.Request) -> web.Response:
-            return answer()
-        app.router.add_get("/props", props)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        runners.append(runner)
-        port = runner.addresses[0][1]
-        return f"http://127.0.0.1:{port}/v1"
-
-    yield start
-    for runner in runners:
-        await runner.cleanup()
 
 
 @pytest.mark.parametrize("answer", [

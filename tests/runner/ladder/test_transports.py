@@ -34,21 +34,15 @@ async def test_first_calls_at_once_wait_for_one_question_then_start_at_the_slots
     assert len(answers) == 8 and adaptive is not None and adaptive.slots == 4
 
 
-async def test_an_attempt_cut_short_while_the_question_waits_was_not_sent() -> None:
+async def test_an_attempt_cut_short_while_the_question_waits_was_not_sent(props_server) -> None:
     """A server that holds `GET /props`: a call cancelled meanwhile (Ctrl-C) is unsent, so the spend cap releases its
     booking instead of charging its worst case."""
     released = asyncio.Event()
 
-    async def hold(request: web.Request) -> web.Response:
+    async def hold() -> web.Response:
         await released.wait()
         return web.json_response({"total_slots": 4})
-    app = web.Application()
-    app.router.add_get("/props", hold)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    transport, model, _, _ = online(f"http://127.0.0.1:{runner.addresses[0][1]}/v1")
+    transport, model, _, _ = online(await props_server(hold))
     attempt = Attempt(REQUEST, "k", None, 10)
     call = asyncio.create_task(transport.complete(attempt))
     try:
@@ -59,4 +53,3 @@ async def test_an_attempt_cut_short_while_the_question_waits_was_not_sent() -> N
     finally:
         released.set()
         await model.aclose()
-        await runner.cleanup()
