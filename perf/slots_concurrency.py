@@ -52,6 +52,8 @@ from runner.mock_server import MockConfig, serve  # noqa: E402
 from runner.mock_server.config import Latency  # noqa: E402
 from tests.local_server import LlamaServer, gguf_file  # noqa: E402
 
+AUTO = ("auto", "auto-learned")
+"""The adaptive settings: told the slots the server says it has, or learning them (as on a server that says none)."""
 MODEL = "openai-compatible:local@{url}"
 """The model string of the server at `url` (neither server reads the model's name)."""
 
@@ -76,7 +78,7 @@ async def one_setting(url: str, setting: str, work: list[ChatRequest], timeout_s
     counted = CountingTimeouts(resolve_model(string, timeout_s=timeout_s, pool_size=256),
                                slots_said=setting != "auto-learned")
     key = Target.of(string, counted).limit_key
-    auto = setting.startswith("auto")
+    auto = setting in AUTO
     limits = Limits(adaptive=True, max_concurrency=256) if auto else Limits(max_concurrency=int(setting))
     limiter = RateLimiter({key.display: limits})
     gateway = Gateway(resolve=lambda _: counted, limiter=limiter,
@@ -145,12 +147,12 @@ def print_outcomes(slots: int, outcomes: list[tuple[str, Outcome]]) -> None:
     rates: dict[str, list[float]] = {}
     for setting, outcome in outcomes:
         rates.setdefault(setting, []).append(outcome.answered / outcome.wall_s)
-    best = max((statistics.mean(r) for s, r in rates.items() if not s.startswith("auto")), default=float("nan"))
+    best = max((statistics.mean(r) for s, r in rates.items() if s not in AUTO), default=float("nan"))
     for setting, outcome in outcomes:
         rate = outcome.answered / outcome.wall_s
         print(f"{setting:>12} | {outcome.wall_s:6.2f} | {rate:7.2f} | {rate / best:12.1%} | "
               f"{outcome.timeouts:8d} | {outcome.limit}", flush=True)
-    for auto in (setting for setting in rates if setting.startswith("auto")):
+    for auto in (setting for setting in rates if setting in AUTO):
         timeouts = sum(outcome.timeouts for setting, outcome in outcomes if setting == auto)
         print(f"{auto} on {slots} slots: {statistics.mean(rates[auto]) / best:.1%} of the best fixed setting's "
               f"throughput (goal >= 95 %), {timeouts} timeouts")
@@ -158,6 +160,8 @@ def print_outcomes(slots: int, outcomes: list[tuple[str, Outcome]]) -> None:
 
 async def main(args: argparse.Namespace) -> None:
     slot_counts, settings = [int(n) for n in args.slots.split(",")], args.settings.split(",")
+    if wrong := [s for s in settings if s not in AUTO and not (s.isdigit() and int(s) > 0)]:
+        raise SystemExit(f"--settings: expected auto, auto-learned or a number of calls >= 1, got {', '.join(wrong)}")
     if args.llama_server is not None:
         if not (args.llama_server.is_file() and os.access(args.llama_server, os.X_OK)):
             raise SystemExit(f"--llama-server {args.llama_server}: not an executable file (llama.cpp's server, built "

@@ -87,6 +87,14 @@ def test_slots_concurrency_against_a_native_llama_server() -> None:
     assert "llama-server --parallel 2" in done.stdout and EXPECTED["slots_concurrency.py"] in done.stdout, done.stdout
 
 
+def test_slots_concurrency_refuses_a_setting_it_does_not_know() -> None:
+    """A misspelt `auto-learned` is not run as some other auto (it was: any name starting with "auto")."""
+    done = subprocess.run([sys.executable, "perf/slots_concurrency.py", "--smoke", "--settings", "auto,autolearned,0"],
+                          cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "--settings: expected auto, auto-learned or a number of calls >= 1, got autolearned, 0" in done.stderr
+
+
 def test_no_perf_script_shadows_a_package() -> None:
     packages = {path.parent.name for path in REPO.glob("*/__init__.py")}
     assert packages and not packages & {path.stem for path in (REPO / "perf").glob("*.py")}
